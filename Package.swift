@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "atsprobe",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "atsprobe", targets: ["atsprobe"]),
+        .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
+        .library(name: "ATSProbe", targets: ["ATSProbe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The system OpenSSL (Debian: libssl-dev). Includes only; see shim.h.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
+        .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
+        // Plain values shared by the probe and the policy: versions, suites, observations.
+        .target(name: "TLSFacts"),
+        // The ATS rules, pure Swift: no OpenSSL, no sockets.
+        .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
+        // Real handshakes over the system OpenSSL.
+        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims"]),
+        // Loopback TLS servers and certificates generated at test time (tests and scripts only).
+        .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims"]),
+        .executableTarget(
+            name: "atsprobe",
+            dependencies: [
+                "TLSFacts", "ATSPolicy", "ATSProbe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "TLSFacts"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "TLSFacts", "ATSTestServers"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ATSTestServers", "TLSFacts", .target(name: "atsprobe")]
+        ),
+    ]
+)

@@ -1,0 +1,44 @@
+#include "CATSProbeShims.h"
+
+long CATSProbeShims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_min_proto_version(ctx, version); }
+long CATSProbeShims_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_max_proto_version(ctx, version); }
+long CATSProbeShims_SSL_set_min_proto_version(SSL *ssl, int version) { return SSL_set_min_proto_version(ssl, version); }
+long CATSProbeShims_SSL_set_max_proto_version(SSL *ssl, int version) { return SSL_set_max_proto_version(ssl, version); }
+long CATSProbeShims_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
+long CATSProbeShims_SSL_get_peer_tmp_key(SSL *ssl, EVP_PKEY **key) { return SSL_get_peer_tmp_key(ssl, key); }
+long CATSProbeShims_SSL_set_tlsext_status_type(SSL *ssl, int type) { return SSL_set_tlsext_status_type(ssl, type); }
+long CATSProbeShims_SSL_get_tlsext_status_ocsp_resp(SSL *ssl, const unsigned char **resp) { return SSL_get_tlsext_status_ocsp_resp(ssl, resp); }
+long CATSProbeShims_SSL_set_tlsext_status_ocsp_resp(SSL *ssl, unsigned char *resp, long len) { return SSL_set_tlsext_status_ocsp_resp(ssl, resp, len); }
+long CATSProbeShims_SSL_CTX_set_tlsext_status_cb(SSL_CTX *ctx, int (*cb)(SSL *, void *)) { return SSL_CTX_set_tlsext_status_cb(ctx, cb); }
+long CATSProbeShims_SSL_CTX_set_tlsext_status_arg(SSL_CTX *ctx, void *arg) { return SSL_CTX_set_tlsext_status_arg(ctx, arg); }
+long CATSProbeShims_SSL_CTX_set_tlsext_servername_callback(SSL_CTX *ctx, int (*cb)(SSL *, int *, void *)) { return SSL_CTX_set_tlsext_servername_callback(ctx, cb); }
+long CATSProbeShims_SSL_CTX_set_dh_auto(SSL_CTX *ctx, long onoff) { return SSL_CTX_set_dh_auto(ctx, onoff); }
+long CATSProbeShims_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list) { return SSL_CTX_set1_groups_list(ctx, list); }
+long CATSProbeShims_SSL_set1_groups_list(SSL *ssl, const char *list) { return SSL_set1_groups_list(ssl, list); }
+long CATSProbeShims_SSL_CTX_set1_sigalgs_list(SSL_CTX *ctx, const char *list) { return SSL_CTX_set1_sigalgs_list(ctx, list); }
+long CATSProbeShims_SSL_CTX_add_extra_chain_cert(SSL_CTX *ctx, X509 *cert) { return SSL_CTX_add_extra_chain_cert(ctx, cert); }
+long CATSProbeShims_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+long CATSProbeShims_SSL_get_tmp_key(SSL *ssl, EVP_PKEY **key) { return SSL_get_tmp_key(ssl, key); }
+int CATSProbeShims_SSL_get_negotiated_group(SSL *ssl) { return SSL_get_negotiated_group(ssl); }
+
+int CATSProbeShims_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+X509 *CATSProbeShims_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
+STACK_OF(X509) *CATSProbeShims_sk_X509_new_null(void) { return sk_X509_new_null(); }
+int CATSProbeShims_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+void CATSProbeShims_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+void CATSProbeShims_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+int CATSProbeShims_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *stack) { return sk_GENERAL_NAME_num(stack); }
+GENERAL_NAME *CATSProbeShims_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *stack, int index) { return sk_GENERAL_NAME_value(stack, index); }
+void CATSProbeShims_GENERAL_NAMES_free(STACK_OF(GENERAL_NAME) *stack) { GENERAL_NAMES_free(stack); }
+int CATSProbeShims_sk_SCT_num(const STACK_OF(SCT) *stack) { return sk_SCT_num(stack); }
+SCT *CATSProbeShims_sk_SCT_value(const STACK_OF(SCT) *stack, int index) { return sk_SCT_value(stack, index); }
+void CATSProbeShims_SCT_LIST_free_all(STACK_OF(SCT) *stack) { SCT_LIST_free(stack); }
+int CATSProbeShims_sk_ASN1_OBJECT_num(const STACK_OF(ASN1_OBJECT) *stack) { return sk_ASN1_OBJECT_num(stack); }
+ASN1_OBJECT *CATSProbeShims_sk_ASN1_OBJECT_value(const STACK_OF(ASN1_OBJECT) *stack, int index) { return sk_ASN1_OBJECT_value(stack, index); }
+void CATSProbeShims_EXTENDED_KEY_USAGE_free_all(STACK_OF(ASN1_OBJECT) *stack) { EXTENDED_KEY_USAGE_free(stack); }
+int CATSProbeShims_sk_SSL_CIPHER_num(const STACK_OF(SSL_CIPHER) *stack) { return sk_SSL_CIPHER_num(stack); }
+const SSL_CIPHER *CATSProbeShims_sk_SSL_CIPHER_value(const STACK_OF(SSL_CIPHER) *stack, int index) { return sk_SSL_CIPHER_value(stack, index); }
+void CATSProbeShims_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
+int CATSProbeShims_ERR_GET_LIB(unsigned long error) { return ERR_GET_LIB(error); }
+int CATSProbeShims_ERR_GET_REASON(unsigned long error) { return ERR_GET_REASON(error); }
+int CATSProbeShims_BIO_get_mem_data(BIO *bio, char **data) { return (int)BIO_get_mem_data(bio, data); }

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Where to connect and what to call the server: `https://host:port/path`, `host`, `host:port`,
+/// `[2001:db8::1]:8443`. Without a scheme, https and port 443.
+public struct Target: Hashable, Sendable, Codable, CustomStringConvertible {
+    public enum Scheme: String, Sendable, Codable { case https, http }
+
+    public var scheme: Scheme
+    /// The host as typed, lower-cased, IDN converted to punycode, no brackets for IPv6.
+    public var host: String
+    public var port: Int
+    /// Path and query for the HTTP request ("/" when none).
+    public var path: String
+    /// Connect to this address and port instead of resolving `host` (curl's --connect-to).
+    public var connectAddress: String?
+    public var connectPort: Int?
+
+    public init(scheme: Scheme = .https, host: String, port: Int? = nil, path: String = "/",
+                connectAddress: String? = nil, connectPort: Int? = nil) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port ?? (scheme == .https ? 443 : 80)
+        self.path = path
+        self.connectAddress = connectAddress
+        self.connectPort = connectPort
+    }
+
+    /// True when the host is an IPv4 or IPv6 literal.
+    public var hostIsIPAddress: Bool { Target.isIPAddress(host) }
+
+    /// "host:port", with brackets for IPv6.
+    public var authority: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "\(h):\(port)"
+    }
+
+    /// The URL form: "https://host[:port]/path" (port only when not the scheme's default).
+    public var url: String {
+        let h = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = scheme == .https ? 443 : 80
+        return "\(scheme.rawValue)://\(h)\(port == defaultPort ? "" : ":\(port)")\(path)"
+    }
+
+    public var description: String { url }
+
+    public static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+}
+
+/// Why a target string was refused. The description is one line naming the input.
+public struct TargetParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let input: String
+    public let reason: String
+    public var description: String { "invalid target '\(UntrustedText.escape(input, limit: 200))': \(reason)" }
+}
+
+extension Target {
+    /// Parses a target as typed by a user.
+    public init(parsing input: String) throws(TargetParseError) {
+        func fail(_ reason: String) -> TargetParseError { TargetParseError(input: input, reason: reason) }
+        let text = input.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { throw fail("empty target") }
+        guard text.utf8.count <= 2048 else { throw fail("longer than 2048 bytes") }
+        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw fail("contains a control character")
+        }
+
+        var scheme = Scheme.https
+        var rest = Substring(text)
+        if let range = text.range(of: "://") {
+            let name = text[..<range.lowerBound].lowercased()
+            guard let s = Scheme(rawValue: name) else {
+                throw fail(name.isEmpty ? "missing scheme before ://" : "unsupported scheme '\(name)' (use https or http)")
+            }
+            scheme = s
+            rest = text[range.upperBound...]
+        } else if text.contains("/") && !text.hasPrefix("[") && text.firstIndex(of: "/")! < (text.firstIndex(of: ":") ?? text.endIndex) {
+            // "host/path" without a scheme: accept, as curl does.
+        }
+
+        // Split authority from path.
+        var path = "/"
+        if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            var p = String(rest[slash...])
+            if let hash = p.firstIndex(of: "#") { p = String(p[..<hash]) }
+            if p.hasPrefix("?") { p = "/" + p }
+            path = p.isEmpty ? "/" : p
+            rest = rest[..<slash]
+        }
+        if rest.contains("@") { throw fail("user information in a URL is not supported") }
+        guard !rest.isEmpty else { throw fail("missing host") }
+
+        var hostPart: Substring
+        var portPart: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { throw fail("unclosed '[' in IPv6 address") }
+            hostPart = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw fail("unexpected text after ']'") }
+                portPart = after.dropFirst()
+            }
+            var v6 = in6_addr()
+            guard inet_pton(AF_INET6, String(hostPart), &v6) == 1 else { throw fail("'\(hostPart)' is not an IPv6 address") }
+        } else {
+            let colons = rest.filter { $0 == ":" }.count
+            if colons == 1, let colon = rest.firstIndex(of: ":") {
+                hostPart = rest[..<colon]
+                portPart = rest[rest.index(after: colon)...]
+            } else if colons > 1 {
+                var v6 = in6_addr()
+                guard inet_pton(AF_INET6, String(rest), &v6) == 1 else { throw fail("malformed host (IPv6 addresses need brackets with a port)") }
+                hostPart = rest
+            } else {
+                hostPart = rest
+            }
+        }
+
+        var port: Int?
+        if let portPart {
+            guard !portPart.isEmpty, portPart.allSatisfy(\.isASCII), portPart.allSatisfy(\.isNumber), portPart.count <= 5,
+                  let value = Int(portPart), (1...65535).contains(value) else {
+                throw fail("bad port '\(portPart)' (1-65535)")
+            }
+            port = value
+        }
+        guard !hostPart.isEmpty else { throw fail("missing host") }
+        let host: String
+        if Target.isIPAddress(String(hostPart)) {
+            host = String(hostPart).lowercased()
+        } else {
+            guard let ascii = IDNA.toASCII(String(hostPart)) else { throw fail("'\(hostPart)' is not a valid host name") }
+            host = ascii
+        }
+        self.init(scheme: scheme, host: host, port: port, path: path)
+    }
+}
