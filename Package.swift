@@ -27,12 +27,14 @@ let package = Package(
         .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
         // Real handshakes over the system OpenSSL.
         .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims"]),
+        // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
+        .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSProbe"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
         .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims"]),
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "ATSPolicy", "ATSProbe",
+                "TLSFacts", "ATSPolicy", "ATSProbe", "ATSDiagnostics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

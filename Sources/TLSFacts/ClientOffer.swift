@@ -40,3 +40,15 @@ public struct ProbeRequest: Hashable, Sendable {
         self.requestStatus = requestStatus
     }
 }
+
+extension ClientOffer {
+    /// The offer with suites that cannot be used in its protocol range removed: TLS 1.3 suites
+    /// when the range stops below 1.3, older suites when it starts at 1.3. Two offers with the same
+    /// canonical form put the same choices to a server, so one handshake answers both.
+    public var canonical: ClientOffer {
+        var copy = self
+        if maxVersion < .tls13 { copy.suites.removeAll { $0.isTLS13 } }
+        if minVersion >= .tls13 { copy.suites.removeAll { !$0.isTLS13 } }
+        return copy
+    }
+}

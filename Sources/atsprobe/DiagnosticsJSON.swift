@@ -1,0 +1,113 @@
+import ATSDiagnostics
+import ATSPolicy
+import Foundation
+import TLSFacts
+
+/// `--format json` for the diagnostics: see docs/json-schema.md. Stable; versioned by schemaVersion.
+struct DiagnosticsJSON: Encodable {
+    let schemaVersion = jsonSchemaVersion
+    let target: TargetReport
+    let ruleSet: String
+    let handshakes: Int
+    let wallMilliseconds: Double
+    let reachability: String
+    let defaultPasses: Bool
+    let tests: [TestJSON]
+    let suggestion: SuggestionJSON
+
+    init(_ report: DiagnosticsReport, verbose: Bool) {
+        target = TargetReport(report.target)
+        ruleSet = report.ruleSet
+        handshakes = report.handshakes
+        wallMilliseconds = (report.wallMilliseconds * 10).rounded() / 10
+        reachability = report.reachability.rawValue
+        defaultPasses = report.defaultPasses
+        tests = report.tests.map(TestJSON.init)
+        suggestion = SuggestionJSON(report.suggestion)
+    }
+
+    struct TestJSON: Encodable {
+        let section: String
+        let title: String
+        let dictionary: PlistValue
+        let result: String
+        let verdict: Verdict
+        let hops: [HopJSON]
+
+        init(_ test: TestOutcome) {
+            section = test.section
+            title = test.title
+            dictionary = PlistValue(test.configuration.propertyList)
+            result = test.verdict.passed ? "PASS" : "FAIL"
+            verdict = test.verdict
+            hops = test.hops.map(HopJSON.init)
+        }
+    }
+
+    struct HopJSON: Encodable {
+        let url: String
+        let offer: ClientOffer?
+        let observation: Observation?
+        let failure: ProbeFailure?
+
+        init(_ hop: HopOutcome) {
+            url = hop.url
+            offer = hop.offer
+            switch hop.result {
+            case .success(let o)?: observation = o; failure = nil
+            case .failure(let f)?: observation = nil; failure = f
+            case nil: observation = nil; failure = nil
+            }
+        }
+    }
+
+    struct SuggestionJSON: Encodable {
+        let kind: String
+        let domain: String?
+        let exception: PlistValue?
+        let evidence: [KeyEvidence]?
+        let reason: String?
+
+        init(_ suggestion: ExceptionSuggestion) {
+            switch suggestion {
+            case .none:
+                kind = "none"; domain = nil; exception = nil; evidence = nil; reason = nil
+            case .exception(let d, let e, let ev):
+                kind = "exception"; domain = d; exception = PlistValue(e.propertyList); evidence = ev; reason = nil
+            case .impossible(let r):
+                kind = "impossible"; domain = nil; exception = nil; evidence = nil; reason = r
+            }
+        }
+    }
+}
+
+/// A property-list value as JSON (dictionaries, arrays, strings, booleans, numbers, dates, data).
+indirect enum PlistValue: Encodable {
+    case dictionary([String: PlistValue]), array([PlistValue]), string(String), bool(Bool), number(Double), date(Date), data(Data)
+
+    init(_ any: Any) {
+        switch any {
+        case let d as [String: Any]: self = .dictionary(d.mapValues(PlistValue.init))
+        case let a as [Any]: self = .array(a.map(PlistValue.init))
+        case let s as String: self = .string(s)
+        case let b as Bool: self = .bool(b)
+        case let n as NSNumber: self = .number(n.doubleValue)
+        case let d as Date: self = .date(d)
+        case let d as Data: self = .data(d)
+        default: self = .string(String(describing: any))
+        }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .dictionary(let d): try container.encode(d)
+        case .array(let a): try container.encode(a)
+        case .string(let s): try container.encode(s)
+        case .bool(let b): try container.encode(b)
+        case .number(let n): try container.encode(n)
+        case .date(let d): try container.encode(d)
+        case .data(let d): try container.encode(d.base64EncodedString())
+        }
+    }
+}

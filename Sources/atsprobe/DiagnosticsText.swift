@@ -1,0 +1,83 @@
+import ATSDiagnostics
+import ATSPolicy
+import Foundation
+import TLSFacts
+
+/// nscurl's text, line for line, then what nscurl never says: why each test failed and what
+/// the host needs.
+enum DiagnosticsText {
+    static let rule = String(repeating: "=", count: 80)
+
+    static func render(_ report: DiagnosticsReport, verbose: Bool) -> String {
+        var out = """
+        Starting ATS Diagnostics
+
+        Configuring ATS Info.plist keys and displaying the result of HTTPS loads to \(report.target.url).
+        A test will "PASS" if URLSession:task:didCompleteWithError: returns a nil error.
+        Use '--verbose' to view the ATS dictionaries used and to display the error received in URLSession:task:didCompleteWithError:.
+        \(rule)
+
+        """
+        var section: String?
+        for test in report.tests {
+            if test.section != section {
+                if section != nil { out += "\(rule)\n\n" }
+                out += test.section + "\n"
+                // nscurl puts a blank line under the per-host section titles only.
+                if test.section.hasSuffix(" for \(report.target.host)") { out += "\n" }
+                section = test.section
+            }
+            out += "---\n\(test.title)\n"
+            if verbose {
+                out += "ATS Dictionary:\n\(test.configuration.nsDictionaryDescription())\n"
+            }
+            out += "Result : \(test.verdict.passed ? "PASS" : "FAIL")\n"
+            if !test.verdict.passed {
+                if verbose, let error = test.verdict.error { out += "Error : \(error.nscurlDescription)\n" }
+                for reason in test.verdict.reasons { out += "Reason : \(UntrustedText.escape(reason.message))\n" }
+            }
+            out += "---\n\n"
+        }
+        out += "\(rule)\n\n"
+        out += summary(report)
+        return out
+    }
+
+    static func summary(_ report: DiagnosticsReport) -> String {
+        var out = "atsprobe summary for \(report.target.url)\n"
+        out += "Rule set   : \(report.ruleSet)\n"
+        out += String(format: "Handshakes : %d for %d tests, %.0f ms\n", report.handshakes, report.tests.count, report.wallMilliseconds)
+        if let observation = bestObservation(report) {
+            var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
+            if let leaf = observation.leaf { facts += ", leaf \(leaf.publicKey), \(leaf.signatureHash.rawValue)" }
+            out += "Server     : \(facts)\n"
+        }
+        out += "Default    : \(report.defaultPasses ? "PASS" : "FAIL")\n"
+        switch report.suggestion {
+        case .none:
+            out += "Exception  : none needed\n"
+        case .exception(let domain, let exception, let evidence):
+            out += "Exception  : the minimal NSExceptionDomains entry for \(domain):\n"
+            out += ExceptionPlist.snippet(domain: domain, exception: exception)
+            for item in evidence {
+                out += "  \(item.key): \(UntrustedText.escape(item.observation))\n"
+            }
+        case .impossible(let reason):
+            out += "Exception  : no exception makes this host load, because \(UntrustedText.escape(reason))\n"
+        }
+        return out
+    }
+
+    /// The handshake with the most to say: the widest successful one.
+    static func bestObservation(_ report: DiagnosticsReport) -> Observation? {
+        let observations = report.tests.flatMap(\.hops).compactMap { hop -> Observation? in
+            if case .success(let observation)? = hop.result { return observation } else { return nil }
+        }
+        return observations.max { $0.protocolVersion < $1.protocolVersion }
+    }
+
+    static func exitStatus(for report: DiagnosticsReport) -> ExitStatus {
+        if report.defaultPasses { return .clear }
+        return report.reachability == .unreachable ? .unreachable : .findings
+    }
+}

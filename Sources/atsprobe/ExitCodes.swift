@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// atsprobe's exit codes (docs/exit-codes.md). When several targets disagree the highest of
+/// 2, 1, 0 wins; 64 and 70 stop the run.
+enum ExitStatus: Int32, Comparable {
+    /// Every target passes default ATS; no findings.
+    case clear = 0
+    /// Findings: a target needs an exception, a trust problem, a lint finding.
+    case findings = 1
+    /// A target could not be reached or spoke no TLS at all.
+    case unreachable = 2
+    /// Usage error or bad input.
+    case usage = 64
+    /// A bug.
+    case internalError = 70
+
+    var exitCode: ExitCode { ExitCode(rawValue) }
+
+    static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A one-line error for bad input: printed as "atsprobe: <message>" and exit 64.
+struct InputError: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import TLSFacts
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, plist
+}
+
+/// Output choices shared by every command.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format: text, json or plist.")
+    var format: OutputFormat = .text
+
+    @Flag(name: .long, help: "Shorthand for --format json.")
+    var json = false
+
+    @Option(name: .long, help: "Write the result to FILE instead of standard output.")
+    var output: String?
+
+    @Option(name: .long, help: "Colour: auto, always or never (NO_COLOR is honoured).")
+    var color: ColorChoice = .auto
+
+    var effectiveFormat: OutputFormat { json ? .json : format }
+}
+
+enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
+
+/// Options shared by every command that connects.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .customLong("ca-file"), help: "PEM bundle of extra anchors, treated as user-installed roots.")
+    var caFile: String?
+
+    @Option(name: .customLong("ca-dir"), help: "Directory of extra anchors (PEM), treated as user-installed roots.")
+    var caDir: String?
+
+    @Option(name: .customLong("connect-to"), help: "HOST:PORT:ADDR:PORT, as curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.")
+    var connectTo: [String] = []
+
+    @Option(name: .long, help: "Deadline in seconds for each connection's connect, handshake and request.")
+    var timeout: Double = 10
+
+    @Option(name: .long, help: "Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).")
+    var at: String?
+
+    /// Checks every option; called inside the command so errors stay one line (exit 64).
+    func check() throws {
+        guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
+        _ = try parsedConnectTo()
+        _ = try evaluationDate()
+    }
+
+    /// --at as a Date; nil means now.
+    func evaluationDate() throws -> Date? {
+        guard let at else { return nil }
+        if let date = ISO8601DateFormatter().date(from: at) { return date }
+        let dayOnly = ISO8601DateFormatter()
+        dayOnly.formatOptions = [.withFullDate]
+        if let date = dayOnly.date(from: at) { return date }
+        throw InputError("--at '\(UntrustedText.escape(at, limit: 60))' is not an ISO 8601 date (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)")
+    }
+
+    struct ConnectTo: Hashable {
+        var host: String, port: Int, address: String, addressPort: Int
+    }
+
+    /// Parses HOST:PORT:ADDR:PORT; IPv6 in brackets.
+    func parsedConnectTo() throws -> [ConnectTo] {
+        try connectTo.map { spec in
+            var fields: [String] = []
+            var current = "", depth = 0
+            for ch in spec {
+                if ch == "[" { depth += 1 } else if ch == "]" { depth -= 1 }
+                if ch == ":" && depth == 0 { fields.append(current); current = "" } else { current.append(ch) }
+            }
+            fields.append(current)
+            func strip(_ s: String) -> String { s.hasPrefix("[") && s.hasSuffix("]") ? String(s.dropFirst().dropLast()) : s }
+            guard fields.count == 4, let port = Int(fields[1]), let addressPort = Int(fields[3]),
+                  (1...65535).contains(port), (1...65535).contains(addressPort), !fields[2].isEmpty else {
+                throw InputError("--connect-to '\(UntrustedText.escape(spec, limit: 100))' is not HOST:PORT:ADDR:PORT")
+            }
+            return ConnectTo(host: strip(fields[0]).lowercased(), port: port, address: strip(fields[2]), addressPort: addressPort)
+        }
+    }
+
+    /// Parses a target and applies --connect-to to it.
+    func target(_ text: String) throws -> Target {
+        try check()
+        var target: Target
+        do { target = try Target(parsing: text) } catch { throw InputError(error.description) }
+        if let rule = try parsedConnectTo().first(where: { ($0.host.isEmpty || $0.host == target.host) && $0.port == target.port }) {
+            target.connectAddress = rule.address
+            target.connectPort = rule.addressPort
+        }
+        return target
+    }
+}

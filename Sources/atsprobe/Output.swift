@@ -1,0 +1,48 @@
+import Foundation
+
+/// Where results go: stdout, or the --output file. Diagnostics and progress go to stderr.
+struct OutputSink {
+    private var path: String?
+    private var buffer = ""
+
+    init(path: String?) { self.path = path }
+
+    mutating func write(_ text: String) {
+        if path == nil {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        } else {
+            buffer += text
+        }
+    }
+
+    mutating func writeLine(_ text: String = "") { write(text + "\n") }
+
+    /// Writes the --output file, when there is one. Throws an InputError naming the file.
+    func finish() throws {
+        guard let path else { return }
+        do {
+            try Data(buffer.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw InputError("cannot write '\(path)': \(error.localizedDescription)")
+        }
+    }
+}
+
+enum Diagnostics {
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("atsprobe: \(message)\n".utf8))
+    }
+}
+
+extension JSONEncoder {
+    /// The stable JSON contract: sorted keys, ISO 8601 dates, no escaped slashes.
+    static func atsprobe(pretty: Bool = true) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
+
+/// The version of every JSON document atsprobe writes; bumped on any incompatible change.
+let jsonSchemaVersion = 1

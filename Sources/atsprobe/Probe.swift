@@ -1,0 +1,97 @@
+import ArgumentParser
+import ATSProbe
+import Foundation
+import TLSFacts
+
+extension ATSProbeCommand {
+    /// `atsprobe probe HOST[:PORT] | URL`: one handshake with the widest offer, every fact observed.
+    struct Probe: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make one handshake with the widest offer and print every fact observed.",
+            discussion: "Exit codes: 0 handshake made and chain trusted; 1 handshake failed or trust problems; 2 unreachable or not TLS; 64 bad input."
+        )
+
+        @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT.")
+        var target: String
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded {
+                let target = try connection.target(self.target)
+                let prober = try makeProber(connection)
+                let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: connection.timeout)
+                let result = await prober.probe(request)
+                var sink = OutputSink(path: output.output)
+                switch output.effectiveFormat {
+                case .json:
+                    let report = ProbeReport(target: target, result: result)
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
+                case .text:
+                    sink.write(ProbeText.render(target: target, result: result))
+                case .plist:
+                    throw InputError("probe has no plist output (use --format text or json; plist is for diagnose, audit and pins)")
+                }
+                try sink.finish()
+                return ProbeReport.exitStatus(for: result)
+            }
+        }
+    }
+}
+
+/// Builds the prober from the shared options; a bad --ca-file is bad input (64).
+func makeProber(_ connection: ConnectionOptions, maxConcurrent: Int = 16) throws -> Prober {
+    do {
+        return try Prober(options: ProbeOptions(
+            caFile: connection.caFile, caDirectory: connection.caDir,
+            evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent))
+    } catch let error as InputError {
+        throw error
+    } catch {
+        throw InputError(String(describing: error))
+    }
+}
+
+/// `probe --json`: see docs/json-schema.md.
+struct ProbeReport: Encodable {
+    let schemaVersion = jsonSchemaVersion
+    let target: TargetReport
+    let outcome: String
+    let observation: Observation?
+    let failure: ProbeFailure?
+
+    init(target: Target, result: ProbeResult) {
+        self.target = TargetReport(target)
+        switch result {
+        case .success(let observation):
+            outcome = "handshake"; self.observation = observation; failure = nil
+        case .failure(let failure):
+            outcome = "failure"; observation = nil; self.failure = failure
+        }
+    }
+
+    static func exitStatus(for result: ProbeResult) -> ExitStatus {
+        switch result {
+        case .success(let observation): return observation.trust.isTrusted ? .clear : .findings
+        case .failure(let failure): return failure.isUnreachable ? .unreachable : .findings
+        }
+    }
+}
+
+/// How a target is named in JSON.
+struct TargetReport: Encodable {
+    let url: String
+    let host: String
+    let port: Int
+    let connectAddress: String?
+    let connectPort: Int?
+
+    init(_ target: Target) {
+        url = target.url
+        host = target.host
+        port = target.port
+        connectAddress = target.connectAddress
+        connectPort = target.connectPort
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import TLSFacts
+
+/// The person-readable rendering of one handshake. Every string from the network is escaped.
+enum ProbeText {
+    static func render(target: Target, result: ProbeResult) -> String {
+        var out = "atsprobe probe \(target.url)\n"
+        switch result {
+        case .failure(let failure):
+            out += "Handshake failed: \(describe(failure))\n"
+        case .success(let o):
+            out += "Connected to \(o.peerAddress) port \(o.port)"
+            out += o.serverName.map { " (SNI \(esc($0)))" } ?? " (no SNI)"
+            out += String(format: "; connect %.1f ms, handshake %.1f ms\n\n", o.connectMilliseconds, o.handshakeMilliseconds)
+            var rows: [(String, String)] = [
+                ("Protocol", o.protocolVersion.description),
+                ("Cipher suite", "\(o.cipherSuite.ianaName) (\(o.cipherSuite.codePoint), OpenSSL \(esc(o.openSSLCipherName)))"),
+                ("Forward secrecy", o.cipherSuite.isForwardSecret ? "yes" : "no"),
+                ("Key exchange", o.keyExchangeGroup.map(esc) ?? "static RSA (none)"),
+                ("ALPN", o.alpn.map(esc) ?? "none"),
+            ]
+            if let leaf = o.leaf {
+                rows.append(("Leaf key", leaf.publicKey.description))
+                rows.append(("Leaf signature", "\(esc(leaf.signatureAlgorithm)) (hash \(leaf.signatureHash.rawValue))"))
+            }
+            rows.append(("Trust", trustLine(o.trust)))
+            out += table(rows)
+            for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
+            out += "\nChain as served (\(o.chain.count) certificate\(o.chain.count == 1 ? "" : "s"))\n"
+            for (index, cert) in o.chain.enumerated() { out += certificate(cert, index: index) }
+            out += "\nSigned certificate timestamps: "
+            let scts = (o.chain.first?.embeddedSCTs ?? []) + o.deliveredSCTs
+            if scts.isEmpty { out += "none\n" } else {
+                out += "\(scts.count)\n"
+                for sct in scts { out += "  - \(sct.source.rawValue): log \(esc(sct.logID)) at \(iso(sct.timestamp))\n" }
+            }
+            out += "OCSP staple: "
+            if let staple = o.ocspStaple {
+                out += "\(esc(staple.responseStatus))"
+                if let status = staple.certificateStatus { out += ", certificate \(esc(status))" }
+                if let this = staple.thisUpdate { out += ", this update \(iso(this))" }
+                if let next = staple.nextUpdate { out += ", next update \(iso(next))" }
+                out += "\n"
+            } else { out += "none\n" }
+        }
+        return out
+    }
+
+    static func describe(_ failure: ProbeFailure) -> String {
+        let base: String
+        switch failure.kind {
+        case .nameNotResolved: base = "name not resolved"
+        case .connectionRefused: base = "connection refused"
+        case .networkUnreachable: base = "network unreachable"
+        case .connectTimeout: base = "connect timed out"
+        case .handshakeTimeout: base = "handshake timed out (the server accepted but did not answer)"
+        case .notTLS: base = "the server does not speak TLS on this port"
+        case .tlsAlert: base = "the server sent a TLS alert"
+        case .noSharedProtocol: base = "no protocol version in common"
+        case .noSharedCipher: base = "no cipher suite in common"
+        case .closedDuringHandshake: base = "connection closed during the handshake"
+        case .resetDuringHandshake: base = "connection reset during the handshake"
+        case .clientRejected: base = "the client refused the server's choice"
+        case .other: base = "handshake failed"
+        }
+        var text = base
+        if let alert = failure.alert { text += " (alert \(alert.name), \(alert.code))" }
+        if !failure.detail.isEmpty { text += ": \(esc(failure.detail))" }
+        return text
+    }
+
+    static func trustLine(_ trust: TrustEvaluation) -> String {
+        if trust.isTrusted {
+            switch trust.anchor {
+            case .user: return "trusted (anchor: user-installed root from --ca-file/--ca-dir)"
+            case .system: return "trusted (anchor: system trust store)"
+            case nil: return "trusted"
+            }
+        }
+        return "NOT trusted (\(trust.problems.count) problem\(trust.problems.count == 1 ? "" : "s"))"
+    }
+
+    static func certificate(_ c: CertificateFacts, index: Int) -> String {
+        var rows: [(String, String)] = [
+            ("subject", esc(c.subject)),
+            ("issuer", esc(c.issuer)),
+        ]
+        let sans = c.dnsNames.map { "DNS:" + esc($0) } + c.ipAddresses.map { "IP:" + esc($0) }
+        rows.append(("SANs", sans.isEmpty ? "none" : sans.joined(separator: ", ")))
+        rows.append(("valid", "\(iso(c.notBefore)) to \(iso(c.notAfter))"))
+        rows.append(("key", c.publicKey.description))
+        rows.append(("signature", "\(esc(c.signatureAlgorithm)) (hash \(c.signatureHash.rawValue))"))
+        if let eku = c.extendedKeyUsage { rows.append(("EKU", eku.map(esc).joined(separator: ", "))) }
+        if c.isCA { rows.append(("CA", "yes")) }
+        rows.append(("SHA-256", c.sha256Fingerprint))
+        rows.append(("SPKI pin", c.spkiSHA256Base64))
+        let body = table(rows, indent: "      ")
+        return "  [\(index)]" + body.dropFirst(5)
+    }
+
+    static func table(_ rows: [(String, String)], indent: String = "") -> String {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { indent + $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
+    }
+
+    static func esc(_ text: String) -> String { UntrustedText.escape(text) }
+
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: date)
+    }
+}

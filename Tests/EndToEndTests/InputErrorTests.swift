@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// Bad input gets one line naming it and exit 64, before any connection is tried.
+@Suite struct InputErrorTests {
+    @Test(arguments: [
+        (["probe", ""], "empty target"),
+        (["probe", "localhost:0"], "bad port '0'"),
+        (["probe", "localhost:99999"], "bad port '99999'"),
+        (["probe", "localhost:http"], "bad port 'http'"),
+        (["probe", "ftp://localhost/"], "unsupported scheme 'ftp'"),
+        (["probe", "https://"], "missing host"),
+        (["probe", "[::1"], "unclosed '['"),
+        (["probe", "bad_host!name"], "not a valid host name"),
+        (["--ats-diagnostics", "gopher://x"], "unsupported scheme 'gopher'"),
+        (["diagnose", "localhost:65536"], "bad port '65536'"),
+    ])
+    func badTargetIsOneLineAndExit64(arguments: [String], expected: String) throws {
+        let result = try BinaryRunner.run(arguments, timeout: 30)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(expected), "stderr: \(result.stderr)")
+    }
+
+    @Test func unknownRuleSetIsExit64() throws {
+        let result = try BinaryRunner.run(["--ats-diagnostics", "--rules", "ios3", "localhost"], timeout: 30)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("unknown rule set 'ios3'"))
+    }
+
+    @Test func unreadableCAFileIsExit64() throws {
+        let result = try BinaryRunner.run(["probe", "--ca-file", "/nonexistent/roots.pem", "localhost"], timeout: 30)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("/nonexistent/roots.pem"))
+    }
+}
