@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TLSFacts
-@testable import ATSTestServers
+import ATSTestServers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -188,7 +188,7 @@ import Glibc
         let clients = try (0..<3).map { _ in try RawClient(port: server.port) }
         defer { clients.forEach { $0.close() } }
         for client in clients { client.send([0x16, 0x03, 0x01]) }  // a partial record leaves SSL_accept blocked
-        try waitUntil { server.acceptedConnections == 3 }
+        try Self.waitUntil { server.acceptedConnections == 3 }
         let started = Date()
         server.stop()
         server.stop()
@@ -227,7 +227,7 @@ import Glibc
             let client = try RawClient(port: server.port)
             defer { client.close() }
             if behavior != .resetOnAccept && behavior != .closeOnAccept { client.send(Self.fakeClientHello) }
-            else { try waitUntil { server.acceptedConnections == 1 } }
+            else { try Self.waitUntil { server.acceptedConnections == 1 } }
             let reply = client.receive(timeoutMilliseconds: 3000)
             #expect(isExpected(reply), "\(behavior): \(reply)")
         }
@@ -294,133 +294,135 @@ import Glibc
     }
 }
 
-// MARK: Helpers
+// MARK: Helpers, nested so they cannot collide with other files in this test target
 
-/// Polls a condition for at most `seconds` (bounded wait for another thread's bookkeeping).
-func waitUntil(seconds: TimeInterval = 3, _ condition: () -> Bool) throws {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while !condition() {
-        guard Date() < deadline else { throw TestServerError("condition not met within \(seconds) s") }
-        usleep(5_000)
-    }
-}
-
-/// Runs the `openssl` command with a time limit, output captured in files so no pipe can fill up.
-enum OpenSSLCommand {
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-        var output: String { stdout + stderr }
-
-        /// A "Name: value" line from `s_client -brief`.
-        func field(_ name: String) -> String? {
-            output.split(separator: "\n").first { $0.hasPrefix(name + ": ") }
-                .map { String($0.dropFirst(name.count + 2)).trimmingCharacters(in: .whitespaces) }
+extension TestServersSelfTests {
+    /// Polls a condition for at most `seconds` (bounded wait for another thread's bookkeeping).
+    static func waitUntil(seconds: TimeInterval = 3, _ condition: () -> Bool) throws {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !condition() {
+            guard Date() < deadline else { throw TestServerError("condition not met within \(seconds) s") }
+            usleep(5_000)
         }
     }
 
-    static func run(_ arguments: [String], input: String? = nil, timeoutSeconds: Int = 20) throws -> Result {
-        let files = try TemporaryFiles()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: try files.write("in", input ?? "")))
-        let outPath = try files.write("out", ""), errPath = try files.write("err", "")
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-        if finished.wait(timeout: .now() + .seconds(timeoutSeconds)) == .timedOut {
-            process.terminate()
-            _ = finished.wait(timeout: .now() + .seconds(5))
-            throw TestServerError("openssl \(arguments.joined(separator: " ")) timed out")
-        }
-        return Result(status: process.terminationStatus,
-                      stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
-    }
+    /// Runs the `openssl` command with a time limit, output captured in files so no pipe can fill up.
+    enum OpenSSLCommand {
+        struct Result {
+            let status: Int32
+            let stdout: String
+            let stderr: String
+            var output: String { stdout + stderr }
 
-    static func certificateText(_ pem: String) throws -> String {
-        let files = try TemporaryFiles()
-        let result = try run(["x509", "-noout", "-text", "-in", try files.write("cert.pem", pem)])
-        guard result.status == 0 else { throw TestServerError("openssl x509 failed: \(result.stderr)") }
-        return result.stdout
-    }
-}
-
-/// A temporary directory removed when the value goes away.
-final class TemporaryFiles {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-selftest-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
-
-    func path(_ name: String) throws -> String { directory.appendingPathComponent(name).path }
-
-    func write(_ name: String, _ text: String) throws -> String { try write(name, Array(text.utf8)) }
-
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let url = directory.appendingPathComponent(name)
-        try Data(bytes).write(to: url)
-        return url.path
-    }
-}
-
-/// A plain TCP client on 127.0.0.1 for poking the hostile servers.
-final class RawClient {
-    enum Reply: Equatable { case data([UInt8]), closed, reset, nothing, failed(Int32) }
-
-    private let fd: Int32
-
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestServerError("socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port)).bigEndian
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            /// A "Name: value" line from `s_client -brief`.
+            func field(_ name: String) -> String? {
+                output.split(separator: "\n").first { $0.hasPrefix(name + ": ") }
+                    .map { String($0.dropFirst(name.count + 2)).trimmingCharacters(in: .whitespaces) }
             }
         }
-        guard connected == 0 else {
-            Glibc.close(fd)
-            throw TestServerError("connect to 127.0.0.1:\(port) failed (errno \(errno))")
-        }
-    }
 
-    func send(_ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    }
-
-    /// Waits up to the timeout for something to happen, then reads what there is (up to 4 KiB, until the first gap).
-    func receive(timeoutMilliseconds: Int32) -> Reply {
-        var pollFD = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pollFD, 1, timeoutMilliseconds) > 0 else { return .nothing }
-        var collected: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while collected.count < 4096 {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count > 0 {
-                collected += buffer.prefix(count)
-                // Gather the rest of a burst; the servers send each answer in one write.
-                var more = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&more, 1, 200) > 0 { continue }
-                return .data(collected)
+        static func run(_ arguments: [String], input: String? = nil, timeoutSeconds: Int = 20) throws -> Result {
+            let files = try TemporaryFiles()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["openssl"] + arguments
+            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: try files.write("in", input ?? "")))
+            let outPath = try files.write("out", ""), errPath = try files.write("err", "")
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+            let finished = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in finished.signal() }
+            try process.run()
+            if finished.wait(timeout: .now() + .seconds(timeoutSeconds)) == .timedOut {
+                process.terminate()
+                _ = finished.wait(timeout: .now() + .seconds(5))
+                throw TestServerError("openssl \(arguments.joined(separator: " ")) timed out")
             }
-            if !collected.isEmpty { return .data(collected) }
-            if count == 0 { return .closed }
-            return errno == ECONNRESET ? .reset : .failed(errno)
+            return Result(status: process.terminationStatus,
+                          stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                          stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
         }
-        return .data(collected)
+
+        static func certificateText(_ pem: String) throws -> String {
+            let files = try TemporaryFiles()
+            let result = try run(["x509", "-noout", "-text", "-in", try files.write("cert.pem", pem)])
+            guard result.status == 0 else { throw TestServerError("openssl x509 failed: \(result.stderr)") }
+            return result.stdout
+        }
     }
 
-    func close() { Glibc.close(fd) }
+    /// A temporary directory removed when the value goes away.
+    final class TemporaryFiles {
+        let directory: URL
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-selftest-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        func path(_ name: String) throws -> String { directory.appendingPathComponent(name).path }
+
+        func write(_ name: String, _ text: String) throws -> String { try write(name, Array(text.utf8)) }
+
+        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(bytes).write(to: url)
+            return url.path
+        }
+    }
+
+    /// A plain TCP client on 127.0.0.1 for poking the hostile servers.
+    final class RawClient {
+        enum Reply: Equatable { case data([UInt8]), closed, reset, nothing, failed(Int32) }
+
+        private let fd: Int32
+
+        init(port: Int) throws {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw TestServerError("socket failed") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port)).bigEndian
+            address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else {
+                Glibc.close(fd)
+                throw TestServerError("connect to 127.0.0.1:\(port) failed (errno \(errno))")
+            }
+        }
+
+        func send(_ bytes: [UInt8]) {
+            _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        /// Waits up to the timeout for something to happen, then reads what there is (up to 4 KiB, until the first gap).
+        func receive(timeoutMilliseconds: Int32) -> Reply {
+            var pollFD = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pollFD, 1, timeoutMilliseconds) > 0 else { return .nothing }
+            var collected: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while collected.count < 4096 {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                if count > 0 {
+                    collected += buffer.prefix(count)
+                    // Gather the rest of a burst; the servers send each answer in one write.
+                    var more = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&more, 1, 200) > 0 { continue }
+                    return .data(collected)
+                }
+                if !collected.isEmpty { return .data(collected) }
+                if count == 0 { return .closed }
+                return errno == ECONNRESET ? .reset : .failed(errno)
+            }
+            return .data(collected)
+        }
+
+        func close() { Glibc.close(fd) }
+    }
 }
