@@ -24,7 +24,7 @@ struct Deadline: Sendable {
 }
 
 /// Milliseconds since a monotonic start time.
-struct Stopwatch {
+struct Stopwatch: Sendable {
     let start = Deadline.now()
     var milliseconds: Double { (Deadline.now() - start) * 1000 }
 }

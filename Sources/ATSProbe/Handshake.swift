@@ -7,19 +7,26 @@ import TLSFacts
 /// handshake, observe, judge trust, and GET when asked. Every wait ends by the deadline.
 struct Handshake {
     let request: ProbeRequest
-    let context: ClientContext
+    let contexts: ClientContextCache
     let trust: TrustStore
     let evaluationDate: Date
+    let clock: Stopwatch
+    let deadline: Deadline
 
     static let chainLimit = 16
 
     func run() -> ProbeResult {
-        let clock = Stopwatch()
-        let deadline = Deadline(secondsFromNow: request.timeout)
+        let context: ClientContext
+        do {
+            context = try contexts.context(for: request.offer)
+        } catch {
+            return .failure(error)
+        }
         let target = request.target
         let host = target.connectAddress ?? target.host
         let port = target.connectPort ?? target.port
 
+        let connectClock = Stopwatch()
         let connection: TCPConnection
         do {
             connection = try TCPConnection.connect(host: host, port: port, deadline: deadline)
@@ -28,7 +35,7 @@ struct Handshake {
             failure.elapsedMilliseconds = clock.milliseconds
             return .failure(failure)
         }
-        let connectMilliseconds = clock.milliseconds
+        let connectMilliseconds = connectClock.milliseconds
 
         let session: TLSSession
         do {

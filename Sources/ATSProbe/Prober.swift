@@ -33,20 +33,17 @@ public final class Prober: Sendable {
 
     /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
-        let context: ClientContext
-        do {
-            context = try contexts.context(for: request.offer)
-        } catch {
-            return .failure(error)
-        }
+        // The deadline starts now: building a context or starting a thread counts against it.
+        let clock = Stopwatch()
+        let deadline = Deadline(secondsFromNow: request.timeout)
         counter.increment()
-        let handshake = Handshake(request: request, context: context, trust: trust,
-                                  evaluationDate: options.evaluationDate ?? Date())
+        let handshake = Handshake(request: request, contexts: contexts, trust: trust,
+                                  evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline)
         // A hung resolver is the one wait OpenSSL and poll cannot bound; the watchdog answers for it.
-        let watchdog = request.timeout + 1
+        let watchdog = request.timeout + 0.5
         return await BlockingRunner.run(watchdogSeconds: watchdog, onWatchdog: {
             .failure(ProbeFailure(kind: .connectTimeout, detail: "no answer within \(request.timeout) s",
-                                  elapsedMilliseconds: watchdog * 1000))
+                                  elapsedMilliseconds: clock.milliseconds))
         }, work: { handshake.run() })
     }
 
