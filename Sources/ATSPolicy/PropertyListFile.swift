@@ -174,7 +174,7 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
         let name = "'\(UntrustedText.escape(path ?? "<memory>", limit: 400))'"
         switch problem {
         case .unreadable(let reason): return "cannot read \(name): \(reason)"
-        case .notAPropertyList: return "\(name) is not a property list (XML or binary)"
+        case .notAPropertyList: return "\(name) is not a property list"
         case .topLevelNotDictionary(let found): return "\(name): top level is not a dictionary (found \(found.withArticle))"
         case .notEncodable(let reason): return "cannot write property list: \(reason)"
         }

@@ -52,7 +52,7 @@ struct LintPass {
                 fix: "nothing to do if the defaults are what you want")
             return
         }
-        guard checkType(value, expected: .dictionary, key: atsName, at: atsPath), let ats = value as? [String: Any] else { return }
+        guard checkType(value, expected: .dictionary, subject: quoted(atsName), at: atsPath), let ats = value as? [String: Any] else { return }
         lintGlobal(ats, at: atsPath)
     }
 
@@ -66,7 +66,7 @@ struct LintPass {
                 reportUnknown(key, in: .global, at: path)
                 continue
             }
-            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), key: key, at: path) else { continue }
+            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), subject: quoted(key), at: path) else { continue }
             switch atsKey {
             case .exceptionDomains: lintDomainTable(value as! [String: Any], table: .exceptionDomains, at: path, global: ats)
             case .pinnedDomains: lintDomainTable(value as! [String: Any], table: .pinnedDomains, at: path, global: ats)
@@ -129,7 +129,7 @@ struct LintPass {
             let entryPath = path.appending(domain)
             add(DomainKeyLint(key: domain, table: kind, path: entryPath).findings())
             let value = table[domain]!
-            guard checkType(value, expected: .dictionary, key: "the entry for \(quoted(domain))", at: entryPath), let entry = value as? [String: Any] else { continue }
+            guard checkType(value, expected: .dictionary, subject: "the entry for \(quoted(domain))", at: entryPath), let entry = value as? [String: Any] else { continue }
             switch kind {
             case .exceptionDomains:
                 let arbitraryLoads = booleanValue(global[ATSKey.allowsArbitraryLoads.name]) == true
@@ -143,10 +143,10 @@ struct LintPass {
     // MARK: Shared checks
 
     /// Reports a wrong value type; true when the type is right.
-    mutating func checkType(_ value: Any, expected: PropertyListValueKind, key: String, at path: LintKeyPath) -> Bool {
+    /// `subject` names the value in the message ("'NSAllowsArbitraryLoads'", "each element of ...").
+    mutating func checkType(_ value: Any, expected: PropertyListValueKind, subject: String, at path: LintKeyPath) -> Bool {
         let found = PropertyListValueKind(of: value)
         guard found != expected else { return true }
-        let subject = key.hasPrefix("the ") ? key : quoted(key)
         add(.wrongType, at: path, "\(subject) must be \(expected.withArticle), found \(describe(value))",
             fix: Self.typeFix(for: value, expected: expected))
         return false

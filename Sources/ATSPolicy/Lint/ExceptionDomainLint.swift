@@ -21,7 +21,7 @@ extension LintPass {
                 let modern = Self.modernName(of: atsKey)
                 add(.deprecatedKey, at: path, "\(key) is deprecated (\(note))", fix: modern.map { "rename it to \($0)" } ?? "remove the key")
             }
-            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), key: key, at: path) else {
+            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), subject: quoted(key), at: path) else {
                 hasProblem = true
                 continue
             }

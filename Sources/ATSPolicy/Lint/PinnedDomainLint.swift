@@ -11,7 +11,7 @@ extension LintPass {
                 reportUnknown(key, in: .pinnedDomain, at: path)
                 continue
             }
-            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), key: key, at: path) else { continue }
+            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), subject: quoted(key), at: path) else { continue }
             switch atsKey {
             case .pinnedCAIdentities, .pinnedLeafIdentities:
                 lintIdentities(value as! [Any], key: key, at: path)
@@ -39,7 +39,7 @@ extension LintPass {
         }
         for (index, element) in identities.enumerated() {
             let elementPath = path.appending(index: index)
-            guard checkType(element, expected: .dictionary, key: "each element of \(key)", at: elementPath),
+            guard checkType(element, expected: .dictionary, subject: "each element of \(key)", at: elementPath),
                   let identity = element as? [String: Any] else { continue }
             lintIdentity(identity, at: elementPath)
         }
@@ -59,7 +59,7 @@ extension LintPass {
             return
         }
         let valuePath = path.appending(spkiKey)
-        guard checkType(value, expected: .string, key: spkiKey, at: valuePath), let text = value as? String else { return }
+        guard checkType(value, expected: .string, subject: spkiKey, at: valuePath), let text = value as? String else { return }
         let recipe = "openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl enc -base64"
         guard let digest = Data(base64Encoded: text) else {
             add(.pinBadBase64, at: valuePath, "\(spkiKey) = \(quoted(text)) is not valid base64", fix: Self.hexHint(text) ?? "compute it with: \(recipe)")
