@@ -137,11 +137,13 @@ public struct PropertyListDocument {
         self.format = format
     }
 
-    /// True when the root itself is an ATS dictionary (a fragment, not a whole Info.plist):
-    /// no NSAppTransportSecurity key, but at least one global ATS key at the top.
+    /// True when the root itself is an ATS dictionary (a fragment, not a whole Info.plist): no
+    /// NSAppTransportSecurity key, no CFBundle* key (every app's Info.plist has them), and at
+    /// least one top-level key that is a global ATS key or a near miss of one.
     public var isBareATSDictionary: Bool {
-        root[ATSKey.appTransportSecurity.name] == nil
-            && root.keys.contains { ATSKey.named($0, in: .global) != nil }
+        guard root[ATSKey.appTransportSecurity.name] == nil, !root.keys.contains(where: { $0.hasPrefix("CFBundle") }) else { return false }
+        let globalNames = ATSKey.keys(in: .global).map(\.name)
+        return root.keys.contains { globalNames.contains($0) || KeySuggestion.nearest(to: $0, among: globalNames) != nil }
     }
 
     /// root["NSAppTransportSecurity"] when it is a dictionary, the root when it is bare, else nil.

@@ -70,6 +70,12 @@ struct LintPropertyListFileTests {
         let bare = PropertyListDocument(root: ["NSAllowsLocalNetworking": true])
         #expect(bare.isBareATSDictionary)
         #expect(bare.atsDictionary?.keys.sorted() == ["NSAllowsLocalNetworking"])
+
+        // A misspelled key is enough to recognise a fragment; a CFBundle key marks a real Info.plist.
+        #expect(PropertyListDocument(root: ["NSAllowArbitraryLoads": true]).isBareATSDictionary)
+        let infoPlist = PropertyListDocument(root: ["CFBundleIdentifier": "com.example.app", "NSAllowsArbitraryLoads": true])
+        #expect(!infoPlist.isBareATSDictionary)
+        #expect(infoPlist.atsDictionary == nil)
     }
 
     @Test(arguments: PropertyListFile.Format.allCases)

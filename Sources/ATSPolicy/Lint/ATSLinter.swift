@@ -45,6 +45,9 @@ struct LintPass {
             } else if KeySuggestion.nearest(to: key, among: [atsName]) != nil {
                 add(.unknownKey, at: path, "unknown key \(quoted(key)): did you mean NSAppTransportSecurity? As written, ATS never reads it",
                     fix: "rename it to NSAppTransportSecurity")
+            } else if let near = KeySuggestion.nearest(to: key, among: ATSKey.keys(in: .global).map(\.name)) {
+                add(.unknownKey, at: path, "unknown key \(quoted(key)) at the top of Info.plist: did you mean \(near)? ATS never reads it here",
+                    fix: "rename it to \(near) and move it into the NSAppTransportSecurity dictionary")
             }
         }
         guard let value = root[atsName] else {

@@ -70,12 +70,15 @@ struct DomainKeyLint {
     /// What the key probably meant: lower case, no scheme, port, path, wildcard label or dot at the end.
     var correctedKey: String? {
         let parts = Parts(key.filter { !$0.isWhitespace })
+        if parts.looksLikeAddress {
+            guard parts.addressProblem == nil else { return nil }
+            return UntrustedText.escape(parts.host.lowercased() + (parts.prefix.map { "/" + $0 } ?? ""), limit: 200)
+        }
         var host = parts.host.lowercased()
         while host.hasPrefix("*.") { host.removeFirst(2) }
         host = host.replacingOccurrences(of: "*", with: "")
         while host.hasSuffix(".") { host.removeLast() }
         guard !host.isEmpty else { return nil }
-        if parts.looksLikeAddress { return nil }
         return UntrustedText.escape(host, limit: 200)
     }
 

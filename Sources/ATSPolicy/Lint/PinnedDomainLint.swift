@@ -50,7 +50,7 @@ extension LintPass {
         for key in identity.keys.sorted() where key != spkiKey {
             let near = KeySuggestion.nearest(to: key, among: [spkiKey])
             add(.unknownKey, at: path.appending(key),
-                "unknown key \(quoted(key)) in a pin identity\(near.map { ": did you mean \($0)?" } ?? ""); ATS ignores it",
+                "unknown key \(quoted(key)) in a pin identity\(near.map { ": did you mean \($0)?" } ?? ";") ATS ignores it",
                 fix: near.map { "rename it to \($0)" } ?? "remove it; an identity holds only \(spkiKey)")
         }
         guard let value = identity[spkiKey] else {

@@ -40,6 +40,7 @@ public enum PropertyListValueKind: String, Hashable, Sendable, Codable {
     public var withArticle: String {
         switch self {
         case .integer, .array: "an \(rawValue)"
+        case .data: "data"
         case .other: "a non-plist value"
         default: "a \(rawValue)"
         }
