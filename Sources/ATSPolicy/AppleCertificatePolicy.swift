@@ -23,8 +23,51 @@ public struct CertificateRuleViolation: Hashable, Sendable, Codable, CustomStrin
 
 public enum AppleCertificatePolicy {
     /// Every Apple certificate rule the observed chain breaks, judged at `date`.
-    /// INTERFACE ONLY for now: the certificate-rules work fills this in.
+    /// CT is judged against Apple's log list (CTLogList.apple); see `certificateTransparency(in:at:...)`
+    /// for the counts behind the verdict.
     public static func violations(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false) -> [CertificateRuleViolation] {
-        []
+        violations(chain: observation.chain, anchor: observation.trust.anchor,
+                   deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName,
+                   at: date, requireCertificateTransparency: requireCertificateTransparency)
+    }
+
+    /// The same over plain values. `serverName` is the name asked for (SNI), used in messages only:
+    /// matching the name is the probe's job (TrustProblem.nameMismatch).
+    public static func violations(chain: [CertificateFacts], anchor: AnchorSource?,
+                                  deliveredSCTs: [SignedCertificateTimestamp] = [], serverName: String? = nil,
+                                  at date: Date, requireCertificateTransparency: Bool = false,
+                                  rules: CertificateRuleSet = .documented,
+                                  logs: CTLogList = .apple) -> [CertificateRuleViolation] {
+        let context = CertificateRuleContext(chain: chain, anchor: anchor, date: date, rules: rules)
+        var found = SubjectAltNameRule.violations(context)
+        if let name = serverName, !found.isEmpty {
+            found = found.map { violation in
+                var named = violation
+                named.detail += " (asked for \(UntrustedText.escape(name, limit: 260)))"
+                return named
+            }
+        }
+        found += ServerAuthEKURule.violations(context)
+        found += LifetimeRules.violations(context)
+        found += RSAKeySizeRule.violations(context)
+        found += SignatureHashRule.violations(context)
+        let ct = CTPolicy(logs: logs, rules: rules).evaluate(
+            leaf: chain.first, deliveredSCTs: deliveredSCTs, anchor: anchor,
+            requireCertificateTransparency: requireCertificateTransparency, at: date)
+        if ct.verdict == .nonCompliant {
+            found.append(context.violation(CertificateRuleID.certificateTransparency, 0,
+                                           "Certificate Transparency \(ct.reason)"))
+        }
+        return found
+    }
+
+    /// Apple's CT verdict for the observation, with counts by source, logs and operators.
+    public static func certificateTransparency(in observation: Observation, at date: Date,
+                                               requireCertificateTransparency: Bool = false,
+                                               rules: CertificateRuleSet = .documented,
+                                               logs: CTLogList = .apple) -> CTPolicyResult {
+        CTPolicy(logs: logs, rules: rules).evaluate(
+            leaf: observation.leaf, deliveredSCTs: observation.deliveredSCTs, anchor: observation.trust.anchor,
+            requireCertificateTransparency: requireCertificateTransparency, at: date)
     }
 }

@@ -42,3 +42,11 @@ void CATSProbeShims_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 int CATSProbeShims_ERR_GET_LIB(unsigned long error) { return ERR_GET_LIB(error); }
 int CATSProbeShims_ERR_GET_REASON(unsigned long error) { return ERR_GET_REASON(error); }
 int CATSProbeShims_BIO_get_mem_data(BIO *bio, char **data) { return (int)BIO_get_mem_data(bio, data); }
+
+// ATSProbe client engine.
+unsigned long CATSProbeShims_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+uint64_t CATSProbeShims_SSL_OP_LEGACY_SERVER_CONNECT(void) { return SSL_OP_LEGACY_SERVER_CONNECT; }
+uint64_t CATSProbeShims_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
+long CATSProbeShims_BIO_set_mem_eof_return(BIO *bio, long value) { return BIO_set_mem_eof_return(bio, value); }
+int CATSProbeShims_X509_STORE_CTX_set_app_data(X509_STORE_CTX *ctx, void *data) { return X509_STORE_CTX_set_app_data(ctx, data); }
+void *CATSProbeShims_X509_STORE_CTX_get_app_data(X509_STORE_CTX *ctx) { return X509_STORE_CTX_get_app_data(ctx); }

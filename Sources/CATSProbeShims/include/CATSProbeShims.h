@@ -50,4 +50,12 @@ int CATSProbeShims_ERR_GET_LIB(unsigned long error);
 int CATSProbeShims_ERR_GET_REASON(unsigned long error);
 int CATSProbeShims_BIO_get_mem_data(BIO *bio, char **data);
 
+// ATSProbe client engine.
+unsigned long CATSProbeShims_XN_FLAG_RFC2253(void);
+uint64_t CATSProbeShims_SSL_OP_LEGACY_SERVER_CONNECT(void);
+uint64_t CATSProbeShims_SSL_OP_IGNORE_UNEXPECTED_EOF(void);
+long CATSProbeShims_BIO_set_mem_eof_return(BIO *bio, long value);
+int CATSProbeShims_X509_STORE_CTX_set_app_data(X509_STORE_CTX *ctx, void *data);
+void *CATSProbeShims_X509_STORE_CTX_get_app_data(X509_STORE_CTX *ctx);
+
 #endif

@@ -1,0 +1,44 @@
+import Foundation
+
+/// The thresholds and dates of Apple's certificate rules, as one value, so that a different
+/// reading (Apple's published rules or Apple's Security sources) is data, not `if`s.
+public struct CertificateRuleSet: Hashable, Sendable {
+    /// How lifetimes are compared with 825 and 398 days.
+    public var lifetimeCounting: LifetimeCounting
+    /// Leaves with notBefore on or after this day need serverAuth EKU and at most `maximumLifetimeDays`.
+    public var serverAuthAndLifetimeFrom: Date
+    public var maximumLifetimeDays: Int
+    /// Slip allowed on 825 days under `.elapsedSeconds` (Apple's sources: one hour).
+    public var maximumLifetimeSlipSeconds: Int64
+    /// Leaves chaining to a public root with notBefore on or after this day: at most `publicMaximumLifetimeDays`.
+    public var publicLifetimeFrom: Date
+    public var publicMaximumLifetimeDays: Int
+    /// RSA keys in the leaf and issuing CAs: at least this many bits.
+    public var minimumRSABits: Int
+    /// CT is required of leaves issued on or after this day (Apple's sources: 2018-10-16 00:00 UTC).
+    public var certificateTransparencyFrom: Date
+    /// Leaves with notBefore on or after this day use the current embedded-SCT table (180/398 days).
+    public var currentSCTTableFrom: Date
+
+    /// Apple's published rules (HT210176, HT211025, the CT policy 103214): the default.
+    public static let documented = CertificateRuleSet(
+        lifetimeCounting: .inclusiveDays,
+        serverAuthAndLifetimeFrom: UTCDay.date(2019, 7, 1),
+        maximumLifetimeDays: 825,
+        maximumLifetimeSlipSeconds: 0,
+        publicLifetimeFrom: UTCDay.date(2020, 9, 1),
+        publicMaximumLifetimeDays: 398,
+        minimumRSABits: 2048,
+        certificateTransparencyFrom: UTCDay.date(2018, 10, 16),
+        currentSCTTableFrom: UTCDay.date(2021, 4, 21)
+    )
+
+    /// The same rules with lifetimes counted as Apple's Security sources do (elapsed seconds,
+    /// one hour of slip on 825 days). Only the counting differs; see docs/certificates.md.
+    public static let securityFramework: CertificateRuleSet = {
+        var rules = CertificateRuleSet.documented
+        rules.lifetimeCounting = .elapsedSeconds
+        rules.maximumLifetimeSlipSeconds = 3_600
+        return rules
+    }()
+}

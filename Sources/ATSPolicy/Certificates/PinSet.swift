@@ -1,0 +1,40 @@
+/// One NSPinnedDomains entry (iOS 14 / macOS 11): SPKI-SHA256-BASE64 identities for the CAs
+/// and/or the leaf. An empty array is treated as absent (it could never match anything, and
+/// Apple documents no meaning for it).
+public struct PinSet: Hashable, Sendable, Codable {
+    public var includesSubdomains: Bool
+    /// NSPinnedCAIdentities: base64 SHA-256 of a CA certificate's DER SubjectPublicKeyInfo.
+    public var caIdentities: [String]?
+    /// NSPinnedLeafIdentities: the same, for the leaf.
+    public var leafIdentities: [String]?
+
+    public init(includesSubdomains: Bool = false, caIdentities: [String]? = nil, leafIdentities: [String]? = nil) {
+        self.includesSubdomains = includesSubdomains
+        self.caIdentities = caIdentities
+        self.leafIdentities = leafIdentities
+    }
+
+    var activeCAIdentities: [String]? { caIdentities.flatMap { $0.isEmpty ? nil : $0 } }
+    var activeLeafIdentities: [String]? { leafIdentities.flatMap { $0.isEmpty ? nil : $0 } }
+}
+
+/// The pinning judgement for one served chain.
+public struct PinResult: Hashable, Sendable, Codable {
+    public enum Verdict: String, Hashable, Sendable, Codable {
+        /// The entry pins nothing: pinning does not restrict the connection.
+        case noPins
+        case matched
+        case mismatched
+    }
+    public var verdict: Verdict
+    /// nil when the entry has no CA pins; otherwise whether a served CA matched.
+    public var caPinMatched: Bool?
+    /// nil when the entry has no leaf pins; otherwise whether the leaf matched.
+    public var leafPinMatched: Bool?
+    /// Chain indices (>= 1) of the CA certificates whose SPKI matched a CA pin.
+    public var matchedCAIndices: [Int]
+    /// One line for people.
+    public var reason: String
+
+    public var isSatisfied: Bool { verdict != .mismatched }
+}

@@ -1,0 +1,20 @@
+import TLSFacts
+
+/// HT210176: SHA-1 signatures are not trusted (MD5 even less). The root's self-signature is
+/// never verified (the root is trusted as itself), so a self-issued last certificate is exempt.
+public enum SignatureHashRule {
+    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+        context.chain.indices.compactMap { index in
+            let certificate = context.chain[index]
+            guard !context.isSelfIssuedRoot(index) else { return nil }
+            let rule: String
+            switch certificate.signatureHash {
+            case .sha1: rule = CertificateRuleID.sha1Signature
+            case .md5: rule = CertificateRuleID.md5Signature
+            default: return nil
+            }
+            return context.violation(rule, index,
+                "signed with \(UntrustedText.escape(certificate.signatureAlgorithm, limit: 80)); Apple does not trust \(certificate.signatureHash == .md5 ? "MD5" : "SHA-1") signatures")
+        }
+    }
+}

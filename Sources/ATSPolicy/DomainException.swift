@@ -1,0 +1,113 @@
+import TLSFacts
+
+/// One NSExceptionDomains entry. Optional fields are keys that may be absent; absent keys
+/// take Apple's defaults (the `effective...` properties).
+public struct DomainException: Sendable, Hashable {
+    public var includesSubdomains: Bool
+    public var allowsInsecureHTTPLoads: Bool
+    /// NSExceptionMinimumTLSVersion exactly as written (it may be malformed).
+    public var minimumTLSVersion: String?
+    public var requiresForwardSecrecy: Bool?
+    /// Obsolete (CT is now always required for public roots); kept for round trips.
+    public var requiresCertificateTransparency: Bool?
+    /// 26.4+; tightens only, not evaluated here.
+    public var requiresNIAPTLSPackageVersion: String?
+
+    public init(includesSubdomains: Bool = false, allowsInsecureHTTPLoads: Bool = false, minimumTLSVersion: String? = nil,
+                requiresForwardSecrecy: Bool? = nil, requiresCertificateTransparency: Bool? = nil,
+                requiresNIAPTLSPackageVersion: String? = nil) {
+        self.includesSubdomains = includesSubdomains
+        self.allowsInsecureHTTPLoads = allowsInsecureHTTPLoads
+        self.minimumTLSVersion = minimumTLSVersion
+        self.requiresForwardSecrecy = requiresForwardSecrecy
+        self.requiresCertificateTransparency = requiresCertificateTransparency
+        self.requiresNIAPTLSPackageVersion = requiresNIAPTLSPackageVersion
+    }
+
+    /// Apple parses only "TLSv1." followed by one digit 0-3; anything else (a missing key,
+    /// "TLSv1.4", "1.1", "tlsv1.1", "TLSv1.1 ") leaves the default TLS 1.2.
+    public var effectiveMinimumTLSVersion: TLSVersion {
+        DomainException.parseMinimumTLSVersion(minimumTLSVersion) ?? .tls12
+    }
+
+    /// The version Apple's parser reads from the string, nil when it reads none.
+    public static func parseMinimumTLSVersion(_ text: String?) -> TLSVersion? {
+        guard let text, text.utf8.count == 7, text.hasPrefix("TLSv1."), let digit = text.utf8.last,
+              (UInt8(ascii: "0")...UInt8(ascii: "3")).contains(digit) else { return nil }
+        return TLSVersion(rawValue: 0x0301 + UInt16(digit - UInt8(ascii: "0")))
+    }
+
+    public var effectiveRequiresForwardSecrecy: Bool { requiresForwardSecrecy ?? true }
+
+    /// Reads an entry leniently. The iOS 9-era NSThirdPartyException* and NSTemporaryException*
+    /// names are read as their current names, which win when both are present.
+    public init(propertyList dict: [String: Any]) {
+        func first<T>(_ names: [ATSKey], _ read: (Any?) -> T?) -> T? {
+            for key in names { if let value = read(dict[key.name]) { return value } }
+            return nil
+        }
+        self.init(
+            includesSubdomains: PropertyListValue.bool(dict[ATSKey.includesSubdomains.name]) ?? false,
+            allowsInsecureHTTPLoads: first([.exceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads,
+                                            .temporaryExceptionAllowsInsecureHTTPLoads], PropertyListValue.bool) ?? false,
+            minimumTLSVersion: first([.exceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion,
+                                      .temporaryExceptionMinimumTLSVersion], PropertyListValue.string),
+            requiresForwardSecrecy: first([.exceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy,
+                                           .temporaryExceptionRequiresForwardSecrecy], PropertyListValue.bool),
+            requiresCertificateTransparency: PropertyListValue.bool(dict[ATSKey.requiresCertificateTransparency.name]),
+            requiresNIAPTLSPackageVersion: PropertyListValue.string(dict[ATSKey.exceptionRequiresNIAPTLSPackageVersion.name]))
+    }
+
+    /// The keys that are set, with their current names. False booleans whose default is
+    /// false are left out, as nscurl's dictionaries leave them out.
+    public var propertyList: [String: Any] {
+        var dict: [String: Any] = [:]
+        if includesSubdomains { dict[ATSKey.includesSubdomains.name] = true }
+        if allowsInsecureHTTPLoads { dict[ATSKey.exceptionAllowsInsecureHTTPLoads.name] = true }
+        if let minimumTLSVersion { dict[ATSKey.exceptionMinimumTLSVersion.name] = minimumTLSVersion }
+        if let requiresForwardSecrecy { dict[ATSKey.exceptionRequiresForwardSecrecy.name] = requiresForwardSecrecy }
+        if let requiresCertificateTransparency { dict[ATSKey.requiresCertificateTransparency.name] = requiresCertificateTransparency }
+        if let requiresNIAPTLSPackageVersion { dict[ATSKey.exceptionRequiresNIAPTLSPackageVersion.name] = requiresNIAPTLSPackageVersion }
+        return dict
+    }
+}
+
+/// One NSPinnedDomains entry: SPKI-SHA256-BASE64 identities.
+public struct PinnedDomain: Sendable, Hashable {
+    public var includesSubdomains: Bool
+    /// nil when the key is absent (no CA pinning); an empty array pins to nothing.
+    public var caIdentities: [String]?
+    public var leafIdentities: [String]?
+
+    public init(includesSubdomains: Bool = false, caIdentities: [String]? = nil, leafIdentities: [String]? = nil) {
+        self.includesSubdomains = includesSubdomains
+        self.caIdentities = caIdentities
+        self.leafIdentities = leafIdentities
+    }
+
+    public init(propertyList dict: [String: Any]) {
+        func identities(_ key: ATSKey) -> [String]? {
+            PropertyListValue.array(dict[key.name]).map { items in
+                items.compactMap { PropertyListValue.string(PropertyListValue.dictionary($0)?[ATSKey.spkiSHA256Base64]) }
+            }
+        }
+        self.init(includesSubdomains: PropertyListValue.bool(dict[ATSKey.pinnedIncludesSubdomains.name]) ?? false,
+                  caIdentities: identities(.pinnedCAIdentities), leafIdentities: identities(.pinnedLeafIdentities))
+    }
+
+    public var propertyList: [String: Any] {
+        var dict: [String: Any] = [:]
+        if includesSubdomains { dict[ATSKey.pinnedIncludesSubdomains.name] = true }
+        if let caIdentities { dict[ATSKey.pinnedCAIdentities.name] = caIdentities.map { [ATSKey.spkiSHA256Base64: $0] } }
+        if let leafIdentities { dict[ATSKey.pinnedLeafIdentities.name] = leafIdentities.map { [ATSKey.spkiSHA256Base64: $0] } }
+        return dict
+    }
+
+    /// Pins are met when every present identity list has a match: CA pins by any non-leaf
+    /// certificate in the served chain, leaf pins by the leaf.
+    public func isSatisfied(byChainSPKIs spkis: [String]) -> Bool {
+        if let caIdentities, !spkis.dropFirst().contains(where: caIdentities.contains) { return false }
+        if let leafIdentities, !(spkis.first.map(leafIdentities.contains) ?? false) { return false }
+        return true
+    }
+}

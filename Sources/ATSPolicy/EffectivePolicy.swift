@@ -1,0 +1,112 @@
+import TLSFacts
+
+/// What ATS asks of one load: a configuration applied to a host and scheme under a rule set.
+/// Default trust evaluation (layer 2A) is not here: it applies to every load.
+public struct EffectivePolicy: Sendable, Hashable {
+    /// Why ATS does not apply to a load at all.
+    public enum Exemption: String, Sendable, Hashable, Codable {
+        /// NSAllowsArbitraryLoads (effective) and no exception entry for the host.
+        case arbitraryLoads
+        /// NSAllowsLocalNetworking and an unqualified name, a .local name or an IP address.
+        case localNetworking
+        /// An IP address under a rule set before iOS 17.
+        case ipAddressBeforeIOS17
+    }
+
+    public var host: String
+    public var scheme: Target.Scheme
+    /// The rule set's id, for messages.
+    public var ruleSetID: String
+    /// nil when ATS applies (with defaults or an exception entry).
+    public var exemption: Exemption?
+    /// The exception entry used, if any.
+    public var match: DomainMatch?
+    /// Set when the two NSIncludesSubdomains readings pick different entries for this host.
+    public var subdomainDisagreement: SubdomainDisagreement?
+    /// "ATS required": the extended checks of 2B (protocol, suite, leaf key size, leaf hash).
+    public var atsRequired: Bool
+    /// Lowest protocol offered (never below the platform minimum).
+    public var minimumVersion: TLSVersion
+    public var maximumVersion: TLSVersion
+    public var requiresForwardSecrecy: Bool
+    /// http:// loads allowed.
+    public var allowsInsecureHTTP: Bool
+    /// The offer is limited to ATS suites (+TLS_RSA); false means the platform list.
+    public var restrictsCipherSuites: Bool
+    public var checksLeafKeySize: Bool
+    public var checksLeafSignatureHash: Bool
+    /// The NSPinnedDomains entry for the host, if any.
+    public var pins: PinnedDomain?
+
+    public var atsApplies: Bool { exemption == nil }
+
+    public init(configuration: ATSConfiguration, host: String, scheme: Target.Scheme = .https,
+                ruleSet: RuleSet = .documented, subdomainReading: SubdomainReading = .anyDepth) {
+        self.host = host
+        self.scheme = scheme
+        self.ruleSetID = ruleSet.id
+        let match = configuration.match(host: host, reading: subdomainReading, ruleSet: ruleSet)
+        self.match = match
+        self.subdomainDisagreement = configuration.subdomainDisagreement(host: host, ruleSet: ruleSet)
+        self.pins = configuration.pinnedDomain(host: host, reading: subdomainReading)?.pins
+        self.maximumVersion = ruleSet.platformMaximumVersion
+
+        // An exception entry, even an empty one, makes the global keys irrelevant for its host.
+        if match == nil {
+            let isIP = Target.isIPAddress(host)
+            if isIP && !ruleSet.ipAddressesSubjectToATS {
+                exemption = .ipAddressBeforeIOS17
+            } else if configuration.allowsLocalNetworking == true && EffectivePolicy.isLocal(host) {
+                exemption = .localNetworking
+            } else if configuration.effectiveAllowsArbitraryLoads {
+                exemption = .arbitraryLoads
+            } else {
+                exemption = nil
+            }
+        } else {
+            exemption = nil
+        }
+
+        let exception = match?.exception ?? DomainException()
+        if exemption != nil {
+            atsRequired = false
+            minimumVersion = ruleSet.platformMinimumVersion
+            requiresForwardSecrecy = false
+            allowsInsecureHTTP = true
+            restrictsCipherSuites = false
+        } else {
+            allowsInsecureHTTP = exception.allowsInsecureHTTPLoads
+            requiresForwardSecrecy = exception.effectiveRequiresForwardSecrecy
+            // NSExceptionAllowsInsecureHTTPLoads turns "ATS required" off; with forward secrecy
+            // also off the cipher list is no longer restricted.
+            atsRequired = !allowsInsecureHTTP
+            restrictsCipherSuites = !(allowsInsecureHTTP && !requiresForwardSecrecy)
+            minimumVersion = max(exception.effectiveMinimumTLSVersion, ruleSet.platformMinimumVersion)
+        }
+        checksLeafSignatureHash = atsRequired
+        checksLeafKeySize = atsRequired && !(!requiresForwardSecrecy && ruleSet.forwardSecrecyExceptionDropsKeySizeCheck)
+    }
+
+    /// The suites this load may use under `ruleSet`, in Apple's preference order.
+    public func allowedSuites(ruleSet: RuleSet) -> [CipherSuite] {
+        if !restrictsCipherSuites { return SuiteTables.ordered(ruleSet.platformSuites) }
+        if requiresForwardSecrecy { return SuiteTables.ordered(ruleSet.atsSuites) }
+        return SuiteTables.ordered(ruleSet.atsSuites + ruleSet.nonForwardSecretSuites)
+    }
+
+    /// NSAllowsLocalNetworking covers unqualified names, names ending in .local, and IP addresses.
+    public static func isLocal(_ host: String) -> Bool {
+        if Target.isIPAddress(host) { return true }
+        var name = host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        return !name.contains(".") || name.hasSuffix(".local")
+    }
+
+    /// The ClientHello an Apple client sends under this policy (ats-reference 4b): the protocol
+    /// range and suites in Apple's order, TLS 1.3 suites only when the range reaches 1.3.
+    public func clientOffer(ruleSet: RuleSet) -> ClientOffer {
+        var suites = allowedSuites(ruleSet: ruleSet)
+        if maximumVersion < .tls13 { suites.removeAll(where: \.isTLS13) }
+        return ClientOffer(minVersion: minimumVersion, maxVersion: maximumVersion, suites: suites)
+    }
+}

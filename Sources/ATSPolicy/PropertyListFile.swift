@@ -1,0 +1,184 @@
+import Foundation
+import TLSFacts
+
+/// Reads and writes Info.plist-style property lists (XML or binary) with Foundation's
+/// PropertyListSerialization, which works the same on Linux and Darwin.
+public enum PropertyListFile {
+    /// The encodings atsprobe reads and writes. Old-style (OpenStep) text plists are refused:
+    /// almost any word parses as one, so accepting them would hide "not a property list".
+    public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
+        case xml
+        case binary
+
+        var serialization: PropertyListSerialization.PropertyListFormat {
+            switch self {
+            case .xml: .xml
+            case .binary: .binary
+            }
+        }
+    }
+
+    /// Info.plist files are kilobytes; the bound keeps a wrong argument from filling memory.
+    public static let defaultMaximumSize = 16 * 1024 * 1024
+
+    /// Reads the file at `path`; the root must be a dictionary.
+    public static func read(path: String, maximumSize: Int = defaultMaximumSize) throws(PropertyListError) -> PropertyListDocument {
+        let data = try readBounded(path: path, maximumSize: maximumSize)
+        return try parse(data, path: path)
+    }
+
+    /// Parses property-list bytes; `path` only names the source in errors.
+    public static func parse(_ data: Data, path: String) throws(PropertyListError) -> PropertyListDocument {
+        var detected = PropertyListSerialization.PropertyListFormat.openStep
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &detected)
+        } catch {
+            throw PropertyListError(path: path, problem: .notAPropertyList)
+        }
+        let format: Format
+        switch detected {
+        case .xml: format = .xml
+        case .binary: format = .binary
+        default: throw PropertyListError(path: path, problem: .notAPropertyList)
+        }
+        guard let root = object as? [String: Any] else {
+            throw PropertyListError(path: path, problem: .topLevelNotDictionary(found: PropertyListValueKind(of: object)))
+        }
+        return PropertyListDocument(path: path, root: root, format: format)
+    }
+
+    /// Encodes `root` as XML or binary; fails when a value is not a property-list type.
+    public static func write(_ root: [String: Any], format: Format) throws(PropertyListError) -> Data {
+        // PropertyListSerialization traps on some non-plist values on Linux; check first.
+        if let bad = firstNonPropertyListValue(in: root, path: "") {
+            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) is not a property-list value"))
+        }
+        do {
+            return try PropertyListSerialization.data(fromPropertyList: root, format: format.serialization, options: 0)
+        } catch {
+            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(error.localizedDescription)"))
+        }
+    }
+
+    private static func firstNonPropertyListValue(in value: Any, path: String) -> String? {
+        switch PropertyListValueKind(of: value) {
+        case .dictionary:
+            guard let dictionary = value as? [String: Any] else { return path.isEmpty ? "the root" : "'\(path)'" }
+            for key in dictionary.keys.sorted() {
+                if let bad = firstNonPropertyListValue(in: dictionary[key]!, path: path.isEmpty ? key : path + "." + key) { return bad }
+            }
+            return nil
+        case .array:
+            for (index, element) in (value as? [Any] ?? []).enumerated() {
+                if let bad = firstNonPropertyListValue(in: element, path: "\(path)[\(index)]") { return bad }
+            }
+            return nil
+        case .other:
+            return "'\(UntrustedText.escape(path, limit: 200))'"
+        default:
+            return nil
+        }
+    }
+
+    /// Reads at most `maximumSize` bytes with POSIX calls, so errors name the real cause.
+    private static func readBounded(path: String, maximumSize: Int) throws(PropertyListError) -> Data {
+        func fail(_ reason: String) -> PropertyListError { PropertyListError(path: path, problem: .unreadable(reason: reason)) }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw fail(describe(errno: errno)) }
+        defer { close(descriptor) }
+
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw fail(describe(errno: errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw fail("is a directory") }
+        if Int(info.st_size) > maximumSize { throw fail("larger than \(maximumSize) bytes") }
+
+        // st_size may be 0 or wrong for pipes and /proc files: read until EOF, bounded.
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw fail(describe(errno: errno))
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            if data.count > maximumSize { throw fail("larger than \(maximumSize) bytes") }
+        }
+        return data
+    }
+
+    private static func describe(errno code: Int32) -> String {
+        switch code {
+        case ENOENT: "no such file"
+        case EACCES: "permission denied"
+        case EISDIR: "is a directory"
+        default: String(cString: strerror(code))
+        }
+    }
+}
+
+/// POSIX read(2); at file scope because inside PropertyListFile `read` names the static method.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+/// A property list read from a file, with its ATS dictionary located.
+public struct PropertyListDocument {
+    /// Where it came from, as given (nil when built in memory).
+    public var path: String?
+    public var root: [String: Any]
+    public var format: PropertyListFile.Format
+
+    public init(path: String? = nil, root: [String: Any], format: PropertyListFile.Format = .xml) {
+        self.path = path
+        self.root = root
+        self.format = format
+    }
+
+    /// True when the root itself is an ATS dictionary (a fragment, not a whole Info.plist): no
+    /// NSAppTransportSecurity key, no CFBundle* key (every app's Info.plist has them), and at
+    /// least one top-level key that is a global ATS key or a near miss of one.
+    public var isBareATSDictionary: Bool {
+        guard root[ATSKey.appTransportSecurity.name] == nil, !root.keys.contains(where: { $0.hasPrefix("CFBundle") }) else { return false }
+        let globalNames = ATSKey.keys(in: .global).map(\.name)
+        return root.keys.contains { globalNames.contains($0) || KeySuggestion.nearest(to: $0, among: globalNames) != nil }
+    }
+
+    /// root["NSAppTransportSecurity"] when it is a dictionary, the root when it is bare, else nil.
+    public var atsDictionary: [String: Any]? {
+        if isBareATSDictionary { return root }
+        return root[ATSKey.appTransportSecurity.name] as? [String: Any]
+    }
+}
+
+/// Why a property list could not be read or written. The description is one line naming the file.
+public struct PropertyListError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Problem: Hashable, Sendable {
+        /// The file could not be opened or read ("no such file", "permission denied", ...).
+        case unreadable(reason: String)
+        case notAPropertyList
+        case topLevelNotDictionary(found: PropertyListValueKind)
+        /// Writing: a value has no property-list encoding.
+        case notEncodable(reason: String)
+    }
+
+    public var path: String?
+    public var problem: Problem
+
+    public init(path: String?, problem: Problem) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String {
+        let name = "'\(UntrustedText.escape(path ?? "<memory>", limit: 400))'"
+        switch problem {
+        case .unreadable(let reason): return "cannot read \(name): \(reason)"
+        case .notAPropertyList: return "\(name) is not a property list"
+        case .topLevelNotDictionary(let found): return "\(name): top level is not a dictionary (found \(found.withArticle))"
+        case .notEncodable(let reason): return "cannot write property list: \(reason)"
+        }
+    }
+}

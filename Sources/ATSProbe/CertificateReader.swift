@@ -1,0 +1,189 @@
+import Foundation
+internal import COpenSSL
+internal import CATSProbeShims
+import TLSFacts
+
+/// Reads one X509 (borrowed, not freed here) into CertificateFacts. Every list and name is bounded.
+enum CertificateReader {
+    static let nameLimit = 4096
+    static let listLimit = 256
+
+    static func facts(of cert: OpaquePointer) -> CertificateFacts {
+        let (hash, algorithmName) = signature(of: cert)
+        return CertificateFacts(
+            subject: name(X509_get_subject_name(cert)),
+            issuer: name(X509_get_issuer_name(cert)),
+            serialNumber: serial(of: cert),
+            dnsNames: subjectAltNames(of: cert).dns,
+            ipAddresses: subjectAltNames(of: cert).ip,
+            notBefore: date(X509_get0_notBefore(cert)) ?? .distantPast,
+            notAfter: date(X509_get0_notAfter(cert)) ?? .distantPast,
+            publicKey: publicKey(of: cert),
+            signatureAlgorithm: algorithmName,
+            signatureHash: hash,
+            sha256Fingerprint: fingerprint(of: cert),
+            spkiSHA256Base64: spkiHash(of: cert),
+            isCA: X509_check_ca(cert) != 0,
+            isSelfIssued: X509_NAME_cmp(X509_get_subject_name(cert), X509_get_issuer_name(cert)) == 0,
+            extendedKeyUsage: extendedKeyUsage(of: cert),
+            embeddedSCTs: embeddedSCTs(of: cert))
+    }
+
+    /// One-line RFC 2253 form.
+    static func name(_ name: OpaquePointer?) -> String {
+        guard let name, let bio = BIO_new(BIO_s_mem()) else { return "" }
+        defer { BIO_free(bio) }
+        guard X509_NAME_print_ex(bio, name, 0, CATSProbeShims_XN_FLAG_RFC2253()) >= 0 else { return "" }
+        return memoryBIOText(bio, limit: nameLimit)
+    }
+
+    static func memoryBIOText(_ bio: OpaquePointer, limit: Int) -> String {
+        var data: UnsafeMutablePointer<CChar>?
+        let length = CATSProbeShims_BIO_get_mem_data(bio, &data)
+        guard let data, length > 0 else { return "" }
+        let bytes = UnsafeRawBufferPointer(start: data, count: min(Int(length), limit))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func serial(of cert: OpaquePointer) -> String {
+        guard let integer = X509_get_serialNumber(cert), let bn = ASN1_INTEGER_to_BN(integer, nil) else { return "" }
+        defer { BN_free(bn) }
+        guard let hex = BN_bn2hex(bn) else { return "" }
+        defer { CATSProbeShims_OPENSSL_free(hex) }
+        return String(String(cString: hex).prefix(nameLimit))
+    }
+
+    static func asn1String(_ string: UnsafePointer<ASN1_STRING>?) -> String {
+        guard let string, let data = ASN1_STRING_get0_data(string) else { return "" }
+        let length = min(Int(ASN1_STRING_length(string)), nameLimit)
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    }
+
+    static func subjectAltNames(of cert: OpaquePointer) -> (dns: [String], ip: [String]) {
+        guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return ([], []) }
+        let names = OpaquePointer(raw)
+        defer { CATSProbeShims_GENERAL_NAMES_free(names) }
+        var dns: [String] = [], ip: [String] = []
+        for index in 0..<min(CATSProbeShims_sk_GENERAL_NAME_num(names), Int32(listLimit)) {
+            guard let entry = CATSProbeShims_sk_GENERAL_NAME_value(names, index) else { continue }
+            switch entry.pointee.type {
+            case GEN_DNS:
+                dns.append(asn1String(UnsafePointer(entry.pointee.d.dNSName)))
+            case GEN_IPADD:
+                guard let octets = entry.pointee.d.iPAddress, let data = ASN1_STRING_get0_data(octets) else { continue }
+                let length = Int(ASN1_STRING_length(octets))
+                ip.append(ipText(UnsafeRawBufferPointer(start: data, count: length)))
+            default: continue
+            }
+        }
+        return (dns, ip)
+    }
+
+    static func ipText(_ bytes: UnsafeRawBufferPointer) -> String {
+        let family: Int32
+        switch bytes.count {
+        case 4: family = AF_INET
+        case 16: family = AF_INET6
+        default: return bytes.map { String(format: "%02X", $0) }.joined()
+        }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        guard inet_ntop(family, bytes.baseAddress, &buffer, socklen_t(buffer.count)) != nil else { return "?" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+        guard let time else { return nil }
+        var parts = tm()
+        guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+    }
+
+    static func publicKey(of cert: OpaquePointer) -> PublicKeyFacts {
+        guard let key = X509_get0_pubkey(cert) else { return PublicKeyFacts(algorithm: .other, bits: 0) }
+        let bits = Int(EVP_PKEY_get_bits(key))
+        switch EVP_PKEY_get_base_id(key) {
+        case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS: return PublicKeyFacts(algorithm: .rsa, bits: bits)
+        case EVP_PKEY_EC:
+            var buffer = [CChar](repeating: 0, count: 80)
+            var length = 0
+            let curve = EVP_PKEY_get_utf8_string_param(key, "group", &buffer, buffer.count, &length) == 1
+                ? String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+            return PublicKeyFacts(algorithm: .ec, bits: bits, curve: curve)
+        case EVP_PKEY_ED25519: return PublicKeyFacts(algorithm: .ed25519, bits: bits)
+        case EVP_PKEY_ED448: return PublicKeyFacts(algorithm: .ed448, bits: bits)
+        case EVP_PKEY_DSA: return PublicKeyFacts(algorithm: .dsa, bits: bits)
+        default: return PublicKeyFacts(algorithm: .other, bits: bits)
+        }
+    }
+
+    static func signature(of cert: OpaquePointer) -> (SignatureHash, String) {
+        let nid = X509_get_signature_nid(cert)
+        let name = OBJ_nid2ln(nid).map { String(cString: $0) } ?? "unknown"
+        var digestNID: Int32 = 0, keyNID: Int32 = 0, securityBits: Int32 = 0
+        var flags: UInt32 = 0
+        guard X509_get_signature_info(cert, &digestNID, &keyNID, &securityBits, &flags) == 1 else {
+            OpenSSLErrors.clear()
+            return (.unknown, name)
+        }
+        let hash: SignatureHash = switch digestNID {
+        case NID_md5: .md5
+        case NID_sha1: .sha1
+        case NID_sha224: .sha224
+        case NID_sha256: .sha256
+        case NID_sha384: .sha384
+        case NID_sha512: .sha512
+        case NID_undef where keyNID == NID_ED25519 || keyNID == NID_ED448: .intrinsic
+        default: .unknown
+        }
+        return (hash, name)
+    }
+
+    static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil) == 1 else { return [] }
+        return Array(digest.prefix(Int(length)))
+    }
+
+    static func fingerprint(of cert: OpaquePointer) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard X509_digest(cert, EVP_sha256(), &digest, &length) == 1 else { return "" }
+        return digest.prefix(Int(length)).map { String(format: "%02X", $0) }.joined(separator: ":")
+    }
+
+    static func spkiHash(of cert: OpaquePointer) -> String {
+        guard let spki = X509_get_X509_PUBKEY(cert) else { return "" }
+        var der: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509_PUBKEY(spki, &der)
+        guard length > 0, let der else { return "" }
+        defer { CATSProbeShims_OPENSSL_free(der) }
+        return Data(sha256(UnsafeRawBufferPointer(start: der, count: Int(length)))).base64EncodedString()
+    }
+
+    static func extendedKeyUsage(of cert: OpaquePointer) -> [String]? {
+        guard let raw = X509_get_ext_d2i(cert, NID_ext_key_usage, nil, nil) else { return nil }
+        let usages = OpaquePointer(raw)
+        defer { CATSProbeShims_EXTENDED_KEY_USAGE_free_all(usages) }
+        var oids: [String] = []
+        for index in 0..<min(CATSProbeShims_sk_ASN1_OBJECT_num(usages), Int32(listLimit)) {
+            guard let object = CATSProbeShims_sk_ASN1_OBJECT_value(usages, index) else { continue }
+            oids.append(objectText(object))
+        }
+        return oids
+    }
+
+    static func objectText(_ object: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
+        guard length > 0 else { return "" }
+        return String(decoding: buffer.prefix(min(Int(length), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func embeddedSCTs(of cert: OpaquePointer) -> [SignedCertificateTimestamp] {
+        guard let raw = X509_get_ext_d2i(cert, NID_ct_precert_scts, nil, nil) else { return [] }
+        let list = OpaquePointer(raw)
+        defer { CATSProbeShims_SCT_LIST_free_all(list) }
+        return StatusReader.timestamps(in: list, source: { _ in .embedded })
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+internal import COpenSSL
+internal import CATSProbeShims
+import TLSFacts
+
+/// One probe from start to end, run synchronously on a thread of its own: resolve, connect,
+/// handshake, observe, judge trust, and GET when asked. Every wait ends by the deadline.
+struct Handshake {
+    let request: ProbeRequest
+    let contexts: ClientContextCache
+    let trust: TrustStore
+    let evaluationDate: Date
+    let clock: Stopwatch
+    let deadline: Deadline
+
+    static let chainLimit = 16
+
+    func run() -> ProbeResult {
+        let context: ClientContext
+        do {
+            context = try contexts.context(for: request.offer)
+        } catch {
+            return .failure(error)
+        }
+        let target = request.target
+        let host = target.connectAddress ?? target.host
+        let port = target.connectPort ?? target.port
+
+        let connectClock = Stopwatch()
+        let connection: TCPConnection
+        do {
+            connection = try TCPConnection.connect(host: host, port: port, deadline: deadline)
+        } catch {
+            var failure = error
+            failure.elapsedMilliseconds = clock.milliseconds
+            return .failure(failure)
+        }
+        let connectMilliseconds = connectClock.milliseconds
+
+        let session: TLSSession
+        do {
+            session = try TLSSession(context: context, connection: connection)
+        } catch {
+            return .failure(error)
+        }
+        let ssl = session.ssl
+        if let name = request.serverName, !Target.isIPAddress(name) {
+            _ = CATSProbeShims_SSL_set_tlsext_host_name(ssl, name)
+        }
+        if request.requestStatus {
+            // Asks for SCTs (and, as OpenSSL does with it, an OCSP staple); permissive: never fails.
+            _ = SSL_enable_ct(ssl, Int32(SSL_CT_VALIDATION_PERMISSIVE))
+            _ = CATSProbeShims_SSL_set_tlsext_status_type(ssl, TLSEXT_STATUSTYPE_ocsp)
+        }
+        OpenSSLErrors.clear()
+
+        let handshakeClock = Stopwatch()
+        switch session.drive(deadline: deadline, { SSL_connect($0) }) {
+        case .failed(let code, let errors):
+            return .failure(FailureClassifier.classify(session: session, code: code, errors: errors, elapsed: clock.milliseconds))
+        case .done:
+            break
+        }
+        let handshakeMilliseconds = handshakeClock.milliseconds
+
+        var observation = observe(session: session, connectMilliseconds: connectMilliseconds,
+                                  handshakeMilliseconds: handshakeMilliseconds)
+        if request.httpRequest {
+            observation.http = exchangeHTTP(session: session, deadline: deadline)
+        }
+        return .success(observation)
+    }
+
+    private func observe(session: TLSSession, connectMilliseconds: Double, handshakeMilliseconds: Double) -> Observation {
+        let ssl = session.ssl
+        let cipher = SSL_get_current_cipher(ssl)
+        let suite = CipherSuite(rawValue: cipher.map { SSL_CIPHER_get_protocol_id($0) } ?? 0)
+        let cipherName = cipher.map { String(cString: SSL_CIPHER_get_name($0)) } ?? ""
+
+        var served: [OpaquePointer] = []
+        if let stack = SSL_get_peer_cert_chain(ssl) {
+            for index in 0..<min(CATSProbeShims_sk_X509_num(stack), Int32(Handshake.chainLimit)) {
+                if let cert = CATSProbeShims_sk_X509_value(stack, index) { served.append(cert) }
+            }
+        }
+        let chain = served.map { CertificateReader.facts(of: $0) }
+        let nameToCheck = request.serverName ?? request.target.host
+        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate).evaluate(served: served, name: nameToCheck)
+
+        var alpnData: UnsafePointer<UInt8>?
+        var alpnLength: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &alpnData, &alpnLength)
+        let alpn = alpnData.flatMap { alpnLength > 0 ? String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self) : nil }
+
+        return Observation(
+            peerAddress: session.connection.peerAddress,
+            port: request.target.connectPort ?? request.target.port,
+            serverName: request.serverName,
+            protocolVersion: TLSVersion(rawValue: UInt16(truncatingIfNeeded: SSL_version(ssl))),
+            cipherSuite: suite,
+            openSSLCipherName: cipherName,
+            keyExchangeGroup: keyExchangeGroup(ssl: ssl, cipher: cipher),
+            chain: chain,
+            alpn: alpn,
+            connectMilliseconds: connectMilliseconds,
+            handshakeMilliseconds: handshakeMilliseconds,
+            trust: trustEvaluation,
+            deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: ssl) : [],
+            ocspStaple: StatusReader.ocspStaple(of: ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil))
+    }
+
+    /// "X25519", "secp256r1", "ffdhe2048"; "DH 2048" for TLS 1.2 DHE; nil for static RSA.
+    private func keyExchangeGroup(ssl: OpaquePointer, cipher: OpaquePointer?) -> String? {
+        if let cipher, SSL_CIPHER_get_kx_nid(cipher) == NID_kx_rsa { return nil }
+        let group = CATSProbeShims_SSL_get_negotiated_group(ssl)
+        if group != 0 && group != NID_undef {
+            if let name = SSL_group_to_name(ssl, group) {
+                let text = String(cString: name)
+                return ["x25519": "X25519", "x448": "X448"][text] ?? text
+            }
+            if let name = OBJ_nid2sn(group) { return String(cString: name) }
+        }
+        var key: OpaquePointer?
+        guard CATSProbeShims_SSL_get_peer_tmp_key(ssl, &key) == 1, let key else { return nil }
+        defer { EVP_PKEY_free(key) }
+        if EVP_PKEY_get_base_id(key) == EVP_PKEY_DH { return "DH \(EVP_PKEY_get_bits(key))" }
+        return OBJ_nid2sn(EVP_PKEY_get_base_id(key)).map { String(cString: $0) }
+    }
+
+    /// Sends the GET and reads the response head, bounded in size and by the deadline.
+    private func exchangeHTTP(session: TLSSession, deadline: Deadline) -> HTTPExchange {
+        let request = Array(HTTPHead.request(for: self.request.target).utf8)
+        let written = session.drive(deadline: deadline) { ssl in
+            request.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+        }
+        if case .failed(_, let errors) = written {
+            return HTTPExchange(statusCode: nil, failure: "request not sent: \(failureText(session, errors))")
+        }
+        var head: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while head.count < HTTPHead.headLimit {
+            let read = session.drive(deadline: deadline) { ssl in
+                buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            }
+            switch read {
+            case .done(let n):
+                head += buffer.prefix(Int(n))
+                if let end = HTTPHead.endOfHead(head) { return HTTPHead.parse(Array(head.prefix(end)), complete: true) }
+            case .failed(let code, let errors):
+                if head.isEmpty {
+                    let reason = code == SSL_ERROR_ZERO_RETURN || session.peerClosed ? "connection closed" : failureText(session, errors)
+                    return HTTPExchange(statusCode: nil, failure: "no response: \(reason)")
+                }
+                return HTTPHead.parse(head, complete: false)
+            }
+        }
+        return HTTPHead.parse(Array(head.prefix(HTTPHead.headLimit)), complete: false)
+    }
+
+    private func failureText(_ session: TLSSession, _ errors: [OpenSSLErrorEntry]) -> String {
+        if session.timedOut { return "timed out" }
+        let text = FailureClassifier.describe(session: session, errors: errors)
+        return text.isEmpty ? "connection failed" : text
+    }
+}

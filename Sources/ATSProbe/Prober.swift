@@ -1,0 +1,81 @@
+import Foundation
+import TLSFacts
+
+/// Makes real TLS handshakes through the system OpenSSL and reports what each one showed.
+public final class Prober: Sendable {
+    public let options: ProbeOptions
+    private let trust: TrustStore
+    private let contexts = ClientContextCache()
+    private let counter = Counter()
+
+    /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
+    public init(options: ProbeOptions = .init()) throws {
+        self.options = options
+        do {
+            trust = try TrustStore(options: options)
+        } catch {
+            throw error
+        }
+    }
+
+    /// Handshakes attempted so far (a connection was tried).
+    public var handshakesMade: Int { counter.value }
+
+    /// The widest offer this OpenSSL can make: TLS 1.0-1.3 and every authenticated suite, strongest first.
+    public static var widestOffer: ClientOffer {
+        ClientOffer(minVersion: .tls10, maxVersion: .tls13, suites: CipherCatalog.shared.offerableStrongFirst)
+    }
+
+    /// Every cipher suite this OpenSSL build can offer, by IANA code point.
+    public static var supportedSuites: Set<CipherSuite> {
+        Set(CipherCatalog.shared.entries.map(\.suite))
+    }
+
+    /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`.
+    public func probe(_ request: ProbeRequest) async -> ProbeResult {
+        // The deadline starts now: building a context or starting a thread counts against it.
+        let clock = Stopwatch()
+        let deadline = Deadline(secondsFromNow: request.timeout)
+        counter.increment()
+        let handshake = Handshake(request: request, contexts: contexts, trust: trust,
+                                  evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline)
+        // A hung resolver is the one wait OpenSSL and poll cannot bound; the watchdog answers for it.
+        let watchdog = request.timeout + 0.5
+        return await BlockingRunner.run(watchdogSeconds: watchdog, onWatchdog: {
+            .failure(ProbeFailure(kind: .connectTimeout, detail: "no answer within \(request.timeout) s",
+                                  elapsedMilliseconds: clock.milliseconds))
+        }, work: { handshake.run() })
+    }
+
+    /// Many requests: identical requests are made once, at most `maxConcurrentHandshakes` at a time.
+    public func probeAll(_ requests: [ProbeRequest]) async -> [ProbeRequest: ProbeResult] {
+        var seen = Set<ProbeRequest>()
+        let distinct = requests.filter { seen.insert($0).inserted }
+        let width = max(1, options.maxConcurrentHandshakes)
+        var results: [ProbeRequest: ProbeResult] = [:]
+        await withTaskGroup(of: (ProbeRequest, ProbeResult).self) { group in
+            var pending = distinct.makeIterator()
+            // One in, one out: start `width`, then one more as each finishes.
+            for _ in 0..<width {
+                guard let request = pending.next() else { break }
+                group.addTask { (request, await self.probe(request)) }
+            }
+            while let (request, result) = await group.next() {
+                results[request] = result
+                if let next = pending.next() {
+                    group.addTask { (next, await self.probe(next)) }
+                }
+            }
+        }
+        return results
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    var value: Int { lock.withLock { count } }
+    func increment() { lock.withLock { count += 1 } }
+}

@@ -1,0 +1,85 @@
+import Foundation
+internal import COpenSSL
+internal import CATSProbeShims
+import TLSFacts
+
+/// Certificate status a server delivered: SCTs (TLS extension, OCSP staple) and the OCSP staple itself.
+enum StatusReader {
+    static let sctLimit = 64
+
+    /// SCTs from an OpenSSL SCT stack (borrowed).
+    static func timestamps(in list: OpaquePointer,
+                           source: (OpaquePointer) -> SignedCertificateTimestamp.Source?) -> [SignedCertificateTimestamp] {
+        var result: [SignedCertificateTimestamp] = []
+        for index in 0..<min(CATSProbeShims_sk_SCT_num(list), Int32(sctLimit)) {
+            guard let sct = CATSProbeShims_sk_SCT_value(list, index), let origin = source(sct) else { continue }
+            var logID: UnsafeMutablePointer<UInt8>?
+            let length = SCT_get0_log_id(sct, &logID)
+            let id = logID.map { Data(bytes: $0, count: Int(length)).base64EncodedString() } ?? ""
+            let milliseconds = SCT_get_timestamp(sct)
+            let version = SCT_get_version(sct) == SCT_VERSION_V1 ? 0 : -1
+            result.append(SignedCertificateTimestamp(source: origin, logID: id,
+                                                     timestamp: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+                                                     version: version))
+        }
+        return result
+    }
+
+    /// SCTs delivered in the handshake: the TLS extension and the OCSP staple (embedded ones are
+    /// read from the certificate itself).
+    static func deliveredSCTs(of ssl: OpaquePointer) -> [SignedCertificateTimestamp] {
+        guard let list = SSL_get0_peer_scts(ssl) else {
+            OpenSSLErrors.clear()
+            return []
+        }
+        return timestamps(in: list) { sct in
+            switch SCT_get_source(sct) {
+            case SCT_SOURCE_TLS_EXTENSION: .tlsExtension
+            case SCT_SOURCE_OCSP_STAPLED_RESPONSE: .ocspStaple
+            default: nil
+            }
+        }
+    }
+
+    /// The stapled OCSP response, parsed; the leaf's status when the response names it.
+    static func ocspStaple(of ssl: OpaquePointer, leaf: OpaquePointer?, issuer: OpaquePointer?) -> OCSPStaple? {
+        var bytes: UnsafePointer<UInt8>?
+        let length = CATSProbeShims_SSL_get_tlsext_status_ocsp_resp(ssl, &bytes)
+        guard length > 0, bytes != nil else { return nil }
+        var cursor = bytes
+        guard let response = d2i_OCSP_RESPONSE(nil, &cursor, length) else {
+            OpenSSLErrors.clear()
+            return OCSPStaple(responseStatus: "malformed", certificateStatus: nil, thisUpdate: nil, nextUpdate: nil)
+        }
+        defer { OCSP_RESPONSE_free(response) }
+        let statusCode = OCSP_response_status(response)
+        let statusName = responseStatusNames[statusCode] ?? "status \(statusCode)"
+        var staple = OCSPStaple(responseStatus: statusName, certificateStatus: nil, thisUpdate: nil, nextUpdate: nil)
+        guard statusCode == OCSP_RESPONSE_STATUS_SUCCESSFUL, let basic = OCSP_response_get1_basic(response) else {
+            OpenSSLErrors.clear()
+            return staple
+        }
+        defer { OCSP_BASICRESP_free(basic) }
+        guard let leaf, let issuer, let id = OCSP_cert_to_id(nil, leaf, issuer) else {
+            OpenSSLErrors.clear()
+            return staple
+        }
+        defer { OCSP_CERTID_free(id) }
+        var status: Int32 = -1, reason: Int32 = -1
+        var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?,
+            nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        if OCSP_resp_find_status(basic, id, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1 {
+            staple.certificateStatus = certificateStatusNames[status] ?? "status \(status)"
+            staple.thisUpdate = CertificateReader.date(UnsafePointer(thisUpdate))
+            staple.nextUpdate = CertificateReader.date(UnsafePointer(nextUpdate))
+        }
+        OpenSSLErrors.clear()
+        return staple
+    }
+
+    // RFC 6960 names, as Apple and OpenSSL spell them.
+    static let responseStatusNames: [Int32: String] = [
+        0: "successful", 1: "malformedRequest", 2: "internalError", 3: "tryLater", 5: "sigRequired", 6: "unauthorized",
+    ]
+    static let certificateStatusNames: [Int32: String] = [0: "good", 1: "revoked", 2: "unknown"]
+}

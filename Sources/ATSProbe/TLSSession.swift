@@ -1,0 +1,105 @@
+internal import COpenSSL
+internal import CATSProbeShims
+import TLSFacts
+
+/// One client SSL over a TCP socket. OpenSSL reads and writes memory BIOs; this class moves
+/// the bytes, so it sees exactly what the peer sent (the first bytes, an EOF, a reset) and
+/// every wait is a poll with the deadline.
+final class TLSSession {
+    let ssl: OpaquePointer
+    private let readBIO: OpaquePointer
+    private let writeBIO: OpaquePointer
+    let connection: TCPConnection
+
+    /// What the socket did, for classifying a failure.
+    private(set) var firstBytes: [UInt8] = []
+    private(set) var peerClosed = false
+    private(set) var peerReset = false
+    private(set) var timedOut = false
+    private(set) var socketError: Int32?
+
+    init(context: ClientContext, connection: TCPConnection) throws(ProbeFailure) {
+        OpenSSLErrors.clear()
+        guard let ssl = SSL_new(context.pointer),
+              let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem()) else {
+            throw ProbeFailure(kind: .other, detail: "SSL_new failed: \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
+        }
+        // An empty read BIO means "try again", not EOF, until the socket says so.
+        _ = CATSProbeShims_BIO_set_mem_eof_return(readBIO, -1)
+        SSL_set_bio(ssl, readBIO, writeBIO)  // the SSL owns both BIOs now
+        self.ssl = ssl
+        self.readBIO = readBIO
+        self.writeBIO = writeBIO
+        self.connection = connection
+    }
+
+    deinit { SSL_free(ssl) }
+
+    enum Outcome {
+        case done(Int32)
+        /// SSL_get_error's code and the error queue, drained on this thread.
+        case failed(code: Int32, errors: [OpenSSLErrorEntry])
+    }
+
+    /// Runs an SSL call until it completes, feeding it socket bytes, within the deadline.
+    func drive(deadline: Deadline, _ call: (OpaquePointer) -> Int32) -> Outcome {
+        while true {
+            OpenSSLErrors.clear()
+            let result = call(ssl)
+            let code = result > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, result)
+            let errors = code == SSL_ERROR_NONE ? [] : OpenSSLErrors.drain()
+            // Send whatever OpenSSL wrote (a hello, a finished message, an alert) before deciding.
+            let flushed = flush(deadline: deadline)
+            if code == SSL_ERROR_NONE {
+                return flushed ? .done(result) : .failed(code: SSL_ERROR_SYSCALL, errors: [])
+            }
+            guard code == SSL_ERROR_WANT_READ, flushed, !peerClosed else {
+                return .failed(code: code, errors: errors)
+            }
+            guard fill(deadline: deadline) else { return .failed(code: SSL_ERROR_SYSCALL, errors: errors) }
+        }
+    }
+
+    /// Writes the write BIO's bytes to the socket. False when the socket failed.
+    @discardableResult
+    func flush(deadline: Deadline) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while BIO_ctrl_pending(writeBIO) > 0 {
+            let n = buffer.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
+            guard n > 0 else { break }
+            switch connection.send(Array(buffer.prefix(Int(n))), deadline: deadline) {
+            case .bytes: continue
+            case .timedOut: timedOut = true; return false
+            case .reset: peerReset = true; return false
+            case .closed: peerClosed = true; return false
+            case .failed(let error): socketError = error; return false
+            }
+        }
+        return true
+    }
+
+    /// Reads one batch from the socket into the read BIO. On EOF the BIO reports EOF to OpenSSL.
+    private func fill(deadline: Deadline) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        switch connection.receive(into: &buffer, deadline: deadline) {
+        case .bytes(let n):
+            if firstBytes.count < 8 { firstBytes += buffer.prefix(min(n, 8 - firstBytes.count)) }
+            _ = buffer.withUnsafeBytes { BIO_write(readBIO, $0.baseAddress, Int32(n)) }
+            return true
+        case .closed:
+            peerClosed = true
+            _ = CATSProbeShims_BIO_set_mem_eof_return(readBIO, 0)
+            return true  // let OpenSSL consume what is buffered, then see the EOF
+        case .reset: peerReset = true; return false
+        case .timedOut: timedOut = true; return false
+        case .failed(let error): socketError = error; return false
+        }
+    }
+
+    /// True when the peer's first bytes cannot start a TLS record (content type 20-24, version 3.x).
+    var firstBytesAreNotTLS: Bool {
+        guard let type = firstBytes.first else { return false }
+        if !(20...24).contains(type) { return true }
+        return firstBytes.count >= 2 && firstBytes[1] != 3
+    }
+}

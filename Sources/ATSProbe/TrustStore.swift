@@ -1,0 +1,66 @@
+import Foundation
+internal import COpenSSL
+internal import CATSProbeShims
+import TLSFacts
+
+/// The anchors: the system's (OpenSSL default paths) and the user's (--ca-file, --ca-dir).
+/// Owns an X509_STORE, read-only after init and shared by every verification.
+final class TrustStore: @unchecked Sendable {
+    let store: OpaquePointer
+    /// SHA-256 fingerprints of the user's anchors, to tell which store ended a chain.
+    let userAnchorFingerprints: Set<String>
+    static let anchorFileLimit = 4096
+    static let anchorLimit = 10_000
+
+    init(options: ProbeOptions) throws(ProbeSetupError) {
+        OpenSSLErrors.clear()
+        guard let store = X509_STORE_new() else { throw ProbeSetupError(path: nil, reason: "cannot create an X509 store") }
+        self.store = store
+        var fingerprints = Set<String>()
+        if options.useSystemTrustStore { _ = X509_STORE_set_default_paths(store) }
+        OpenSSLErrors.clear()
+
+        func add(file path: String, required: Bool) throws(ProbeSetupError) {
+            let certificates = try TrustStore.readPEMCertificates(path: path, required: required)
+            for cert in certificates {
+                fingerprints.insert(CertificateReader.fingerprint(of: cert))
+                _ = X509_STORE_add_cert(store, cert)  // takes its own reference; duplicates are harmless
+                X509_free(cert)
+            }
+            OpenSSLErrors.clear()
+        }
+        if let file = options.caFile {
+            try add(file: file, required: true)
+            guard !fingerprints.isEmpty else { throw ProbeSetupError(path: file, reason: "no PEM certificate in file") }
+        }
+        if let directory = options.caDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+                  let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+                throw ProbeSetupError(path: directory, reason: "not a readable directory")
+            }
+            for name in names.sorted().prefix(TrustStore.anchorFileLimit) where !name.hasPrefix(".") {
+                try add(file: (directory as NSString).appendingPathComponent(name), required: false)
+            }
+        }
+        userAnchorFingerprints = fingerprints
+    }
+
+    deinit { X509_STORE_free(store) }
+
+    /// Every certificate in a PEM file (owned by the caller). Unreadable files throw when required.
+    static func readPEMCertificates(path: String, required: Bool) throws(ProbeSetupError) -> [OpaquePointer] {
+        guard let bio = BIO_new_file(path, "r") else {
+            OpenSSLErrors.clear()
+            if !required { return [] }
+            throw ProbeSetupError(path: path, reason: "cannot read file (\(String(cString: strerror(errno))))")
+        }
+        defer { BIO_free(bio) }
+        var certificates: [OpaquePointer] = []
+        while certificates.count < anchorLimit, let cert = PEM_read_bio_X509(bio, nil, nil, nil) {
+            certificates.append(cert)
+        }
+        OpenSSLErrors.clear()  // the last read ends with "no start line"
+        return certificates
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+internal import COpenSSL
+
+/// Whether a certificate may sign others.
+enum CertificateRole {
+    case leaf
+    case authority
+}
+
+/// The certificate and key that sign a new certificate; nil issuer certificate means self-signed.
+struct Signer {
+    let certificate: Certificate?
+    let key: PrivateKey
+}
+
+/// Makes one X.509 v3 certificate from a spec with the OpenSSL C API.
+struct CertificateBuilder {
+    let spec: CertificateSpec
+    let role: CertificateRole
+    let subjectKey: PrivateKey
+    /// nil: self-signed by `subjectKey`.
+    let signer: Signer?
+
+    func build() throws -> Certificate {
+        let certificate = Certificate(takingOwnership: try checkNotNull("allocating a certificate") { X509_new() })
+        let x509 = certificate.pointer
+        try check("setting the version") { X509_set_version(x509, 2) }
+        // Positive 63-bit random serial: unique enough for one test run, always valid DER.
+        try check("setting the serial") {
+            ASN1_INTEGER_set_uint64(X509_get_serialNumber(x509), UInt64.random(in: 1...UInt64(Int64.max)))
+        }
+        try setValidity(x509)
+
+        let subject = try checkNotNull("reading the subject name") { X509_get_subject_name(x509) }
+        try addNameEntries(subject)
+        let issuerName = try signer?.certificate.map { issuer in
+            try checkNotNull("reading the issuer's name") { X509_get_subject_name(issuer.pointer) }
+        } ?? subject
+        try check("setting the issuer name") { X509_set_issuer_name(x509, issuerName) }
+        try check("setting the public key") { X509_set_pubkey(x509, subjectKey.pointer) }
+
+        try addExtensions(to: x509, issuer: signer?.certificate?.pointer ?? x509)
+
+        let signingKey = signer?.key ?? subjectKey
+        // Ed25519 has no separate digest: OpenSSL wants NULL there.
+        let digest = signingKey.isEd25519 ? nil : spec.signatureHash.digest
+        try check("signing the certificate") { X509_sign(x509, signingKey.pointer, digest) }
+        return certificate
+    }
+
+    private func setValidity(_ x509: OpaquePointer) throws {
+        for (date, isStart) in [(spec.notBefore, true), (spec.notAfter, false)] {
+            // Whole seconds: both ends round the same way, so 398-day spans stay exact.
+            let seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+            let time = try checkNotNull("making a time") { ASN1_TIME_set(nil, seconds) }
+            defer { ASN1_TIME_free(time) }
+            try check("setting the validity") {
+                isStart ? X509_set1_notBefore(x509, time) : X509_set1_notAfter(x509, time)
+            }
+        }
+    }
+
+    private func addNameEntries(_ name: OpaquePointer) throws {
+        var entries: [(String, String)] = []
+        if !spec.commonName.isEmpty { entries.append(("CN", spec.commonName)) }
+        entries.append(("O", "atsprobe tests"))
+        for (field, value) in entries {
+            let bytes = Array(value.utf8)
+            try check("adding \(field) to a name") {
+                X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, bytes, Int32(bytes.count), -1, 0)
+            }
+        }
+    }
+
+    private func addExtensions(to x509: OpaquePointer, issuer: OpaquePointer) throws {
+        var context = X509V3_CTX()
+        X509V3_set_ctx(&context, issuer, x509, nil, nil, 0)
+
+        var extensions: [(Int32, String)] = []
+        switch role {
+        case .authority:
+            extensions.append((NID_basic_constraints, "critical,CA:TRUE"))
+            extensions.append((NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature"))
+        case .leaf:
+            extensions.append((NID_basic_constraints, "critical,CA:FALSE"))
+            extensions.append((NID_key_usage, subjectKey.isRSA
+                ? "critical,digitalSignature,keyEncipherment" : "critical,digitalSignature"))
+        }
+        let alternativeNames = spec.dnsNames.map { "DNS:\($0)" } + spec.ipAddresses.map { "IP:\($0)" }
+        if !alternativeNames.isEmpty {
+            extensions.append((NID_subject_alt_name, alternativeNames.joined(separator: ",")))
+        }
+        if let usages = spec.extendedKeyUsage, !usages.isEmpty {
+            extensions.append((NID_ext_key_usage, usages.joined(separator: ",")))
+        }
+        extensions.append((NID_subject_key_identifier, "hash"))
+        if signer?.certificate != nil {
+            extensions.append((NID_authority_key_identifier, "keyid:always"))
+        }
+
+        for (nid, value) in extensions {
+            let ext = try checkNotNull("making extension \(nid) = \(value)") {
+                X509V3_EXT_nconf_nid(nil, &context, nid, value)
+            }
+            defer { X509_EXTENSION_free(ext) }
+            try check("adding extension \(nid)") { X509_add_ext(x509, ext, -1) }
+        }
+        if !spec.embeddedSCTs.isEmpty {
+            try addEmbeddedSCTs(to: x509)
+        }
+    }
+
+    /// The SCT list extension's value is an OCTET STRING wrapping the TLS-encoded list (RFC 6962 3.3).
+    private func addEmbeddedSCTs(to x509: OpaquePointer) throws {
+        let list = serializedSCTList(spec.embeddedSCTs)
+        let value: [UInt8] = [0x04] + derLength(list.count) + list
+        let octets = try checkNotNull("allocating an OCTET STRING") { ASN1_OCTET_STRING_new() }
+        defer { ASN1_OCTET_STRING_free(octets) }
+        try check("filling the SCT list") { ASN1_OCTET_STRING_set(octets, value, Int32(value.count)) }
+        let ext = try checkNotNull("making the SCT list extension") {
+            X509_EXTENSION_create_by_NID(nil, NID_ct_precert_scts, 0, octets)
+        }
+        defer { X509_EXTENSION_free(ext) }
+        try check("adding the SCT list extension") { X509_add_ext(x509, ext, -1) }
+    }
+}
+
+extension TestIdentity {
+    init(certificate: Certificate, key: PrivateKey, chainPEM: [String]) throws {
+        let spkiHash = try sha256(try key.subjectPublicKeyInfoDER)
+        self.init(certificatePEM: try certificate.pem,
+                  privateKeyPEM: try key.pem,
+                  chainPEM: chainPEM,
+                  certificateDER: try certificate.der,
+                  spkiSHA256Base64: Data(spkiHash).base64EncodedString())
+    }
+}

@@ -1,0 +1,49 @@
+import TLSFacts
+
+/// What a `TestTLSServer` serves and how.
+public struct TLSServerConfiguration: Sendable {
+    public var identity: TestIdentity
+    public var minVersion: TLSVersion
+    public var maxVersion: TLSVersion
+    /// OpenSSL cipher string for TLS <= 1.2 ("ECDHE-RSA-AES256-SHA"); nil = "ALL". "@SECLEVEL=0" is appended.
+    public var cipherList: String?
+    /// TLS 1.3 suites ("TLS_AES_128_GCM_SHA256"); nil = OpenSSL default.
+    public var tls13Suites: String?
+    /// Key exchange groups ("P-384", "ffdhe2048:X25519"); nil = OpenSSL default.
+    public var groups: String?
+    /// Send the intermediates after the leaf (false simulates an incomplete chain).
+    public var sendChain: Bool
+    /// DER OCSP response to staple when the client asks (status_request); nil = none.
+    public var ocspResponseDER: [UInt8]?
+    /// Serialized SCT list (RFC 6962 TLS encoding, see `serializedSCTList`) for the
+    /// signed_certificate_timestamp extension, sent only when the client asks; nil = none.
+    public var sctListExtension: [UInt8]?
+    /// How to answer HTTP requests after the handshake.
+    public var http: HTTPBehavior
+    /// "127.0.0.1" or "::1".
+    public var bindAddress: String
+
+    public init(identity: TestIdentity,
+                minVersion: TLSVersion = .tls10,
+                maxVersion: TLSVersion = .tls13,
+                cipherList: String? = nil,
+                tls13Suites: String? = nil,
+                groups: String? = nil,
+                sendChain: Bool = true,
+                ocspResponseDER: [UInt8]? = nil,
+                sctListExtension: [UInt8]? = nil,
+                http: HTTPBehavior = .ok,
+                bindAddress: String = "127.0.0.1") {
+        self.identity = identity
+        self.minVersion = minVersion
+        self.maxVersion = maxVersion
+        self.cipherList = cipherList
+        self.tls13Suites = tls13Suites
+        self.groups = groups
+        self.sendChain = sendChain
+        self.ocspResponseDER = ocspResponseDER
+        self.sctListExtension = sctListExtension
+        self.http = http
+        self.bindAddress = bindAddress
+    }
+}

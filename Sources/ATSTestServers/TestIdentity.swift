@@ -1,0 +1,23 @@
+/// A certificate and its private key, PEM. `chainPEM` is what a server sends after the leaf (intermediates).
+public struct TestIdentity: Sendable, Hashable {
+    public let certificatePEM: String
+    public let privateKeyPEM: String
+    public let chainPEM: [String]
+    public let certificateDER: [UInt8]
+    /// base64(SHA-256(DER SubjectPublicKeyInfo)) of the leaf, the form pinning uses.
+    public let spkiSHA256Base64: String
+
+    public init(certificatePEM: String, privateKeyPEM: String, chainPEM: [String],
+                certificateDER: [UInt8], spkiSHA256Base64: String) {
+        self.certificatePEM = certificatePEM
+        self.privateKeyPEM = privateKeyPEM
+        self.chainPEM = chainPEM
+        self.certificateDER = certificateDER
+        self.spkiSHA256Base64 = spkiSHA256Base64
+    }
+
+    /// The leaf followed by the chain, as one PEM text (for files and `openssl -CAfile`).
+    public var fullChainPEM: String {
+        ([certificatePEM] + chainPEM).joined()
+    }
+}

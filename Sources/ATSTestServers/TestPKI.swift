@@ -1,0 +1,108 @@
+import Foundation
+internal import COpenSSL
+
+/// A root CA, and optionally an intermediate under it, made at test time.
+/// Keeps only PEM text, so it is a plain Sendable value holder; keys are re-read per use.
+public final class TestPKI: Sendable {
+    public let root: TestIdentity
+    public let intermediate: TestIdentity?
+
+    public var rootPEM: String { root.certificatePEM }
+    public var intermediatePEM: String? { intermediate?.certificatePEM }
+
+    /// The root is valid from 2000 for 20 years from now, so leaves dated in the past still chain.
+    public init(rootName: String = "atsprobe Test Root", rootKey: TestKey = .ec(curve: .p256),
+                withIntermediate: Bool = false, rootSignatureHash: TestSignatureHash = .sha256,
+                intermediateKey: TestKey = .ec(curve: .p256)) throws {
+        let authorityValidity = (start: Date(timeIntervalSince1970: 946_684_800),
+                                 end: Date(timeIntervalSinceNow: 20 * 365 * 86_400))
+        let rootSpec = CertificateSpec(commonName: rootName, dnsNames: [], ipAddresses: [], key: rootKey,
+                                       signatureHash: rootSignatureHash, notBefore: authorityValidity.start,
+                                       notAfter: authorityValidity.end, extendedKeyUsage: nil)
+        let rootPrivateKey = try rootKey.generate()
+        let rootCertificate = try CertificateBuilder(spec: rootSpec, role: .authority,
+                                                     subjectKey: rootPrivateKey, signer: nil).build()
+        root = try TestIdentity(certificate: rootCertificate, key: rootPrivateKey, chainPEM: [])
+
+        if withIntermediate {
+            let spec = CertificateSpec(commonName: "\(rootName) Intermediate", dnsNames: [], ipAddresses: [],
+                                       key: intermediateKey, notBefore: authorityValidity.start,
+                                       notAfter: authorityValidity.end, extendedKeyUsage: nil)
+            let key = try intermediateKey.generate()
+            let certificate = try CertificateBuilder(
+                spec: spec, role: .authority, subjectKey: key,
+                signer: Signer(certificate: rootCertificate, key: rootPrivateKey)).build()
+            intermediate = try TestIdentity(certificate: certificate, key: key, chainPEM: [])
+        } else {
+            intermediate = nil
+        }
+    }
+
+    /// Writes the root as a PEM file in a fresh temporary directory and returns its path (for --ca-file).
+    public func writeRootPEM() throws -> String {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("atsprobe-pki-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("root.pem")
+        try Data(rootPEM.utf8).write(to: file)
+        return file.path
+    }
+
+    /// A leaf signed by the intermediate when there is one (chainPEM = [intermediate]), else by the root.
+    public func issue(_ spec: CertificateSpec) throws -> TestIdentity {
+        let issuer = intermediate ?? root
+        let signer = Signer(certificate: try Certificate(pem: issuer.certificatePEM),
+                            key: try PrivateKey(pem: issuer.privateKeyPEM))
+        let key = try spec.key.generate()
+        let certificate = try CertificateBuilder(spec: spec, role: .leaf, subjectKey: key, signer: signer).build()
+        return try TestIdentity(certificate: certificate, key: key,
+                                chainPEM: intermediate.map { [$0.certificatePEM] } ?? [])
+    }
+
+    /// A self-signed leaf (CA:FALSE), trusted by nothing.
+    public static func selfSigned(_ spec: CertificateSpec) throws -> TestIdentity {
+        let key = try spec.key.generate()
+        let certificate = try CertificateBuilder(spec: spec, role: .leaf, subjectKey: key, signer: nil).build()
+        return try TestIdentity(certificate: certificate, key: key, chainPEM: [])
+    }
+
+    /// A DER OCSP response saying "good" for `identity`, signed by the CA that issued it
+    /// (the intermediate when there is one, else the root), as RFC 6960 expects of a CA-signed response.
+    public func ocspResponse(for identity: TestIdentity, thisUpdate: Date, nextUpdate: Date) throws -> [UInt8] {
+        let issuer = intermediate ?? root
+        let issuerCertificate = try Certificate(pem: issuer.certificatePEM)
+        let issuerKey = try PrivateKey(pem: issuer.privateKeyPEM)
+        let subject = try Certificate(pem: identity.certificatePEM)
+
+        let certificateID = try checkNotNull("making an OCSP cert ID") {
+            OCSP_cert_to_id(nil, subject.pointer, issuerCertificate.pointer)
+        }
+        defer { OCSP_CERTID_free(certificateID) }
+        let basic = try checkNotNull("allocating an OCSP basic response") { OCSP_BASICRESP_new() }
+        defer { OCSP_BASICRESP_free(basic) }
+
+        let times = try [thisUpdate, nextUpdate].map { date in
+            try checkNotNull("making an OCSP time") { ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970.rounded(.down))) }
+        }
+        defer { times.forEach { ASN1_TIME_free($0) } }
+        _ = try checkNotNull("adding an OCSP status") {
+            OCSP_basic_add1_status(basic, certificateID, V_OCSP_CERTSTATUS_GOOD, 0, nil, times[0], times[1])
+        }
+        let digest = issuerKey.isEd25519 ? nil : EVP_sha256()
+        try check("signing the OCSP response") {
+            OCSP_basic_sign(basic, issuerCertificate.pointer, issuerKey.pointer, digest, nil, 0)
+        }
+        let response = try checkNotNull("making the OCSP response") {
+            OCSP_response_create(OCSP_RESPONSE_STATUS_SUCCESSFUL, basic)
+        }
+        defer { OCSP_RESPONSE_free(response) }
+
+        let length = try check("encoding the OCSP response") { i2d_OCSP_RESPONSE(response, nil) }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        try bytes.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            try check("encoding the OCSP response") { i2d_OCSP_RESPONSE(response, &cursor) }
+        }
+        return bytes
+    }
+}
