@@ -1,0 +1,129 @@
+import ArgumentParser
+import ATSDiagnostics
+import Foundation
+import TLSFacts
+
+extension ATSProbeCommand {
+    /// `atsprobe audit [--input FILE|-] [TARGET...]`: nscurl's diagnostics for many targets at
+    /// once, bounded, streamed as JSON Lines as each target finishes.
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Audit many targets at once; one result per target, streamed as each finishes.",
+            discussion: """
+            Targets come from the arguments, then from --input (a file, or - for standard input): one per \
+            line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
+            reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
+            --format plist writes one merged NSExceptionDomains dictionary.
+            Exit codes (narrowed by --fail-on): 0 every target passes; 1 a target needs an exception or cannot \
+            load; 2 a target is unreachable or timed out; 64 bad options or bad input lines.
+            """
+        )
+
+        @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT; several allowed.")
+        var targets: [String] = []
+
+        @Option(name: .long, help: "Read targets from FILE, one per line; - reads standard input.")
+        var input: String?
+
+        @Option(name: .long, help: "Targets audited at once, in all.")
+        var concurrency: Int = 32
+
+        @Option(name: .customLong("per-host"), help: "Targets of one host (or --connect-to address) audited at once.")
+        var perHost: Int = 2
+
+        @Option(name: .long, help: "Start at most N targets per second (default: no limit).")
+        var rate: Double?
+
+        @Option(name: .long, help: "Seconds one target may take in all; then it is reported as timed out.")
+        var deadline: Double = 60
+
+        @Option(name: .long, help: "Take the K-th of N shares of the input (K/N, 1-based), for N machines.")
+        var shard: String?
+
+        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any.")
+        var failOn: AuditFailOn = .any
+
+        @OptionGroup var diagnostics: DiagnosticsArguments
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded { try await audit() }
+        }
+
+        private func audit() async throws -> ExitStatus {
+            try checkOptions()
+            try connection.check()
+            let share = try shard.map(AuditShard.init(parsing:)) ?? .whole
+            let source = try AuditInput(arguments: targets, path: input)
+            let runner = DiagnosticsRunner(prober: try makeProber(connection, maxConcurrent: concurrency), options: DiagnosticsOptions(
+                ruleSet: try diagnostics.ruleSet(), timeout: connection.timeout, evaluationDate: try connection.evaluationDate()))
+            var progress = AuditProgress()
+            if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
+            let sink = try AuditOutput(format: output.effectiveFormat, verbose: diagnostics.verbose, path: output.output, progress: progress)
+            let gate = AuditHostGate(limit: perHost)
+            var rateLimiter = AuditRateLimiter(perSecond: rate)
+
+            await withTaskGroup(of: Void.self) { group in
+                var inFlight = 0
+                while let entry = await source.next() {
+                    let target: Target
+                    do {
+                        if let defect = entry.defect { throw InputError(defect) }
+                        target = try connection.target(entry.text)
+                    } catch {
+                        let message = (error as? InputError)?.message ?? String(describing: error)
+                        if share.owns(key: "#\(entry.position)") { await sink.rejected(entry, message: message) }
+                        continue
+                    }
+                    guard share.owns(key: "\(target.scheme.rawValue)://\(target.authority)") else { continue }
+                    // One in, one out: never more than --concurrency targets in flight.
+                    if inFlight >= concurrency {
+                        await group.next()
+                        inFlight -= 1
+                    }
+                    await rateLimiter.wait()
+                    inFlight += 1
+                    group.addTask {
+                        let host = target.connectAddress ?? target.host
+                        await gate.acquire(host)
+                        await sink.started()
+                        let report = await withDeadline(seconds: deadline) { await runner.run(target) }
+                        await gate.release(host)
+                        if let report {
+                            await sink.finished(report, entry: entry)
+                        } else {
+                            await sink.timedOut(TargetReport(target), deadline: deadline, entry: entry)
+                        }
+                    }
+                }
+            }
+            try await sink.finish()
+            return await sink.tally.status(failOn: failOn)
+        }
+
+        private func checkOptions() throws {
+            guard concurrency >= 1, concurrency <= 4096 else { throw InputError("--concurrency must be between 1 and 4096, got \(concurrency)") }
+            guard perHost >= 1 else { throw InputError("--per-host must be at least 1, got \(perHost)") }
+            if let rate, !(rate > 0 && rate <= 100_000) { throw InputError("--rate must be above 0 and at most 100000, got \(rate)") }
+            guard deadline > 0, deadline <= 86_400 else { throw InputError("--deadline must be between 0 and 86400 seconds, got \(deadline)") }
+            guard input != nil || !targets.isEmpty else { throw InputError("give targets as arguments or with --input FILE (- for standard input)") }
+        }
+    }
+}
+
+extension AuditInput {
+    /// Lines to expect, for the progress bar only: arguments plus the file's newlines, counted
+    /// in one streaming pass. Unknown for standard input.
+    static func expectedCount(arguments: [String], path: String?) -> Int? {
+        guard let path, path != "-" else { return path == nil ? arguments.count : nil }
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        var lines = arguments.count
+        while true {
+            let chunk = file.readData(ofLength: 1 << 20)
+            if chunk.isEmpty { return lines }
+            lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        }
+    }
+}

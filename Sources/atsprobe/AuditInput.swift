@@ -1,0 +1,89 @@
+import Foundation
+
+/// One target as written by the user: a command-line argument or a line of the input.
+struct AuditEntry: Sendable {
+    /// 1-based line number in the input; nil for a command-line argument.
+    let line: Int?
+    /// 1-based position among all entries, arguments first (used to shard bad lines).
+    let position: Int
+    let text: String
+    /// Why the line cannot be a target before it is even parsed (too long, not UTF-8).
+    let defect: String?
+}
+
+/// Targets from the arguments, then from the input, one at a time: the input is never read
+/// whole, so a 10,000-line file costs one buffer, not 10,000 strings.
+final class AuditInput: @unchecked Sendable {
+    /// Longer lines are reported as bad and skipped; no target is this long.
+    static let maxLineBytes = 8192
+
+    private var arguments: IndexingIterator<[String]>
+    private let handle: FileHandle?
+    private let queue = DispatchQueue(label: "atsprobe.audit.input")
+    private var buffer: [UInt8] = []
+    private var atEnd = false
+    private var lineNumber = 0
+    private var position = 0
+
+    /// `path` "-" is standard input; nil reads the arguments only.
+    init(arguments: [String], path: String?) throws {
+        self.arguments = arguments.makeIterator()
+        switch path {
+        case nil: handle = nil
+        case "-": handle = FileHandle.standardInput
+        case let path?:
+            guard let file = FileHandle(forReadingAtPath: path) else {
+                throw InputError("cannot read '\(path)': no such file or not readable")
+            }
+            handle = file
+        }
+    }
+
+    /// The next entry, skipping blank lines and `#` comments; nil at the end.
+    func next() async -> AuditEntry? {
+        if let argument = arguments.next() {
+            position += 1
+            return AuditEntry(line: nil, position: position, text: argument, defect: nil)
+        }
+        while let (number, bytes, tooLong) = await nextLine() {
+            var text = String(decoding: bytes, as: UTF8.self)
+            text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !tooLong && (text.isEmpty || text.hasPrefix("#")) { continue }
+            position += 1
+            let defect = tooLong ? "line longer than \(Self.maxLineBytes) bytes"
+                : (String(validating: bytes, as: UTF8.self) == nil ? "not UTF-8" : nil)
+            return AuditEntry(line: number, position: position, text: text, defect: defect)
+        }
+        return nil
+    }
+
+    /// The next raw line and whether it was cut short. Reads happen on a private queue so a
+    /// slow pipe never blocks Swift's cooperative threads.
+    private func nextLine() async -> (Int, ArraySlice<UInt8>, Bool)? {
+        guard let handle else { return nil }
+        var tooLong = false
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = tooLong ? buffer[0..<0] : buffer[..<newline]
+                defer { buffer.removeSubrange(...newline) }
+                lineNumber += 1
+                return (lineNumber, ArraySlice(line), tooLong)
+            }
+            if buffer.count > Self.maxLineBytes {
+                // Keep a prefix for the error message only; drop the rest of the line as it comes.
+                tooLong = true
+                buffer.removeAll(keepingCapacity: true)
+            }
+            if atEnd {
+                guard !buffer.isEmpty || tooLong else { return nil }
+                lineNumber += 1
+                defer { buffer.removeAll() }
+                return (lineNumber, ArraySlice(buffer), tooLong)
+            }
+            let chunk = await withCheckedContinuation { continuation in
+                queue.async { continuation.resume(returning: handle.readData(ofLength: 65_536)) }
+            }
+            if chunk.isEmpty { atEnd = true } else { buffer.append(contentsOf: chunk) }
+        }
+    }
+}

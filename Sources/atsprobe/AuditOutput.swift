@@ -1,0 +1,109 @@
+import ATSDiagnostics
+import ATSPolicy
+import Foundation
+import TLSFacts
+
+/// Where finished targets go, one at a time, as they finish: a record to stdout (or --output),
+/// a count in the tally, the progress line, and for plist the exception to merge at the end.
+actor AuditOutput {
+    private let format: OutputFormat
+    private let verbose: Bool
+    private let handle: FileHandle
+    private let encoder = JSONEncoder.atsprobe(pretty: false)
+    private(set) var tally = AuditTally()
+    private var progress: AuditProgress
+    private var running = 0
+    /// Only for --format plist: one entry per host that needs an exception.
+    private var exceptions: [String: DomainException] = [:]
+
+    /// `path` nil writes to standard output. Throws an InputError when the file cannot be created.
+    init(format: OutputFormat, verbose: Bool, path: String?, progress: AuditProgress) throws {
+        self.format = format
+        self.verbose = verbose
+        self.progress = progress
+        if let path {
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                  let file = FileHandle(forWritingAtPath: path) else {
+                throw InputError("cannot write '\(path)'")
+            }
+            handle = file
+        } else {
+            handle = FileHandle.standardOutput
+        }
+    }
+
+    func started() {
+        running += 1
+        progress.update(tally, running: running)
+    }
+
+    func finished(_ report: DiagnosticsReport, entry: AuditEntry) {
+        running -= 1
+        let verdict = AuditVerdict(report)
+        var exception: DomainException?
+        if case .exception(let domain, let suggested, _) = report.suggestion {
+            exception = suggested
+            if format == .plist { exceptions[domain] = suggested }
+        }
+        emit(.result(DiagnosticsJSON(report, verbose: verbose), verdict: verdict, entry: entry),
+             text: "\(textVerdict(verdict)) \(report.target.url)\(exceptionText(exception))")
+        tally.add(verdict, exception: exception)
+        progress.update(tally, running: running)
+    }
+
+    func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
+        running -= 1
+        emit(.timeout(target, deadlineSeconds: deadline, entry: entry),
+             text: "\(textVerdict(.timeout)) \(target.url) (no result within \(deadline) s)")
+        tally.add(.timeout)
+        progress.update(tally, running: running)
+    }
+
+    /// A bad line: named with its number on stderr, and a record of kind "error" in the results.
+    func rejected(_ entry: AuditEntry, message: String) {
+        progress.clear()
+        let place = entry.line.map { "line \($0)" } ?? "argument \(entry.position)"
+        Diagnostics.warn("\(place): \(message)")
+        emit(.error(message: message, entry: entry),
+             text: "\(textVerdict(.error)) \(UntrustedText.escape(entry.text, limit: 200)) (\(place): \(message))")
+        tally.add(.error)
+        progress.update(tally, running: running, force: true)
+    }
+
+    /// Writes the plist (if that is the format), clears the progress line, prints the summary.
+    func finish() throws {
+        if format == .plist {
+            let domains = exceptions.mapValues { $0.propertyList as Any }
+            let root: [String: Any] = ["NSAppTransportSecurity": domains.isEmpty ? [:] : ["NSExceptionDomains": domains]]
+            let data = try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
+            handle.write(data)
+        }
+        if handle !== FileHandle.standardOutput { try handle.close() }
+        progress.clear()
+        FileHandle.standardError.write(Data(tally.summary.utf8))
+    }
+
+    private func emit(_ record: AuditRecord, text: String) {
+        switch format {
+        case .json:
+            guard var data = try? encoder.encode(record) else { return }
+            data.append(UInt8(ascii: "\n"))
+            progress.clear()
+            handle.write(data)
+        case .text:
+            progress.clear()
+            handle.write(Data((text + "\n").utf8))
+        case .plist:
+            break
+        }
+    }
+
+    private func textVerdict(_ verdict: AuditVerdict) -> String {
+        verdict.rawValue.uppercased().padding(toLength: 12, withPad: " ", startingAt: 0)
+    }
+
+    private func exceptionText(_ exception: DomainException?) -> String {
+        guard let exception else { return "" }
+        return " needs " + exception.propertyList.keys.sorted().joined(separator: ", ")
+    }
+}

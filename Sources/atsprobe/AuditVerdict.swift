@@ -1,0 +1,62 @@
+import ArgumentParser
+import ATSDiagnostics
+import ATSPolicy
+
+/// What one audit entry came to, in the words of the summary and the `verdict` JSON field.
+enum AuditVerdict: String, Encodable, CaseIterable, Sendable {
+    /// Default ATS loads the target.
+    case pass
+    /// An NSExceptionDomains entry makes it load.
+    case exception
+    /// It answers, but no exception dictionary makes it load.
+    case noException = "no-exception"
+    /// Nothing answered, or nothing that speaks TLS.
+    case unreachable
+    /// The per-target --deadline passed first.
+    case timeout
+    /// The line is not a target.
+    case error
+
+    init(_ report: DiagnosticsReport) {
+        if report.defaultPasses {
+            self = .pass
+        } else if report.reachability == .unreachable {
+            self = .unreachable
+        } else if case .exception = report.suggestion {
+            self = .exception
+        } else {
+            self = .noException
+        }
+    }
+
+    /// The exit status this verdict asks for, before --fail-on filters it.
+    var status: ExitStatus {
+        switch self {
+        case .pass: .clear
+        case .exception, .noException: .findings
+        case .unreachable, .timeout: .unreachable
+        case .error: .usage
+        }
+    }
+}
+
+/// `--fail-on`: which verdicts make the run fail.
+enum AuditFailOn: String, ExpressibleByArgument, CaseIterable {
+    /// Nothing fails the run (exit 0 unless the options themselves are wrong).
+    case none
+    /// Only unreachable or timed-out targets (exit 2), and bad lines (64).
+    case unreachable
+    /// Only targets that need an exception or cannot load (exit 1), and bad lines (64).
+    case exception
+    /// Everything: the highest of 64, 2, 1, 0 (the default, as for every other command).
+    case any
+
+    func filter(_ status: ExitStatus) -> ExitStatus {
+        switch (self, status) {
+        case (.none, _): .clear
+        case (.unreachable, .findings): .clear
+        case (.exception, .unreachable): .clear
+        default: status
+        }
+    }
+}
