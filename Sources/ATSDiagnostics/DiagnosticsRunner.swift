@@ -64,12 +64,8 @@ public struct DiagnosticsRunner: Sendable {
     /// The request a test makes to `target`, or nil when the configuration blocks it before any
     /// connection (an http:// URL with no insecure-load exception).
     func request(for target: Target, under configuration: ATSConfiguration) -> ProbeRequest? {
-        let policy = EffectivePolicy(configuration: configuration, host: target.host, ruleSet: options.ruleSet)
-        if target.scheme == .http && !policy.allowsInsecureHTTPLoads { return nil }
-        if target.scheme == .http {
-            return ProbeRequest(target: target, offer: ClientOffer(minVersion: .tls10, maxVersion: .tls13, suites: []),
-                                httpRequest: true, timeout: options.timeout)
-        }
+        let policy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme, ruleSet: options.ruleSet)
+        guard target.scheme == .https else { return nil }
         return ProbeRequest(target: target, offer: policy.clientOffer(ruleSet: options.ruleSet).canonical,
                             httpRequest: true, timeout: options.timeout)
     }
@@ -80,13 +76,13 @@ public struct DiagnosticsRunner: Sendable {
         var current = target
         var visited: Set<String> = []
         for _ in 0...options.maxRedirects {
-            let policy = EffectivePolicy(configuration: test.configuration, host: current.host, ruleSet: options.ruleSet)
+            let policy = EffectivePolicy(configuration: test.configuration, host: current.host, scheme: current.scheme,
+                                         ruleSet: options.ruleSet)
             guard current.scheme == .https else {
-                // Cleartext: ATS blocks it (-1022) unless insecure HTTP loads are allowed for the host.
-                let verdict = ATSEvaluator.evaluateCleartext(to: current, under: policy)
+                // Cleartext: ATS blocks it (-1022) unless insecure HTTP loads are allowed for the
+                // host. atsprobe does not load cleartext HTTP: an allowed http:// hop ends the load.
+                let verdict = ATSEvaluator.evaluateRedirect(to: current, under: policy)
                 hops.append(HopOutcome(url: current.url, offer: nil, result: nil, verdict: verdict))
-                if !verdict.passed { break }
-                // atsprobe does not speak cleartext HTTP: an allowed http:// hop ends the chain here.
                 break
             }
             guard let request = request(for: current, under: test.configuration) else { break }
@@ -107,8 +103,7 @@ public struct DiagnosticsRunner: Sendable {
             if visited.contains(next.url) { break }
             current = next
         }
-        let final = hops.first(where: { !$0.verdict.passed })?.verdict ?? hops.last?.verdict
-            ?? Verdict.blockedBeforeConnecting(target)
+        let final = hops.first(where: { !$0.verdict.passed })?.verdict ?? hops.last?.verdict ?? .pass
         return TestOutcome(section: test.section, title: test.title, configuration: test.configuration,
                            verdict: final, hops: hops)
     }

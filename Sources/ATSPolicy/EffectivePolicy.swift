@@ -37,6 +37,12 @@ public struct EffectivePolicy: Sendable, Hashable {
     public var checksLeafSignatureHash: Bool
     /// The NSPinnedDomains entry for the host, if any.
     public var pins: PinnedDomain?
+    /// NSRequiresCertificateTransparency on the entry (obsolete: CT is required for public roots
+    /// anyway); pass it to the certificate rules.
+    public var requiresCertificateTransparency: Bool
+    /// Why the dictionary means what it means here, for people: keys ignored, values not read,
+    /// exceptions the platform makes moot, readings that disagree.
+    public var notes: [String]
 
     public var atsApplies: Bool { exemption == nil }
 
@@ -66,6 +72,7 @@ public struct EffectivePolicy: Sendable, Hashable {
         } else {
             exemption = nil
         }
+        requiresCertificateTransparency = match?.exception.requiresCertificateTransparency ?? false
 
         let exception = match?.exception ?? DomainException()
         if exemption != nil {
@@ -84,6 +91,8 @@ public struct EffectivePolicy: Sendable, Hashable {
             minimumVersion = max(exception.effectiveMinimumTLSVersion, ruleSet.platformMinimumVersion)
         }
         checksLeafSignatureHash = atsRequired
+        notes = EffectivePolicy.notes(configuration: configuration, host: host, match: match, ruleSet: ruleSet)
+        if let subdomainDisagreement { notes.append(subdomainDisagreement.message) }
         checksLeafKeySize = atsRequired && !(!requiresForwardSecrecy && ruleSet.forwardSecrecyExceptionDropsKeySizeCheck)
     }
 
@@ -92,6 +101,34 @@ public struct EffectivePolicy: Sendable, Hashable {
         if !restrictsCipherSuites { return SuiteTables.ordered(ruleSet.platformSuites) }
         if requiresForwardSecrecy { return SuiteTables.ordered(ruleSet.atsSuites) }
         return SuiteTables.ordered(ruleSet.atsSuites + ruleSet.nonForwardSecretSuites)
+    }
+
+    private static func notes(configuration: ATSConfiguration, host: String, match: DomainMatch?, ruleSet: RuleSet) -> [String] {
+        var notes: [String] = []
+        if configuration.allowsArbitraryLoads && !configuration.effectiveAllowsArbitraryLoads {
+            let present = [
+                configuration.allowsArbitraryLoadsForMedia.map { _ in ATSKey.allowsArbitraryLoadsForMedia.name },
+                configuration.allowsArbitraryLoadsInWebContent.map { _ in ATSKey.allowsArbitraryLoadsInWebContent.name },
+                configuration.allowsLocalNetworking.map { _ in ATSKey.allowsLocalNetworking.name },
+            ].compactMap { $0 }
+            notes.append("NSAllowsArbitraryLoads is ignored because \(present.joined(separator: ", ")) is present")
+        }
+        if let match {
+            if configuration.allowsArbitraryLoads {
+                notes.append("the NSExceptionDomains entry \"\(match.key)\" overrides NSAllowsArbitraryLoads for this host")
+            }
+            if let text = match.exception.minimumTLSVersion, DomainException.parseMinimumTLSVersion(text) == nil {
+                notes.append("NSExceptionMinimumTLSVersion \"\(text)\" is not a value Apple reads (TLSv1.0-TLSv1.3); TLSv1.2 applies")
+            }
+            if match.exception.effectiveMinimumTLSVersion < ruleSet.platformMinimumVersion {
+                notes.append("\(match.exception.effectiveMinimumTLSVersion) is below what the platform (\(ruleSet.id)) speaks; "
+                    + "\(ruleSet.platformMinimumVersion) is the lowest offered")
+            }
+        } else if Target.isIPAddress(host) && !ruleSet.ipAddressesSubjectToATS
+                    && configuration.exceptionDomains.keys.contains(where: { IPAddressRange($0) != nil }) {
+            notes.append("IP/CIDR exception keys are read only from iOS 17 / macOS 14 on")
+        }
+        return notes
     }
 
     /// NSAllowsLocalNetworking covers unqualified names, names ending in .local, and IP addresses.

@@ -79,11 +79,8 @@ public enum ExceptionAdvisor {
             results.first { $0.0.configuration == configuration }?.1
         }
         func verdict(_ candidate: Candidate) -> Verdict? {
-            if candidate.minimum == nil && !candidate.forwardSecrecyOff && !candidate.insecureHTTP {
-                return verdict(ATSConfiguration.default) ?? verdict(configuration(host, candidate, minimum: .tls12))
-            }
-            return verdict(configuration(host, candidate, minimum: candidate.minimum))
-                ?? (candidate.minimum == .tls12 ? verdict(configuration(host, candidate, minimum: nil)) : nil)
+            if candidate.keyCount == 0 { return verdict(ATSConfiguration.default) }
+            return verdict(ATSConfiguration(exceptionDomains: [host: candidate.exception()]))
         }
 
         if verdict(ATSConfiguration.default)?.passed == true { return .none }
@@ -109,12 +106,6 @@ public enum ExceptionAdvisor {
         default: cause = "the platform cannot complete a handshake with the server"
         }
         return .impossible(reason: "even Allow All Loads fails: \(cause): \(first?.message ?? "no reason recorded")" + facts)
-    }
-
-    private static func configuration(_ host: String, _ c: Candidate, minimum: TLSVersion?) -> ATSConfiguration {
-        var exception = c.exception()
-        exception.minimumTLSVersion = minimum?.plistName
-        return ATSConfiguration(exceptionDomains: [host: exception])
     }
 
     private static func evidence(for chosen: Candidate, verdict: (Candidate) -> Verdict?,

@@ -1,7 +1,7 @@
 import TLSFacts
 
 /// One nscurl --ats-diagnostics test: its section, its title, and the ATS dictionary it loads with.
-public struct DiagnosticTest: Sendable, Hashable {
+public struct DiagnosticTest: Sendable, Hashable, Codable {
     public var section: String
     public var title: String
     public var configuration: ATSConfiguration

@@ -17,6 +17,7 @@ enum DiagnosticsText {
         Use '--verbose' to view the ATS dictionaries used and to display the error received in URLSession:task:didCompleteWithError:.
         \(rule)
 
+
         """
         var section: String?
         for test in report.tests {

@@ -148,6 +148,8 @@ extension LintCase {
         .fires("no-op-exception-domain", exceptions(domain("example.com", "<key>NSIncludesSubdomains</key><false/>")),
                at: "\(EXC).example.com", mentions: "changes nothing"),
         .fires("no-op-exception-domain", exceptions(domain("example.com", "")), at: "\(EXC).example.com", mentions: "it is empty"),
+        .fires("no-op-exception-domain", exceptions(domain("example.com", "<key>NSIncludesSubdomains</key><true/><key>NSExceptionRequiresForwardSecrecy</key><true/>")),
+               at: "\(EXC).example.com", mentions: "apart from NSIncludesSubdomains"),
         .silent("no-op-exception-domain", ats("<key>NSAllowsArbitraryLoads</key><true/><key>NSExceptionDomains</key><dict>\(domain("example.com", "<key>NSIncludesSubdomains</key><true/>"))</dict>")),
         .silent("no-op-exception-domain", exceptions(domain("example.com", "<key>NSExceptionRequiresForwardSecrecy</key><false/>"))),
 

@@ -75,8 +75,10 @@ extension LintPass {
 
         // An entry is never a no-op beside NSAllowsArbitraryLoads = true: it restores ATS for the domain.
         if !changesSomething && !hasProblem && !arbitraryLoadsOn {
-            add(.noOpExceptionDomain, at: base,
-                "the exception for \(domain) changes nothing: every value in it is the default\(entry.isEmpty ? " (it is empty)" : "")",
+            let why = entry.isEmpty ? "it is empty"
+                : booleanValue(entry[ATSKey.includesSubdomains.name]) == true ? "apart from NSIncludesSubdomains, every value in it is the default"
+                : "every value in it is the default"
+            add(.noOpExceptionDomain, at: base, "the exception for \(domain) changes nothing: \(why)",
                 fix: "remove the entry, or set the exception it was meant to grant")
         } else {
             add(redundant)

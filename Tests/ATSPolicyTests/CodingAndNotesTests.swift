@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import TLSFacts
+@testable import ATSPolicy
+
+@Suite struct CodingAndNotesTests {
+    @Test func configurationJSONUsesPlistKeys() throws {
+        let config = ATSConfiguration(allowsLocalNetworking: true, exceptionDomains: [
+            "example.com": DomainException(includesSubdomains: true, minimumTLSVersion: "TLSv1.1", requiresForwardSecrecy: false),
+        ], pinnedDomains: ["example.org": PinnedDomain(caIdentities: ["abc="])])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(config), as: UTF8.self)
+        #expect(json == #"{"NSAllowsLocalNetworking":true,"NSExceptionDomains":{"example.com":{"NSExceptionMinimumTLSVersion":"TLSv1.1","NSExceptionRequiresForwardSecrecy":false,"NSIncludesSubdomains":true}},"NSPinnedDomains":{"example.org":{"NSPinnedCAIdentities":[{"SPKI-SHA256-BASE64":"abc="}]}}}"#)
+        #expect(try JSONDecoder().decode(ATSConfiguration.self, from: Data(json.utf8)) == config)
+        #expect(String(decoding: try encoder.encode(ATSConfiguration.default), as: UTF8.self) == "{}")
+    }
+
+    @Test func suggestionJSONRoundTrip() throws {
+        let suggestions: [ExceptionSuggestion] = [
+            .none,
+            .exception(domain: "example.com", DomainException(minimumTLSVersion: "TLSv1.1"),
+                       rationale: [KeyEvidence(key: "NSExceptionMinimumTLSVersion", value: "TLSv1.1", observation: "server's highest protocol is TLS 1.1")]),
+            .impossible(reason: "even Allow All Loads fails"),
+        ]
+        for suggestion in suggestions {
+            let data = try JSONEncoder().encode(suggestion)
+            #expect(try JSONDecoder().decode(ExceptionSuggestion.self, from: data) == suggestion)
+        }
+        #expect(String(decoding: try JSONEncoder().encode(ExceptionSuggestion.none), as: UTF8.self) == #"{"kind":"none"}"#)
+    }
+
+    @Test func notesExplainTheDictionary() {
+        let ignored = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true, allowsArbitraryLoadsForMedia: false),
+                                      host: "example.com")
+        #expect(ignored.notes == ["NSAllowsArbitraryLoads is ignored because NSAllowsArbitraryLoadsForMedia is present"])
+        let malformed = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException(minimumTLSVersion: "TLSv1.4")]),
+                                        host: "example.com")
+        #expect(malformed.notes.contains { $0.contains("\"TLSv1.4\" is not a value Apple reads") })
+        #expect(malformed.minimumVersion == .tls12)
+        let moot = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException(minimumTLSVersion: "TLSv1.0")]),
+                                   host: "example.com", ruleSet: .ios26)
+        #expect(moot.notes == ["TLS 1.0 is below what the platform (ios26) speaks; TLS 1.2 is the lowest offered"])
+        #expect(moot.minimumVersion == .tls12)
+        let ipBefore17 = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["10.0.0.0/8": DomainException()]),
+                                         host: "10.1.2.3", ruleSet: .beforeIOS17)
+        #expect(ipBefore17.notes == ["IP/CIDR exception keys are read only from iOS 17 / macOS 14 on"])
+        #expect(EffectivePolicy(configuration: .default, host: "example.com").notes.isEmpty)
+    }
+
+    @Test func certificateTransparencyFlag() {
+        let config = ATSConfiguration(exceptionDomains: ["example.com": DomainException(requiresCertificateTransparency: true)])
+        #expect(EffectivePolicy(configuration: config, host: "example.com").requiresCertificateTransparency)
+        #expect(!EffectivePolicy(configuration: .default, host: "example.com").requiresCertificateTransparency)
+    }
+}
