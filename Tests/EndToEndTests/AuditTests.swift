@@ -1,0 +1,239 @@
+import ATSTestServers
+import Foundation
+import Testing
+import TLSFacts
+
+/// `atsprobe audit` end to end: the built binary against loopback servers started here.
+@Suite struct AuditTests {
+    /// One JSON Lines record, decoded loosely: only what the assertions need.
+    struct Record: Decodable {
+        var kind: String
+        var verdict: String
+        var input: String
+        var line: Int?
+        var message: String?
+        var target: TargetName?
+        struct TargetName: Decodable { var url: String }
+    }
+
+    static func records(_ stdout: String) throws -> [Record] {
+        try stdout.split(separator: "\n").map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    }
+
+    /// Starts every server, runs `body`, and stops them all, on failure too.
+    static func withServers<T>(_ start: () throws -> [(String, () -> Void)], _ body: ([String]) throws -> T) throws -> T {
+        var started: [(String, () -> Void)] = []
+        defer { for (_, stop) in started { stop() } }
+        started = try start()
+        return try body(started.map(\.0))
+    }
+
+    @Test func auditOfManyServersReportsEachOnceWithItsVerdict() throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let identity = try pki.issue(CertificateSpec())
+        // Static RSA needs an RSA key; TLS 1.0 signs with SHA-1, which an ECDSA key cannot do at the probe's security level.
+        let rsaIdentity = try pki.issue(CertificateSpec(key: .rsa(bits: 2048)))
+        let expired = try pki.issue(CertificateSpec(notBefore: Date(timeIntervalSinceNow: -400 * 86_400),
+                                                    notAfter: Date(timeIntervalSinceNow: -10 * 86_400)))
+        let refusedPort = try unusedLoopbackPort()
+        // (input line, expected verdict), in input order.
+        var expected: [(String, String)] = []
+        try Self.withServers({
+            func tls(_ configuration: TLSServerConfiguration, _ verdict: String) throws -> (String, () -> Void) {
+                let server = try TestTLSServer.start(configuration)
+                expected.append(("https://127.0.0.1:\(server.port)/", verdict))
+                return (expected.last!.0, server.stop)
+            }
+            func hostile(_ behavior: HostileBehavior, _ verdict: String) throws -> (String, () -> Void) {
+                let server = try HostileServer.start(behavior)
+                expected.append(("127.0.0.1:\(server.port)", verdict))
+                return (expected.last!.0, server.stop)
+            }
+            var servers = [
+                try tls(TLSServerConfiguration(identity: identity), "pass"),
+                try tls(TLSServerConfiguration(identity: identity, minVersion: .tls12, maxVersion: .tls12), "pass"),
+                try tls(TLSServerConfiguration(identity: rsaIdentity, minVersion: .tls10, maxVersion: .tls10), "exception"),
+                try tls(TLSServerConfiguration(identity: rsaIdentity, minVersion: .tls12, maxVersion: .tls12,
+                                               cipherList: "AES128-GCM-SHA256:AES256-GCM-SHA384"), "exception"),
+                try tls(TLSServerConfiguration(identity: expired), "no-exception"),
+                try hostile(.resetOnAccept, "no-exception"),
+                try hostile(.plainHTTP, "unreachable"),
+                try hostile(.garbage, "unreachable"),
+            ]
+            expected.append(("127.0.0.1:\(refusedPort)", "unreachable"))
+            servers.append((expected.last!.0, {}))
+            return servers
+        }) { _ in
+            let input = expected.map(\.0).joined(separator: "\n") + "\n"
+            let result = try BinaryRunner.run(["audit", "--json", "--input", "-", "--ca-file", root, "--timeout", "3",
+                                               "--per-host", "16"], timeout: 120, stdin: input)
+            #expect(!result.timedOut)
+            #expect(result.status == 2, "stderr: \(result.stderr)")
+            let records = try Self.records(result.stdout)
+            #expect(records.count == expected.count)
+            for (index, (text, verdict)) in expected.enumerated() {
+                let matching = records.filter { $0.input == text }
+                #expect(matching.count == 1, "\(text) appears \(matching.count) times")
+                #expect(matching.first?.verdict == verdict, "\(text): \(matching.first?.verdict ?? "missing"), expected \(verdict)")
+                #expect(matching.first?.line == index + 1)
+                #expect(matching.first?.kind == "result")
+            }
+            #expect(result.stderr.contains("\(expected.count) targets"))
+        }
+    }
+
+    @Test func badLinesAreReportedWithTheirNumbersAndTheRestGoOn() throws {
+        let refused = try unusedLoopbackPort()
+        let input = """
+        # a comment, then a blank line
+
+        127.0.0.1:\(refused)
+        bad_host!name
+        127.0.0.1:99999
+          # an indented comment
+        ftp://127.0.0.1/
+        https://127.0.0.1:\(refused)/path
+
+        """
+        let result = try BinaryRunner.run(["audit", "--json", "--input", "-", "--timeout", "2"], timeout: 60, stdin: input)
+        #expect(!result.timedOut)
+        #expect(result.status == 64)
+        let records = try Self.records(result.stdout)
+        let errors = records.filter { $0.kind == "error" }
+        #expect(errors.map(\.line) == [4, 5, 7])
+        #expect(errors.map(\.input) == ["bad_host!name", "127.0.0.1:99999", "ftp://127.0.0.1/"])
+        #expect(errors.allSatisfy { $0.verdict == "error" && $0.message?.isEmpty == false })
+        let results = records.filter { $0.kind == "result" }
+        #expect(results.compactMap(\.line).sorted() == [3, 8])
+        #expect(results.allSatisfy { $0.verdict == "unreachable" })
+        for line in [4, 5, 7] { #expect(result.stderr.contains("atsprobe: line \(line): "), "stderr: \(result.stderr)") }
+        #expect(result.stderr.contains("line 4: invalid target 'bad_host!name'"))
+        // --fail-on unreachable ignores nothing here: bad lines still fail the run.
+        let narrowed = try BinaryRunner.run(["audit", "--json", "--input", "-", "--timeout", "2", "--fail-on", "none"],
+                                            timeout: 60, stdin: input)
+        #expect(narrowed.status == 0)
+        #expect(try Self.records(narrowed.stdout).count == 5)
+    }
+
+    @Test func failOnChoosesWhichFindingsFailTheRun() throws {
+        let refused = try unusedLoopbackPort()
+        for (failOn, status) in [("any", Int32(2)), ("unreachable", 2), ("exception", 0), ("none", 0)] {
+            let result = try BinaryRunner.run(["audit", "--json", "--timeout", "2", "--fail-on", failOn, "127.0.0.1:\(refused)"], timeout: 60)
+            #expect(result.status == status, "--fail-on \(failOn): \(result.stderr)")
+        }
+    }
+
+    @Test func shardsPartitionTheInputExactly() throws {
+        // Refused ports answer at once; bad lines cost nothing. Both kinds must be shared out.
+        var lines: [String] = []
+        for index in 0..<24 {
+            lines.append(index % 4 == 3 ? "bad_host_\(index)!" : "127.0.0.1:\(try unusedLoopbackPort())")
+        }
+        let input = lines.joined(separator: "\n") + "\n"
+        var seen: [Int: Int] = [:]
+        for k in 1...3 {
+            let result = try BinaryRunner.run(["audit", "--json", "--input", "-", "--timeout", "2", "--fail-on", "none",
+                                               "--shard", "\(k)/3"], timeout: 120, stdin: input)
+            #expect(!result.timedOut)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            for record in try Self.records(result.stdout) {
+                let line = try #require(record.line)
+                #expect(record.input == lines[line - 1])
+                seen[line, default: 0] += 1
+            }
+        }
+        #expect(seen.keys.sorted() == Array(1...lines.count))
+        #expect(seen.values.allSatisfy { $0 == 1 }, "lines audited by more than one shard: \(seen.filter { $0.value > 1 })")
+        let bad = try BinaryRunner.run(["audit", "--shard", "4/3", "127.0.0.1:1"], timeout: 30)
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("--shard '4/3'"))
+    }
+
+    @Test func aTargetPastItsDeadlineIsReportedAsTimedOutWithoutDelayingOthers() throws {
+        let silent = try HostileServer.start(.silent)
+        defer { silent.stop() }
+        let refused = try unusedLoopbackPort()
+        let started = Date()
+        let result = try BinaryRunner.run(["audit", "--json", "--deadline", "1", "--timeout", "20",
+                                           "127.0.0.1:\(silent.port)", "127.0.0.1:\(refused)"], timeout: 60)
+        #expect(!result.timedOut)
+        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(result.status == 2)
+        let records = try Self.records(result.stdout)
+        #expect(records.map(\.verdict) == ["unreachable", "timeout"], "the quick target comes out first")
+        #expect(records.last?.kind == "timeout")
+        #expect(records.last?.target?.url == "https://127.0.0.1:\(silent.port)/")
+        #expect(records.allSatisfy { $0.line == nil })
+    }
+
+    @Test func plistMergesTheExceptionsOfEveryTarget() throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let rsa = try pki.issue(CertificateSpec(key: .rsa(bits: 2048)))
+        let old = try TestTLSServer.start(TLSServerConfiguration(identity: rsa, minVersion: .tls10, maxVersion: .tls10))
+        defer { old.stop() }
+        let staticRSA = try TestTLSServer.start(TLSServerConfiguration(identity: rsa, minVersion: .tls12, maxVersion: .tls12,
+                                                                       cipherList: "AES128-GCM-SHA256"))
+        defer { staticRSA.stop() }
+        let result = try BinaryRunner.run(["audit", "--format", "plist", "--ca-file", root, "--timeout", "3",
+                                           "127.0.0.1:\(old.port)", "127.0.0.1:\(staticRSA.port)"], timeout: 120)
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        let plist = try PropertyListSerialization.propertyList(from: Data(result.stdout.utf8), format: nil) as? [String: Any]
+        let ats = plist?["NSAppTransportSecurity"] as? [String: Any]
+        let domains = ats?["NSExceptionDomains"] as? [String: Any]
+        let entry = domains?["127.0.0.1"] as? [String: Any]
+        #expect(domains?.count == 1)
+        #expect(entry?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.0")
+        #expect(entry?["NSExceptionRequiresForwardSecrecy"] as? Bool == false)
+        #expect(result.stderr.contains("NSExceptionMinimumTLSVersion: 1 target"))
+    }
+
+    @Test func tenThousandLinesStreamTheFirstResultAtOnce() throws {
+        let refused = try unusedLoopbackPort()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let body = (0..<10_000).map { $0 % 2 == 0 ? "127.0.0.1:\(refused)" : "bad host \($0)" }.joined(separator: "\n")
+        try body.write(toFile: path, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = BinaryRunner.binaryURL
+        process.arguments = ["audit", "--json", "--input", path, "--timeout", "2"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        // Read until the first newline or 10 seconds, whichever comes first.
+        let firstLine = DispatchSemaphore(value: 0)
+        let reader = FirstLineReader(out.fileHandleForReading)
+        DispatchQueue.global().async { reader.read(); firstLine.signal() }
+        #expect(firstLine.wait(timeout: .now() + 10) == .success, "no result within 10 s")
+        #expect(Date().timeIntervalSince(started) < 5)
+        let record = try JSONDecoder().decode(Record.self, from: Data(reader.line.utf8))
+        #expect(record.line == 1 || record.line == 2)
+    }
+
+    /// Reads a pipe up to its first newline.
+    final class FirstLineReader: @unchecked Sendable {
+        private let handle: FileHandle
+        private(set) var line = ""
+        init(_ handle: FileHandle) { self.handle = handle }
+        func read() {
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                bytes += chunk
+                if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) { bytes = Array(bytes[..<end]); break }
+            }
+            line = String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}
