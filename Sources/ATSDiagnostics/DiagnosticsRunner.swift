@@ -41,7 +41,7 @@ public struct DiagnosticsRunner: Sendable {
         let firstHops = Set(tests.map { request(for: target, under: $0.configuration) }.compactMap { $0 })
         await loads.prefetch(firstHops)
 
-        let outcomes = await withTaskGroup(of: (Int, TestOutcome).self) { group in
+        var outcomes = await withTaskGroup(of: (Int, TestOutcome).self) { group in
             for (index, test) in tests.enumerated() {
                 group.addTask { (index, await self.load(target, test: test, loads: loads)) }
             }
@@ -50,15 +50,30 @@ public struct DiagnosticsRunner: Sendable {
             return results.map { $0! }
         }
 
+        // When the server answered with TLS but no test completed a handshake, one more
+        // handshake with the widest offer shows what the server would choose: the reason
+        // "no exception helps" then names a protocol or suite rather than a bare alert.
+        var observations = outcomes.flatMap(\.hops).compactMap(\.result)
+        let completed = observations.contains { if case .success = $0 { return true } else { return false } }
+        let spokeTLS = observations.contains { if case .failure(let f) = $0 { return f.spokeTLS } else { return false } }
+        var widestProbe: ProbeResult?
+        if !completed && spokeTLS {
+            let widest = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: options.timeout)
+            widestProbe = await loads.result(for: widest)
+            observations.append(widestProbe!)
+        }
+        outcomes = outcomes.map { Explanations.annotate($0, with: observations) }
+
         let handshakes = await loads.count
         let elapsed = clock.now - start
         let pairs = zip(tests, outcomes.map(\.verdict)).map { ($0, $1) }
-        let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, ruleSet: options.ruleSet)
+        let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
+                                                  ruleSet: options.ruleSet)
         return DiagnosticsReport(
             target: target, ruleSet: options.ruleSet.id, tests: outcomes, suggestion: suggestion,
             handshakes: handshakes,
             wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
-            reachability: DiagnosticsReport.reachability(of: outcomes))
+            reachability: DiagnosticsReport.reachability(of: observations), widestProbe: widestProbe)
     }
 
     /// The request a test makes to `target`, or nil when the configuration blocks it before any
