@@ -150,7 +150,9 @@ public enum ATSEvaluator {
                                            "certificate not trusted: \(UntrustedText.escape(problem.detail, limit: 300))"),
                              .untrusted(streamCode(for: problem.kind), host: host)))
         }
-        for violation in violations {
+        // A rule set from before iOS 13 has none of Apple's certificate rules (the 398-day and CT
+        // rules came later still), so it reads no violation.
+        for violation in violations where ruleSet.appliesIOS13CertificateRules {
             findings.append((FailureReason(.certificateRule(violation.rule), layer: .trust,
                                            UntrustedText.escape(violation.detail, limit: 300)),
                              .untrusted(SecureTransportCode.certificateChainInvalid, host: host)))

@@ -224,3 +224,18 @@ import TLSFacts
         #expect(String(decoding: data, as: UTF8.self).contains("\"kind\":\"trust.nameMismatch\""))
     }
 }
+
+@Suite struct CertificateRuleSetTests {
+    @Test func violationsReadOnlyWhenTheRuleSetHasTheRules() {
+        let violation = CertificateRuleViolation(rule: "rsa-key-size", certificateIndex: 0, detail: "leaf RSA key 1024 bits < 2048")
+        var old = RuleSet.beforeIOS17
+        old.appliesIOS13CertificateRules = false
+        let policy = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com", ruleSet: old)
+        let observation = testObservation(key: PublicKeyFacts(algorithm: .rsa, bits: 1024))
+        #expect(ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: old, certificateViolations: [violation]).passed)
+        let current = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com")
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: current, ruleSet: .documented, certificateViolations: [violation])
+        #expect(verdict.reasons.map(\.code) == ["certificateRule.rsa-key-size"])
+        #expect(verdict.error?.code == -1202 && verdict.error?.streamErrorCode == -9807)
+    }
+}
