@@ -153,8 +153,8 @@ import TLSFacts
         (.connectTimeout, nil, -1001, -2102),
         (.handshakeTimeout, nil, -1001, -2102),
         (.notTLS, nil, -1200, -9806),
-        (.closedDuringHandshake, nil, -1200, -9806),
-        (.resetDuringHandshake, nil, -1005, -4),
+        (.closedDuringHandshake, nil, -1200, -9816),
+        (.resetDuringHandshake, nil, -1200, -9816),
         (.clientRejected, nil, -1200, -9801),
         (.other, nil, -1200, -9800),
     ])
@@ -177,13 +177,14 @@ import TLSFacts
 
     @Test func nscurlDescription() {
         let error = AppleError(code: -1200, streamErrorCode: -9836, streamErrorDomain: 3)
-        #expect(error.nscurlDescription == "Error Domain=NSURLErrorDomain Code=-1200 \"An SSL error has occurred and a secure connection to the server cannot be made.\" UserInfo={_kCFStreamErrorCodeKey=-9836, _kCFStreamErrorDomainKey=3, NSLocalizedDescription=An SSL error has occurred and a secure connection to the server cannot be made.}")
+        #expect(error.nscurlDescription == "Error Domain=NSURLErrorDomain Code=-1200 \"An SSL error has occurred and a secure connection to the server cannot be made.\" UserInfo={_kCFStreamErrorCodeKey=-9836, NSLocalizedRecoverySuggestion=Would you like to connect to the server anyway?, _kCFStreamErrorDomainKey=3, NSLocalizedDescription=An SSL error has occurred and a secure connection to the server cannot be made.}")
         let untrusted = AppleError(code: -1202, streamErrorCode: -9813, streamErrorDomain: 3, host: "example.com").failing(url: "https://example.com/")
         #expect(untrusted.localizedDescription == "The certificate for this server is invalid. You might be connecting to a server that is pretending to be \u{201C}example.com\u{201D} which could put your confidential information at risk.")
         #expect(untrusted.nscurlDescription.contains("NSErrorFailingURLStringKey=https://example.com/, NSErrorFailingURLKey=https://example.com/"))
         #expect(AppleError(code: -1022).localizedDescription
                 == "The resource could not be loaded because the App Transport Security policy requires the use of a secure connection.")
         #expect(AppleError(code: -1004).localizedDescription == "Could not connect to the server.")
+        #expect(!AppleError(code: -1004, streamErrorCode: 61, streamErrorDomain: 1).nscurlDescription.contains("RecoverySuggestion"))
         #expect(AppleError(code: -1001).localizedDescription == "The request timed out.")
         #expect(AppleError(code: -1003).localizedDescription == "A server with the specified hostname could not be found.")
     }
