@@ -34,7 +34,11 @@ public struct DiagnosticsRunner: Sendable {
     public func run(_ target: Target) async -> DiagnosticsReport {
         let clock = ContinuousClock()
         let start = clock.now
-        let tests = NSCurlMatrix.tests(host: target.host)
+        let shown = NSCurlMatrix.tests(host: target.host)
+        // Entries nscurl does not test but the advisor may suggest: insecure HTTP loads without
+        // PFS off (cipher list still restricted). Their offers equal nscurl rows', so they cost
+        // no extra handshake, and they keep the suggestion from switching PFS off needlessly.
+        let tests = shown + DiagnosticsRunner.supplementaryTests(host: target.host)
         let loads = LoadCache(prober: prober)
 
         // Every distinct first-hop request starts at once; tests then share them.
@@ -67,6 +71,7 @@ public struct DiagnosticsRunner: Sendable {
         let handshakes = await loads.count
         let elapsed = clock.now - start
         let pairs = zip(tests, outcomes.map(\.verdict)).map { ($0, $1) }
+        outcomes.removeLast(tests.count - shown.count)
         let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
                                                   ruleSet: options.ruleSet)
         return DiagnosticsReport(
@@ -74,6 +79,14 @@ public struct DiagnosticsRunner: Sendable {
             handshakes: handshakes,
             wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
             reachability: DiagnosticsReport.reachability(of: observations), widestProbe: widestProbe)
+    }
+
+    static func supplementaryTests(host: String) -> [DiagnosticTest] {
+        [nil, TLSVersion.tls11, .tls10].map { minimum in
+            let exception = DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: minimum?.plistName)
+            return DiagnosticTest(section: "atsprobe: insecure HTTP allowed, forward secrecy required", title: minimum.map { "\($0.plistName) with insecure HTTP allowed" } ?? "Allowing Insecure HTTP",
+                                  configuration: ATSConfiguration(exceptionDomains: [host: exception]))
+        }
     }
 
     /// The request a test makes to `target`, or nil when the configuration blocks it before any
