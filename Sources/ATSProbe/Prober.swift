@@ -36,8 +36,7 @@ public final class Prober: Sendable {
         // The deadline starts now: building a context or starting a thread counts against it.
         let clock = Stopwatch()
         let deadline = Deadline(secondsFromNow: request.timeout)
-        counter.increment()
-        let handshake = Handshake(request: request, contexts: contexts, trust: trust,
+        let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
                                   evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline)
         // A hung resolver is the one wait OpenSSL and poll cannot bound; the watchdog answers for it.
         let watchdog = request.timeout + 0.5
