@@ -63,12 +63,6 @@ struct ProbeFailureTests {
         #expect(failure?.alert == TLSAlert(code: code))
     }
 
-    @Test func unresolvableName() async throws {
-        let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false))
-        let request = ProbeRequest(target: Target(host: "no-such-host.invalid", port: 443), offer: Prober.widestOffer, timeout: 5)
-        #expect(await prober.probe(request).failure?.kind == .nameNotResolved)
-    }
-
     /// A real server and a real mismatch: TLS 1.3 only against a TLS 1.2 offer, and the reverse.
     @Test func noSharedProtocolWithRealServer() async throws {
         let fixture = try ProbeFixture()
