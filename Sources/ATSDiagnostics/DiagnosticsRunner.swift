@@ -114,7 +114,10 @@ public struct DiagnosticsRunner: Sendable {
                 break
             }
             guard let request = request(for: current, under: test.configuration) else { break }
-            let result = await loads.result(for: request)
+            // A redirect hop on an authority already handshaken with this offer reuses that
+            // handshake, as URLSession reuses the connection; only the new path's response is
+            // fetched, once per URL for all tests.
+            let result = hops.isEmpty ? await loads.result(for: request) : await loads.hopResult(for: request)
             let violations: [CertificateRuleViolation]
             if case .success(let observation) = result {
                 violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date(),
@@ -155,8 +158,45 @@ actor LoadCache {
         await task(for: request).value
     }
 
+    /// Requests seen per authority and offer, path aside.
+    private var byConnection: [ConnectionKey: ProbeRequest] = [:]
+    /// One response per URL on a reused connection.
+    private var responses: [String: Task<ProbeResult, Never>] = [:]
+
+    struct ConnectionKey: Hashable {
+        var host: String, port: Int, connectAddress: String?, connectPort: Int?, offer: ClientOffer
+        init(_ request: ProbeRequest) {
+            host = request.target.host; port = request.target.port
+            connectAddress = request.target.connectAddress; connectPort = request.target.connectPort
+            offer = request.offer
+        }
+    }
+
+    /// For a redirect hop: the handshake already made on this connection (if any) with the HTTP
+    /// response for the hop's own path.
+    func hopResult(for request: ProbeRequest) async -> ProbeResult {
+        let key = ConnectionKey(request)
+        guard let earlier = byConnection[key] else { return await result(for: request) }
+        let handshake = await task(for: earlier).value
+        guard case .success(var observation) = handshake else { return handshake }
+        let url = request.target.url
+        let response: Task<ProbeResult, Never>
+        if let existing = responses[url] {
+            response = existing
+        } else {
+            response = task(for: request)
+            responses[url] = response
+        }
+        switch await response.value {
+        case .success(let fetched): observation.http = fetched.http
+        case .failure(let failure): observation.http = HTTPExchange(statusCode: nil, failure: "request for \(url) failed: \(failure)")
+        }
+        return .success(observation)
+    }
+
     private func task(for request: ProbeRequest) -> Task<ProbeResult, Never> {
         if let task = tasks[request] { return task }
+        byConnection[ConnectionKey(request)] = byConnection[ConnectionKey(request)] ?? request
         let prober = self.prober
         let task = Task { await prober.probe(request) }
         tasks[request] = task
