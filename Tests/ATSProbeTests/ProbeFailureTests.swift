@@ -43,8 +43,9 @@ struct ProbeFailureTests {
         #expect((900..<2000).contains(failure?.elapsedMilliseconds ?? -1))
         // Wall clock as the caller sees it. Resuming the awaiting test needs a cooperative thread,
         // and other tests generate RSA keys on that (two-thread) pool, so only "did not hang" is
-        // asserted here; the engine's bound is the assertion above.
-        #expect(elapsed >= 0.9 && elapsed < 10)
+        // asserted here (the machine may be loaded: CI shares two cores); the engine's bound is
+        // the assertion above.
+        #expect(elapsed >= 0.9 && elapsed < 60)
     }
 
     @Test func resetOnAccept() async throws {
