@@ -22,22 +22,22 @@ extension ATSProbeCommand {
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT; several allowed.")
         var targets: [String] = []
 
-        @Option(name: .long, help: "Read targets from FILE, one per line; - reads standard input.")
+        @Option(name: .long, help: ArgumentHelp("Read targets from FILE, one per line; - reads standard input.", valueName: "file"))
         var input: String?
 
-        @Option(name: .long, help: "Targets audited at once, in all.")
+        @Option(name: .long, help: ArgumentHelp("Targets audited at once, in all.", valueName: "n"))
         var concurrency: Int = 32
 
-        @Option(name: .customLong("per-host"), help: "Targets of one host (or --connect-to address) audited at once.")
+        @Option(name: .customLong("per-host"), help: ArgumentHelp("Targets of one host (or --connect-to address) audited at once.", valueName: "n"))
         var perHost: Int = 2
 
-        @Option(name: .long, help: "Start at most N targets per second (default: no limit).")
+        @Option(name: .long, help: ArgumentHelp("Start at most N targets per second (default: no limit).", valueName: "n"))
         var rate: Double?
 
-        @Option(name: .long, help: "Seconds one target may take in all; then it is reported as timed out.")
+        @Option(name: .long, help: ArgumentHelp("Seconds one target may take in all; then it is reported as timed out.", valueName: "seconds"))
         var deadline: Double = 60
 
-        @Option(name: .long, help: "Take the K-th of N shares of the input (K/N, 1-based), for N machines.")
+        @Option(name: .long, help: ArgumentHelp("Take the K-th of N shares of the input (K/N, 1-based), for N machines.", valueName: "k/n"))
         var shard: String?
 
         @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any.")
