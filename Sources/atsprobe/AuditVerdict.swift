@@ -8,9 +8,9 @@ enum AuditVerdict: String, Encodable, CaseIterable, Sendable {
     case pass
     /// An NSExceptionDomains entry makes it load.
     case exception
-    /// It answers, but no exception dictionary makes it load.
+    /// It speaks TLS, but no exception dictionary makes it load.
     case noException = "no-exception"
-    /// Nothing answered, or nothing that speaks TLS.
+    /// Nothing spoke TLS: not resolved, refused, silent, reset, or not TLS.
     case unreachable
     /// The per-target --deadline passed first.
     case timeout
