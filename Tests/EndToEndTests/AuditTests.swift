@@ -168,6 +168,34 @@ import TLSFacts
         #expect(records.allSatisfy { $0.line == nil })
     }
 
+    @Test func perHostLimitSerialisesOneHostsTargets() async throws {
+        // Two silent servers on one host, one at a time: the second starts only when the
+        // first's 1-second deadline has passed, so the run cannot end before 2 seconds.
+        let first = try HostileServer.start(.silent)
+        defer { first.stop() }
+        let second = try HostileServer.start(.silent)
+        defer { second.stop() }
+        let started = Date()
+        let result = try await BinaryRunner.run(["audit", "--json", "--per-host", "1", "--deadline", "1", "--timeout", "20",
+                                                 "127.0.0.1:\(first.port)", "127.0.0.1:\(second.port)"], timeout: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(try Self.records(result.stdout).map(\.verdict) == ["timeout", "timeout"])
+        #expect(elapsed >= 2, "took \(elapsed) s")
+        #expect(elapsed < 15)
+    }
+
+    @Test func rateSpacesTheStarts() async throws {
+        let refused = try unusedLoopbackPort()
+        let started = Date()
+        // Five starts at 4 per second: the last starts a second after the first.
+        let result = try await BinaryRunner.run(["audit", "--json", "--rate", "4", "--timeout", "2", "--per-host", "8"]
+                                                + Array(repeating: "127.0.0.1:\(refused)", count: 5), timeout: 60)
+        #expect(try Self.records(result.stdout).count == 5)
+        #expect(Date().timeIntervalSince(started) >= 1)
+        let bad = try await BinaryRunner.run(["audit", "--rate", "0", "127.0.0.1:1"], timeout: 30)
+        #expect(bad.status == 64)
+    }
+
     @Test func plistMergesTheExceptionsOfEveryTarget() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
