@@ -111,19 +111,3 @@ extension ATSProbeCommand {
         }
     }
 }
-
-extension AuditInput {
-    /// Lines to expect, for the progress bar only: arguments plus the file's newlines, counted
-    /// in one streaming pass. Unknown for standard input.
-    static func expectedCount(arguments: [String], path: String?) -> Int? {
-        guard let path, path != "-" else { return path == nil ? arguments.count : nil }
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? file.close() }
-        var lines = arguments.count
-        while true {
-            let chunk = file.readData(ofLength: 1 << 20)
-            if chunk.isEmpty { return lines }
-            lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-        }
-    }
-}

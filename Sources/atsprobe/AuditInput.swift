@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One target as written by the user: a command-line argument or a line of the input.
 struct AuditEntry: Sendable {
@@ -57,6 +60,17 @@ final class AuditInput: @unchecked Sendable {
         return nil
     }
 
+    /// Whatever read(2) returns, up to 64 KiB: a pipe gives what has arrived (so lines typed or
+    /// piped slowly are audited at once), a file its next chunk. Empty at the end or on error.
+    static func read(_ fd: Int32) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            return count > 0 ? Array(chunk[..<count]) : []
+        }
+    }
+
     /// The next raw line and whether it was cut short. Reads happen on a private queue so a
     /// slow pipe never blocks Swift's cooperative threads.
     private func nextLine() async -> (Int, ArraySlice<UInt8>, Bool)? {
@@ -81,9 +95,25 @@ final class AuditInput: @unchecked Sendable {
                 return (lineNumber, ArraySlice(buffer), tooLong)
             }
             let chunk = await withCheckedContinuation { continuation in
-                queue.async { continuation.resume(returning: handle.readData(ofLength: 65_536)) }
+                queue.async { continuation.resume(returning: Self.read(handle.fileDescriptor)) }
             }
             if chunk.isEmpty { atEnd = true } else { buffer.append(contentsOf: chunk) }
+        }
+    }
+}
+
+extension AuditInput {
+    /// Lines to expect, for the progress bar only: arguments plus the file's newlines, counted
+    /// in one streaming pass. Unknown for standard input.
+    static func expectedCount(arguments: [String], path: String?) -> Int? {
+        guard let path, path != "-" else { return path == nil ? arguments.count : nil }
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        var lines = arguments.count
+        while true {
+            let chunk = read(file.fileDescriptor)
+            if chunk.isEmpty { return lines }
+            lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         }
     }
 }

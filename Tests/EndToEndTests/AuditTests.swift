@@ -248,6 +248,30 @@ import TLSFacts
         #expect(record.line == 1 || record.line == 2)
     }
 
+    @Test func aLineOnAnOpenPipeIsAuditedBeforeTheInputEnds() async throws {
+        let refused = try unusedLoopbackPort()
+        let process = Process()
+        process.executableURL = BinaryRunner.binaryURL
+        process.arguments = ["audit", "--json", "--input", "-", "--timeout", "2"]
+        let out = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        input.fileHandleForWriting.write(Data("127.0.0.1:\(refused)\n".utf8))
+        // Standard input stays open: the result must not wait for its end.
+        let firstLine = DispatchSemaphore(value: 0)
+        let reader = FirstLineReader(out.fileHandleForReading)
+        DispatchQueue.global().async { reader.read(); firstLine.signal() }
+        #expect(firstLine.wait(timeout: .now() + 10) == .success, "no result while the input is still open")
+        #expect(try JSONDecoder().decode(Record.self, from: Data(reader.line.utf8)).verdict == "unreachable")
+    }
+
     /// Reads a pipe up to its first newline.
     final class FirstLineReader: @unchecked Sendable {
         private let handle: FileHandle
