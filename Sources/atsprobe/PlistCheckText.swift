@@ -31,7 +31,7 @@ enum PlistCheckText {
             out += tightenedPlist
         }
         let passing = checks.filter(\.passes).count
-        out += "\nSummary: \(passing) of \(checks.count) load\(checks.count == 1 ? "" : "s") pass under the app's dictionary; "
+        out += "\nSummary: \(passing) of \(checks.count) load\(checks.count == 1 ? " passes" : "s pass") under the app's dictionary; "
         out += tightening.isTight ? "nothing to tighten\n" : "\(tightening.findings.count) finding\(tightening.findings.count == 1 ? "" : "s")\n"
         return out
     }

@@ -179,9 +179,26 @@ struct TighteningPass {
             }
             domains.removeValue(forKey: key)
             domainsChanged = true
-        } else if changed {
-            domains[key] = rewrite(PropertyListValue.dictionary(domains[key]) ?? [:], as: entry)
-            domainsChanged = true
+        } else {
+            if changed {
+                domains[key] = rewrite(PropertyListValue.dictionary(domains[key]) ?? [:], as: entry)
+                domainsChanged = true
+            }
+            pinSubdomains(hosts, under: key, entry: entry)
+        }
+    }
+
+    /// A host the entry reaches only under Apple's code (more than one label down) fails under
+    /// the documentation's reading; an entry of its own holds under both.
+    mutating func pinSubdomains(_ hosts: [HostNeed], under key: String, entry: DomainException) {
+        for need in unique(hosts) where !need.appLoadPasses {
+            guard let disagreement = configuration.subdomainDisagreement(host: need.host, ruleSet: ruleSet),
+                  disagreement.anyDepth?.key == key, domains[need.host.lowercased()] == nil else { continue }
+            let own = DomainException(allowsInsecureHTTPLoads: entry.allowsInsecureHTTPLoads, minimumTLSVersion: entry.minimumTLSVersion,
+                                      requiresForwardSecrecy: entry.requiresForwardSecrecy)
+            addEntry(for: need.host, own, kind: .insufficient,
+                     message: "Apple's documentation reads NSIncludesSubdomains as one label, so \"\(esc(key))\" may not cover "
+                        + "\(esc(need.host)); an entry of its own holds under both readings")
         }
     }
 
