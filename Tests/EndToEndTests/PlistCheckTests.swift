@@ -6,7 +6,7 @@ import Testing
 @Suite struct PlistCheckTests {
     /// NSAllowsArbitraryLoads plus TLSv1.0 for a TLS 1.2 server: both are unnecessary; the
     /// tightened dictionary, checked again, passes with nothing to tighten.
-    @Test func tooPermissiveIsTightenedAndTheTightenedDictionaryPasses() throws {
+    @Test func tooPermissiveIsTightenedAndTheTightenedDictionaryPasses() async throws {
         let fixture = try PlistFixture()
         let file = try fixture.write(infoPlist([
             "NSAllowsArbitraryLoads": true,
@@ -14,8 +14,8 @@ import Testing
             "NSExceptionDomains": ["localhost": ["NSExceptionMinimumTLSVersion": "TLSv1.0", "NSIncludesSubdomains": true]],
         ]), name: "Info.plist")
         let tightened = fixture.path("tightened.plist")
-        try fixture.withServer { server in
-            let text = try BinaryRunner.run(fixture.checkArguments(file, port: server.port), timeout: 60)
+        try await fixture.withServer { server in
+            let text = try await BinaryRunner.run(fixture.checkArguments(file, port: server.port), timeout: 60)
             #expect(text.status == 1, "\(text.stdout)\n\(text.stderr)")
             #expect(text.stdout.contains("Governed by  NSExceptionDomains entry \"localhost\" (exact match)"))
             #expect(text.stdout.contains("Load         PASS"))
@@ -27,7 +27,7 @@ import Testing
             #expect(!text.stdout.contains("<key>NSAllowsArbitraryLoads</key>"))
             #expect(!text.stdout.contains("<string>TLSv1.0</string>"))
 
-            let json = try BinaryRunner.run(fixture.checkArguments(file, port: server.port, extra: ["--format", "json"]), timeout: 60)
+            let json = try await BinaryRunner.run(fixture.checkArguments(file, port: server.port, extra: ["--format", "json"]), timeout: 60)
             #expect(json.status == 1)
             let document = try #require(jsonObject(json.stdout), "stdout: \(json.stdout)")
             #expect(document["tight"] as? Bool == false)
@@ -44,9 +44,9 @@ import Testing
             #expect((document["tightenedPlist"] as? String)?.contains("<plist version=\"1.0\">") == true)
 
             // --format plist writes only the tightened dictionary; check it again.
-            let plist = try BinaryRunner.run(fixture.checkArguments(file, port: server.port, extra: ["--format", "plist", "--output", tightened]), timeout: 60)
+            let plist = try await BinaryRunner.run(fixture.checkArguments(file, port: server.port, extra: ["--format", "plist", "--output", tightened]), timeout: 60)
             #expect(plist.status == 1)
-            let again = try BinaryRunner.run(fixture.checkArguments(tightened, port: server.port), timeout: 60)
+            let again = try await BinaryRunner.run(fixture.checkArguments(tightened, port: server.port), timeout: 60)
             #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
             #expect(again.stdout.contains("Findings: none"))
             #expect(again.stdout.contains("nothing to tighten"))
@@ -55,11 +55,11 @@ import Testing
     }
 
     /// NSAllowsArbitraryLoads alone, for one TLS 1.1 host: too wide; replaced by the TLSv1.1 entry.
-    @Test func arbitraryLoadsForOneTLS11HostIsTooWide() throws {
+    @Test func arbitraryLoadsForOneTLS11HostIsTooWide() async throws {
         let fixture = try PlistFixture()
         let file = try fixture.write(infoPlist(["NSAllowsArbitraryLoads": true]), name: "Info.plist", binary: true)
-        try fixture.withServer(min: .tls11, max: .tls11) { server in
-            let result = try BinaryRunner.run(fixture.checkArguments(file, port: server.port, extra: ["--json"]), timeout: 60)
+        try await fixture.withServer(min: .tls11, max: .tls11) { server in
+            let result = try await BinaryRunner.run(fixture.checkArguments(file, port: server.port, extra: ["--json"]), timeout: 60)
             #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
             let document = try #require(jsonObject(result.stdout), "stdout: \(result.stdout)")
             #expect(document["format"] as? String == "binary")
@@ -74,12 +74,12 @@ import Testing
 
     /// A TLS 1.1-only server and no exception: the load fails, with the reason, and the
     /// tightened (here widened) dictionary has the minimal entry.
-    @Test func tls11ServerWithoutExceptionFailsAndGetsTheMinimalEntry() throws {
+    @Test func tls11ServerWithoutExceptionFailsAndGetsTheMinimalEntry() async throws {
         let fixture = try PlistFixture()
         let file = try fixture.write(infoPlist(["NSAllowsArbitraryLoadsForMedia": true]), name: "Info.plist", binary: true)
-        try fixture.withServer(min: .tls11, max: .tls11) { server in
+        try await fixture.withServer(min: .tls11, max: .tls11) { server in
             let input = try fixture.write(Data("# hosts the app loads\n\nhttps://localhost:\(server.port)/\n".utf8), name: "targets.txt")
-            let result = try BinaryRunner.run(["plist", "check", file, "--input", input, "--ca-file", fixture.rootPath,
+            let result = try await BinaryRunner.run(["plist", "check", file, "--input", input, "--ca-file", fixture.rootPath,
                                                "--connect-to", "localhost:\(server.port):127.0.0.1:\(server.port)"], timeout: 60)
             #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains("Governed by  default ATS (no entry for the host)"))
@@ -94,14 +94,14 @@ import Testing
 
     /// `example.test` with NSIncludesSubdomains and a host two labels down: Apple's code applies
     /// the entry, the documentation does not; both readings are loaded and reported.
-    @Test func subdomainDepthShowsBothReadings() throws {
+    @Test func subdomainDepthShowsBothReadings() async throws {
         let fixture = try PlistFixture()
         let host = "a.b.example.test"
         let file = try fixture.write(infoPlist([
             "NSExceptionDomains": ["example.test": ["NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.1"]],
         ]), name: "Info.plist")
-        try fixture.withServer(names: [host], min: .tls11, max: .tls11) { server in
-            let text = try BinaryRunner.run(fixture.checkArguments(file, host: host, port: server.port), timeout: 60)
+        try await fixture.withServer(names: [host], min: .tls11, max: .tls11) { server in
+            let text = try await BinaryRunner.run(fixture.checkArguments(file, host: host, port: server.port), timeout: 60)
             #expect(text.status == 1, "\(text.stdout)\n\(text.stderr)")
             #expect(text.stdout.contains("Apple's code (any depth) applies entry \"example.test\""))
             #expect(text.stdout.contains("Apple's documentation (one label) applies no entry"))
@@ -109,7 +109,7 @@ import Testing
             #expect(text.stdout.contains("Load (docs)  FAIL"))
             #expect(text.stdout.contains("insufficient  NSAppTransportSecurity.NSExceptionDomains.a.b.example.test: absent -> NSExceptionMinimumTLSVersion = TLSv1.1"))
 
-            let json = try BinaryRunner.run(fixture.checkArguments(file, host: host, port: server.port, extra: ["--json"]), timeout: 60)
+            let json = try await BinaryRunner.run(fixture.checkArguments(file, host: host, port: server.port, extra: ["--json"]), timeout: 60)
             let document = try #require(jsonObject(json.stdout), "stdout: \(json.stdout)")
             let target = try #require((document["targets"] as? [[String: Any]])?.first)
             let readings = try #require(target["subdomainReadings"] as? [String: Any])
@@ -121,31 +121,31 @@ import Testing
 
             // The tightened dictionary gives the host an entry of its own: both readings agree and pass.
             let tightened = fixture.path("tightened.plist")
-            _ = try BinaryRunner.run(fixture.checkArguments(file, host: host, port: server.port, extra: ["--format", "plist", "--output", tightened]), timeout: 60)
-            let again = try BinaryRunner.run(fixture.checkArguments(tightened, host: host, port: server.port), timeout: 60)
+            _ = try await BinaryRunner.run(fixture.checkArguments(file, host: host, port: server.port, extra: ["--format", "plist", "--output", tightened]), timeout: 60)
+            let again = try await BinaryRunner.run(fixture.checkArguments(tightened, host: host, port: server.port), timeout: 60)
             #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
             #expect(again.stdout.contains("Governed by  NSExceptionDomains entry \"a.b.example.test\" (exact match)"))
             #expect(!again.stdout.contains("Readings"))
         }
     }
 
-    @Test func badTargetAndMissingTargetsAreExit64() throws {
+    @Test func badTargetAndMissingTargetsAreExit64() async throws {
         let fixture = try PlistFixture()
         let file = try fixture.write(infoPlist([:]), name: "Info.plist")
-        let bad = try BinaryRunner.run(["plist", "check", file, "localhost:99999"], timeout: 30)
+        let bad = try await BinaryRunner.run(["plist", "check", file, "localhost:99999"], timeout: 30)
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("bad port '99999'"))
-        let none = try BinaryRunner.run(["plist", "check", file], timeout: 30)
+        let none = try await BinaryRunner.run(["plist", "check", file], timeout: 30)
         #expect(none.status == 64)
         #expect(none.stderr.contains("give at least one target"))
     }
 
-    @Test func unreachableHostIsExit2() throws {
+    @Test func unreachableHostIsExit2() async throws {
         let fixture = try PlistFixture()
         let file = try fixture.write(infoPlist([:]), name: "Info.plist")
         // Bind a server to learn a free port, then stop it: nothing listens there.
-        let port = try fixture.withServer { $0.port }
-        let result = try BinaryRunner.run(["plist", "check", file, "https://127.0.0.1:\(port)/", "--timeout", "3"], timeout: 60)
+        let port = try await fixture.withServer { $0.port }
+        let result = try await BinaryRunner.run(["plist", "check", file, "https://127.0.0.1:\(port)/", "--timeout", "3"], timeout: 60)
         #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("could not be reached"))
     }

@@ -32,11 +32,11 @@ struct PlistFixture {
 
     /// Starts a server for `names` with the given protocol range, runs `body`, and stops the server whatever happens.
     func withServer<T>(names: [String] = ["localhost"], min: TLSVersion = .tls12, max: TLSVersion = .tls12,
-                       _ body: (TestTLSServer) throws -> T) throws -> T {
+                       _ body: (TestTLSServer) async throws -> T) async throws -> T {
         let identity = try pki.issue(CertificateSpec(commonName: names[0], dnsNames: names))
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity, minVersion: min, maxVersion: max))
         defer { server.stop() }
-        return try body(server)
+        return try await body(server)
     }
 
     /// `plist check` arguments for one https target on the server, connecting to 127.0.0.1.
