@@ -60,7 +60,7 @@ extension ATSProbeCommand {
                                                      verbose: diagnostics.verbose))
                 case .json:
                     let report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
-                                                tightening: tightening, tightenedPlist: tightenedPlist, verbose: diagnostics.verbose)
+                                                tightening: tightening, tightenedPlist: tightenedPlist)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .plist:
                     sink.write(tightenedPlist)

@@ -19,11 +19,11 @@ struct PlistCheckJSON: Encodable {
     let tightenedPlist: String
 
     init(file: String, document: PropertyListDocument, ruleSet: RuleSet, checks: [PlistTargetCheck],
-         tightening: TighteningReport, tightenedPlist: String, verbose: Bool) {
+         tightening: TighteningReport, tightenedPlist: String) {
         self.file = file
         format = document.format.rawValue
         self.ruleSet = ruleSet.id
-        targets = checks.map { TargetJSON($0, verbose: verbose) }
+        targets = checks.map(TargetJSON.init)
         findings = tightening.findings
         notes = tightening.notes
         tight = tightening.isTight
@@ -43,13 +43,13 @@ struct PlistCheckJSON: Encodable {
         let suggestion: DiagnosticsJSON.SuggestionJSON?
         let notes: [String]
 
-        init(_ check: PlistTargetCheck, verbose: Bool) {
+        init(_ check: PlistTargetCheck) {
             target = TargetReport(check.target)
             governedBy = check.policy.governedBy
             entry = check.policy.match?.key
             exemption = check.policy.exemption?.rawValue
             subdomainReadings = check.policy.subdomainDisagreement.map(ReadingsJSON.init)
-            loads = check.loads.map { LoadJSON($0, verbose: verbose) }
+            loads = check.loads.map(LoadJSON.init)
             passes = check.passes
             reachability = check.diagnostics?.reachability.rawValue
             suggestion = check.diagnostics.map { DiagnosticsJSON.SuggestionJSON($0.suggestion) }
@@ -75,9 +75,9 @@ struct PlistCheckJSON: Encodable {
         let entry: String?
         let result: String
         let verdict: Verdict
-        let hops: [DiagnosticsJSON.HopJSON]?
+        let hops: [DiagnosticsJSON.HopJSON]
 
-        init(_ load: PlistTargetCheck.ReadingLoad, verbose: Bool) {
+        init(_ load: PlistTargetCheck.ReadingLoad) {
             reading = load.reading
             entry = load.policy.match?.key
             result = load.load.verdict.passed ? "PASS" : "FAIL"
