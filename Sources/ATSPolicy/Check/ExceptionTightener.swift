@@ -145,11 +145,11 @@ struct TighteningPass {
             let value = needed == .tls12 ? "absent" : needed.plistName
             if appMinimum < needed {
                 entry.minimumTLSVersion = needed == .tls12 ? nil : needed.plistName
-                report(needed == .tls12 ? .unnecessary : .tooWide, .exceptionMinimumTLSVersion, app.minimumTLSVersion ?? "absent", value,
+                report(needed == .tls12 ? .unnecessary : .tooWide, .exceptionMinimumTLSVersion, app.minimumTLSVersion.map(esc) ?? "absent", value,
                        "\(who) load\(hosts.count == 1 ? "s" : "") with \(needed) as the minimum; \(appMinimum) is not needed")
             } else if appMinimum > needed && loadFailed {
                 entry.minimumTLSVersion = needed == .tls12 ? nil : needed.plistName
-                report(.insufficient, .exceptionMinimumTLSVersion, app.minimumTLSVersion ?? "absent", value,
+                report(.insufficient, .exceptionMinimumTLSVersion, app.minimumTLSVersion.map(esc) ?? "absent", value,
                        "\(who) need\(hosts.count == 1 ? "s" : "") \(needed) as the minimum; \(appMinimum) fails")
             }
         }
