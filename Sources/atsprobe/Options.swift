@@ -94,3 +94,24 @@ struct ConnectionOptions: ParsableArguments {
         return target
     }
 }
+
+extension OutputOptions {
+    /// Colour only for people: text format, standard output a terminal, no --output file,
+    /// NO_COLOR unset (https://no-color.org), unless --color always/never says otherwise.
+    var usesColor: Bool {
+        switch color {
+        case .always: return effectiveFormat == .text
+        case .never: return false
+        case .auto:
+            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return effectiveFormat == .text && output == nil && !noColor && isatty(STDOUT_FILENO) == 1
+        }
+    }
+}
+
+/// ANSI colour for the PASS/FAIL words; nothing else is coloured.
+struct Palette {
+    let enabled: Bool
+    func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
+    func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
+}
