@@ -89,7 +89,9 @@ public struct DiagnosticsRunner: Sendable {
             let result = await loads.result(for: request)
             let violations: [CertificateRuleViolation]
             if case .success(let observation) = result {
-                violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date())
+                violations = AppleCertificatePolicy.violations(
+                    in: observation, at: options.evaluationDate ?? Date(),
+                    requireCertificateTransparency: policy.requiresCertificateTransparency)
             } else {
                 violations = []
             }
