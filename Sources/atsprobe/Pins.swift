@@ -43,10 +43,13 @@ extension ATSProbeCommand {
                 case .text:
                     sink.write(try PinsText.render(report))
                 case .plist:
-                    guard let plist = try report.plistText() else {
-                        throw InputError("no plist to print: the handshake failed (\(ProbeText.describe(report.failure!)))")
+                    // Only the plist goes to stdout; without a handshake there is none, and the
+                    // exit status says why (2 unreachable, 1 handshake failed).
+                    if let plist = try report.plistText() {
+                        sink.write(plist)
+                    } else if let failure = report.failure {
+                        Diagnostics.warn("no plist: handshake failed: \(ProbeText.describe(failure))")
                     }
-                    sink.write(plist)
                 }
                 try sink.finish()
                 return report.exitStatus

@@ -137,6 +137,15 @@ struct PinsCommandTests {
         #expect(result.stdout.contains("none: no NSPinnedDomains entry applies"))
     }
 
+    /// A port nothing listens on (the listener is closed before the run): exit 2, no plist.
+    @Test func unreachableIsExit2WithoutAPlist() throws {
+        let port = try unusedLoopbackPort()
+        let result = try TrustSupport.run(["pins", "--format", "plist", "--timeout", "5", "127.0.0.1:\(port)"], timeout: 30)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("no plist: handshake failed: connection refused"), "\(result.stderr)")
+    }
+
     @Test func plistWithoutPinnedDomainsIsBadInput() throws {
         let path = try TrustSupport.write("""
         <?xml version="1.0" encoding="UTF-8"?>
