@@ -39,7 +39,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "TLSFacts"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "TLSFacts", "ATSTestServers"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["ATSTestServers", "TLSFacts", .target(name: "atsprobe")]

@@ -13,14 +13,21 @@ public struct ProbeOptions: Sendable {
     public var evaluationDate: Date?
     /// At most this many handshakes in flight in `probeAll`.
     public var maxConcurrentHandshakes: Int
+    /// TEST SEAM, not exposed by the CLI: a PEM bundle whose certificates join the system store,
+    /// so chains ending there are judged as public roots (AnchorSource.system: the 398-day and CT
+    /// rules apply). Loopback test roots are in no real system store; this stands in for one, as
+    /// SSL_CERT_FILE does for the binary. Never use it to make a chain look trusted.
+    public var additionalSystemAnchorsFile: String?
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
-                evaluationDate: Date? = nil, maxConcurrentHandshakes: Int = 16) {
+                evaluationDate: Date? = nil, maxConcurrentHandshakes: Int = 16,
+                additionalSystemAnchorsFile: String? = nil) {
         self.caFile = caFile
         self.caDirectory = caDirectory
         self.useSystemTrustStore = useSystemTrustStore
         self.evaluationDate = evaluationDate
         self.maxConcurrentHandshakes = maxConcurrentHandshakes
+        self.additionalSystemAnchorsFile = additionalSystemAnchorsFile
     }
 }
 

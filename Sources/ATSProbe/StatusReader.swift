@@ -32,12 +32,17 @@ enum StatusReader {
             OpenSSLErrors.clear()
             return []
         }
-        return timestamps(in: list) { sct in
+        let found = timestamps(in: list) { sct in
             switch SCT_get_source(sct) {
             case SCT_SOURCE_TLS_EXTENSION: .tlsExtension
             case SCT_SOURCE_OCSP_STAPLED_RESPONSE: .ocspStaple
             default: nil
             }
+        }
+        // OpenSSL moves each source's SCTs onto the peer list by popping, which reverses them:
+        // restore the order they were sent in, source by source.
+        return [SignedCertificateTimestamp.Source.tlsExtension, .ocspStaple].flatMap { source in
+            found.filter { $0.source == source }.reversed()
         }
     }
 
@@ -60,21 +65,39 @@ enum StatusReader {
             return staple
         }
         defer { OCSP_BASICRESP_free(basic) }
-        guard let leaf, let issuer, let id = OCSP_cert_to_id(nil, leaf, issuer) else {
-            OpenSSLErrors.clear()
-            return staple
-        }
-        defer { OCSP_CERTID_free(id) }
+        guard let leaf else { return staple }
         var status: Int32 = -1, reason: Int32 = -1
         var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?,
             nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
-        if OCSP_resp_find_status(basic, id, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1 {
+        var found = false
+        if let issuer, let id = OCSP_cert_to_id(nil, leaf, issuer) {
+            found = OCSP_resp_find_status(basic, id, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1
+            OCSP_CERTID_free(id)
+        } else if let single = singleResponse(in: basic, serialOf: leaf) {
+            // The issuer was not served (a leaf signed by the root): the leaf's serial names it.
+            status = OCSP_single_get0_status(single, &reason, &revoked, &thisUpdate, &nextUpdate)
+            found = status >= 0
+        }
+        if found {
             staple.certificateStatus = certificateStatusNames[status] ?? "status \(status)"
             staple.thisUpdate = CertificateReader.date(UnsafePointer(thisUpdate))
             staple.nextUpdate = CertificateReader.date(UnsafePointer(nextUpdate))
         }
         OpenSSLErrors.clear()
         return staple
+    }
+
+    /// The single response whose certificate ID carries the leaf's serial number (borrowed).
+    private static func singleResponse(in basic: OpaquePointer, serialOf leaf: OpaquePointer) -> OpaquePointer? {
+        guard let serial = X509_get0_serialNumber(leaf) else { return nil }
+        for index in 0..<min(OCSP_resp_count(basic), 64) {
+            guard let single = OCSP_resp_get0(basic, index), let id = OCSP_SINGLERESP_get0_id(single) else { continue }
+            var idSerial: UnsafeMutablePointer<ASN1_INTEGER>?
+            guard OCSP_id_get0_info(nil, nil, nil, &idSerial, id) == 1,
+                  let idSerial else { continue }
+            if ASN1_INTEGER_cmp(idSerial, serial) == 0 { return single }
+        }
+        return nil
     }
 
     // RFC 6960 names, as Apple and OpenSSL spell them.

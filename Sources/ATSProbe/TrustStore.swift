@@ -19,6 +19,17 @@ final class TrustStore: @unchecked Sendable {
         var fingerprints = Set<String>()
         if options.useSystemTrustStore { _ = X509_STORE_set_default_paths(store) }
         OpenSSLErrors.clear()
+        // Test seam (ProbeOptions.additionalSystemAnchorsFile): added to the store but not to the
+        // user's fingerprints, so chains ending there count as system (public) roots.
+        if let file = options.additionalSystemAnchorsFile {
+            let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
+            guard !certificates.isEmpty else { throw ProbeSetupError(path: file, reason: "no PEM certificate in file") }
+            for cert in certificates {
+                _ = X509_STORE_add_cert(store, cert)
+                X509_free(cert)
+            }
+            OpenSSLErrors.clear()
+        }
 
         func add(file path: String, required: Bool) throws(ProbeSetupError) {
             let certificates = try TrustStore.readPEMCertificates(path: path, required: required)

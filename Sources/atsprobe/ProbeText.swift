@@ -1,3 +1,4 @@
+import ATSPolicy
 import Foundation
 import TLSFacts
 
@@ -26,14 +27,19 @@ enum ProbeText {
             rows.append(("Trust", trustLine(o.trust)))
             out += table(rows)
             for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
+            out += appleRules(o)
             out += "\nChain as served (\(o.chain.count) certificate\(o.chain.count == 1 ? "" : "s"))\n"
             for (index, cert) in o.chain.enumerated() { out += certificate(cert, index: index) }
             out += "\nSigned certificate timestamps: "
             let scts = (o.chain.first?.embeddedSCTs ?? []) + o.deliveredSCTs
             if scts.isEmpty { out += "none\n" } else {
                 out += "\(scts.count)\n"
-                for sct in scts { out += "  - \(sct.source.rawValue): log \(esc(sct.logID)) at \(iso(sct.timestamp))\n" }
+                for sct in scts {
+                    let known = CTLogList.apple[sct.logID].map { " (\($0.name), \($0.state.rawValue))" } ?? " (not in Apple's log list)"
+                    out += "  - \(sct.source.rawValue): log \(esc(sct.logID))\(known) at \(iso(sct.timestamp))\n"
+                }
             }
+            out += certificateTransparency(o)
             out += "OCSP staple: "
             if let staple = o.ocspStaple {
                 out += "\(esc(staple.responseStatus))"
@@ -44,6 +50,33 @@ enum ProbeText {
             } else { out += "none\n" }
         }
         return out
+    }
+
+    /// Apple's certificate rules (ats-reference 2A), judged at the time trust was judged (--at or now).
+    static func appleRules(_ o: Observation) -> String {
+        let violations = AppleCertificatePolicy.violations(in: o, at: o.trust.evaluatedAt)
+        guard !violations.isEmpty else { return "Apple certificate rules: met (as of \(iso(o.trust.evaluatedAt)))\n" }
+        var out = "Apple certificate rules: \(violations.count) broken (as of \(iso(o.trust.evaluatedAt)))\n"
+        for violation in violations { out += "  - \(esc(violation.detail))\n" }
+        return out
+    }
+
+    /// Apple's CT verdict with the counts behind it. No app dictionary here, so
+    /// NSRequiresCertificateTransparency is not set: CT applies to public (system) roots only.
+    static func certificateTransparency(_ o: Observation) -> String {
+        let ct = AppleCertificatePolicy.certificateTransparency(in: o, at: o.trust.evaluatedAt)
+        // A verdict of notRequired has a reason that starts "not required: ...".
+        let verdict = switch ct.verdict {
+        case .notRequired: ""
+        case .compliant: "compliant, "
+        case .nonCompliant: "NOT compliant, "
+        }
+        var out = "Certificate Transparency: \(verdict)\(esc(ct.reason))\n"
+        out += "  SCTs: \(ct.embeddedSCTs) embedded, \(ct.tlsExtensionSCTs) TLS extension, \(ct.ocspStapleSCTs) OCSP staple"
+        if let needed = ct.embeddedRequired, let days = ct.lifetimeDays {
+            out += "; \(needed) embedded needed for \(days) days"
+        }
+        return out + "\n"
     }
 
     static func describe(_ failure: ProbeFailure) -> String {

@@ -1,0 +1,78 @@
+import ArgumentParser
+import ATSPolicy
+import ATSProbe
+import Foundation
+import TLSFacts
+
+extension ATSProbeCommand {
+    /// `atsprobe pins URL|HOST`: the SPKI-SHA256-BASE64 pins of the served chain, a ready
+    /// NSPinnedDomains dictionary, and with --plist whether an app's pins accept the chain.
+    struct Pins: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the SPKI pins of the served chain and a ready NSPinnedDomains dictionary; check an Info.plist's pins.",
+            discussion: """
+            --format plist prints only the NSAppTransportSecurity/NSPinnedDomains plist.
+            Exit codes: 0 pins printed (with --plist: every pin set that applies is satisfied, or none applies); \
+            1 a pin set is not satisfied, or the handshake failed; 2 unreachable or not TLS; 64 bad input.
+            """
+        )
+
+        @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT.")
+        var target: String
+
+        @Option(name: .long, help: "Info.plist (or a bare NSAppTransportSecurity dictionary) whose NSPinnedDomains to check against the served chain.")
+        var plist: String?
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded {
+                let target = try connection.target(self.target)
+                // Bad input first: the plist is read before any connection.
+                let configuration = try plist.map(PinsPlist.configuration(path:))
+                let prober = try makeProber(connection)
+                let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false,
+                                           timeout: connection.timeout)
+                let result = await prober.probe(request)
+                let report = PinsReport(target: target, result: result, configuration: configuration)
+                var sink = OutputSink(path: output.output)
+                switch output.effectiveFormat {
+                case .json:
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
+                case .text:
+                    sink.write(try PinsText.render(report))
+                case .plist:
+                    // Only the plist goes to stdout; without a handshake there is none, and the
+                    // exit status says why (2 unreachable, 1 handshake failed).
+                    if let plist = try report.plistText() {
+                        sink.write(plist)
+                    } else if let failure = report.failure {
+                        Diagnostics.warn("no plist: handshake failed: \(ProbeText.describe(failure))")
+                    }
+                }
+                try sink.finish()
+                return report.exitStatus
+            }
+        }
+    }
+}
+
+/// Reading the --plist file into the ATS configuration whose NSPinnedDomains are checked.
+enum PinsPlist {
+    static func configuration(path: String) throws -> ATSConfiguration {
+        let document: PropertyListDocument
+        do {
+            document = try PropertyListFile.read(path: path)
+        } catch {
+            throw InputError(error.description)
+        }
+        guard let ats = document.atsDictionary else {
+            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSAppTransportSecurity dictionary")
+        }
+        guard ats[ATSKey.pinnedDomains.name] is [String: Any] else {
+            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSPinnedDomains dictionary in NSAppTransportSecurity")
+        }
+        return ATSConfiguration(propertyList: ats)
+    }
+}

@@ -1,0 +1,108 @@
+import ATSPolicy
+import Foundation
+import TLSFacts
+
+/// What `pins` found: the served chain's SPKI pins, the suggested NSPinnedDomains entry, and
+/// the judgement of each --plist pin set that applies to the host. Also the JSON document.
+struct PinsReport: Encodable {
+    /// One served certificate and its pin.
+    struct Certificate: Encodable {
+        let index: Int
+        /// "leaf" or "CA" (any served certificate after the leaf).
+        let role: String
+        let subject: String
+        let issuer: String
+        let spkiSHA256Base64: String
+    }
+
+    /// One NSPinnedDomains entry that applies to the host, and whether the chain satisfies it.
+    struct PinCheck: Encodable {
+        /// The entry's key, as written in the plist.
+        let domain: String
+        /// The NSIncludesSubdomains readings under which the entry applies ("anyDepth", "oneLabel").
+        let readings: [String]
+        let pins: PinSet
+        let result: PinResult
+    }
+
+    let schemaVersion = jsonSchemaVersion
+    let target: TargetReport
+    let outcome: String
+    let failure: ProbeFailure?
+    let trust: TrustEvaluation?
+    let certificates: [Certificate]
+    let suggestedPinnedDomains: PlistValue?
+    /// Whether --plist was given.
+    let plistChecked: Bool
+    let pinChecks: [PinCheck]
+    /// nil without --plist or when no handshake was made; true when every applicable pin set is met.
+    let pinsSatisfied: Bool?
+    /// The suggestion as property-list values, for the plist output.
+    private let suggestion: [String: Any]?
+
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, target, outcome, failure, trust, certificates, suggestedPinnedDomains,
+             plistChecked, pinChecks, pinsSatisfied
+    }
+
+    init(target: Target, result: ProbeResult, configuration: ATSConfiguration?) {
+        self.target = TargetReport(target)
+        plistChecked = configuration != nil
+        switch result {
+        case .failure(let failure):
+            outcome = "failure"
+            self.failure = failure
+            trust = nil
+            certificates = []
+            suggestion = nil
+            suggestedPinnedDomains = nil
+            pinChecks = []
+            pinsSatisfied = nil
+        case .success(let observation):
+            outcome = "handshake"
+            failure = nil
+            trust = observation.trust
+            certificates = observation.chain.enumerated().map { index, certificate in
+                Certificate(index: index, role: index == 0 ? "leaf" : "CA", subject: certificate.subject,
+                            issuer: certificate.issuer, spkiSHA256Base64: certificate.spkiSHA256Base64)
+            }
+            let suggestion = PinningPolicy.suggestedPinnedDomains(host: target.host, chain: observation.chain)
+            self.suggestion = suggestion
+            suggestedPinnedDomains = PlistValue(suggestion)
+            let checks = configuration.map { PinsReport.checks(host: target.host, chain: observation.chain, configuration: $0) } ?? []
+            pinChecks = checks
+            pinsSatisfied = configuration == nil ? nil : checks.allSatisfy(\.result.isSatisfied)
+        }
+    }
+
+    /// Every entry that applies to `host` under either NSIncludesSubdomains reading, judged once.
+    static func checks(host: String, chain: [CertificateFacts], configuration: ATSConfiguration) -> [PinCheck] {
+        var found: [(key: String, pins: PinnedDomain, readings: [String])] = []
+        for reading in SubdomainReading.allCases {
+            guard let entry = configuration.pinnedDomain(host: host, reading: reading) else { continue }
+            if let at = found.firstIndex(where: { $0.key == entry.key }) {
+                found[at].readings.append(reading.rawValue)
+            } else {
+                found.append((entry.key, entry.pins, [reading.rawValue]))
+            }
+        }
+        return found.map { entry in
+            let pins = PinSet(includesSubdomains: entry.pins.includesSubdomains,
+                              caIdentities: entry.pins.caIdentities, leafIdentities: entry.pins.leafIdentities)
+            return PinCheck(domain: entry.key, readings: entry.readings, pins: pins,
+                            result: PinningPolicy.evaluate(chain: chain, pins: pins))
+        }
+    }
+
+    var exitStatus: ExitStatus {
+        if let failure { return failure.isUnreachable ? .unreachable : .findings }
+        return pinsSatisfied == false ? .findings : .clear
+    }
+
+    /// The suggested dictionary inside NSAppTransportSecurity, as an XML plist; nil without a handshake.
+    func plistText() throws -> String? {
+        guard let suggestion else { return nil }
+        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: suggestion], format: .xml)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

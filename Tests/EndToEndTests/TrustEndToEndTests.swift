@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+import ATSTestServers
+
+/// Certificate trust as Apple judges it, through the binary: Reason lines naming the rule under
+/// every FAIL, the findings and CT verdict in `probe`, and --at as the clock.
+@Suite("Trust end to end")
+struct TrustEndToEndTests {
+    static let issued = TrustSupport.utc(2025, 3, 1)
+
+    /// Valid for `days` of Apple's inclusive days from 2025-03-01.
+    static func spec(days: Int, extendedKeyUsage: [String]? = [CertificateSpec.serverAuth], scts: [TestSCT] = []) -> CertificateSpec {
+        CertificateSpec(notBefore: issued, notAfter: issued.addingTimeInterval(Double(days) * 86_400 - 1),
+                        extendedKeyUsage: extendedKeyUsage, embeddedSCTs: scts)
+    }
+
+    static let googleArgon = "DleUvPOuqT4zGyyZB7P3kN+bwj1xMiXdIaklrGHFTiE="
+
+    @Test func everyFailNamesTheCertificateAndRule() throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: nil))
+        let result = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+            try TrustSupport.run(["--ats-diagnostics", "--ca-file", root, "--at", "2025-03-10", "https://127.0.0.1:\(port)/"])
+        }
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        let fails = TrustSupport.failBlocks(result.stdout)
+        #expect(fails.count == 16, "\(result.stdout)")
+        for block in fails {
+            #expect(block.contains("Reason : certificate 0 [leaf] (O=atsprobe tests,CN=localhost): no extendedKeyUsage extension"), "\(block)")
+            #expect(block.contains("[eku-server-auth]"), "\(block)")
+        }
+    }
+
+    /// SSL_CERT_FILE puts the test root in OpenSSL's system store: a public root, so 398 days and
+    /// CT apply. --at judges as of 2025-03-10; at 2026-06-01 the same leaf has expired.
+    @Test func publicRootRulesAndTheClock() throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        let identity = try pki.issue(Self.spec(days: 399))
+        let (judged, later) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+            let url = "https://127.0.0.1:\(port)/"
+            return (try TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try TrustSupport.run(["--ats-diagnostics", "--at", "2026-06-01", url], environment: ["SSL_CERT_FILE": root]))
+        }
+        #expect(judged.status == 1)
+        let fails = TrustSupport.failBlocks(judged.stdout)
+        #expect(fails.count == 16, "\(judged.stdout)")
+        for block in fails {
+            #expect(block.contains("valid for 399 days; at most 398 for certificates from a public root issued on or after 2020-09-01 [validity-398]"), "\(block)")
+            #expect(block.contains("Certificate Transparency required (the chain ends at a public (system) root): no SCTs were presented"), "\(block)")
+            #expect(!block.contains("has expired"), "\(block)")
+        }
+        let laterFails = TrustSupport.failBlocks(later.stdout)
+        #expect(laterFails.count == 16)
+        #expect(laterFails.allSatisfy { $0.contains("has expired") }, "\(later.stdout)")
+    }
+
+    @Test func probeListsAppleFindingsAndCT() throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        let sct = TestSCT(logID: Array(Data(base64Encoded: Self.googleArgon)!), timestamp: Self.issued)
+        let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: nil, scts: [sct]))
+        let (user, system) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+            let url = "https://127.0.0.1:\(port)/"
+            return (try TrustSupport.run(["probe", "--ca-file", root, "--at", "2025-03-10", url]),
+                    try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]))
+        }
+        #expect(user.status == 0, "\(user.stderr)")
+        #expect(user.stdout.contains("trusted (anchor: user-installed root from --ca-file/--ca-dir)"))
+        #expect(user.stdout.contains("Apple certificate rules: 1 broken (as of 2025-03-10T00:00:00Z)"), "\(user.stdout)")
+        #expect(user.stdout.contains("  - certificate 0 [leaf] (O=atsprobe tests,CN=localhost): no extendedKeyUsage extension"))
+        #expect(user.stdout.contains("embedded: log \(Self.googleArgon) (Google 'Argon 2026H1' log, usable) at 2025-03-01T00:00:00Z"))
+        #expect(user.stdout.contains("Certificate Transparency: not required: the chain ends at a user-installed root"))
+        #expect(user.stdout.contains("SCTs: 1 embedded, 0 TLS extension, 0 OCSP staple; 2 embedded needed for 90 days"))
+
+        #expect(system.stdout.contains("trusted (anchor: system trust store)"), "\(system.stdout)")
+        #expect(system.stdout.contains("Apple certificate rules: 2 broken"))
+        #expect(system.stdout.contains("Certificate Transparency: NOT compliant, required (the chain ends at a public (system) root)"))
+        #expect(system.stdout.contains("[certificate-transparency]"))
+    }
+}

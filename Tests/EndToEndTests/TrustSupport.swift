@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import ATSTestServers
+
+/// Helpers for the trust and pins end-to-end tests: the binary with an environment (SSL_CERT_FILE
+/// makes a test root part of OpenSSL's system store, so public-root rules apply), files in a
+/// fresh directory, and the SPKI pin as the openssl command line computes it.
+enum TrustSupport {
+    /// Runs the built binary with extra environment variables; bounded by `timeout`.
+    static func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 60) throws -> BinaryRunner.Result {
+        let process = Process()
+        process.executableURL = BinaryRunner.binaryURL
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let collected = BinaryRunner.Collected()
+        let group = DispatchGroup()
+        for (pipe, isOut) in [(out, true), (err, false)] {
+            group.enter()
+            DispatchQueue.global().async {
+                collected.store(pipe.fileHandleForReading.readDataToEndOfFile(), stdout: isOut)
+                group.leave()
+            }
+        }
+        try process.run()
+        let exited = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { process.waitUntilExit(); exited.signal() }
+        var timedOut = false
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            timedOut = true
+            process.terminate()
+            if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL); exited.wait() }
+        }
+        _ = group.wait(timeout: .now() + 10)
+        return BinaryRunner.Result(status: process.terminationStatus, stdout: collected.stdout, stderr: collected.stderr,
+                                   timedOut: timedOut)
+    }
+
+    /// A fresh directory under the temporary directory.
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-trust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func write(_ text: String, named name: String, in directory: URL) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Runs a shell pipeline (fixed text, paths from `directory()`), returning stdout; bounded.
+    static func shell(_ script: String, timeout: Double = 30) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var bytes = Data()
+        DispatchQueue.global().async { bytes = out.fileHandleForReading.readDataToEndOfFile(); data.signal() }
+        if data.wait(timeout: .now() + timeout) == .timedOut { process.terminate() }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// SPKI-SHA256-BASE64 of a PEM certificate, by the openssl command line.
+    static func opensslPin(_ pem: String) throws -> String {
+        let path = try write(pem, named: "cert.pem", in: try directory())
+        let result = try shell("openssl x509 -in '\(path)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl enc -base64")
+        #expect(result.status == 0)
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// UTC midnight of a day.
+    static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: year, month: month, day: day))!
+    }
+
+    /// The FAIL blocks of nscurl-style output: the lines between "---" markers with a FAIL result.
+    static func failBlocks(_ output: String) -> [String] {
+        output.components(separatedBy: "---\n").filter { $0.contains("Result : FAIL") }
+    }
+
+    /// Starts `configuration`, runs `body` with the port, stops the server whatever happens.
+    static func withServer<T>(_ configuration: TLSServerConfiguration, _ body: (Int) throws -> T) throws -> T {
+        let server = try TestTLSServer.start(configuration)
+        defer { server.stop() }
+        return try body(server.port)
+    }
+}
