@@ -105,9 +105,9 @@ public struct PinnedDomain: Sendable, Hashable {
 
     /// Pins are met when every present identity list has a match: CA pins by any non-leaf
     /// certificate in the served chain, leaf pins by the leaf.
-    public func isSatisfied(byChainSPKIs spkis: [String]) -> Bool {
-        if let caIdentities, !spkis.dropFirst().contains(where: caIdentities.contains) { return false }
-        if let leafIdentities, !(spkis.first.map(leafIdentities.contains) ?? false) { return false }
-        return true
+    /// The same entry as the pinning judgement reads it (PinningPolicy: one implementation,
+    /// and an empty identity array counts as absent).
+    public var pinSet: PinSet {
+        PinSet(includesSubdomains: includesSubdomains, caIdentities: caIdentities, leafIdentities: leafIdentities)
     }
 }
