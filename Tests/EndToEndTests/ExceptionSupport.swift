@@ -37,11 +37,19 @@ struct ExceptionFixture {
 enum PythonPlist {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    static func json(_ data: Data, timeout: Double = 30) throws -> String {
-        let script = "import plistlib,sys,json; print(json.dumps(plistlib.loads(sys.stdin.buffer.read()), sort_keys=True, default=repr))"
+    /// `drop`: leave this top-level key out; `only`: print only this top-level key's value.
+    static func json(_ data: Data, drop: String? = nil, only: String? = nil, timeout: Double = 30) throws -> String {
+        let script = """
+        import plistlib,sys,json
+        d=plistlib.loads(sys.stdin.buffer.read())
+        a=sys.argv[1:]
+        if a and a[0]=="drop": d.pop(a[1],None)
+        if a and a[0]=="only": d=d.get(a[1])
+        print(json.dumps(d, sort_keys=True, default=repr))
+        """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
+        process.arguments = ["python3", "-c", script] + (drop.map { ["drop", $0] } ?? only.map { ["only", $0] } ?? [])
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -72,9 +80,4 @@ enum PythonPlist {
 
     static func json(_ text: String) throws -> String { try json(Data(text.utf8)) }
 
-    /// The property list as parsed JSON, for comparing parts of it.
-    static func object(_ data: Data) throws -> [String: Any] {
-        let text = try json(data)
-        return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
-    }
 }
