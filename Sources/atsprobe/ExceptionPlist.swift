@@ -90,7 +90,7 @@ enum ExceptionPlist {
             out += "  \(item.key): \(UntrustedText.escape(item.observation))\n"
         }
         for fix in advice.fixes {
-            out += "  Better fix for \(fix.key): \(UntrustedText.escape(fix.change))\n"
+            out += "  Better fix for \(fix.keys.joined(separator: " and ")): \(UntrustedText.escape(fix.change))\n"
             out += "    nginx : \(fix.nginx.joined(separator: " "))\n"
             out += "    Apache: \(fix.apache.joined(separator: " | "))\n"
         }

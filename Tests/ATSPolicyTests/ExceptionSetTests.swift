@@ -78,7 +78,7 @@ import TLSFacts
         #expect(advice.evidence.map(\.key) == ["NSExceptionMinimumTLSVersion", "NSExceptionRequiresForwardSecrecy"])
         #expect(advice.evidence[0].observation.hasPrefix("server's highest protocol is TLS 1.1 (TLS_RSA_WITH_AES_128_CBC_SHA); minimum TLS 1.2 fails"))
         #expect(advice.evidence[1].observation.hasPrefix("server chose TLS_RSA_WITH_AES_128_CBC_SHA under every offer it answered"))
-        #expect(advice.fixes.map(\.key) == ["NSExceptionMinimumTLSVersion", "NSExceptionRequiresForwardSecrecy"])
+        #expect(advice.fixes.map(\.keys) == [["NSExceptionMinimumTLSVersion"], ["NSExceptionRequiresForwardSecrecy"]])
         #expect(advice.fixes[1].apache == ["SSLCipherSuite ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384", "SSLHonorCipherOrder on"])
     }
 
@@ -90,9 +90,25 @@ import TLSFacts
                                 suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results),
                                 observations: observations, ruleSet: .documented)
         #expect(advice.exception?.allowsInsecureHTTPLoads == true)
-        let fix = advice.fixes.first { $0.key == "NSExceptionAllowsInsecureHTTPLoads" }
+        let fix = advice.fixes.first { $0.keys == ["NSExceptionAllowsInsecureHTTPLoads"] }
         #expect(fix?.change.hasPrefix("the leaf is signed with") == true)
         #expect(advice.evidence.first { $0.key == "NSExceptionAllowsInsecureHTTPLoads" }?.observation.contains("leaf signed with") == true)
+    }
+
+    /// CHACHA20 only, documented rules: one server change (an ATS suite) removes both keys.
+    @Test func chachaNeedsOneFixForBothKeys() {
+        let chacha = SimulatedServer(versions: [.tls12], suites: [suite(0xCCA8)])
+        let results = chacha.diagnose(ruleSet: .documented)
+        let observations = results.map { test, _ in
+            chacha.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com").clientOffer(ruleSet: .documented))
+        }
+        let advice = HostAdvice(target: "https://example.com/", host: "example.com",
+                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results),
+                                observations: observations, ruleSet: .documented)
+        #expect(advice.fixes.map(\.keys) == [["NSExceptionRequiresForwardSecrecy", "NSExceptionAllowsInsecureHTTPLoads"]])
+        #expect(advice.fixes.first?.nginx == ["ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;", "ssl_prefer_server_ciphers on;"])
+        let pfs = advice.evidence.first { $0.key == "NSExceptionRequiresForwardSecrecy" }?.observation
+        #expect(pfs == "server chose TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 under every offer it answered, never an ATS forward-secret suite (documented); NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites")
     }
 
     func document(_ ats: [String: Any], extra: [String: Any] = ["CFBundleIdentifier": "com.example"]) -> PropertyListDocument {

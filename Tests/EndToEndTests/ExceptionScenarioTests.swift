@@ -98,7 +98,7 @@ import TLSFacts
         let pfs = evidence[1]["observation"] as? String ?? ""
         #expect(pfs.hasPrefix("server chose TLS_RSA_WITH_AES_128_CBC_SHA under every offer it answered, never an ATS forward-secret suite"), "\(pfs)")
         let fixes = try #require(suggestion["fixes"] as? [[String: Any]])
-        #expect(fixes.map { $0["key"] as? String } == ["NSExceptionMinimumTLSVersion", "NSExceptionRequiresForwardSecrecy"])
+        #expect(fixes.map { $0["keys"] as? [String] } == [["NSExceptionMinimumTLSVersion"], ["NSExceptionRequiresForwardSecrecy"]])
         let nginx = fixes[0]["nginx"] as? [String] ?? []
         #expect(nginx == ["ssl_protocols TLSv1.2 TLSv1.3;", "ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;"])
         #expect(fixes[0]["apache"] as? [String] == ["SSLProtocol -all +TLSv1.2 +TLSv1.3", "SSLCipherSuite ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"])

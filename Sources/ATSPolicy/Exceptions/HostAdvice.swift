@@ -25,7 +25,7 @@ public struct HostAdvice: Sendable, Hashable {
             fixes = []
             return
         }
-        evidence = rationale.map { HostAdvice.precise($0, seen: seen, ruleSet: ruleSet) }
+        evidence = rationale.map { HostAdvice.precise($0, in: exception, seen: seen, ruleSet: ruleSet) }
         fixes = HostAdvice.fixes(for: exception, seen: seen, ruleSet: ruleSet)
     }
 
@@ -47,7 +47,7 @@ public struct HostAdvice: Sendable, Hashable {
     }
 
     /// Puts the decisive fact first, then the advisor's comparison with the stronger setting.
-    static func precise(_ item: KeyEvidence, seen: [Observation], ruleSet: RuleSet) -> KeyEvidence {
+    static func precise(_ item: KeyEvidence, in exception: DomainException, seen: [Observation], ruleSet: RuleSet) -> KeyEvidence {
         var facts: [String] = []
         switch item.key {
         case ATSKey.exceptionMinimumTLSVersion.name:
@@ -76,7 +76,13 @@ public struct HostAdvice: Sendable, Hashable {
             break
         }
         guard !facts.isEmpty else { return item }
-        return KeyEvidence(key: item.key, value: item.value, observation: (facts + [item.observation]).joined(separator: "; "))
+        var comparison = item.observation
+        // nscurl never tests insecure HTTP with PFS on; the rule itself is the evidence then.
+        if item.key == ATSKey.exceptionRequiresForwardSecrecy.name, exception.allowsInsecureHTTPLoads,
+           comparison.hasSuffix("not tested separately") {
+            comparison = "NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites"
+        }
+        return KeyEvidence(key: item.key, value: item.value, observation: (facts + [comparison]).joined(separator: "; "))
     }
 
     private static func minimumKeyBits(_ key: PublicKeyFacts) -> Int? {
@@ -93,20 +99,20 @@ public struct HostAdvice: Sendable, Hashable {
         if exception.effectiveMinimumTLSVersion < .tls12 {
             fixes.append(.modernProtocols(key: ATSKey.exceptionMinimumTLSVersion.name, leaf: leaf?.publicKey))
         }
-        if !exception.effectiveRequiresForwardSecrecy {
-            fixes.append(.forwardSecretSuites(key: ATSKey.exceptionRequiresForwardSecrecy.name, leaf: leaf?.publicKey,
-                                              because: "the server offers no ATS forward-secret suite"))
+        let insecure = ATSKey.exceptionAllowsInsecureHTTPLoads.name
+        if let leaf, exception.allowsInsecureHTTPLoads, !leaf.signatureHash.isSHA256OrStronger {
+            fixes.append(.reissueLeaf(key: insecure, because: "the leaf is signed with \(leaf.signatureHash.rawValue)"))
+        } else if let leaf, exception.allowsInsecureHTTPLoads, let needed = minimumKeyBits(leaf.publicKey), leaf.publicKey.bits < needed {
+            fixes.append(.reissueLeaf(key: insecure, because: "the leaf key \(leaf.publicKey) is below \(needed) bits"))
+        } else if exception.allowsInsecureHTTPLoads {
+            // The suites were the problem: one change removes both keys when PFS is off too.
+            let keys = (exception.effectiveRequiresForwardSecrecy ? [] : [ATSKey.exceptionRequiresForwardSecrecy.name]) + [insecure]
+            fixes.append(.forwardSecretSuites(keys: keys, leaf: leaf?.publicKey, because: "the server chose no suite that ATS accepts"))
+            return fixes
         }
-        if exception.allowsInsecureHTTPLoads {
-            let key = ATSKey.exceptionAllowsInsecureHTTPLoads.name
-            if let leaf, !leaf.signatureHash.isSHA256OrStronger {
-                fixes.append(.reissueLeaf(key: key, because: "the leaf is signed with \(leaf.signatureHash.rawValue)"))
-            } else if let leaf, let needed = minimumKeyBits(leaf.publicKey), leaf.publicKey.bits < needed {
-                fixes.append(.reissueLeaf(key: key, because: "the leaf key \(leaf.publicKey) is below \(needed) bits"))
-            } else {
-                fixes.append(.forwardSecretSuites(key: key, leaf: leaf?.publicKey,
-                                                  because: "the server chose no suite that ATS accepts"))
-            }
+        if !exception.effectiveRequiresForwardSecrecy {
+            fixes.append(.forwardSecretSuites(keys: [ATSKey.exceptionRequiresForwardSecrecy.name], leaf: leaf?.publicKey,
+                                              because: "the server offers no ATS forward-secret suite"))
         }
         return fixes
     }
