@@ -23,11 +23,9 @@ public struct TestOutcome: Sendable {
 /// The whole diagnostics run for one target.
 public struct DiagnosticsReport: Sendable {
     public enum Reachability: String, Sendable, Codable {
-        /// At least one handshake completed.
+        /// The server spoke TLS: a handshake completed, or it answered with a TLS alert.
         case answered
-        /// The host answered TCP but never completed a TLS handshake.
-        case noHandshake
-        /// Nothing answered: not resolved, refused, timed out, or not TLS.
+        /// Nothing spoke TLS: not resolved, refused, timed out, silent, reset, or not TLS.
         case unreachable
     }
 
@@ -39,15 +37,20 @@ public struct DiagnosticsReport: Sendable {
     public var handshakes: Int
     public var wallMilliseconds: Double
     public var reachability: Reachability
+    /// The extra handshake with the widest offer, made only when the server spoke TLS but no
+    /// test completed a handshake: it shows what the server would choose.
+    public var widestProbe: ProbeResult?
 
     /// The default ATS connection (the first test).
     public var defaultPasses: Bool { tests.first?.verdict.passed ?? false }
 
-    static func reachability(of tests: [TestOutcome]) -> Reachability {
-        let results = tests.flatMap(\.hops).compactMap(\.result)
-        if results.contains(where: { if case .success = $0 { return true } else { return false } }) { return .answered }
-        let failures = results.compactMap { if case .failure(let f) = $0 { return f } else { return nil } }
-        if !failures.isEmpty && failures.allSatisfy(\.isUnreachable) { return .unreachable }
-        return failures.isEmpty ? .unreachable : .noHandshake
+    static func reachability(of results: [ProbeResult]) -> Reachability {
+        let spokeTLS = results.contains {
+            switch $0 {
+            case .success: return true
+            case .failure(let failure): return failure.spokeTLS
+            }
+        }
+        return spokeTLS ? .answered : .unreachable
     }
 }

@@ -34,14 +34,18 @@ public struct DiagnosticsRunner: Sendable {
     public func run(_ target: Target) async -> DiagnosticsReport {
         let clock = ContinuousClock()
         let start = clock.now
-        let tests = NSCurlMatrix.tests(host: target.host)
+        let shown = NSCurlMatrix.tests(host: target.host)
+        // Entries nscurl does not test but the advisor may suggest: insecure HTTP loads without
+        // PFS off (cipher list still restricted). Their offers equal nscurl rows', so they cost
+        // no extra handshake, and they keep the suggestion from switching PFS off needlessly.
+        let tests = shown + DiagnosticsRunner.supplementaryTests(host: target.host)
         let loads = LoadCache(prober: prober)
 
         // Every distinct first-hop request starts at once; tests then share them.
         let firstHops = Set(tests.map { request(for: target, under: $0.configuration) }.compactMap { $0 })
         await loads.prefetch(firstHops)
 
-        let outcomes = await withTaskGroup(of: (Int, TestOutcome).self) { group in
+        var outcomes = await withTaskGroup(of: (Int, TestOutcome).self) { group in
             for (index, test) in tests.enumerated() {
                 group.addTask { (index, await self.load(target, test: test, loads: loads)) }
             }
@@ -50,15 +54,39 @@ public struct DiagnosticsRunner: Sendable {
             return results.map { $0! }
         }
 
+        // When the server answered with TLS but no test completed a handshake, one more
+        // handshake with the widest offer shows what the server would choose: the reason
+        // "no exception helps" then names a protocol or suite rather than a bare alert.
+        var observations = outcomes.flatMap(\.hops).compactMap(\.result)
+        let completed = observations.contains { if case .success = $0 { return true } else { return false } }
+        let spokeTLS = observations.contains { if case .failure(let f) = $0 { return f.spokeTLS } else { return false } }
+        var widestProbe: ProbeResult?
+        if !completed && spokeTLS {
+            let widest = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: options.timeout)
+            widestProbe = await loads.result(for: widest)
+            observations.append(widestProbe!)
+        }
+        outcomes = outcomes.map { Explanations.annotate($0, with: observations) }
+
         let handshakes = await loads.count
         let elapsed = clock.now - start
         let pairs = zip(tests, outcomes.map(\.verdict)).map { ($0, $1) }
-        let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, ruleSet: options.ruleSet)
+        outcomes.removeLast(tests.count - shown.count)
+        let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
+                                                  ruleSet: options.ruleSet)
         return DiagnosticsReport(
             target: target, ruleSet: options.ruleSet.id, tests: outcomes, suggestion: suggestion,
             handshakes: handshakes,
             wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
-            reachability: DiagnosticsReport.reachability(of: outcomes))
+            reachability: DiagnosticsReport.reachability(of: observations), widestProbe: widestProbe)
+    }
+
+    static func supplementaryTests(host: String) -> [DiagnosticTest] {
+        [nil, TLSVersion.tls11, .tls10].map { minimum in
+            let exception = DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: minimum?.plistName)
+            return DiagnosticTest(section: "atsprobe: insecure HTTP allowed, forward secrecy required", title: minimum.map { "\($0.plistName) with insecure HTTP allowed" } ?? "Allowing Insecure HTTP",
+                                  configuration: ATSConfiguration(exceptionDomains: [host: exception]))
+        }
     }
 
     /// The request a test makes to `target`, or nil when the configuration blocks it before any
@@ -86,10 +114,14 @@ public struct DiagnosticsRunner: Sendable {
                 break
             }
             guard let request = request(for: current, under: test.configuration) else { break }
-            let result = await loads.result(for: request)
+            // A redirect hop on an authority already handshaken with this offer reuses that
+            // handshake, as URLSession reuses the connection; only the new path's response is
+            // fetched, once per URL for all tests.
+            let result = hops.isEmpty ? await loads.result(for: request) : await loads.hopResult(for: request)
             let violations: [CertificateRuleViolation]
             if case .success(let observation) = result {
-                violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date())
+                violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date(),
+                                                               requireCertificateTransparency: policy.requiresCertificateTransparency)
             } else {
                 violations = []
             }
@@ -126,8 +158,45 @@ actor LoadCache {
         await task(for: request).value
     }
 
+    /// Requests seen per authority and offer, path aside.
+    private var byConnection: [ConnectionKey: ProbeRequest] = [:]
+    /// One response per URL on a reused connection.
+    private var responses: [String: Task<ProbeResult, Never>] = [:]
+
+    struct ConnectionKey: Hashable {
+        var host: String, port: Int, connectAddress: String?, connectPort: Int?, offer: ClientOffer
+        init(_ request: ProbeRequest) {
+            host = request.target.host; port = request.target.port
+            connectAddress = request.target.connectAddress; connectPort = request.target.connectPort
+            offer = request.offer
+        }
+    }
+
+    /// For a redirect hop: the handshake already made on this connection (if any) with the HTTP
+    /// response for the hop's own path.
+    func hopResult(for request: ProbeRequest) async -> ProbeResult {
+        let key = ConnectionKey(request)
+        guard let earlier = byConnection[key] else { return await result(for: request) }
+        let handshake = await task(for: earlier).value
+        guard case .success(var observation) = handshake else { return handshake }
+        let url = request.target.url
+        let response: Task<ProbeResult, Never>
+        if let existing = responses[url] {
+            response = existing
+        } else {
+            response = task(for: request)
+            responses[url] = response
+        }
+        switch await response.value {
+        case .success(let fetched): observation.http = fetched.http
+        case .failure(let failure): observation.http = HTTPExchange(statusCode: nil, failure: "request for \(url) failed: \(failure)")
+        }
+        return .success(observation)
+    }
+
     private func task(for request: ProbeRequest) -> Task<ProbeResult, Never> {
         if let task = tasks[request] { return task }
+        byConnection[ConnectionKey(request)] = byConnection[ConnectionKey(request)] ?? request
         let prober = self.prober
         let task = Task { await prober.probe(request) }
         tasks[request] = task

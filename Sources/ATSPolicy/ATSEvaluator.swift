@@ -95,12 +95,12 @@ public enum ATSEvaluator {
         case .tlsAlert:
             return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "server sent a fatal alert\(alert)" + detail),
                     .ssl(failure.alert.map(SecureTransportCode.forPeerAlert) ?? SecureTransportCode.fatalAlert))
-        case .closedDuringHandshake:
-            return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "server closed the connection during the handshake" + detail),
-                    .ssl(SecureTransportCode.closedAbort))
-        case .resetDuringHandshake:
-            return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "server reset the connection during the handshake" + detail),
-                    AppleError(code: AppleError.networkConnectionLost, streamErrorCode: -4, streamErrorDomain: 4))
+        case .closedDuringHandshake, .resetDuringHandshake:
+            // Network.framework turns a reset (and a close) before the handshake ends into
+            // errSSLClosedNoNotify ("received ECONNRESET with incomplete TLS handshake").
+            let what = failure.kind == .closedDuringHandshake ? "closed" : "reset"
+            return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "server \(what) the connection during the handshake" + detail),
+                    .ssl(SecureTransportCode.closedNoNotify))
         case .clientRejected:
             return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "the server's choice was outside the offer" + detail),
                     .ssl(SecureTransportCode.negotiation))
@@ -150,7 +150,9 @@ public enum ATSEvaluator {
                                            "certificate not trusted: \(UntrustedText.escape(problem.detail, limit: 300))"),
                              .untrusted(streamCode(for: problem.kind), host: host)))
         }
-        for violation in violations {
+        // A rule set from before iOS 13 has none of Apple's certificate rules (the 398-day and CT
+        // rules came later still), so it reads no violation.
+        for violation in violations where ruleSet.appliesIOS13CertificateRules {
             findings.append((FailureReason(.certificateRule(violation.rule), layer: .trust,
                                            UntrustedText.escape(violation.detail, limit: 300)),
                              .untrusted(SecureTransportCode.certificateChainInvalid, host: host)))

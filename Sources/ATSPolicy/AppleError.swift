@@ -28,6 +28,7 @@ public struct AppleError: Sendable, Hashable, Codable {
     public var nscurlDescription: String {
         var info: [String] = []
         if let streamErrorCode { info.append("_kCFStreamErrorCodeKey=\(streamErrorCode)") }
+        if let recoverySuggestion { info.append("NSLocalizedRecoverySuggestion=\(recoverySuggestion)") }
         if let streamErrorDomain { info.append("_kCFStreamErrorDomainKey=\(streamErrorDomain)") }
         if let failingURL {
             let url = UntrustedText.escape(failingURL, limit: 300)
@@ -36,6 +37,12 @@ public struct AppleError: Sendable, Hashable, Codable {
         }
         info.append("NSLocalizedDescription=\(localizedDescription)")
         return "Error Domain=\(domain) Code=\(code) \"\(localizedDescription)\" UserInfo={\(info.joined(separator: ", "))}"
+    }
+
+    /// Apple adds this to the TLS errors (-1200, -1202).
+    public var recoverySuggestion: String? {
+        [AppleError.secureConnectionFailed, AppleError.serverCertificateUntrusted].contains(code)
+            ? "Would you like to connect to the server anyway?" : nil
     }
 
     /// A copy naming the URL that failed.
@@ -86,6 +93,7 @@ public enum SecureTransportCode {
     public static let negotiation = -9801
     public static let fatalAlert = -9802
     public static let closedAbort = -9806
+    public static let closedNoNotify = -9816
     public static let certificateChainInvalid = -9807
     public static let badCertificate = -9808
     public static let noRootCertificate = -9813

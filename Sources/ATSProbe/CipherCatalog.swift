@@ -42,6 +42,7 @@ struct CipherCatalog: Sendable {
         var seen = Set<CipherSuite>()
         self.entries = entries.filter { seen.insert($0.suite).inserted }
         self.byCode = Dictionary(uniqueKeysWithValues: self.entries.map { ($0.suite, $0) })
+        self.offerableStrongFirst = CipherCatalog.strongFirst(self.entries)
     }
 
     private static func entry(for cipher: OpaquePointer) -> Entry {
@@ -66,8 +67,10 @@ struct CipherCatalog: Sendable {
                      strengthRank: [weak, kxRank, aeadRank, -bits])
     }
 
-    /// Every suite, strongest first, for the widest offer.
-    var offerableStrongFirst: [CipherSuite] {
+    /// Every offerable suite, strongest first, for the widest offer.
+    let offerableStrongFirst: [CipherSuite]
+
+    private static func strongFirst(_ entries: [Entry]) -> [CipherSuite] {
         let indexed = entries.enumerated().filter { $0.element.isOfferable }
         return indexed.sorted { a, b in
             a.element.strengthRank == b.element.strengthRank

@@ -9,6 +9,8 @@ struct Handshake {
     let request: ProbeRequest
     let contexts: ClientContextCache
     let trust: TrustStore
+    /// Counts connection attempts (Prober.handshakesMade).
+    let attempts: Counter
     let evaluationDate: Date
     let clock: Stopwatch
     let deadline: Deadline
@@ -26,6 +28,7 @@ struct Handshake {
         let host = target.connectAddress ?? target.host
         let port = target.connectPort ?? target.port
 
+        attempts.increment()
         let connectClock = Stopwatch()
         let connection: TCPConnection
         do {

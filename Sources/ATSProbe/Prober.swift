@@ -11,11 +11,7 @@ public final class Prober: Sendable {
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
     public init(options: ProbeOptions = .init()) throws {
         self.options = options
-        do {
-            trust = try TrustStore(options: options)
-        } catch {
-            throw error
-        }
+        trust = try TrustStore(options: options)
     }
 
     /// Handshakes attempted so far (a connection was tried).
@@ -26,9 +22,10 @@ public final class Prober: Sendable {
         ClientOffer(minVersion: .tls10, maxVersion: .tls13, suites: CipherCatalog.shared.offerableStrongFirst)
     }
 
-    /// Every cipher suite this OpenSSL build can offer, by IANA code point.
+    /// Every cipher suite this OpenSSL build can offer to a web server (authenticated, encrypting),
+    /// by IANA code point: the suites of `widestOffer`.
     public static var supportedSuites: Set<CipherSuite> {
-        Set(CipherCatalog.shared.entries.map(\.suite))
+        Set(CipherCatalog.shared.entries.filter(\.isOfferable).map(\.suite))
     }
 
     /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`.
@@ -36,8 +33,7 @@ public final class Prober: Sendable {
         // The deadline starts now: building a context or starting a thread counts against it.
         let clock = Stopwatch()
         let deadline = Deadline(secondsFromNow: request.timeout)
-        counter.increment()
-        let handshake = Handshake(request: request, contexts: contexts, trust: trust,
+        let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
                                   evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline)
         // A hung resolver is the one wait OpenSSL and poll cannot bound; the watchdog answers for it.
         let watchdog = request.timeout + 0.5

@@ -120,6 +120,8 @@ final class TCPConnection {
         case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, EAFNOSUPPORT, ENETDOWN, EHOSTDOWN:
             return ProbeFailure(kind: .networkUnreachable, detail: text)
         case ETIMEDOUT: return ProbeFailure(kind: .connectTimeout, detail: text)
+        // Accepted, then reset before we saw the connection complete.
+        case ECONNRESET, EPIPE: return ProbeFailure(kind: .resetDuringHandshake, detail: text)
         default: return ProbeFailure(kind: .other, detail: text)
         }
     }

@@ -34,7 +34,7 @@ struct TrustEvaluator {
         func index(of depth: Int32) -> Int? {
             guard depth >= 0, Int(depth) < builtChain.count else { return nil }
             let fingerprint = CertificateReader.fingerprint(of: builtChain[Int(depth)])
-            return facts.firstIndex { $0.sha256Fingerprint == fingerprint } ?? Int(depth)
+            return facts.firstIndex { $0.sha256Fingerprint == fingerprint }  // nil: an anchor the server did not send
         }
         func label(_ depth: Int32) -> String {
             guard depth >= 0, Int(depth) < builtChain.count else { return "certificate" }
@@ -58,7 +58,9 @@ struct TrustEvaluator {
                 problems.append(TrustProblem(kind: .untrustedRoot, certificateIndex: at, detail: "\(label(error.depth)): \(text)"))
             case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
                 chainUntrusted = true
-                problems.append(missingIssuer(depth: error.depth, index: at, served: served, facts: facts, label: label(error.depth)))
+                let issuer = error.depth >= 0 && Int(error.depth) < builtChain.count
+                    ? CertificateReader.name(X509_get_issuer_name(builtChain[Int(error.depth)])) : "?"
+                problems.append(missingIssuer(index: at, issuer: issuer, served: served, facts: facts, label: label(error.depth)))
             case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
                 continue  // follows from the missing issuer, already reported
             default:
@@ -80,16 +82,15 @@ struct TrustEvaluator {
     /// The verifier stopped at a certificate whose issuer no store holds. When the server sent
     /// only a leaf (not a CA), the usual cause is a missing intermediate; when it sent CA
     /// certificates too, the chain leads to a root we do not trust.
-    private func missingIssuer(depth: Int32, index: Int?, served: [OpaquePointer], facts: [CertificateFacts],
+    private func missingIssuer(index: Int?, issuer: String, served: [OpaquePointer], facts: [CertificateFacts],
                                label: String) -> TrustProblem {
-        let stoppedAtLeaf = (index ?? Int(depth)) == 0 && served.count == 1 && !(facts.first?.isCA ?? false)
+        let stoppedAtLeaf = index == 0 && served.count == 1 && !(facts.first?.isCA ?? false)
         if stoppedAtLeaf {
-            let issuer = facts.first?.issuer ?? "?"
             return TrustProblem(kind: .incompleteChain, certificateIndex: 0,
                                 detail: "only the leaf was served and its issuer '\(issuer)' is not an anchor (missing intermediate?)")
         }
         return TrustProblem(kind: .untrustedRoot, certificateIndex: index,
-                            detail: "\(label): issuer '\(facts[min(index ?? 0, facts.count - 1)].issuer)' is not a trusted anchor")
+                            detail: "\(label): issuer '\(issuer)' is not a trusted anchor")
     }
 
     private func deduplicated(_ problems: [TrustProblem]) -> [TrustProblem] {

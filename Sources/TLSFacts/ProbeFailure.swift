@@ -76,3 +76,11 @@ public struct TLSAlert: Hashable, Sendable, Codable, CustomStringConvertible {
 
 /// The result of one handshake.
 public typealias ProbeResult = Result<Observation, ProbeFailure>
+
+extension ProbeFailure {
+    /// True when the peer answered in TLS (an alert, or a choice the client refused): the host is
+    /// reachable and speaks TLS, it just would not agree.
+    public var spokeTLS: Bool {
+        [.tlsAlert, .noSharedProtocol, .noSharedCipher, .clientRejected].contains(kind)
+    }
+}

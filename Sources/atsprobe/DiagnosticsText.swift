@@ -51,7 +51,7 @@ enum DiagnosticsText {
         if let observation = bestObservation(report) {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
             if let leaf = observation.leaf { facts += ", leaf \(leaf.publicKey), \(leaf.signatureHash.rawValue)" }
-            out += "Server     : \(facts)\n"
+            out += "Server     : \(facts)\(report.widestProbe == nil ? "" : " (widest offer)")\n"
         }
         out += "Default    : \(report.defaultPasses ? "PASS" : "FAIL")\n"
         switch report.suggestion {
@@ -69,9 +69,8 @@ enum DiagnosticsText {
 
     /// The handshake with the most to say: the widest successful one.
     static func bestObservation(_ report: DiagnosticsReport) -> Observation? {
-        let observations = report.tests.flatMap(\.hops).compactMap { hop -> Observation? in
-            if case .success(let observation)? = hop.result { return observation } else { return nil }
-        }
+        let results = report.tests.flatMap(\.hops).compactMap(\.result) + (report.widestProbe.map { [$0] } ?? [])
+        let observations = results.compactMap { try? $0.get() }
         return observations.max { $0.protocolVersion < $1.protocolVersion }
     }
 

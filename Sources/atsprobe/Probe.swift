@@ -59,15 +59,25 @@ struct ProbeReport: Encodable {
     let target: TargetReport
     let outcome: String
     let observation: Observation?
+    /// The negotiated suite named three ways (IANA, code point, OpenSSL).
+    let suite: SuiteReport?
     let failure: ProbeFailure?
+
+    struct SuiteReport: Encodable {
+        let ianaName: String
+        let codePoint: String
+        let openSSLName: String
+    }
 
     init(target: Target, result: ProbeResult) {
         self.target = TargetReport(target)
         switch result {
         case .success(let observation):
             outcome = "handshake"; self.observation = observation; failure = nil
+            suite = SuiteReport(ianaName: observation.cipherSuite.ianaName, codePoint: observation.cipherSuite.codePoint,
+                                openSSLName: observation.openSSLCipherName)
         case .failure(let failure):
-            outcome = "failure"; observation = nil; self.failure = failure
+            outcome = "failure"; observation = nil; self.failure = failure; suite = nil
         }
     }
 

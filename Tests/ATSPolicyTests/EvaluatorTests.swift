@@ -153,8 +153,8 @@ import TLSFacts
         (.connectTimeout, nil, -1001, -2102),
         (.handshakeTimeout, nil, -1001, -2102),
         (.notTLS, nil, -1200, -9806),
-        (.closedDuringHandshake, nil, -1200, -9806),
-        (.resetDuringHandshake, nil, -1005, -4),
+        (.closedDuringHandshake, nil, -1200, -9816),
+        (.resetDuringHandshake, nil, -1200, -9816),
         (.clientRejected, nil, -1200, -9801),
         (.other, nil, -1200, -9800),
     ])
@@ -177,13 +177,14 @@ import TLSFacts
 
     @Test func nscurlDescription() {
         let error = AppleError(code: -1200, streamErrorCode: -9836, streamErrorDomain: 3)
-        #expect(error.nscurlDescription == "Error Domain=NSURLErrorDomain Code=-1200 \"An SSL error has occurred and a secure connection to the server cannot be made.\" UserInfo={_kCFStreamErrorCodeKey=-9836, _kCFStreamErrorDomainKey=3, NSLocalizedDescription=An SSL error has occurred and a secure connection to the server cannot be made.}")
+        #expect(error.nscurlDescription == "Error Domain=NSURLErrorDomain Code=-1200 \"An SSL error has occurred and a secure connection to the server cannot be made.\" UserInfo={_kCFStreamErrorCodeKey=-9836, NSLocalizedRecoverySuggestion=Would you like to connect to the server anyway?, _kCFStreamErrorDomainKey=3, NSLocalizedDescription=An SSL error has occurred and a secure connection to the server cannot be made.}")
         let untrusted = AppleError(code: -1202, streamErrorCode: -9813, streamErrorDomain: 3, host: "example.com").failing(url: "https://example.com/")
         #expect(untrusted.localizedDescription == "The certificate for this server is invalid. You might be connecting to a server that is pretending to be \u{201C}example.com\u{201D} which could put your confidential information at risk.")
         #expect(untrusted.nscurlDescription.contains("NSErrorFailingURLStringKey=https://example.com/, NSErrorFailingURLKey=https://example.com/"))
         #expect(AppleError(code: -1022).localizedDescription
                 == "The resource could not be loaded because the App Transport Security policy requires the use of a secure connection.")
         #expect(AppleError(code: -1004).localizedDescription == "Could not connect to the server.")
+        #expect(!AppleError(code: -1004, streamErrorCode: 61, streamErrorDomain: 1).nscurlDescription.contains("RecoverySuggestion"))
         #expect(AppleError(code: -1001).localizedDescription == "The request timed out.")
         #expect(AppleError(code: -1003).localizedDescription == "A server with the specified hostname could not be found.")
     }
@@ -222,5 +223,20 @@ import TLSFacts
         let data = try JSONEncoder().encode(verdict)
         #expect(try JSONDecoder().decode(Verdict.self, from: data) == verdict)
         #expect(String(decoding: data, as: UTF8.self).contains("\"kind\":\"trust.nameMismatch\""))
+    }
+}
+
+@Suite struct CertificateRuleSetTests {
+    @Test func violationsReadOnlyWhenTheRuleSetHasTheRules() {
+        let violation = CertificateRuleViolation(rule: "rsa-key-size", certificateIndex: 0, detail: "leaf RSA key 1024 bits < 2048")
+        var old = RuleSet.beforeIOS17
+        old.appliesIOS13CertificateRules = false
+        let policy = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com", ruleSet: old)
+        let observation = testObservation(key: PublicKeyFacts(algorithm: .rsa, bits: 1024))
+        #expect(ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: old, certificateViolations: [violation]).passed)
+        let current = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com")
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: current, ruleSet: .documented, certificateViolations: [violation])
+        #expect(verdict.reasons.map(\.code) == ["certificateRule.rsa-key-size"])
+        #expect(verdict.error?.code == -1202 && verdict.error?.streamErrorCode == -9807)
     }
 }

@@ -99,6 +99,18 @@ struct ProbeHandshakeTests {
         #expect(observation.keyExchangeGroup == group)
     }
 
+    /// The key-exchange group as the server chose it, including a TLS 1.3 retry to a finite-field group.
+    @Test(arguments: [("P-256", TLSVersion.tls12, "secp256r1"), ("P-384", .tls13, "secp384r1"), ("ffdhe2048", .tls13, "ffdhe2048")])
+    func serverChosenGroup(groups: String, version: TLSVersion, expected: String) async throws {
+        let fixture = try ProbeFixture()
+        let observation = try await fixture.probe {
+            $0.groups = groups
+            $0.maxVersion = version
+        }.get()
+        #expect(observation.protocolVersion == version)
+        #expect(observation.keyExchangeGroup == expected)
+    }
+
     @Test func ipv6Loopback() async throws {
         let fixture = try ProbeFixture()
         let identity = try fixture.pki.issue(CertificateSpec())

@@ -28,7 +28,18 @@ struct BinaryRunner {
         return root.appendingPathComponent(".build/debug/atsprobe")
     }()
 
-    static func run(_ arguments: [String], timeout: Double = 60, stdin: String? = nil) throws -> Result {
+    /// Runs the binary on a thread of its own and awaits it, so waiting never holds one of
+    /// Swift's few cooperative threads (other tests' servers and probes need them).
+    static func run(_ arguments: [String], timeout: Double = 60, stdin: String? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Swift.Result { try runBlocking(arguments, timeout: timeout, stdin: stdin) })
+            }
+            thread.start()
+        }
+    }
+
+    static func runBlocking(_ arguments: [String], timeout: Double, stdin: String?) throws -> Result {
         let process = Process()
         process.executableURL = binaryURL
         process.arguments = arguments

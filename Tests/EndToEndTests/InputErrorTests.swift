@@ -15,8 +15,8 @@ import Testing
         (["--ats-diagnostics", "gopher://x"], "unsupported scheme 'gopher'"),
         (["diagnose", "localhost:65536"], "bad port '65536'"),
     ])
-    func badTargetIsOneLineAndExit64(arguments: [String], expected: String) throws {
-        let result = try BinaryRunner.run(arguments, timeout: 30)
+    func badTargetIsOneLineAndExit64(arguments: [String], expected: String) async throws {
+        let result = try await BinaryRunner.run(arguments, timeout: 30)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -24,14 +24,14 @@ import Testing
         #expect(result.stderr.contains(expected), "stderr: \(result.stderr)")
     }
 
-    @Test func unknownRuleSetIsExit64() throws {
-        let result = try BinaryRunner.run(["--ats-diagnostics", "--rules", "ios3", "localhost"], timeout: 30)
+    @Test func unknownRuleSetIsExit64() async throws {
+        let result = try await BinaryRunner.run(["--ats-diagnostics", "--rules", "ios3", "localhost"], timeout: 30)
         #expect(result.status == 64)
         #expect(result.stderr.contains("unknown rule set 'ios3'"))
     }
 
-    @Test func unreadableCAFileIsExit64() throws {
-        let result = try BinaryRunner.run(["probe", "--ca-file", "/nonexistent/roots.pem", "localhost"], timeout: 30)
+    @Test func unreadableCAFileIsExit64() async throws {
+        let result = try await BinaryRunner.run(["probe", "--ca-file", "/nonexistent/roots.pem", "localhost"], timeout: 30)
         #expect(result.status == 64)
         #expect(result.stderr.contains("/nonexistent/roots.pem"))
     }
