@@ -58,12 +58,12 @@ import Testing
     }
 
     /// Merges into `input` against a TLS 1.1-only server; returns the run and the bytes written.
-    func merge(_ input: Data, _ extra: [String] = [], outputSameFile: Bool = false) throws -> (BinaryRunner.Result, Data) {
+    func merge(_ input: Data, _ extra: [String] = [], outputSameFile: Bool = false) async throws -> (BinaryRunner.Result, Data) {
         let directory = try TemporaryDirectory()
         let path = try directory.file("Info.plist", input)
         let fixture = try ExceptionFixture()
-        let result = try fixture.withServer(configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11 }) { port in
-            try fixture.diagnose(port: port, ["--merge", path] + extra + (outputSameFile ? ["--output", path] : []))
+        let result = try await fixture.withServer(configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11 }) { port in
+            try await fixture.diagnose(port: port, ["--merge", path] + extra + (outputSameFile ? ["--output", path] : []))
         }
         #expect(!result.timedOut)
         let written = outputSameFile ? try Data(contentsOf: URL(fileURLWithPath: path)) : Data(result.stdout.utf8)
@@ -77,31 +77,31 @@ import Testing
         #expect(stderr.contains("the entry for localhost is wider than this probe needs and was kept; it could be tightened: NSExceptionRequiresForwardSecrecy"), "\(stderr)")
     }
 
-    @Test func xmlKeepsEveryOtherKeyAndWidensOnlyAsNeeded() throws {
+    @Test func xmlKeepsEveryOtherKeyAndWidensOnlyAsNeeded() async throws {
         let original = Data(Self.infoPlist.utf8)
-        let (result, written) = try merge(original)
+        let (result, written) = try await merge(original)
         #expect(result.status == 1)
         #expect(written.starts(with: Data("<?xml".utf8)))
         try expectMerged(written, original: original, stderr: result.stderr)
     }
 
-    @Test func binaryStaysBinaryUnlessAskedOtherwise() throws {
+    @Test func binaryStaysBinaryUnlessAskedOtherwise() async throws {
         let original = try Self.binaryInfoPlist
         // Binary goes to stdout as bytes; read it back through --output to keep it intact.
-        let (result, written) = try merge(original, outputSameFile: true)
+        let (result, written) = try await merge(original, outputSameFile: true)
         #expect(written.starts(with: Data("bplist00".utf8)))
         try expectMerged(written, original: original, stderr: result.stderr)
-        let (asXML, xml) = try merge(original, ["--merge-format", "xml"])
+        let (asXML, xml) = try await merge(original, ["--merge-format", "xml"])
         #expect(xml.starts(with: Data("<?xml".utf8)))
         try expectMerged(xml, original: original, stderr: asXML.stderr)
     }
 
     @Test(arguments: [false, true])
-    func notAPropertyListIsExit64AndUntouched(outputSameFile: Bool) throws {
+    func notAPropertyListIsExit64AndUntouched(outputSameFile: Bool) async throws {
         let directory = try TemporaryDirectory()
         let junk = Data("this is { not a property list\n".utf8)
         let path = try directory.file("Info.plist", junk)
-        let result = try BinaryRunner.run(["diagnose", "--merge", path] + (outputSameFile ? ["--output", path] : []) + ["https://localhost:9/"],
+        let result = try await BinaryRunner.run(["diagnose", "--merge", path] + (outputSameFile ? ["--output", path] : []) + ["https://localhost:9/"],
                                           timeout: 60)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)

@@ -8,32 +8,32 @@ import Testing
     static let names = ["a.example.test", "b.example.test", "c.example.test"]
 
     /// A TLS 1.1-only server and a modern one, both answering for every test name.
-    func withServers(_ body: (_ legacy: Int, _ modern: Int, _ root: String) throws -> Void) throws {
+    func withServers(_ body: (_ legacy: Int, _ modern: Int, _ root: String) async throws -> Void) async throws {
         let fixture = try ExceptionFixture()
         let spec = CertificateSpec(commonName: "a.example.test", dnsNames: Self.names, key: .rsa(bits: 2048))
-        try fixture.withServer(spec, configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11 }) { legacy in
-            try fixture.withServer(spec, configure: { $0.minVersion = .tls12 }) { modern in
-                try body(legacy, modern, fixture.rootPath)
+        try await fixture.withServer(spec, configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11 }) { legacy in
+            try await fixture.withServer(spec, configure: { $0.minVersion = .tls12 }) { modern in
+                try await body(legacy, modern, fixture.rootPath)
             }
         }
     }
 
-    func run(_ arguments: [String], legacy: Int, modern: Int, root: String) throws -> BinaryRunner.Result {
+    func run(_ arguments: [String], legacy: Int, modern: Int, root: String) async throws -> BinaryRunner.Result {
         let common = ["diagnose", "--format", "plist", "--ca-file", root, "--timeout", "10",
                       "--connect-to", ":\(legacy):127.0.0.1:\(legacy)", "--connect-to", ":\(modern):127.0.0.1:\(modern)"]
-        let result = try BinaryRunner.run(common + arguments, timeout: 120)
+        let result = try await BinaryRunner.run(common + arguments, timeout: 120)
         #expect(!result.timedOut)
         return result
     }
 
-    @Test func sharedNeedBecomesOneParentEntryOnlyWhenAsked() throws {
-        try withServers { legacy, modern, root in
+    @Test func sharedNeedBecomesOneParentEntryOnlyWhenAsked() async throws {
+        try await withServers { legacy, modern, root in
             let targets = ["https://b.example.test:\(legacy)/", "https://a.example.test:\(legacy)/"]
-            let grouped = try run(["--include-subdomains"] + targets, legacy: legacy, modern: modern, root: root)
+            let grouped = try await run(["--include-subdomains"] + targets, legacy: legacy, modern: modern, root: root)
             #expect(try PythonPlist.json(grouped.stdout)
                     == #"{"NSAppTransportSecurity": {"NSExceptionDomains": {"example.test": {"NSExceptionMinimumTLSVersion": "TLSv1.1", "NSIncludesSubdomains": true}}}}"#,
                     "stderr: \(grouped.stderr)")
-            let separate = try run(targets, legacy: legacy, modern: modern, root: root)
+            let separate = try await run(targets, legacy: legacy, modern: modern, root: root)
             #expect(try PythonPlist.json(separate.stdout)
                     == #"{"NSAppTransportSecurity": {"NSExceptionDomains": {"a.example.test": {"NSExceptionMinimumTLSVersion": "TLSv1.1"}, "b.example.test": {"NSExceptionMinimumTLSVersion": "TLSv1.1"}}}}"#)
             #expect(separate.status == 1)
@@ -41,8 +41,8 @@ import Testing
     }
 
     /// c.example.test needs nothing, so a parent entry would weaken it: separate entries, c left out.
-    @Test func inputFileWithADifferentSubdomainKeepsEntriesSeparate() throws {
-        try withServers { legacy, modern, root in
+    @Test func inputFileWithADifferentSubdomainKeepsEntriesSeparate() async throws {
+        try await withServers { legacy, modern, root in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-input-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -53,7 +53,7 @@ import Testing
 
             https://c.example.test:\(modern)/   # modern
             """.write(to: list, atomically: true, encoding: .utf8)
-            let result = try run(["--include-subdomains", "--input", list.path, "https://b.example.test:\(legacy)/"],
+            let result = try await run(["--include-subdomains", "--input", list.path, "https://b.example.test:\(legacy)/"],
                                  legacy: legacy, modern: modern, root: root)
             #expect(try PythonPlist.json(result.stdout)
                     == #"{"NSAppTransportSecurity": {"NSExceptionDomains": {"a.example.test": {"NSExceptionMinimumTLSVersion": "TLSv1.1"}, "b.example.test": {"NSExceptionMinimumTLSVersion": "TLSv1.1"}}}}"#,

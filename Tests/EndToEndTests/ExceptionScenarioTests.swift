@@ -48,7 +48,7 @@ import TLSFacts
         Scenario(name: "SHA-1", hash: .sha1, expected: empty, unhelpable: true),
     ]
 
-    static func run(_ scenario: Scenario, _ extra: [String] = ["--format", "plist"]) throws -> BinaryRunner.Result {
+    static func run(_ scenario: Scenario, _ extra: [String] = ["--format", "plist"]) async throws -> BinaryRunner.Result {
         let fixture = try ExceptionFixture()
         var spec = CertificateSpec(key: scenario.key, signatureHash: scenario.hash)
         if scenario.expired {
@@ -56,18 +56,18 @@ import TLSFacts
             spec.notAfter = Date(timeIntervalSinceNow: -86_400)
         }
         let identity = scenario.selfSigned ? try TestPKI.selfSigned(spec) : nil
-        return try fixture.withServer(spec, identity: identity, configure: {
+        return try await fixture.withServer(spec, identity: identity, configure: {
             $0.minVersion = scenario.minVersion
             $0.maxVersion = scenario.maxVersion
             $0.cipherList = scenario.cipherList
         }) { port in
-            try fixture.diagnose(port: port, extra, trustRoot: !scenario.selfSigned)
+            try await fixture.diagnose(port: port, extra, trustRoot: !scenario.selfSigned)
         }
     }
 
     @Test(arguments: scenarios)
-    func minimalDictionary(_ scenario: Scenario) throws {
-        let result = try Self.run(scenario)
+    func minimalDictionary(_ scenario: Scenario) async throws {
+        let result = try await Self.run(scenario)
         #expect(!result.timedOut)
         #expect(try PythonPlist.json(result.stdout) == scenario.expected, "stderr: \(result.stderr)")
         let comment = "# localhost: no exception added for https://localhost:"
@@ -75,16 +75,16 @@ import TLSFacts
         #expect(result.status == (scenario.expected == Self.empty && !scenario.unhelpable ? 0 : 1))
     }
 
-    @Test func chachaNeedsNothingUnderAppleCode() throws {
+    @Test func chachaNeedsNothingUnderAppleCode() async throws {
         let scenario = Self.scenarios.first { $0.name.hasPrefix("ECDHE-RSA-CHACHA20") }!
-        let result = try Self.run(scenario, ["--format", "plist", "--rules", "ios15.4"])
+        let result = try await Self.run(scenario, ["--format", "plist", "--rules", "ios15.4"])
         #expect(try PythonPlist.json(result.stdout) == Self.empty, "stderr: \(result.stderr)")
     }
 
     /// JSON: the same entry, each key with the observation behind it and the server-side fix.
-    @Test func jsonCarriesEvidenceAndFixes() throws {
+    @Test func jsonCarriesEvidenceAndFixes() async throws {
         let tls11 = Self.scenarios.first { $0.name == "TLS 1.1 + static RSA" }!
-        let result = try Self.run(tls11, ["--json"])
+        let result = try await Self.run(tls11, ["--json"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let suggestion = try #require(document["suggestion"] as? [String: Any])
         #expect(suggestion["kind"] as? String == "exception")
@@ -105,9 +105,9 @@ import TLSFacts
     }
 
     /// Text summary: the evidence and the better fix under the entry.
-    @Test func textSummaryNamesEvidenceAndFix() throws {
+    @Test func textSummaryNamesEvidenceAndFix() async throws {
         let tls10 = Self.scenarios.first { $0.name == "TLS 1.0 only" }!
-        let result = try Self.run(tls10, [])
+        let result = try await Self.run(tls10, [])
         #expect(result.stdout.contains("  NSExceptionMinimumTLSVersion: server's highest protocol is TLS 1.0 ("), "\(result.stdout)")
         #expect(result.stdout.contains("  Better fix for NSExceptionMinimumTLSVersion: enable TLS 1.2 and TLS 1.3 with ECDHE-RSA-AES128-GCM-SHA256"))
         #expect(result.stdout.contains("    nginx : ssl_protocols TLSv1.2 TLSv1.3; ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;"))

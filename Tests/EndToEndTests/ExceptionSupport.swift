@@ -16,20 +16,20 @@ struct ExceptionFixture {
     /// Starts a server for `spec` (or `identity`), runs `body` with its port, stops it whatever happens.
     func withServer<T>(_ spec: CertificateSpec = CertificateSpec(key: .rsa(bits: 2048)), identity: TestIdentity? = nil,
                        configure: (inout TLSServerConfiguration) -> Void = { _ in },
-                       _ body: (Int) throws -> T) throws -> T {
+                       _ body: (Int) async throws -> T) async throws -> T {
         var configuration = TLSServerConfiguration(identity: try identity ?? pki.issue(spec))
         configure(&configuration)
         let server = try TestTLSServer.start(configuration)
         defer { server.stop() }
-        return try body(server.port)
+        return try await body(server.port)
     }
 
     /// `atsprobe diagnose` against localhost:PORT (connected to 127.0.0.1), with this PKI's root unless `trustRoot` is false.
-    func diagnose(port: Int, _ extra: [String], trustRoot: Bool = true, hosts: [String] = ["localhost"]) throws -> BinaryRunner.Result {
+    func diagnose(port: Int, _ extra: [String], trustRoot: Bool = true, hosts: [String] = ["localhost"]) async throws -> BinaryRunner.Result {
         var arguments = ["diagnose", "--connect-to", ":\(port):127.0.0.1:\(port)", "--timeout", "10"]
         if trustRoot { arguments += ["--ca-file", rootPath] }
         arguments += extra + hosts.map { "https://\($0):\(port)/" }
-        return try BinaryRunner.run(arguments, timeout: 120)
+        return try await BinaryRunner.run(arguments, timeout: 120)
     }
 }
 
