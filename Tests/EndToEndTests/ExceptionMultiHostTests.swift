@@ -62,3 +62,19 @@ import Testing
         }
     }
 }
+
+/// --input errors are bad input: one line, exit 64, no connection.
+@Suite struct ExceptionInputFileTests {
+    @Test func unreadableInputIsExit64() async throws {
+        let result = try await BinaryRunner.run(["diagnose", "--format", "plist", "--input", "/nonexistent/hosts.txt"], timeout: 30)
+        #expect(result.status == 64)
+        #expect(result.stderr == "atsprobe: cannot read '/nonexistent/hosts.txt'\n")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func inputWithOnlyCommentsHasNoTargets() async throws {
+        let result = try await BinaryRunner.run(["diagnose", "--input", "-"], timeout: 30, stdin: "# nothing here\n\n   # still nothing\n")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("give at least one target"))
+    }
+}
