@@ -70,6 +70,10 @@ import TLSFacts
         let result = try await Self.run(scenario)
         #expect(!result.timedOut)
         #expect(try PythonPlist.json(result.stdout) == scenario.expected, "stderr: \(result.stderr)")
+        // Foundation reads it too, as XML.
+        var format = PropertyListSerialization.PropertyListFormat.binary
+        #expect(try PropertyListSerialization.propertyList(from: Data(result.stdout.utf8), format: &format) is [String: Any])
+        #expect(format == .xml)
         let comment = "# localhost: no exception added for https://localhost:"
         #expect(result.stderr.contains(comment) == scenario.unhelpable, "stderr: \(result.stderr)")
         #expect(result.status == (scenario.expected == Self.empty && !scenario.unhelpable ? 0 : 1))
@@ -79,6 +83,20 @@ import TLSFacts
         let scenario = Self.scenarios.first { $0.name.hasPrefix("ECDHE-RSA-CHACHA20") }!
         let result = try await Self.run(scenario, ["--format", "plist", "--rules", "ios15.4"])
         #expect(try PythonPlist.json(result.stdout) == Self.empty, "stderr: \(result.stderr)")
+    }
+
+    /// Impossible cases name the fact: a suite no Apple platform offers, a protocol the rule set's platform lacks.
+    @Test func impossibleReasonsNameTheFact() async throws {
+        let dhe = Self.scenarios.first { $0.name == "DHE only" }!
+        let dheRun = try await Self.run(dhe)
+        #expect(dheRun.stderr.contains("TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which the platform (documented) does not offer"), "\(dheRun.stderr)")
+        // iOS 26 no longer speaks TLS 1.1: the entry that helps on earlier releases is not written.
+        let tls11 = Self.scenarios.first { $0.name == "TLS 1.1 only" }!
+        let ios26 = try await Self.run(tls11, ["--format", "plist", "--rules", "ios26"])
+        #expect(try PythonPlist.json(ios26.stdout) == Self.empty)
+        #expect(ios26.stderr.hasPrefix("# localhost: no exception added for https://localhost:"), "\(ios26.stderr)")
+        #expect(ios26.stderr.contains("even Allow All Loads fails"))
+        #expect(ios26.stderr.split(separator: "\n").count == 1)
     }
 
     /// JSON: the same entry, each key with the observation behind it and the server-side fix.
