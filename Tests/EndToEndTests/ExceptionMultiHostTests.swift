@@ -37,6 +37,12 @@ import Testing
             #expect(try PythonPlist.json(separate.stdout)
                     == #"{"NSAppTransportSecurity": {"NSExceptionDomains": {"a.example.test": {"NSExceptionMinimumTLSVersion": "TLSv1.1"}, "b.example.test": {"NSExceptionMinimumTLSVersion": "TLSv1.1"}}}}"#)
             #expect(separate.status == 1)
+            // Deterministic: keys sorted in the XML itself, whatever the target order.
+            let a = try #require(separate.stdout.range(of: "<key>a.example.test</key>"))
+            let b = try #require(separate.stdout.range(of: "<key>b.example.test</key>"))
+            #expect(a.lowerBound < b.lowerBound)
+            let again = try await run(targets.reversed(), legacy: legacy, modern: modern, root: root)
+            #expect(again.stdout == separate.stdout)
         }
     }
 
