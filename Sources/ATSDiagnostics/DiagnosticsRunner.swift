@@ -91,21 +91,38 @@ public struct DiagnosticsRunner: Sendable {
 
     /// The request a test makes to `target`, or nil when the configuration blocks it before any
     /// connection (an http:// URL with no insecure-load exception).
-    func request(for target: Target, under configuration: ATSConfiguration) -> ProbeRequest? {
-        let policy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme, ruleSet: options.ruleSet)
+    func request(for target: Target, under configuration: ATSConfiguration,
+                 reading: SubdomainReading = .anyDepth) -> ProbeRequest? {
+        let policy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme,
+                                     ruleSet: options.ruleSet, subdomainReading: reading)
         guard target.scheme == .https else { return nil }
         return ProbeRequest(target: target, offer: policy.clientOffer(ruleSet: options.ruleSet).canonical,
                             httpRequest: true, timeout: options.timeout)
     }
 
+    /// One load of `target` under an app's own dictionary (`atsprobe plist check`): the
+    /// handshake, the GET and every redirect hop, each judged as in the diagnostics.
+    /// `subdomainReading` picks how far NSIncludesSubdomains reaches.
+    public func load(_ target: Target, configuration: ATSConfiguration,
+                     subdomainReading: SubdomainReading = .anyDepth) async -> LoadOutcome {
+        await load(target, configuration: configuration, reading: subdomainReading, loads: LoadCache(prober: prober))
+    }
+
     /// One nscurl test: the load and every redirect hop, each judged under the test's dictionary.
     func load(_ target: Target, test: DiagnosticTest, loads: LoadCache) async -> TestOutcome {
+        let outcome = await load(target, configuration: test.configuration, reading: .anyDepth, loads: loads)
+        return TestOutcome(section: test.section, title: test.title, configuration: test.configuration,
+                           verdict: outcome.verdict, hops: outcome.hops)
+    }
+
+    func load(_ target: Target, configuration: ATSConfiguration, reading: SubdomainReading,
+              loads: LoadCache) async -> LoadOutcome {
         var hops: [HopOutcome] = []
         var current = target
         var visited: Set<String> = []
         for _ in 0...options.maxRedirects {
-            let policy = EffectivePolicy(configuration: test.configuration, host: current.host, scheme: current.scheme,
-                                         ruleSet: options.ruleSet)
+            let policy = EffectivePolicy(configuration: configuration, host: current.host, scheme: current.scheme,
+                                         ruleSet: options.ruleSet, subdomainReading: reading)
             guard current.scheme == .https else {
                 // Cleartext: ATS blocks it (-1022) unless insecure HTTP loads are allowed for the
                 // host. atsprobe does not load cleartext HTTP: an allowed http:// hop ends the load.
@@ -113,7 +130,7 @@ public struct DiagnosticsRunner: Sendable {
                 hops.append(HopOutcome(url: current.url, offer: nil, result: nil, verdict: verdict))
                 break
             }
-            guard let request = request(for: current, under: test.configuration) else { break }
+            guard let request = request(for: current, under: configuration, reading: reading) else { break }
             // A redirect hop on an authority already handshaken with this offer reuses that
             // handshake, as URLSession reuses the connection; only the new path's response is
             // fetched, once per URL for all tests.
@@ -136,8 +153,7 @@ public struct DiagnosticsRunner: Sendable {
             current = next
         }
         let final = hops.first(where: { !$0.verdict.passed })?.verdict ?? hops.last?.verdict ?? .pass
-        return TestOutcome(section: test.section, title: test.title, configuration: test.configuration,
-                           verdict: final, hops: hops)
+        return LoadOutcome(configuration: configuration, verdict: final, hops: hops)
     }
 }
 

@@ -66,7 +66,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         status = max(status, DiagnosticsText.exitStatus(for: report))
         if output.effectiveFormat == .text && mergeDocument == nil {
             if reports.count > 1 { sink.writeLine() }
-            sink.write(DiagnosticsText.render(report, verbose: diagnostics.verbose))
+            sink.write(DiagnosticsText.render(report, verbose: diagnostics.verbose, palette: Palette(enabled: output.usesColor)))
         }
     }
     if mergeDocument != nil || output.effectiveFormat == .plist {

@@ -8,7 +8,7 @@ import TLSFacts
 enum DiagnosticsText {
     static let rule = String(repeating: "=", count: 80)
 
-    static func render(_ report: DiagnosticsReport, verbose: Bool) -> String {
+    static func render(_ report: DiagnosticsReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         var out = """
         Starting ATS Diagnostics
 
@@ -32,7 +32,7 @@ enum DiagnosticsText {
             if verbose {
                 out += "ATS Dictionary:\n\(test.configuration.nsDictionaryDescription())\n"
             }
-            out += "Result : \(test.verdict.passed ? "PASS" : "FAIL")\n"
+            out += "Result : \(test.verdict.passed ? palette.pass("PASS") : palette.fail("FAIL"))\n"
             if !test.verdict.passed {
                 if verbose, let error = test.verdict.error { out += "Error : \(error.nscurlDescription)\n" }
                 for reason in test.verdict.reasons { out += "Reason : \(UntrustedText.escape(reason.message))\n" }

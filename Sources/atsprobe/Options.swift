@@ -59,8 +59,10 @@ struct ConnectionOptions: ParsableArguments {
         throw InputError("--at '\(UntrustedText.escape(at, limit: 60))' is not an ISO 8601 date (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)")
     }
 
+    /// curl's --connect-to: an empty HOST or PORT matches any; an empty ADDR or ADDR PORT
+    /// keeps the target's own.
     struct ConnectTo: Hashable {
-        var host: String, port: Int, address: String, addressPort: Int
+        var host: String?, port: Int?, address: String?, addressPort: Int?
     }
 
     /// Parses HOST:PORT:ADDR:PORT; IPv6 in brackets.
@@ -74,11 +76,16 @@ struct ConnectionOptions: ParsableArguments {
             }
             fields.append(current)
             func strip(_ s: String) -> String { s.hasPrefix("[") && s.hasSuffix("]") ? String(s.dropFirst().dropLast()) : s }
-            guard fields.count == 4, let port = Int(fields[1]), let addressPort = Int(fields[3]),
-                  (1...65535).contains(port), (1...65535).contains(addressPort), !fields[2].isEmpty else {
-                throw InputError("--connect-to '\(UntrustedText.escape(spec, limit: 100))' is not HOST:PORT:ADDR:PORT")
+            func port(_ s: String) throws -> Int? {
+                if s.isEmpty { return nil }
+                guard let value = Int(s), (1...65535).contains(value) else { throw bad() }
+                return value
             }
-            return ConnectTo(host: strip(fields[0]).lowercased(), port: port, address: strip(fields[2]), addressPort: addressPort)
+            func bad() -> InputError { InputError("--connect-to '\(UntrustedText.escape(spec, limit: 100))' is not HOST:PORT:ADDR:PORT") }
+            guard fields.count == 4 else { throw bad() }
+            let host = strip(fields[0]).lowercased(), address = strip(fields[2])
+            return ConnectTo(host: host.isEmpty ? nil : host, port: try port(fields[1]),
+                             address: address.isEmpty ? nil : address, addressPort: try port(fields[3]))
         }
     }
 
@@ -87,10 +94,32 @@ struct ConnectionOptions: ParsableArguments {
         try check()
         var target: Target
         do { target = try Target(parsing: text) } catch { throw InputError(error.description) }
-        if let rule = try parsedConnectTo().first(where: { ($0.host.isEmpty || $0.host == target.host) && $0.port == target.port }) {
-            target.connectAddress = rule.address
-            target.connectPort = rule.addressPort
+        if let rule = try parsedConnectTo().first(where: { ($0.host ?? target.host) == target.host && ($0.port ?? target.port) == target.port }),
+           rule.address != nil || rule.addressPort != nil {
+            target.connectAddress = rule.address ?? target.host
+            target.connectPort = rule.addressPort ?? target.port
         }
         return target
     }
+}
+
+extension OutputOptions {
+    /// Colour only for people: text format, standard output a terminal, no --output file,
+    /// NO_COLOR unset (https://no-color.org), unless --color always/never says otherwise.
+    var usesColor: Bool {
+        switch color {
+        case .always: return effectiveFormat == .text
+        case .never: return false
+        case .auto:
+            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return effectiveFormat == .text && output == nil && !noColor && isatty(STDOUT_FILENO) == 1
+        }
+    }
+}
+
+/// ANSI colour for the PASS/FAIL words; nothing else is coloured.
+struct Palette {
+    let enabled: Bool
+    func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
+    func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
 }

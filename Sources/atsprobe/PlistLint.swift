@@ -1,0 +1,89 @@
+import ArgumentParser
+import ATSPolicy
+import Foundation
+import TLSFacts
+
+/// The lowest severity that makes `plist lint` exit 1.
+enum LintFailOn: String, ExpressibleByArgument, CaseIterable {
+    case error, warning, info, never
+
+    func fails(_ findings: [LintFinding]) -> Bool {
+        let threshold: LintFinding.Severity
+        switch self {
+        case .error: threshold = .error
+        case .warning: threshold = .warning
+        case .info: threshold = .info
+        case .never: return false
+        }
+        return findings.contains { $0.severity >= threshold }
+    }
+}
+
+extension ATSProbeCommand {
+    /// `atsprobe plist lint FILE`: static checks of the ATS dictionary (docs/lint.md), no network.
+    struct PlistLint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "lint",
+            abstract: "Report what ATS would ignore, misread or question in an Info.plist, without connecting.",
+            discussion: "Exit codes: 0 no finding at or above --fail-on; 1 findings; 64 unreadable file or not a property list."
+        )
+
+        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.")
+        var file: String
+
+        @Option(name: .customLong("fail-on"), help: "Exit 1 on findings at or above: error, warning, info or never. Default: warning.")
+        var failOn: LintFailOn = .warning
+
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded {
+                let document = try PlistInput.document(file)
+                let findings = ATSLinter.lint(document)
+                var sink = OutputSink(path: output.output)
+                switch output.effectiveFormat {
+                case .text:
+                    sink.write(PlistLintText.render(findings))
+                case .json:
+                    let report = PlistLintJSON(file: file, format: document.format.rawValue, findings: findings)
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
+                case .plist:
+                    throw InputError("plist lint has no plist output (use --format text or json)")
+                }
+                try sink.finish()
+                return failOn.fails(findings) ? .findings : .clear
+            }
+        }
+    }
+}
+
+/// `plist lint --format json`.
+struct PlistLintJSON: Encodable {
+    let schemaVersion = jsonSchemaVersion
+    let file: String
+    let format: String
+    let findings: [LintFinding]
+}
+
+/// One finding per line (severity, key path, message, fix), then a count by severity.
+enum PlistLintText {
+    static func render(_ findings: [LintFinding]) -> String {
+        let width = LintFinding.Severity.allCases.map(\.rawValue.count).max() ?? 0
+        var out = ""
+        for finding in findings {
+            let severity = finding.severity.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+            out += "\(severity)  \(finding.keyPath): \(finding.message) [\(finding.rule)] (fix: \(finding.fix))\n"
+        }
+        out += count(findings) + "\n"
+        return out
+    }
+
+    /// "2 errors, 1 warning, 0 info" (most severe first).
+    static func count(_ findings: [LintFinding]) -> String {
+        LintFinding.Severity.allCases.sorted(by: >).map { severity in
+            let n = findings.filter { $0.severity == severity }.count
+            let noun = severity == .info ? "info" : severity.rawValue + (n == 1 ? "" : "s")
+            return "\(n) \(noun)"
+        }.joined(separator: ", ")
+    }
+}
