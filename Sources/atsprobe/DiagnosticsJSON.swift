@@ -71,6 +71,11 @@ struct DiagnosticsJSON: Encodable {
         let fixes: [ServerFix]?
         let reason: String?
 
+        /// Without the handshakes: evidence as the advisor gave it, fixes without the leaf's key type.
+        init(_ suggestion: ExceptionSuggestion) {
+            self.init(HostAdvice(target: "", host: "", suggestion: suggestion, observations: [], ruleSet: .documented))
+        }
+
         init(_ advice: HostAdvice) {
             switch advice.suggestion {
             case .none:
