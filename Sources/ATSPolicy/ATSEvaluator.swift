@@ -158,7 +158,7 @@ public enum ATSEvaluator {
                              .untrusted(SecureTransportCode.certificateChainInvalid, host: host)))
         }
         if let pins = policy.pins {
-            let pinning = PinningPolicy.evaluate(chain: observation.chain, pins: pins.pinSet)
+            let pinning = PinningPolicy.evaluate(chain: observation.chain, pins: pins)
             if !pinning.isSatisfied {
                 findings.append((FailureReason(.pinMismatch, layer: .trust,
                                                "NSPinnedDomains for \(UntrustedText.escape(host, limit: 255)): \(pinning.reason)"),

@@ -138,8 +138,8 @@ import TLSFacts
         #expect(wrongLeaf.reasons.map(\.kind) == [.pinMismatch])
         // A CA pin is not met by the leaf.
         let chain = testObservation(chainSPKIs: ["leafSPKI", "caSPKI"]).chain
-        #expect(!PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["leafSPKI"]).pinSet).isSatisfied)
-        #expect(PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["x", "caSPKI"]).pinSet).isSatisfied)
+        #expect(!PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["leafSPKI"])).isSatisfied)
+        #expect(PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["x", "caSPKI"])).isSatisfied)
         // An empty identity array counts as absent, in diagnostics as in `pins`.
         let empty = EffectivePolicy(configuration: ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: [])]), host: "example.com")
         #expect(ATSEvaluator.evaluate(.success(testObservation()), under: empty, ruleSet: .documented).passed)
