@@ -157,10 +157,13 @@ public enum ATSEvaluator {
                                            UntrustedText.escape(violation.detail, limit: 300)),
                              .untrusted(SecureTransportCode.certificateChainInvalid, host: host)))
         }
-        if let pins = policy.pins, !pins.isSatisfied(byChainSPKIs: observation.chain.map(\.spkiSHA256Base64)) {
-            findings.append((FailureReason(.pinMismatch, layer: .trust,
-                                           "the served chain does not match the NSPinnedDomains identities for \(UntrustedText.escape(host, limit: 255))"),
-                             .untrusted(SecureTransportCode.certificateChainInvalid, host: host)))
+        if let pins = policy.pins {
+            let pinning = PinningPolicy.evaluate(chain: observation.chain, pins: pins)
+            if !pinning.isSatisfied {
+                findings.append((FailureReason(.pinMismatch, layer: .trust,
+                                               "NSPinnedDomains for \(UntrustedText.escape(host, limit: 255)): \(pinning.reason)"),
+                                 .untrusted(SecureTransportCode.certificateChainInvalid, host: host)))
+            }
         }
 
         // ATS extended requirements (2B).

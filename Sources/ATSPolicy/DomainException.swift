@@ -72,19 +72,11 @@ public struct DomainException: Sendable, Hashable {
     }
 }
 
-/// One NSPinnedDomains entry: SPKI-SHA256-BASE64 identities.
-public struct PinnedDomain: Sendable, Hashable {
-    public var includesSubdomains: Bool
-    /// nil when the key is absent (no CA pinning); an empty array pins to nothing.
-    public var caIdentities: [String]?
-    public var leafIdentities: [String]?
+/// One NSPinnedDomains entry: the pinning judgement's PinSet, read from and written to the
+/// property list here. One type, so diagnostics and `pins` read an entry the same way.
+public typealias PinnedDomain = PinSet
 
-    public init(includesSubdomains: Bool = false, caIdentities: [String]? = nil, leafIdentities: [String]? = nil) {
-        self.includesSubdomains = includesSubdomains
-        self.caIdentities = caIdentities
-        self.leafIdentities = leafIdentities
-    }
-
+extension PinSet {
     public init(propertyList dict: [String: Any]) {
         func identities(_ key: ATSKey) -> [String]? {
             PropertyListValue.array(dict[key.name]).map { items in
@@ -101,13 +93,5 @@ public struct PinnedDomain: Sendable, Hashable {
         if let caIdentities { dict[ATSKey.pinnedCAIdentities.name] = caIdentities.map { [ATSKey.spkiSHA256Base64: $0] } }
         if let leafIdentities { dict[ATSKey.pinnedLeafIdentities.name] = leafIdentities.map { [ATSKey.spkiSHA256Base64: $0] } }
         return dict
-    }
-
-    /// Pins are met when every present identity list has a match: CA pins by any non-leaf
-    /// certificate in the served chain, leaf pins by the leaf.
-    public func isSatisfied(byChainSPKIs spkis: [String]) -> Bool {
-        if let caIdentities, !spkis.dropFirst().contains(where: caIdentities.contains) { return false }
-        if let leafIdentities, !(spkis.first.map(leafIdentities.contains) ?? false) { return false }
-        return true
     }
 }

@@ -35,10 +35,12 @@ extension ATSProbeCommand {
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var exceptions: MergeOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                try await runDiagnostics(targets: targets, diagnostics: diagnostics, connection: connection, output: output)
+                try await runDiagnostics(targets: targets + exceptions.inputTargets(), diagnostics: diagnostics,
+                                         connection: connection, output: output, exceptions: exceptions)
             }
         }
     }
@@ -46,9 +48,11 @@ extension ATSProbeCommand {
 
 /// Shared by `--ats-diagnostics` and `diagnose`.
 func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, connection: ConnectionOptions,
-                    output: OutputOptions) async throws -> ExitStatus {
+                    output: OutputOptions, exceptions: MergeOptions) async throws -> ExitStatus {
     guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT)") }
     let targets = try texts.map { try connection.target($0) }
+    // --merge: read the app's plist before any connection; it decides the output.
+    let mergeDocument = try exceptions.mergeDocument()
     let ruleSet = try diagnostics.ruleSet()
     let prober = try makeProber(connection)
     let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(
@@ -60,10 +64,14 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         let report = await runner.run(target)
         reports.append(report)
         status = max(status, DiagnosticsText.exitStatus(for: report))
-        if output.effectiveFormat == .text {
+        if output.effectiveFormat == .text && mergeDocument == nil {
             if reports.count > 1 { sink.writeLine() }
             sink.write(DiagnosticsText.render(report, verbose: diagnostics.verbose, palette: Palette(enabled: output.usesColor)))
         }
+    }
+    if mergeDocument != nil || output.effectiveFormat == .plist {
+        try ExceptionPlist.write(reports, options: exceptions, document: mergeDocument, output: output)
+        return status
     }
     switch output.effectiveFormat {
     case .text: break
@@ -72,8 +80,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         let encoder = JSONEncoder.atsprobe()
         let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
-    case .plist:
-        sink.write(try ExceptionPlist.render(reports))
+    case .plist: break
     }
     try sink.finish()
     return status

@@ -23,7 +23,7 @@ struct DiagnosticsJSON: Encodable {
         reachability = report.reachability.rawValue
         defaultPasses = report.defaultPasses
         tests = report.tests.map(TestJSON.init)
-        suggestion = SuggestionJSON(report.suggestion)
+        suggestion = SuggestionJSON(HostAdvice(report))
     }
 
     struct TestJSON: Encodable {
@@ -65,17 +65,26 @@ struct DiagnosticsJSON: Encodable {
         let kind: String
         let domain: String?
         let exception: PlistValue?
+        /// Per key, the observation that made it necessary.
         let evidence: [KeyEvidence]?
+        /// Per weakening key, the server change that would make it unnecessary.
+        let fixes: [ServerFix]?
         let reason: String?
 
+        /// Without the handshakes: evidence as the advisor gave it, fixes without the leaf's key type.
         init(_ suggestion: ExceptionSuggestion) {
-            switch suggestion {
+            self.init(HostAdvice(target: "", host: "", suggestion: suggestion, observations: [], ruleSet: .documented))
+        }
+
+        init(_ advice: HostAdvice) {
+            switch advice.suggestion {
             case .none:
-                kind = "none"; domain = nil; exception = nil; evidence = nil; reason = nil
-            case .exception(let d, let e, let ev):
-                kind = "exception"; domain = d; exception = PlistValue(e.propertyList); evidence = ev; reason = nil
+                kind = "none"; domain = nil; exception = nil; evidence = nil; fixes = nil; reason = nil
+            case .exception(let d, let e, _):
+                kind = "exception"; domain = d; exception = PlistValue(e.propertyList); evidence = advice.evidence
+                fixes = advice.fixes; reason = nil
             case .impossible(let r):
-                kind = "impossible"; domain = nil; exception = nil; evidence = nil; reason = r
+                kind = "impossible"; domain = nil; exception = nil; evidence = nil; fixes = nil; reason = r
             }
         }
     }

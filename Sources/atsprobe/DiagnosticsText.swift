@@ -57,12 +57,10 @@ enum DiagnosticsText {
         switch report.suggestion {
         case .none:
             out += "Exception  : none needed\n"
-        case .exception(let domain, let exception, let evidence):
+        case .exception(let domain, let exception, _):
             out += "Exception  : the minimal NSExceptionDomains entry for \(domain):\n"
             out += ExceptionPlist.snippet(domain: domain, exception: exception)
-            for item in evidence {
-                out += "  \(item.key): \(UntrustedText.escape(item.observation))\n"
-            }
+            out += ExceptionPlist.adviceLines(HostAdvice(report))
         case .impossible(let reason):
             out += "Exception  : no exception makes this host load, because \(UntrustedText.escape(reason))\n"
         }

@@ -1,25 +1,77 @@
 import ATSDiagnostics
 import ATSPolicy
 import Foundation
+import TLSFacts
+
+extension HostAdvice {
+    /// The advice for one diagnostics run, with evidence from every handshake it made.
+    init(_ report: DiagnosticsReport) {
+        let observations = report.tests.flatMap(\.hops).compactMap(\.result)
+        self.init(target: report.target.url, host: report.target.host, suggestion: report.suggestion,
+                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .documented)
+    }
+}
 
 /// The suggested exceptions as an Info.plist fragment: an NSAppTransportSecurity dictionary
 /// with one NSExceptionDomains entry per host that needs one, written by Foundation's
 /// PropertyListSerialization (keys sorted, XML escaped).
 enum ExceptionPlist {
-    static func dictionary(_ reports: [DiagnosticsReport]) -> [String: Any] {
-        var domains: [String: Any] = [:]
-        for report in reports {
-            if case .exception(let domain, let exception, _) = report.suggestion {
-                domains[domain] = exception.propertyList
-            }
-        }
-        return domains.isEmpty ? [:] : ["NSExceptionDomains": domains]
+    static func suggested(_ reports: [DiagnosticsReport], includeSubdomains: Bool) -> SuggestedExceptions {
+        SuggestedExceptions(reports.map(HostAdvice.init), includeSubdomains: includeSubdomains)
     }
 
-    static func render(_ reports: [DiagnosticsReport]) throws -> String {
-        let root: [String: Any] = ["NSAppTransportSecurity": dictionary(reports)]
+    static func dictionary(_ suggested: SuggestedExceptions) -> [String: Any] {
+        suggested.configuration.propertyList
+    }
+
+    static func render(_ suggested: SuggestedExceptions) throws -> String {
+        let root: [String: Any] = [ATSKey.appTransportSecurity.name: dictionary(suggested)]
         let data = try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// One comment line on stderr for each target no entry helps, so a script sees why it is missing.
+    static func reportUnhelpable(_ suggested: SuggestedExceptions) {
+        for item in suggested.unhelpable {
+            let text = "# \(item.host): no exception added for \(item.target): \(item.reason)"
+            FileHandle.standardError.write(Data((UntrustedText.escape(text) + "\n").utf8))
+        }
+    }
+
+    /// `--format plist` and `--merge`: the dictionary, or the app's property list with it merged in.
+    static func write(_ reports: [DiagnosticsReport], options: MergeOptions, document: PropertyListDocument?,
+                      output: OutputOptions) throws {
+        let suggested = suggested(reports, includeSubdomains: options.includeSubdomains)
+        reportUnhelpable(suggested)
+        guard let document else {
+            var sink = OutputSink(path: output.output)
+            sink.write(try render(suggested))
+            try sink.finish()
+            return
+        }
+        let merged: InfoPlistMerge
+        do {
+            merged = try InfoPlistMerge(document, adding: suggested.domains)
+        } catch {
+            throw InputError("'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)")
+        }
+        for note in merged.notes { Diagnostics.warn(UntrustedText.escape(note)) }
+        let data: Data
+        do {
+            data = try PropertyListFile.write(merged.root, format: options.mergeFormat?.format ?? document.format)
+        } catch {
+            throw InputError(error.description)
+        }
+        // Written only now, after everything succeeded, and atomically: --output may name the input.
+        if let path = output.output {
+            do {
+                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                throw InputError("cannot write '\(UntrustedText.escape(path, limit: 400))': \(error.localizedDescription)")
+            }
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
     }
 
     /// `<key>domain</key><dict>...</dict>`, indented, to paste inside NSExceptionDomains.
@@ -29,5 +81,19 @@ enum ExceptionPlist {
         // Drop the XML header, <plist>, and the outer <dict> lines; keep the entry.
         guard let open = lines.firstIndex(of: "<dict>"), let close = lines.lastIndex(of: "</dict>"), open < close else { return "" }
         return lines[(open + 1)..<close].map { "    " + $0.replacingOccurrences(of: "\t", with: "    ").dropFirst(4) + "\n" }.joined()
+    }
+
+    /// Text lines for the summary: the evidence per key, then the better fix on the server.
+    static func adviceLines(_ advice: HostAdvice) -> String {
+        var out = ""
+        for item in advice.evidence {
+            out += "  \(item.key): \(UntrustedText.escape(item.observation))\n"
+        }
+        for fix in advice.fixes {
+            out += "  Better fix for \(fix.keys.joined(separator: " and ")): \(UntrustedText.escape(fix.change))\n"
+            out += "    nginx : \(fix.nginx.joined(separator: " "))\n"
+            out += "    Apache: \(fix.apache.joined(separator: " | "))\n"
+        }
+        return out
     }
 }

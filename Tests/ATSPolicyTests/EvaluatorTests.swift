@@ -137,8 +137,12 @@ import TLSFacts
         let wrongLeaf = ATSEvaluator.evaluate(.success(testObservation(chainSPKIs: ["other", "caSPKI"])), under: policy, ruleSet: .documented)
         #expect(wrongLeaf.reasons.map(\.kind) == [.pinMismatch])
         // A CA pin is not met by the leaf.
-        #expect(!PinnedDomain(caIdentities: ["leafSPKI"]).isSatisfied(byChainSPKIs: ["leafSPKI", "caSPKI"]))
-        #expect(PinnedDomain(caIdentities: ["x", "caSPKI"]).isSatisfied(byChainSPKIs: ["leafSPKI", "caSPKI"]))
+        let chain = testObservation(chainSPKIs: ["leafSPKI", "caSPKI"]).chain
+        #expect(!PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["leafSPKI"])).isSatisfied)
+        #expect(PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["x", "caSPKI"])).isSatisfied)
+        // An empty identity array counts as absent, in diagnostics as in `pins`.
+        let empty = EffectivePolicy(configuration: ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: [])]), host: "example.com")
+        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: empty, ruleSet: .documented).passed)
     }
 
     @Test(arguments: [

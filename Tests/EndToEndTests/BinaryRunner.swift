@@ -30,21 +30,24 @@ struct BinaryRunner {
 
     /// Runs the binary on a thread of its own and awaits it, so waiting never holds one of
     /// Swift's few cooperative threads (other tests' servers and probes need them).
-    static func run(_ arguments: [String], timeout: Double = 60, stdin: String? = nil) async throws -> Result {
+    static func run(_ arguments: [String], timeout: Double = 60, stdin: String? = nil,
+                    environment extra: [String: String] = [:]) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Swift.Result { try runBlocking(arguments, timeout: timeout, stdin: stdin) })
+                continuation.resume(with: Swift.Result { try runBlocking(arguments, timeout: timeout, stdin: stdin, environment: extra) })
             }
             thread.start()
         }
     }
 
-    static func runBlocking(_ arguments: [String], timeout: Double, stdin: String?) throws -> Result {
+    static func runBlocking(_ arguments: [String], timeout: Double, stdin: String? = nil,
+                            environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binaryURL
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out

@@ -8,38 +8,7 @@ import ATSTestServers
 enum TrustSupport {
     /// Runs the built binary with extra environment variables; bounded by `timeout`.
     static func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 60) throws -> BinaryRunner.Result {
-        let process = Process()
-        process.executableURL = BinaryRunner.binaryURL
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        environment.merge(extra) { _, new in new }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let collected = BinaryRunner.Collected()
-        let group = DispatchGroup()
-        for (pipe, isOut) in [(out, true), (err, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                collected.store(pipe.fileHandleForReading.readDataToEndOfFile(), stdout: isOut)
-                group.leave()
-            }
-        }
-        try process.run()
-        let exited = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { process.waitUntilExit(); exited.signal() }
-        var timedOut = false
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            process.terminate()
-            if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL); exited.wait() }
-        }
-        _ = group.wait(timeout: .now() + 10)
-        return BinaryRunner.Result(status: process.terminationStatus, stdout: collected.stdout, stderr: collected.stderr,
-                                   timedOut: timedOut)
+        try BinaryRunner.runBlocking(arguments, timeout: timeout, environment: extra)
     }
 
     /// A fresh directory under the temporary directory.

@@ -1,7 +1,7 @@
 /// One NSPinnedDomains entry (iOS 14 / macOS 11): SPKI-SHA256-BASE64 identities for the CAs
 /// and/or the leaf. An empty array is treated as absent (it could never match anything, and
 /// Apple documents no meaning for it).
-public struct PinSet: Hashable, Sendable, Codable {
+public struct PinSet: Hashable, Sendable {
     public var includesSubdomains: Bool
     /// NSPinnedCAIdentities: base64 SHA-256 of a CA certificate's DER SubjectPublicKeyInfo.
     public var caIdentities: [String]?

@@ -1,0 +1,83 @@
+import ATSTestServers
+import Foundation
+import TLSFacts
+
+/// Shared by the exception tests: loopback servers from a test PKI, the binary run against
+/// them, and python3's plistlib as an independent reader of every property list produced.
+struct ExceptionFixture {
+    let pki: TestPKI
+    let rootPath: String
+
+    init() throws {
+        pki = try TestPKI()
+        rootPath = try pki.writeRootPEM()
+    }
+
+    /// Starts a server for `spec` (or `identity`), runs `body` with its port, stops it whatever happens.
+    func withServer<T>(_ spec: CertificateSpec = CertificateSpec(key: .rsa(bits: 2048)), identity: TestIdentity? = nil,
+                       configure: (inout TLSServerConfiguration) -> Void = { _ in },
+                       _ body: (Int) async throws -> T) async throws -> T {
+        var configuration = TLSServerConfiguration(identity: try identity ?? pki.issue(spec))
+        configure(&configuration)
+        let server = try TestTLSServer.start(configuration)
+        defer { server.stop() }
+        return try await body(server.port)
+    }
+
+    /// `atsprobe diagnose` against localhost:PORT (connected to 127.0.0.1), with this PKI's root unless `trustRoot` is false.
+    func diagnose(port: Int, _ extra: [String], trustRoot: Bool = true, hosts: [String] = ["localhost"]) async throws -> BinaryRunner.Result {
+        var arguments = ["diagnose", "--connect-to", ":\(port):127.0.0.1:\(port)", "--timeout", "10"]
+        if trustRoot { arguments += ["--ca-file", rootPath] }
+        arguments += extra + hosts.map { "https://\($0):\(port)/" }
+        return try await BinaryRunner.run(arguments, timeout: 120)
+    }
+}
+
+/// python3's plistlib, run with a deadline: the property list as sorted JSON, or the error.
+enum PythonPlist {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// `drop`: leave this top-level key out; `only`: print only this top-level key's value.
+    static func json(_ data: Data, drop: String? = nil, only: String? = nil, timeout: Double = 30) throws -> String {
+        let script = """
+        import plistlib,sys,json
+        d=plistlib.loads(sys.stdin.buffer.read())
+        a=sys.argv[1:]
+        if a and a[0]=="drop": d.pop(a[1],None)
+        if a and a[0]=="only": d=d.get(a[1])
+        print(json.dumps(d, sort_keys=True, default=repr))
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script] + (drop.map { ["drop", $0] } ?? only.map { ["only", $0] } ?? [])
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        let collected = BinaryRunner.Collected()
+        let group = DispatchGroup()
+        for (pipe, isOut) in [(output, true), (errors, false)] {
+            group.enter()
+            DispatchQueue.global().async {
+                collected.store(pipe.fileHandleForReading.readDataToEndOfFile(), stdout: isOut)
+                group.leave()
+            }
+        }
+        try process.run()
+        input.fileHandleForWriting.write(data)
+        try? input.fileHandleForWriting.close()
+        let exited = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { process.waitUntilExit(); exited.signal() }
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            _ = exited.wait(timeout: .now() + 5)
+            throw Failure(description: "python3 timed out")
+        }
+        _ = group.wait(timeout: .now() + 10)
+        guard process.terminationStatus == 0 else { throw Failure(description: "plistlib failed: \(collected.stderr)") }
+        return collected.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func json(_ text: String) throws -> String { try json(Data(text.utf8)) }
+
+}
