@@ -43,7 +43,7 @@ actor AuditOutput {
         var exception: DomainException?
         if case .exception(let domain, let suggested, _) = report.suggestion {
             exception = suggested
-            if format == .plist { exceptions[domain] = exceptions[domain]?.merged(with: suggested) ?? suggested }
+            if format == .plist { exceptions[domain] = exceptions[domain]?.widened(toCover: suggested) ?? suggested }
         }
         emit(.result(DiagnosticsJSON(report, verbose: verbose), verdict: verdict, entry: entry),
              text: "\(textVerdict(verdict)) \(report.target.url)\(exceptionText(exception))")
