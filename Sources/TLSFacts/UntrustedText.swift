@@ -1,15 +1,16 @@
 /// Text that came from the network (certificate names, HTTP headers, alerts): escape it before
 /// it reaches a terminal, and bound its size.
 public enum UntrustedText {
-    /// Control characters (C0, DEL, C1) and backslashes become `\xNN`/`\u{NNNN}` escapes;
-    /// the result is at most `limit` characters plus a trailing "…" when cut.
+    /// Control characters (C0, DEL, C1, bidi overrides) become `\xNN`/`\u{NNNN}` escapes; the
+    /// result is at most `limit` characters plus a trailing "…" when cut. Backslashes are left
+    /// alone so that escaping is idempotent: text escaped by the policy (reasons) and again by
+    /// a renderer reads the same, and no control byte survives either way.
     public static func escape(_ text: String, limit: Int = 1024) -> String {
         var out = ""
         var count = 0
         for scalar in text.unicodeScalars {
             if count >= limit { out += "…"; break }
             switch scalar.value {
-            case 0x5C: out += "\\\\"
             case 0x00..<0x20, 0x7F:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += "\\x" + (hex.count == 1 ? "0" + hex : hex)
