@@ -73,10 +73,7 @@ actor AuditOutput {
     /// Writes the plist (if that is the format), clears the progress line, prints the summary.
     func finish() throws {
         if format == .plist {
-            let domains = exceptions.mapValues { $0.propertyList as Any }
-            let root: [String: Any] = ["NSAppTransportSecurity": domains.isEmpty ? [:] : ["NSExceptionDomains": domains]]
-            let data = try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
-            handle.write(data)
+            handle.write(Data(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)).utf8))
         }
         if handle !== FileHandle.standardOutput { try handle.close() }
         progress.clear()

@@ -13,21 +13,18 @@ extension HostAdvice {
 }
 
 /// The suggested exceptions as an Info.plist fragment: an NSAppTransportSecurity dictionary
-/// with one NSExceptionDomains entry per host that needs one, written by Foundation's
-/// PropertyListSerialization (keys sorted, XML escaped).
+/// with one NSExceptionDomains entry per host that needs one, written by PropertyListFile
+/// (Foundation's PropertyListSerialization: keys sorted, XML escaped).
 enum ExceptionPlist {
     static func suggested(_ reports: [DiagnosticsReport], includeSubdomains: Bool) -> SuggestedExceptions {
         SuggestedExceptions(reports.map(HostAdvice.init), includeSubdomains: includeSubdomains)
     }
 
-    static func dictionary(_ suggested: SuggestedExceptions) -> [String: Any] {
-        suggested.configuration.propertyList
-    }
-
-    static func render(_ suggested: SuggestedExceptions) throws -> String {
-        let root: [String: Any] = [ATSKey.appTransportSecurity.name: dictionary(suggested)]
-        let data = try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
-        return String(decoding: data, as: UTF8.self)
+    /// An NSAppTransportSecurity dictionary as an XML property list (keys sorted, XML escaped).
+    /// Shared by `diagnose --format plist` and `audit --format plist`.
+    static func render(_ configuration: ATSConfiguration) throws -> String {
+        let root: [String: Any] = [ATSKey.appTransportSecurity.name: configuration.propertyList]
+        return String(decoding: try PropertyListFile.write(root, format: .xml), as: UTF8.self)
     }
 
     /// One comment line on stderr for each target no entry helps, so a script sees why it is missing.
@@ -45,7 +42,7 @@ enum ExceptionPlist {
         reportUnhelpable(suggested)
         guard let document else {
             var sink = OutputSink(path: output.output)
-            sink.write(try render(suggested))
+            sink.write(try render(suggested.configuration))
             try sink.finish()
             return
         }
@@ -76,7 +73,7 @@ enum ExceptionPlist {
 
     /// `<key>domain</key><dict>...</dict>`, indented, to paste inside NSExceptionDomains.
     static func snippet(domain: String, exception: DomainException) -> String {
-        guard let data = try? PropertyListSerialization.data(fromPropertyList: [domain: exception.propertyList], format: .xml, options: 0) else { return "" }
+        guard let data = try? PropertyListFile.write([domain: exception.propertyList], format: .xml) else { return "" }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         // Drop the XML header, <plist>, and the outer <dict> lines; keep the entry.
         guard let open = lines.firstIndex(of: "<dict>"), let close = lines.lastIndex(of: "</dict>"), open < close else { return "" }
