@@ -1,6 +1,10 @@
 import ATSPolicy
 import ATSProbe
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// What to judge by and how long to wait.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The NSAppTransportSecurity dictionary of an app. Global keys whose mere presence matters
 /// (the three that switch NSAllowsArbitraryLoads off) are optional; the others default to NO.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// JSON for the ATS dictionary types uses the Info.plist key names and, like `propertyList`,
 /// only the keys that are set, so a JSON dictionary reads like the plist it stands for.

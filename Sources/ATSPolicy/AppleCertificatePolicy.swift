@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// Apple's certificate requirements beyond the chain check (ats-reference 2A): SAN-only names,

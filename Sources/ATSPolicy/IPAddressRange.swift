@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An IP address or CIDR range as an exception key may hold one since iOS 17
 /// ("192.168.1.10", "10.0.0.0/8", "2001:db8::/32").

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Renders property-list values the way NSDictionary's `descriptionWithLocale:indent:` does
 /// (the old-style plist form nscurl prints): keys sorted, `key = value;`, four spaces per level,
@@ -31,8 +35,10 @@ public enum NSDictionaryDescription {
         switch value {
         case let s as String: return quoted(s)
         case let b as Bool: return b ? "true" : "false"
-        case let n as NSNumber: return n.stringValue
-        case let d as Date: return quoted(ISO8601DateFormatter().string(from: d))
+        case let i as Int: return String(i)
+        // NSNumber's stringValue: integral reals print without a fraction.
+        case let r as Double: return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
+        case let d as Date: return quoted(d.formatted(.iso8601))
         default: return quoted(String(describing: value))
         }
     }

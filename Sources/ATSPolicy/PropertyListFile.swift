@@ -1,21 +1,23 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TLSFacts
 
-/// Reads and writes Info.plist-style property lists (XML or binary) with Foundation's
-/// PropertyListSerialization, which works the same on Linux and Darwin.
+/// Reads and writes Info.plist-style property lists (XML or binary) with FoundationEssentials'
+/// PropertyListDecoder and PropertyListEncoder (through `PropertyListNode`).
 public enum PropertyListFile {
     /// The encodings atsprobe reads and writes. Old-style (OpenStep) text plists are refused:
     /// almost any word parses as one, so accepting them would hide "not a property list".
     public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
         case xml
         case binary
-
-        var serialization: PropertyListSerialization.PropertyListFormat {
-            switch self {
-            case .xml: .xml
-            case .binary: .binary
-            }
-        }
     }
 
     /// Info.plist files are kilobytes; the bound keeps a wrong argument from filling memory.
@@ -29,10 +31,15 @@ public enum PropertyListFile {
 
     /// Parses property-list bytes; `path` only names the source in errors.
     public static func parse(_ data: Data, path: String) throws(PropertyListError) -> PropertyListDocument {
-        var detected = PropertyListSerialization.PropertyListFormat.openStep
+        // The XML reader recurses once per level before our own depth check can run, so a
+        // hostile file nested 100,000 deep would overflow the stack: count levels first.
+        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListNode.maximumDepth {
+            throw PropertyListError(path: path, problem: .notAPropertyList)
+        }
+        var detected = PropertyListDecoder.PropertyListFormat.openStep
         let object: Any
         do {
-            object = try PropertyListSerialization.propertyList(from: data, options: [], format: &detected)
+            object = try PropertyListDecoder().decode(PropertyListNode.self, from: data, format: &detected).value
         } catch {
             throw PropertyListError(path: path, problem: .notAPropertyList)
         }
@@ -50,15 +57,45 @@ public enum PropertyListFile {
 
     /// Encodes `root` as XML or binary; fails when a value is not a property-list type.
     public static func write(_ root: [String: Any], format: Format) throws(PropertyListError) -> Data {
-        // PropertyListSerialization traps on some non-plist values on Linux; check first.
+        // Name the offending key rather than report the encoder's coding path.
         if let bad = firstNonPropertyListValue(in: root, path: "") {
             throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) is not a property-list value"))
         }
         do {
-            return try PropertyListSerialization.data(fromPropertyList: root, format: format.serialization, options: 0)
+            let encoder = PropertyListEncoder()
+            encoder.outputFormat = format == .xml ? .xml : .binary
+            return try encoder.encode(PropertyListNode(root))
         } catch {
-            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(error.localizedDescription)"))
+            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(error)"))
         }
+    }
+
+    /// The deepest nesting of <array> and <dict> elements in XML text (self-closing ones do not
+    /// nest). A rough count, blind to comments; it only has to be right for real plists.
+    static func xmlNestingDepth(_ data: Data) -> Int {
+        let bytes = [UInt8](data)
+        var depth = 0, deepest = 0, index = 0
+        func names(_ name: String, at start: Int) -> Bool {
+            let name = Array(name.utf8)
+            guard start + name.count < bytes.count, Array(bytes[start..<(start + name.count)]) == name else { return false }
+            let next = bytes[start + name.count]
+            return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == UInt8(ascii: " ")
+                || next == UInt8(ascii: "\t") || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r")
+        }
+        while index < bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count else { continue }
+            if bytes[index + 1] == UInt8(ascii: "/") {
+                if names("array", at: index + 2) || names("dict", at: index + 2) { depth -= 1 }
+                continue
+            }
+            guard names("array", at: index + 1) || names("dict", at: index + 1) else { continue }
+            let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) ?? bytes.count - 1
+            if bytes[close - 1] == UInt8(ascii: "/") { continue }  // <array/>, <dict/>
+            depth += 1
+            deepest = max(deepest, depth)
+        }
+        return deepest
     }
 
     private static func firstNonPropertyListValue(in value: Any, path: String) -> String? {

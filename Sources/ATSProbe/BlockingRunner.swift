@@ -1,31 +1,53 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
 
 /// Runs blocking work on a thread of its own, never on Swift's cooperative pool, and awaits it.
 enum BlockingRunner {
-    /// Resumes a continuation once, whichever of the work or the watchdog finishes first.
-    final class Once<Value: Sendable>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuation: CheckedContinuation<Value, Never>?
-
-        init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = continuation }
-
-        func resume(_ value: Value) {
-            let pending: CheckedContinuation<Value, Never>? = lock.withLock {
-                defer { continuation = nil }
-                return continuation
-            }
-            pending?.resume(returning: value)
-        }
-    }
+    /// Handshake threads touch little stack (OpenSSL over memory BIOs); 1 MiB of address space
+    /// is plenty, against glibc's 8 MiB default.
+    static let stackSize = 1 << 20
 
     static func run<Value: Sendable>(watchdogSeconds: Double, onWatchdog: @escaping @Sendable () -> Value,
                                      work: @escaping @Sendable () -> Value) async -> Value {
         await withCheckedContinuation { continuation in
-            let once = Once(continuation)
-            let thread = Thread { once.resume(work()) }
-            thread.stackSize = 1 << 20
-            thread.start()
+            let once = ResumeOnce(continuation)
+            if !startDetachedThread({ once.resume(work()) }) {
+                // No thread to be had (process limit): do the work here rather than lose it.
+                once.resume(work())
+            }
             DispatchQueue.global().asyncAfter(deadline: .now() + watchdogSeconds) { once.resume(onWatchdog()) }
         }
+    }
+
+    /// Starts `body` on a new detached POSIX thread; false when the system refuses one.
+    private static func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, stackSize)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, &attributes, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        if started != 0 { Unmanaged<Box>.fromOpaque(box).release() }
+        return started == 0
     }
 }

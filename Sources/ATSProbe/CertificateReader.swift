@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import COpenSSL
 internal import CATSProbeShims
 import TLSFacts
@@ -84,7 +93,7 @@ enum CertificateReader {
         switch bytes.count {
         case 4: family = AF_INET
         case 16: family = AF_INET6
-        default: return bytes.map { String(format: "%02X", $0) }.joined()
+        default: return bytes.hexEncoded()
         }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         guard inet_ntop(family, bytes.baseAddress, &buffer, socklen_t(buffer.count)) != nil else { return "?" }
@@ -149,7 +158,7 @@ enum CertificateReader {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         guard X509_digest(cert, EVP_sha256(), &digest, &length) == 1 else { return "" }
-        return digest.prefix(Int(length)).map { String(format: "%02X", $0) }.joined(separator: ":")
+        return digest.prefix(Int(length)).hexEncoded(separator: ":")
     }
 
     static func spkiHash(of cert: OpaquePointer) -> String {

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Synchronization
 internal import COpenSSL
 internal import CATSProbeShims
 import TLSFacts
@@ -61,15 +66,14 @@ final class ClientContext: @unchecked Sendable {
 
 /// One context per distinct offer, built on first use.
 final class ClientContextCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var contexts: [ClientOffer: ClientContext] = [:]
+    private let contexts = Mutex<[ClientOffer: ClientContext]>([:])
 
     func context(for offer: ClientOffer) throws(ProbeFailure) -> ClientContext {
-        lock.lock()
-        defer { lock.unlock() }
-        if let context = contexts[offer] { return context }
-        let context = try ClientContext(offer: offer)
-        contexts[offer] = context
-        return context
+        try contexts.withLock { contexts throws(ProbeFailure) in
+            if let context = contexts[offer] { return context }
+            let context = try ClientContext(offer: offer)
+            contexts[offer] = context
+            return context
+        }
     }
 }

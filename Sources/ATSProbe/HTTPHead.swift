@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// The GET that follows a handshake, and the parsing of the response head.
@@ -27,7 +31,7 @@ enum HTTPHead {
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
             switch name {
             case "location" where exchange.location == nil: exchange.location = String(value.prefix(4096))
             case "server" where exchange.server == nil: exchange.server = String(value.prefix(1024))

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 internal import COpenSSL
 internal import CATSProbeShims
 import TLSFacts
@@ -45,13 +54,11 @@ final class TrustStore: @unchecked Sendable {
             guard !fingerprints.isEmpty else { throw ProbeSetupError(path: file, reason: "no PEM certificate in file") }
         }
         if let directory = options.caDirectory {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
-                  let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
                 throw ProbeSetupError(path: directory, reason: "not a readable directory")
             }
             for name in names.sorted().prefix(TrustStore.anchorFileLimit) where !name.hasPrefix(".") {
-                try add(file: (directory as NSString).appendingPathComponent(name), required: false)
+                try add(file: directory.hasSuffix("/") ? directory + name : directory + "/" + name, required: false)
             }
         }
         userAnchorFingerprints = fingerprints

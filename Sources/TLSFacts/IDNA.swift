@@ -5,7 +5,7 @@ public enum IDNA {
     public static func toASCII(_ name: String) -> String? {
         var text = name.lowercased()
         // Ideographic and full-width dots separate labels too (UTS 46).
-        for dot in ["\u{3002}", "\u{FF0E}", "\u{FF61}"] { text = text.replacingOccurrences(of: dot, with: ".") }
+        for dot in ["\u{3002}", "\u{FF0E}", "\u{FF61}"] { text = text.replacing(dot, with: ".") }
         let trailingDot = text.hasSuffix(".") && text.count > 1
         if trailingDot { text.removeLast() }
         let labels = text.split(separator: ".", omittingEmptySubsequences: false)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Everything one successful handshake showed. Values only: no OpenSSL types.
 public struct Observation: Hashable, Sendable, Codable {

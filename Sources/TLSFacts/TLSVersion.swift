@@ -23,7 +23,7 @@ public struct TLSVersion: RawRepresentable, Hashable, Comparable, Sendable, Coda
 
     /// Parses "TLSv1.2", "TLS1.2", "TLS 1.2", "1.2".
     public init?(name: String) {
-        var s = name.lowercased().replacingOccurrences(of: " ", with: "")
+        var s = name.lowercased().replacing(" ", with: "")
         for prefix in ["tlsv", "tls"] where s.hasPrefix(prefix) { s.removeFirst(prefix.count); break }
         switch s {
         case "1.0", "1": self = .tls10

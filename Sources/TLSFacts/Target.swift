@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where to connect and what to call the server: `https://host:port/path`, `host`, `host:port`,
 /// `[2001:db8::1]:8443`. Without a scheme, https and port 443.
@@ -60,7 +69,7 @@ extension Target {
     /// Parses a target as typed by a user.
     public init(parsing input: String) throws(TargetParseError) {
         func fail(_ reason: String) -> TargetParseError { TargetParseError(input: input, reason: reason) }
-        let text = input.trimmingCharacters(in: .whitespaces)
+        let text = input.trimmingWhitespace()
         guard !text.isEmpty else { throw fail("empty target") }
         guard text.utf8.count <= 2048 else { throw fail("longer than 2048 bytes") }
         guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
@@ -69,7 +78,7 @@ extension Target {
 
         var scheme = Scheme.https
         var rest = Substring(text)
-        if let range = text.range(of: "://") {
+        if let range = text.firstRange(of: "://") {
             let name = text[..<range.lowerBound].lowercased()
             guard let s = Scheme(rawValue: name) else {
                 throw fail(name.isEmpty ? "missing scheme before ://" : "unsupported scheme '\(name)' (use https or http)")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The chain check against the anchors, each problem reported on its own.
 public struct TrustEvaluation: Hashable, Sendable, Codable {

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// The root command. `atsprobe --ats-diagnostics URL` keeps nscurl's spelling; everything

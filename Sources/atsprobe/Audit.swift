@@ -1,6 +1,10 @@
 import ArgumentParser
 import ATSDiagnostics
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 extension ATSProbeCommand {

@@ -1,4 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+import TLSFacts
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +27,9 @@ final class AuditInput: @unchecked Sendable {
     static let maxLineBytes = 8192
 
     private var arguments: IndexingIterator<[String]>
-    private let handle: FileHandle?
+    /// The input's file descriptor (standard input is not closed); nil reads the arguments only.
+    private let descriptor: Int32?
+    private let ownsDescriptor: Bool
     private let queue = DispatchQueue(label: "atsprobe.audit.input")
     private var buffer: [UInt8] = []
     private var atEnd = false
@@ -32,14 +40,20 @@ final class AuditInput: @unchecked Sendable {
     init(arguments: [String], path: String?) throws {
         self.arguments = arguments.makeIterator()
         switch path {
-        case nil: handle = nil
-        case "-": handle = FileHandle.standardInput
+        case nil: descriptor = nil
+        case "-": descriptor = STDIN_FILENO
         case let path?:
-            guard let file = FileHandle(forReadingAtPath: path) else {
-                throw InputError("cannot read '\(path)': no such file or not readable")
+            let opened = open(path, O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else {
+                throw InputError("cannot read '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError())")
             }
-            handle = file
+            descriptor = opened
         }
+        ownsDescriptor = path != nil && path != "-"
+    }
+
+    deinit {
+        if ownsDescriptor, let descriptor { close(descriptor) }
     }
 
     /// The next entry, skipping blank lines and `#` comments; nil at the end.
@@ -50,7 +64,7 @@ final class AuditInput: @unchecked Sendable {
         }
         while let (number, bytes, tooLong) = await nextLine() {
             var text = String(decoding: bytes, as: UTF8.self)
-            text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            text = text.trimmingWhitespace()
             if !tooLong && (text.isEmpty || text.hasPrefix("#")) { continue }
             position += 1
             let defect = tooLong ? "line longer than \(Self.maxLineBytes) bytes"
@@ -74,7 +88,7 @@ final class AuditInput: @unchecked Sendable {
     /// The next raw line and whether it was cut short. Reads happen on a private queue so a
     /// slow pipe never blocks Swift's cooperative threads.
     private func nextLine() async -> (Int, ArraySlice<UInt8>, Bool)? {
-        guard let handle else { return nil }
+        guard let descriptor else { return nil }
         var tooLong = false
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -95,7 +109,7 @@ final class AuditInput: @unchecked Sendable {
                 return (lineNumber, ArraySlice(buffer), tooLong)
             }
             let chunk = await withCheckedContinuation { continuation in
-                queue.async { continuation.resume(returning: Self.read(handle.fileDescriptor)) }
+                queue.async { continuation.resume(returning: Self.read(descriptor)) }
             }
             if chunk.isEmpty { atEnd = true } else { buffer.append(contentsOf: chunk) }
         }
@@ -107,11 +121,12 @@ extension AuditInput {
     /// in one streaming pass. Unknown for standard input.
     static func expectedCount(arguments: [String], path: String?) -> Int? {
         guard let path, path != "-" else { return path == nil ? arguments.count : nil }
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? file.close() }
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
         var lines = arguments.count
         while true {
-            let chunk = read(file.fileDescriptor)
+            let chunk = read(file)
             if chunk.isEmpty { return lines }
             lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         }

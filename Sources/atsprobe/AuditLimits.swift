@@ -1,4 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import ATSProbe
+import Dispatch
 
 /// At most `limit` targets of one host in flight; the rest wait their turn, first come first served.
 actor AuditHostGate {
@@ -58,21 +64,5 @@ func withDeadline<Value: Sendable>(seconds: Double, _ operation: @escaping @Send
             timer.cancel()
             once.resume(value)
         }
-    }
-}
-
-/// Resumes a continuation once, whichever side gets there first.
-final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Value?, Never>?
-
-    init(_ continuation: CheckedContinuation<Value?, Never>) { self.continuation = continuation }
-
-    func resume(_ value: Value?) {
-        let pending: CheckedContinuation<Value?, Never>? = lock.withLock {
-            defer { continuation = nil }
-            return continuation
-        }
-        pending?.resume(returning: value)
     }
 }

@@ -1,6 +1,10 @@
 import ATSDiagnostics
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// Where finished targets go, one at a time, as they finish: a record to stdout (or --output),
@@ -8,7 +12,7 @@ import TLSFacts
 actor AuditOutput {
     private let format: OutputFormat
     private let verbose: Bool
-    private let handle: FileHandle
+    private let handle: FileStream
     private let encoder = JSONEncoder.atsprobe(pretty: false)
     private(set) var tally = AuditTally()
     private var progress: AuditProgress
@@ -22,13 +26,9 @@ actor AuditOutput {
         self.verbose = verbose
         self.progress = progress
         if let path {
-            guard FileManager.default.createFile(atPath: path, contents: nil),
-                  let file = FileHandle(forWritingAtPath: path) else {
-                throw InputError("cannot write '\(path)'")
-            }
-            handle = file
+            handle = try FileStream(creating: path)
         } else {
-            handle = FileHandle.standardOutput
+            handle = FileStream.standardOutput
         }
     }
 
@@ -73,11 +73,11 @@ actor AuditOutput {
     /// Writes the plist (if that is the format), clears the progress line, prints the summary.
     func finish() throws {
         if format == .plist {
-            handle.write(Data(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)).utf8))
+            handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
         }
-        if handle !== FileHandle.standardOutput { try handle.close() }
+        handle.close()
         progress.clear()
-        FileHandle.standardError.write(Data(tally.summary.utf8))
+        FileStream.standardError.write(tally.summary)
     }
 
     private func emit(_ record: AuditRecord, text: String) {
@@ -89,14 +89,14 @@ actor AuditOutput {
             handle.write(data)
         case .text:
             progress.clear()
-            handle.write(Data((text + "\n").utf8))
+            handle.write(text + "\n")
         case .plist:
             break
         }
     }
 
     private func textVerdict(_ verdict: AuditVerdict) -> String {
-        verdict.rawValue.uppercased().padding(toLength: 12, withPad: " ", startingAt: 0)
+        verdict.rawValue.uppercased().padded(to: 12)
     }
 
     private func exceptionText(_ exception: DomainException?) -> String {

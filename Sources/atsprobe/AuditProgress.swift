@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A one-line progress display on stderr, redrawn at most ten times a second, only when stderr
 /// is a terminal (it carries no colour, so NO_COLOR does not turn it off).
@@ -34,6 +41,6 @@ struct AuditProgress {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        FileStream.standardError.write(text)
     }
 }

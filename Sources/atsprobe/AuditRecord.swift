@@ -1,5 +1,9 @@
 import ATSDiagnostics
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One JSON Lines record of `audit --format json`: see docs/audit.md. A `result` is the
 /// single-host diagnostics document (`DiagnosticsJSON`) with the audit's fields added.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `--shard K/N`: this run takes the K-th of N disjoint shares of the input, so N machines
 /// given the same input and K = 1...N audit every target exactly once between them.

@@ -1,5 +1,9 @@
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The run's counters: all the audit keeps of the targets it has finished, so memory stays flat.
 struct AuditTally {

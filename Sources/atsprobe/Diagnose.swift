@@ -2,7 +2,11 @@ import ArgumentParser
 import ATSDiagnostics
 import ATSPolicy
 import ATSProbe
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// Options of the diagnostics commands.

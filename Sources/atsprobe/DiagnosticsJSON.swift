@@ -1,6 +1,10 @@
 import ATSDiagnostics
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// `--format json` for the diagnostics: see docs/json-schema.md. Stable; versioned by schemaVersion.
@@ -100,7 +104,8 @@ indirect enum PlistValue: Encodable {
         case let a as [Any]: self = .array(a.map(PlistValue.init))
         case let s as String: self = .string(s)
         case let b as Bool: self = .bool(b)
-        case let n as NSNumber: self = .number(n.doubleValue)
+        case let n as Int: self = .number(Double(n))
+        case let n as Double: self = .number(n)
         case let d as Date: self = .date(d)
         case let d as Data: self = .data(d)
         default: self = .string(String(describing: any))

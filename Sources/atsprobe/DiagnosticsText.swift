@@ -1,6 +1,10 @@
 import ATSDiagnostics
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// nscurl's text, line for line, then what nscurl never says: why each test failed and what
@@ -47,7 +51,7 @@ enum DiagnosticsText {
     static func summary(_ report: DiagnosticsReport) -> String {
         var out = "atsprobe summary for \(report.target.url)\n"
         out += "Rule set   : \(report.ruleSet)\n"
-        out += String(format: "Handshakes : %d for %d tests, %.0f ms\n", report.handshakes, report.tests.count, report.wallMilliseconds)
+        out += "Handshakes : \(report.handshakes) for \(report.tests.count) tests, \(report.wallMilliseconds.fixed(0)) ms\n"
         if let observation = bestObservation(report) {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
             if let leaf = observation.leaf { facts += ", leaf \(leaf.publicKey), \(leaf.signatureHash.rawValue)" }

@@ -1,6 +1,10 @@
 import ATSDiagnostics
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 extension HostAdvice {
@@ -31,7 +35,7 @@ enum ExceptionPlist {
     static func reportUnhelpable(_ suggested: SuggestedExceptions) {
         for item in suggested.unhelpable {
             let text = "# \(item.host): no exception added for \(item.target): \(item.reason)"
-            FileHandle.standardError.write(Data((UntrustedText.escape(text) + "\n").utf8))
+            FileStream.standardError.write(UntrustedText.escape(text) + "\n")
         }
     }
 
@@ -61,13 +65,9 @@ enum ExceptionPlist {
         }
         // Written only now, after everything succeeded, and atomically: --output may name the input.
         if let path = output.output {
-            do {
-                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                throw InputError("cannot write '\(UntrustedText.escape(path, limit: 400))': \(error.localizedDescription)")
-            }
+            try FileStream.writeAtomically(data, to: path)
         } else {
-            FileHandle.standardOutput.write(data)
+            FileStream.standardOutput.write(data)
         }
     }
 
@@ -77,7 +77,7 @@ enum ExceptionPlist {
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         // Drop the XML header, <plist>, and the outer <dict> lines; keep the entry.
         guard let open = lines.firstIndex(of: "<dict>"), let close = lines.lastIndex(of: "</dict>"), open < close else { return "" }
-        return lines[(open + 1)..<close].map { "    " + $0.replacingOccurrences(of: "\t", with: "    ").dropFirst(4) + "\n" }.joined()
+        return lines[(open + 1)..<close].map { "    " + $0.replacing("\t", with: "    ").dropFirst(4) + "\n" }.joined()
     }
 
     /// Text lines for the summary: the evidence per key, then the better fix on the server.

@@ -1,6 +1,10 @@
 import ArgumentParser
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// Options for suggested exception dictionaries: many targets merged into one dictionary, and
@@ -27,20 +31,7 @@ struct MergeOptions: ParsableArguments {
     /// The targets listed in --input, in order.
     func inputTargets() throws -> [String] {
         guard let input else { return [] }
-        let text: String
-        if input == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: input) else {
-                throw InputError("cannot read '\(UntrustedText.escape(input, limit: 400))'")
-            }
-            text = String(decoding: data, as: UTF8.self)
-        }
-        return text.split(whereSeparator: \.isNewline).compactMap { line in
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = content.trimmingCharacters(in: .whitespaces)
-            return trimmed.isEmpty ? nil : trimmed
-        }
+        return try TargetList.read(input)
     }
 
     /// The Info.plist to merge into, read before any connection so a bad file costs nothing.

@@ -1,5 +1,12 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TLSFacts
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -52,10 +59,8 @@ struct ConnectionOptions: ParsableArguments {
     /// --at as a Date; nil means now.
     func evaluationDate() throws -> Date? {
         guard let at else { return nil }
-        if let date = ISO8601DateFormatter().date(from: at) { return date }
-        let dayOnly = ISO8601DateFormatter()
-        dayOnly.formatOptions = [.withFullDate]
-        if let date = dayOnly.date(from: at) { return date }
+        if let date = try? Date(at, strategy: .iso8601) { return date }
+        if let date = try? Date(at, strategy: Date.ISO8601FormatStyle().year().month().day()) { return date }
         throw InputError("--at '\(UntrustedText.escape(at, limit: 60))' is not an ISO 8601 date (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)")
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where results go: stdout, or the --output file. Diagnostics and progress go to stderr.
 struct OutputSink {
@@ -9,7 +13,7 @@ struct OutputSink {
 
     mutating func write(_ text: String) {
         if path == nil {
-            FileHandle.standardOutput.write(Data(text.utf8))
+            FileStream.standardOutput.write(text)
         } else {
             buffer += text
         }
@@ -20,17 +24,13 @@ struct OutputSink {
     /// Writes the --output file, when there is one. Throws an InputError naming the file.
     func finish() throws {
         guard let path else { return }
-        do {
-            try Data(buffer.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw InputError("cannot write '\(path)': \(error.localizedDescription)")
-        }
+        try FileStream.writeAtomically(buffer.utf8, to: path)
     }
 }
 
 enum Diagnostics {
     static func warn(_ message: String) {
-        FileHandle.standardError.write(Data("atsprobe: \(message)\n".utf8))
+        FileStream.standardError.write("atsprobe: \(message)\n")
     }
 }
 

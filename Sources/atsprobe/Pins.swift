@@ -1,7 +1,11 @@
 import ArgumentParser
 import ATSPolicy
 import ATSProbe
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 extension ATSProbeCommand {

@@ -1,5 +1,9 @@
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// What `pins` found: the served chain's SPKI pins, the suggested NSPinnedDomains entry, and

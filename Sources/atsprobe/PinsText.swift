@@ -1,5 +1,9 @@
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// The person-readable `pins` output: each served certificate's pin, the ready dictionary,
@@ -16,7 +20,7 @@ enum PinsText {
         }
         out += "\nServed chain, SPKI-SHA256-BASE64 (base64 of SHA-256 of the DER SubjectPublicKeyInfo):\n"
         for certificate in report.certificates {
-            out += "  [\(certificate.index)] \(certificate.role.padding(toLength: 4, withPad: " ", startingAt: 0)) "
+            out += "  [\(certificate.index)] \(certificate.role.padded(to: 4)) "
             out += "\(certificate.spkiSHA256Base64)  \(esc(certificate.subject))\n"
         }
         out += "\nNSPinnedDomains, pinning every served CA and the leaf (both must then match;\n"

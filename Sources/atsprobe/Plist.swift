@@ -1,6 +1,10 @@
 import ArgumentParser
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 extension ATSProbeCommand {
@@ -24,19 +28,4 @@ enum PlistInput {
         }
     }
 
-    /// Targets from an --input file: one per line; blank lines and lines starting with # skipped.
-    static func targets(fromFile path: String) throws -> [String] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw InputError("cannot read --input '\(UntrustedText.escape(path, limit: 400))': \(error.localizedDescription)")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw InputError("--input '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
-        }
-        return text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
 }

@@ -1,7 +1,11 @@
 import ArgumentParser
 import ATSDiagnostics
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 extension ATSProbeCommand {
@@ -36,7 +40,7 @@ extension ATSProbeCommand {
             try await ATSProbeCommand.guarded {
                 let document = try PlistInput.document(file)
                 var texts = targets
-                if let input { texts += try PlistInput.targets(fromFile: input) }
+                if let input { texts += try TargetList.read(input) }
                 guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
                 let parsed = try texts.map { try connection.target($0) }
                 let ruleSet = try diagnostics.ruleSet()

@@ -1,6 +1,10 @@
 import ATSDiagnostics
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// `plist check --format json` (docs/plist.md). Versioned by schemaVersion.

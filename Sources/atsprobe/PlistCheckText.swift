@@ -1,6 +1,10 @@
 import ATSDiagnostics
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// The person-readable `plist check` report: one block per target, the findings, then the
@@ -21,7 +25,7 @@ enum PlistCheckText {
             out += "Findings (\(tightening.findings.count))\n"
             let width = tightening.findings.map(\.kind.rawValue.count).max() ?? 0
             for finding in tightening.findings {
-                out += "  \(finding.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(finding.keyPath): "
+                out += "  \(finding.kind.rawValue.padded(to: width))  \(finding.keyPath): "
                     + "\(finding.appValue) -> \(finding.neededValue): \(finding.message)\n"
             }
         }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// The lowest severity that makes `plist lint` exit 1.
@@ -71,7 +75,7 @@ enum PlistLintText {
         let width = LintFinding.Severity.allCases.map(\.rawValue.count).max() ?? 0
         var out = ""
         for finding in findings {
-            let severity = finding.severity.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+            let severity = finding.severity.rawValue.padded(to: width)
             out += "\(severity)  \(finding.keyPath): \(finding.message) [\(finding.rule)] (fix: \(finding.fix))\n"
         }
         out += count(findings) + "\n"

@@ -1,6 +1,10 @@
 import ArgumentParser
 import ATSProbe
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 extension ATSProbeCommand {

@@ -1,5 +1,9 @@
 import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
@@ -12,7 +16,7 @@ enum ProbeText {
         case .success(let o):
             out += "Connected to \(o.peerAddress) port \(o.port)"
             out += o.serverName.map { " (SNI \(esc($0)))" } ?? " (no SNI)"
-            out += String(format: "; connect %.1f ms, handshake %.1f ms\n\n", o.connectMilliseconds, o.handshakeMilliseconds)
+            out += "; connect \(o.connectMilliseconds.fixed(1)) ms, handshake \(o.handshakeMilliseconds.fixed(1)) ms\n\n"
             var rows: [(String, String)] = [
                 ("Protocol", o.protocolVersion.description),
                 ("Cipher suite", "\(o.cipherSuite.ianaName) (\(o.cipherSuite.codePoint), OpenSSL \(esc(o.openSSLCipherName)))"),
@@ -133,13 +137,12 @@ enum ProbeText {
 
     static func table(_ rows: [(String, String)], indent: String = "") -> String {
         let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { indent + $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
+        return rows.map { indent + $0.0.padded(to: width + 2) + $0.1 + "\n" }.joined()
     }
 
     static func esc(_ text: String) -> String { UntrustedText.escape(text) }
 
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: date)
+        date.formatted(.iso8601)
     }
 }

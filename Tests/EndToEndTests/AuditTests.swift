@@ -228,66 +228,26 @@ import TLSFacts
         let body = (0..<10_000).map { $0 % 2 == 0 ? "127.0.0.1:\(refused)" : "bad host \($0)" }.joined(separator: "\n")
         try body.write(toFile: path, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = BinaryRunner.binaryURL
-        process.arguments = ["audit", "--json", "--input", path, "--timeout", "2"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
         let started = Date()
-        try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-        // Read until the first newline or 10 seconds, whichever comes first.
-        let firstLine = DispatchSemaphore(value: 0)
-        let reader = FirstLineReader(out.fileHandleForReading)
-        DispatchQueue.global().async { reader.read(); firstLine.signal() }
-        #expect(firstLine.wait(timeout: .now() + 10) == .success, "no result within 10 s")
+        let process = try SpawnedProcess(BinaryRunner.binaryURL.path, ["audit", "--json", "--input", path, "--timeout", "2"],
+                                         environment: ProcessInfo.processInfo.environment, discardStderr: true)
+        defer { process.finish(within: 0) }
+        let line = process.firstStdoutLine(within: 10)
+        #expect(line != nil, "no result within 10 s")
         #expect(Date().timeIntervalSince(started) < 5)
-        let record = try JSONDecoder().decode(Record.self, from: Data(reader.line.utf8))
+        let record = try JSONDecoder().decode(Record.self, from: Data((line ?? "").utf8))
         #expect(record.line == 1 || record.line == 2)
     }
 
     @Test func aLineOnAnOpenPipeIsAuditedBeforeTheInputEnds() async throws {
         let refused = try unusedLoopbackPort()
-        let process = Process()
-        process.executableURL = BinaryRunner.binaryURL
-        process.arguments = ["audit", "--json", "--input", "-", "--timeout", "2"]
-        let out = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            try? input.fileHandleForWriting.close()
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-        input.fileHandleForWriting.write(Data("127.0.0.1:\(refused)\n".utf8))
+        let process = try SpawnedProcess(BinaryRunner.binaryURL.path, ["audit", "--json", "--input", "-", "--timeout", "2"],
+                                         environment: ProcessInfo.processInfo.environment, discardStderr: true)
+        defer { process.finish(within: 0) }
+        process.writeStdin("127.0.0.1:\(refused)\n")
         // Standard input stays open: the result must not wait for its end.
-        let firstLine = DispatchSemaphore(value: 0)
-        let reader = FirstLineReader(out.fileHandleForReading)
-        DispatchQueue.global().async { reader.read(); firstLine.signal() }
-        #expect(firstLine.wait(timeout: .now() + 10) == .success, "no result while the input is still open")
-        #expect(try JSONDecoder().decode(Record.self, from: Data(reader.line.utf8)).verdict == "unreachable")
-    }
-
-    /// Reads a pipe up to its first newline.
-    final class FirstLineReader: @unchecked Sendable {
-        private let handle: FileHandle
-        private(set) var line = ""
-        init(_ handle: FileHandle) { self.handle = handle }
-        func read() {
-            var bytes: [UInt8] = []
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                bytes += chunk
-                if let end = bytes.firstIndex(of: UInt8(ascii: "\n")) { bytes = Array(bytes[..<end]); break }
-            }
-            line = String(decoding: bytes, as: UTF8.self)
-        }
+        let line = process.firstStdoutLine(within: 10)
+        #expect(line != nil, "no result while the input is still open")
+        #expect(try JSONDecoder().decode(Record.self, from: Data((line ?? "").utf8)).verdict == "unreachable")
     }
 }

@@ -42,49 +42,13 @@ struct BinaryRunner {
 
     static func runBlocking(_ arguments: [String], timeout: Double, stdin: String? = nil,
                             environment extra: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = binaryURL
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment.merge(extra) { _, new in new }
-        process.environment = environment
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-
-        let collected = Collected()
-        let group = DispatchGroup()
-        for (pipe, isOut) in [(out, true), (err, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.store(data, stdout: isOut)
-                group.leave()
-            }
-        }
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
-
-        let exited = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { process.waitUntilExit(); exited.signal() }
-        var timedOut = false
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            process.terminate()
-            if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL); exited.wait() }
-        }
-        _ = group.wait(timeout: .now() + 10)
-        return Result(status: process.terminationStatus, stdout: collected.stdout, stderr: collected.stderr, timedOut: timedOut)
-    }
-
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var out = Data(), err = Data()
-        func store(_ data: Data, stdout: Bool) { lock.lock(); if stdout { out = data } else { err = data }; lock.unlock() }
-        var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
-        var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+        let process = try SpawnedProcess(binaryURL.path, arguments, environment: environment)
+        if let stdin { process.writeStdin(stdin) }
+        let timedOut = process.finish(within: timeout)
+        return Result(status: process.exitCode, stdout: String(decoding: process.stdout, as: UTF8.self),
+                      stderr: String(decoding: process.stderr, as: UTF8.self), timedOut: timedOut)
     }
 }

@@ -74,7 +74,7 @@ import Testing
     @Test func unreadableInputIsExit64() async throws {
         let result = try await BinaryRunner.run(["diagnose", "--format", "plist", "--input", "/nonexistent/hosts.txt"], timeout: 30)
         #expect(result.status == 64)
-        #expect(result.stderr == "atsprobe: cannot read '/nonexistent/hosts.txt'\n")
+        #expect(result.stderr == "atsprobe: cannot read --input '/nonexistent/hosts.txt': no such file or directory\n")
         #expect(result.stdout.isEmpty)
     }
 

@@ -47,35 +47,12 @@ enum PythonPlist {
         if a and a[0]=="only": d=d.get(a[1])
         print(json.dumps(d, sort_keys=True, default=repr))
         """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + (drop.map { ["drop", $0] } ?? only.map { ["only", $0] } ?? [])
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        let collected = BinaryRunner.Collected()
-        let group = DispatchGroup()
-        for (pipe, isOut) in [(output, true), (errors, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                collected.store(pipe.fileHandleForReading.readDataToEndOfFile(), stdout: isOut)
-                group.leave()
-            }
-        }
-        try process.run()
-        input.fileHandleForWriting.write(data)
-        try? input.fileHandleForWriting.close()
-        let exited = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { process.waitUntilExit(); exited.signal() }
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            _ = exited.wait(timeout: .now() + 5)
-            throw Failure(description: "python3 timed out")
-        }
-        _ = group.wait(timeout: .now() + 10)
-        guard process.terminationStatus == 0 else { throw Failure(description: "plistlib failed: \(collected.stderr)") }
-        return collected.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let process = try SpawnedProcess("/usr/bin/env", ["python3", "-c", script] + (drop.map { ["drop", $0] } ?? only.map { ["only", $0] } ?? []),
+                                         environment: ProcessInfo.processInfo.environment)
+        process.writeStdin(Array(data))
+        if process.finish(within: timeout) { throw Failure(description: "python3 timed out") }
+        guard process.exitCode == 0 else { throw Failure(description: "plistlib failed: \(String(decoding: process.stderr, as: UTF8.self))") }
+        return String(decoding: process.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func json(_ text: String) throws -> String { try json(Data(text.utf8)) }

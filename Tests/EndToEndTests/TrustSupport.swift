@@ -26,20 +26,10 @@ enum TrustSupport {
 
     /// Runs a shell pipeline (fixed text, paths from `directory()`), returning stdout; bounded.
     static func shell(_ script: String, timeout: Double = 30) throws -> (status: Int32, stdout: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var bytes = Data()
-        DispatchQueue.global().async { bytes = out.fileHandleForReading.readDataToEndOfFile(); data.signal() }
-        if data.wait(timeout: .now() + timeout) == .timedOut { process.terminate() }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: bytes, as: UTF8.self))
+        let process = try SpawnedProcess("/bin/sh", ["-c", script], environment: ProcessInfo.processInfo.environment,
+                                         discardStderr: true)
+        process.finish(within: timeout)
+        return (process.exitCode, String(decoding: process.stdout, as: UTF8.self))
     }
 
     /// SPKI-SHA256-BASE64 of a PEM certificate, by the openssl command line.

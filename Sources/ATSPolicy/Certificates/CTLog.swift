@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One Certificate Transparency log as a log list describes it.
 public struct CTLog: Hashable, Sendable, Codable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// Apple's Certificate Transparency policy (support article 103214), judged at an injected
@@ -144,7 +148,7 @@ public struct CTPolicy: Sendable {
             if lifetime.days <= 398 { return (3, 2) }
         }
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!  // FoundationEssentials knows no zone names without ICU
         func months(_ n: Int) -> Date { calendar.date(byAdding: .month, value: n, to: notBefore)! }
         if notAfter < months(15) { return (2, nil) }
         if notAfter < months(27) { return (3, nil) }

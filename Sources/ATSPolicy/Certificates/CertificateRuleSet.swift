@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The thresholds and dates of Apple's certificate rules, as one value, so that a different
 /// reading (Apple's published rules or Apple's Security sources) is data, not `if`s.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Calendar days in UTC as `Date`s, without a Calendar or a locale: the rule dates
 /// (2019-07-01, 2020-09-01, ...) and the CT log table are written this way.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An app's dictionary compared with what its checked hosts need.
 public struct TighteningReport {

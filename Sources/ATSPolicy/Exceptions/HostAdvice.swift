@@ -78,7 +78,7 @@ public struct HostAdvice: Sendable, Hashable {
         guard !facts.isEmpty else { return item }
         var comparison = item.observation
         // The advisor's own summary of the best protocol is now said first, with its suite.
-        if item.key == ATSKey.exceptionMinimumTLSVersion.name, let range = comparison.range(of: "; best protocol seen: ") {
+        if item.key == ATSKey.exceptionMinimumTLSVersion.name, let range = comparison.firstRange(of: "; best protocol seen: ") {
             comparison = String(comparison[..<range.lowerBound])
         }
         // nscurl never tests insecure HTTP with PFS on; the rule itself is the evidence then.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
 
 /// Static checks of an app's ATS dictionary (`atsprobe plist lint`). It works on the raw
@@ -158,7 +162,7 @@ struct LintPass {
     private static func typeFix(for value: Any, expected: PropertyListValueKind) -> String {
         switch expected {
         case .boolean:
-            let text = "\(value)".trimmingCharacters(in: .whitespaces).lowercased()
+            let text = "\(value)".trimmingWhitespace().lowercased()
             if ["yes", "true", "1"].contains(text) { return "use <true/>" }
             if ["no", "false", "0"].contains(text) { return "use <false/>" }
             return "use <true/> or <false/>"

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TLSFacts
 
 /// Apple's rules for the keys of NSExceptionDomains and NSPinnedDomains: lower case, a bare
@@ -76,7 +85,7 @@ struct DomainKeyLint {
         }
         var host = parts.host.lowercased()
         while host.hasPrefix("*.") { host.removeFirst(2) }
-        host = host.replacingOccurrences(of: "*", with: "")
+        host = host.replacing("*", with: "")
         while host.hasSuffix(".") { host.removeLast() }
         guard !host.isEmpty else { return nil }
         return UntrustedText.escape(host, limit: 200)
@@ -94,7 +103,7 @@ struct DomainKeyLint {
 
         init(_ text: String) {
             var rest = Substring(text)
-            if let range = rest.range(of: "://") {
+            if let range = rest.firstRange(of: "://") {
                 scheme = String(rest[..<range.lowerBound])
                 rest = rest[range.upperBound...]
             }

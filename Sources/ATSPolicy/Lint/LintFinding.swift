@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One problem the linter found in an ATS dictionary. Codable with stable field names: the
 /// JSON output of `atsprobe plist lint` is an array of these.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One NSPinnedDomains entry: at least one identity array, each an array of dictionaries
 /// holding the base64 SHA-256 of a SubjectPublicKeyInfo (32 bytes once decoded).

@@ -1,8 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
-/// The property-list type of a decoded value. Booleans need care: on both Linux and Darwin an
-/// integer 0 or 1 read from a plist is an NSNumber that `as? Bool` happily converts, so a
-/// `<integer>1</integer>` would pass for `<true/>` without this.
+/// The property-list type of a decoded value, judged by its exact Swift type: with Foundation's
+/// NSNumber bridging, `1 as? Bool` succeeds, so a cast would let `<integer>1</integer>` pass
+/// for `<true/>`.
 public enum PropertyListValueKind: String, Hashable, Sendable, Codable {
     case boolean, integer, real, string, data, date, array, dictionary
     /// Not a property-list type (only possible for dictionaries built in memory).
@@ -27,13 +31,7 @@ public enum PropertyListValueKind: String, Hashable, Sendable, Codable {
         let integers: [Any.Type] = [Int.self, Int8.self, Int16.self, Int32.self, Int64.self,
                                     UInt.self, UInt8.self, UInt16.self, UInt32.self, UInt64.self]
         if integers.contains(where: { $0 == exact }) { return .integer }
-        guard let number = value as? NSNumber else { return nil }
-        // CFBoolean reports "c" (char); plist integers "i"/"q"/"l", reals "d"/"f".
-        switch String(cString: number.objCType) {
-        case "c", "B": return .boolean
-        case "d", "f": return .real
-        default: return .integer
-        }
+        return nil
     }
 
     /// "a boolean", "an integer", ... for messages.

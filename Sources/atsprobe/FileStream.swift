@@ -1,0 +1,131 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TLSFacts
+
+/// A file descriptor atsprobe writes to: standard output, standard error, or a file it created.
+/// Plain write(2) rather than Foundation's FileHandle, which lives in the Foundation library that
+/// atsprobe does not link; a closed reader (EPIPE) ends the writing quietly instead of trapping.
+final class FileStream: @unchecked Sendable {
+    static let standardOutput = FileStream(descriptor: STDOUT_FILENO, owned: false)
+    static let standardError = FileStream(descriptor: STDERR_FILENO, owned: false)
+
+    let descriptor: Int32
+    private let owned: Bool
+    private var broken = false
+
+    private init(descriptor: Int32, owned: Bool) {
+        self.descriptor = descriptor
+        self.owned = owned
+    }
+
+    /// Creates (or truncates) `path` for writing.
+    convenience init(creating path: String) throws(InputError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw InputError("cannot write '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError())") }
+        self.init(descriptor: descriptor, owned: true)
+    }
+
+    var isStandardStream: Bool { !owned }
+
+    func write(_ text: String) { write(Array(text.utf8)) }
+
+    func write(_ bytes: some Collection<UInt8>) {
+        guard !broken, !bytes.isEmpty else { return }
+        let all = Array(bytes)
+        all.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { broken = true; return }
+                offset += count
+            }
+        }
+    }
+
+    func close() {
+        if owned { _ = Glibc.close(descriptor) }
+    }
+
+    /// Writes `bytes` to a temporary file beside `path`, then renames it into place, so a
+    /// failure never leaves a half-written file (and --output may name the input).
+    static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws(InputError) {
+        let name = "'\(UntrustedText.escape(path, limit: 400))'"
+        var template = Array((path + ".atsprobe-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw InputError("cannot write \(name): \(systemError())") }
+        let temporary = String(cString: template)
+        let file = FileStream(descriptor: descriptor, owned: true)
+        file.write(bytes)
+        let failed = file.broken || fsync(descriptor) != 0
+        let cause = failed ? systemError() : ""
+        file.close()
+        guard !failed, rename(temporary, path) == 0 else {
+            let reason = failed ? cause : systemError()
+            unlink(temporary)
+            throw InputError("cannot write \(name): \(reason)")
+        }
+        _ = chmod(path, 0o644)
+    }
+
+    /// Reads all of `path` ("-" is standard input), refusing more than `limit` bytes.
+    static func readAll(_ path: String, limit: Int, what: String = "") throws(InputError) -> [UInt8] {
+        let name = "\(what)'\(UntrustedText.escape(path, limit: 400))'"
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InputError("cannot read \(name): \(systemError())") }
+        defer { if path != "-" { _ = Glibc.close(descriptor) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw InputError("cannot read \(name): \(systemError())") }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+            if bytes.count > limit { throw InputError("cannot read \(name): larger than \(limit) bytes") }
+        }
+    }
+
+    /// strerror(errno), with the common cases in plain words.
+    static func systemError(_ code: Int32 = errno) -> String {
+        switch code {
+        case ENOENT: "no such file or directory"
+        case EACCES: "permission denied"
+        case EISDIR: "is a directory"
+        default: String(cString: strerror(code))
+        }
+    }
+}
+
+/// Target lists from --input files: one target a line; blank lines and `#` comments skipped.
+enum TargetList {
+    /// Target lists are short; this bounds a wrong argument (a disk image, /dev/zero).
+    static let maximumBytes = 16 * 1024 * 1024
+
+    static func read(_ path: String, option: String = "--input") throws(InputError) -> [String] {
+        let bytes = try FileStream.readAll(path, limit: maximumBytes, what: "\(option) ")
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw InputError("\(option) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
+        }
+        return text.split(whereSeparator: \.isNewline).compactMap { line in
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let trimmed = content.trimmingWhitespace()
+            return trimmed.isEmpty ? nil : trimmed
+        }
+    }
+}
+
+extension String {
+    /// Left-aligned in a column `width` characters wide (never cut).
+    func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
