@@ -65,11 +65,36 @@ extension ATSProbeCommand {
             var progress = AuditProgress()
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let sink = try AuditOutput(format: output.effectiveFormat, verbose: diagnostics.verbose, path: output.output, progress: progress)
-            let gate = AuditHostGate(limit: perHost)
             var rateLimiter = AuditRateLimiter(perSecond: rate)
 
-            await withTaskGroup(of: Void.self) { group in
+            // Targets whose host is at --per-host wait here, not in the task group, so they never
+            // hold a --concurrency slot another host could use. Bounded: when it is full, reading
+            // the input waits for a target to finish.
+            var parked = AuditParking(perHost: perHost, capacity: 4 * concurrency)
+            await withTaskGroup(of: String.self) { group in
                 var inFlight = 0
+                func launch(_ item: AuditParking.Item) async {
+                    await rateLimiter.wait()
+                    inFlight += 1
+                    group.addTask {
+                        await sink.started()
+                        let report = await withDeadline(seconds: deadline) { await runner.run(item.target) }
+                        if let report {
+                            await sink.finished(report, entry: item.entry)
+                        } else {
+                            await sink.timedOut(TargetReport(item.target), deadline: deadline, entry: item.entry)
+                        }
+                        return item.host
+                    }
+                }
+                /// Waits for one target to finish, then starts what its freed slots allow.
+                func finishOne() async {
+                    guard let host = await group.next() else { return }
+                    inFlight -= 1
+                    parked.finished(host)
+                    while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
+                }
+
                 while let entry = await source.next() {
                     let target: Target
                     do {
@@ -81,26 +106,12 @@ extension ATSProbeCommand {
                         continue
                     }
                     guard share.owns(key: "\(target.scheme.rawValue)://\(target.authority)") else { continue }
-                    // One in, one out: never more than --concurrency targets in flight.
-                    if inFlight >= concurrency {
-                        await group.next()
-                        inFlight -= 1
-                    }
-                    await rateLimiter.wait()
-                    inFlight += 1
-                    group.addTask {
-                        let host = target.connectAddress ?? target.host
-                        await gate.acquire(host)
-                        await sink.started()
-                        let report = await withDeadline(seconds: deadline) { await runner.run(target) }
-                        await gate.release(host)
-                        if let report {
-                            await sink.finished(report, entry: entry)
-                        } else {
-                            await sink.timedOut(TargetReport(target), deadline: deadline, entry: entry)
-                        }
-                    }
+                    parked.add(AuditParking.Item(entry: entry, target: target, host: target.connectAddress ?? target.host))
+                    while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
+                    // One in, one out: never more than --concurrency in flight or a full queue.
+                    while (inFlight >= concurrency || parked.isFull) && inFlight > 0 { await finishOne() }
                 }
+                while inFlight > 0 { await finishOne() }
             }
             try await sink.finish()
             return await sink.tally.status(failOn: failOn)

@@ -5,31 +5,42 @@ import Foundation
 #endif
 import ATSProbe
 import Dispatch
+import TLSFacts
 
-/// At most `limit` targets of one host in flight; the rest wait their turn, first come first served.
-actor AuditHostGate {
-    private let limit: Int
-    private var running: [String: Int] = [:]
-    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
-
-    init(limit: Int) { self.limit = limit }
-
-    func acquire(_ host: String) async {
-        if running[host, default: 0] < limit {
-            running[host, default: 0] += 1
-            return
-        }
-        await withCheckedContinuation { waiting[host, default: []].append($0) }
+/// Targets waiting for their host's --per-host slot, in input order, and the count in flight
+/// per host. A host is forgotten when it has nothing in flight, so memory stays flat.
+struct AuditParking {
+    struct Item {
+        let entry: AuditEntry
+        let target: Target
+        /// The per-host key: the --connect-to address when given, else the host.
+        let host: String
     }
 
-    /// Hands the slot straight to the next waiter, or frees it; forgets idle hosts so memory stays flat.
-    func release(_ host: String) {
-        if var queue = waiting[host], !queue.isEmpty {
-            let next = queue.removeFirst()
-            waiting[host] = queue.isEmpty ? nil : queue
-            next.resume()
-            return
-        }
+    let perHost: Int
+    let capacity: Int
+    private var waiting: [Item] = []
+    private var running: [String: Int] = [:]
+
+    init(perHost: Int, capacity: Int) {
+        self.perHost = perHost
+        self.capacity = capacity
+    }
+
+    var isFull: Bool { waiting.count >= capacity }
+    var isEmpty: Bool { waiting.isEmpty }
+
+    mutating func add(_ item: Item) { waiting.append(item) }
+
+    /// The first waiting target whose host has a free slot, counted as running; nil if none.
+    mutating func nextReady() -> Item? {
+        guard let index = waiting.firstIndex(where: { running[$0.host, default: 0] < perHost }) else { return nil }
+        let item = waiting.remove(at: index)
+        running[item.host, default: 0] += 1
+        return item
+    }
+
+    mutating func finished(_ host: String) {
         let count = running[host, default: 1] - 1
         running[host] = count > 0 ? count : nil
     }

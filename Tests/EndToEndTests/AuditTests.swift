@@ -186,6 +186,22 @@ import TLSFacts
         #expect(elapsed < 45, "the deadline, not the 60 s timeout, must end each target")
     }
 
+    @Test func aBusyHostDoesNotHoldSlotsAnotherHostCouldUse() async throws {
+        // Two slots in all, one per host. Three silent targets on 127.0.0.1 take one slot and
+        // wait for it in turn; the [::1] target must get the other slot at once, so its quick
+        // result comes out first, not after the first 1-second deadline.
+        let silent = try HostileServer.start(.silent)
+        defer { silent.stop() }
+        let refused = try unusedLoopbackPort()
+        let result = try await BinaryRunner.run(["audit", "--json", "--concurrency", "2", "--per-host", "1", "--deadline", "1",
+                                                 "--timeout", "60"] + Array(repeating: "127.0.0.1:\(silent.port)", count: 3)
+                                                + ["[::1]:\(refused)"], timeout: 120)
+        let records = try Self.records(result.stdout)
+        #expect(records.map(\.verdict) == ["unreachable", "timeout", "timeout", "timeout"], "\(result.stdout)")
+        #expect(records.first?.target?.url == "https://[::1]:\(refused)/")
+        #expect(result.status == 2)
+    }
+
     @Test func rateSpacesTheStarts() async throws {
         let refused = try unusedLoopbackPort()
         let started = Date()
