@@ -8,11 +8,23 @@ private final class StapleBox {
     init(_ der: [UInt8]) { self.der = der }
 }
 
+/// The server's ALPN list in wire format; SSL_select_next_proto points into it, so it lives as
+/// long as the SSL_CTX.
+private final class ALPNBox {
+    let wire: [UInt8]
+    let fatal: Bool
+    init(_ protocols: [String], fatal: Bool) {
+        wire = protocols.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+        self.fatal = fatal
+    }
+}
+
 /// Owns the server SSL_CTX built from a configuration. An SSL_CTX is safe to share between
 /// threads once configured, hence @unchecked Sendable.
 final class ServerContext: @unchecked Sendable {
     let pointer: OpaquePointer
     private var staple: Unmanaged<StapleBox>?
+    private var alpn: Unmanaged<ALPNBox>?
 
     init(_ configuration: TLSServerConfiguration) throws {
         pointer = try checkNotNull("creating a server SSL_CTX") { SSL_CTX_new(TLS_server_method()) }
@@ -21,6 +33,7 @@ final class ServerContext: @unchecked Sendable {
         } catch {
             SSL_CTX_free(pointer)
             staple?.release()
+            alpn?.release()
             throw error
         }
     }
@@ -28,6 +41,7 @@ final class ServerContext: @unchecked Sendable {
     deinit {
         SSL_CTX_free(pointer)
         staple?.release()
+        alpn?.release()
     }
 
     private func configure(_ configuration: TLSServerConfiguration) throws {
@@ -70,6 +84,29 @@ final class ServerContext: @unchecked Sendable {
         if let list = configuration.sctListExtension {
             try serveSCTExtension(list)
         }
+        if let protocols = configuration.alpn {
+            selectALPN(protocols, fatal: configuration.alpnMismatchIsFatal)
+        }
+    }
+
+    /// Picks the first of the server's protocols the client offered (server preference).
+    private func selectALPN(_ protocols: [String], fatal: Bool) {
+        let box = Unmanaged.passRetained(ALPNBox(protocols, fatal: fatal))
+        alpn = box
+        SSL_CTX_set_alpn_select_cb(pointer, { _, out, outLength, offered, offeredLength, argument in
+            guard let out, let outLength, let offered, let argument else { return SSL_TLSEXT_ERR_NOACK }
+            let box = Unmanaged<ALPNBox>.fromOpaque(argument).takeUnretainedValue()
+            let matched = box.wire.withUnsafeBufferPointer { server in
+                var selected: UnsafeMutablePointer<UInt8>?
+                let result = SSL_select_next_proto(&selected, outLength, server.baseAddress, UInt32(server.count),
+                                                   offered, offeredLength)
+                guard result == OPENSSL_NPN_NEGOTIATED, let selected else { return false }
+                out.pointee = UnsafePointer(selected)  // into box.wire, which outlives the handshake
+                return true
+            }
+            if matched { return SSL_TLSEXT_ERR_OK }
+            return box.fatal ? SSL_TLSEXT_ERR_ALERT_FATAL : SSL_TLSEXT_ERR_NOACK
+        }, box.toOpaque())
     }
 
     private func enableStapling(_ der: [UInt8]) throws {

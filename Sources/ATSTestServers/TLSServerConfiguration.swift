@@ -18,6 +18,12 @@ public struct TLSServerConfiguration: Sendable {
     /// Serialized SCT list (RFC 6962 TLS encoding, see `serializedSCTList`) for the
     /// signed_certificate_timestamp extension, sent only when the client asks; nil = none.
     public var sctListExtension: [UInt8]?
+    /// Application protocols the server accepts, in its order of preference ("h2", "http/1.1");
+    /// nil ignores the client's ALPN extension.
+    public var alpn: [String]?
+    /// When no offered protocol is in `alpn`: true sends the no_application_protocol alert
+    /// (RFC 7301), false goes on without ALPN.
+    public var alpnMismatchIsFatal: Bool
     /// How to answer HTTP requests after the handshake.
     public var http: HTTPBehavior
     /// "127.0.0.1" or "::1".
@@ -32,6 +38,8 @@ public struct TLSServerConfiguration: Sendable {
                 sendChain: Bool = true,
                 ocspResponseDER: [UInt8]? = nil,
                 sctListExtension: [UInt8]? = nil,
+                alpn: [String]? = nil,
+                alpnMismatchIsFatal: Bool = false,
                 http: HTTPBehavior = .ok,
                 bindAddress: String = "127.0.0.1") {
         self.identity = identity
@@ -43,6 +51,8 @@ public struct TLSServerConfiguration: Sendable {
         self.sendChain = sendChain
         self.ocspResponseDER = ocspResponseDER
         self.sctListExtension = sctListExtension
+        self.alpn = alpn
+        self.alpnMismatchIsFatal = alpnMismatchIsFatal
         self.http = http
         self.bindAddress = bindAddress
     }
