@@ -8,7 +8,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 import Synchronization
 
 /// Runs blocking work on a thread of its own, never on Swift's cooperative pool, and awaits it.
@@ -21,11 +20,13 @@ enum BlockingRunner {
                                      work: @escaping @Sendable () -> Value) async -> Value {
         await withCheckedContinuation { continuation in
             let once = ResumeOnce(continuation)
-            if !startDetachedThread({ once.resume(work()) }) {
-                // No thread to be had (process limit): do the work here rather than lose it.
+            let watchdog = Watchdog.shared.schedule(after: watchdogSeconds) { once.resume(onWatchdog()) }
+            let body: @Sendable () -> Void = {
                 once.resume(work())
+                Watchdog.shared.cancel(watchdog)
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + watchdogSeconds) { once.resume(onWatchdog()) }
+            // No thread to be had (process limit): do the work here rather than lose it.
+            if !startDetachedThread(body) { body() }
         }
     }
 

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import ATSProbe
-import Dispatch
 import TLSFacts
 
 /// Targets waiting for their host's --per-host slot, in input order, and the count in flight
@@ -68,11 +67,10 @@ struct AuditRateLimiter {
 func withDeadline<Value: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async -> Value) async -> Value? {
     await withCheckedContinuation { continuation in
         let once = ResumeOnce(continuation)
-        let timer = DispatchWorkItem { once.resume(nil) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: timer)
+        let timer = Watchdog.shared.schedule(after: seconds) { once.resume(nil) }
         Task {
             let value = await operation()
-            timer.cancel()
+            Watchdog.shared.cancel(timer)
             once.resume(value)
         }
     }
