@@ -75,9 +75,9 @@ actor AuditOutput {
         if format == .plist {
             handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
         }
-        handle.close()
         progress.clear()
         FileStream.standardError.write(tally.summary)
+        try handle.finish()
     }
 
     private func emit(_ record: AuditRecord, text: String) {

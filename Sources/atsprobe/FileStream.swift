@@ -12,64 +12,83 @@ import TLSFacts
 
 /// A file descriptor atsprobe writes to: standard output, standard error, or a file it created.
 /// Plain write(2) rather than Foundation's FileHandle, which lives in the Foundation library that
-/// atsprobe does not link; a closed reader (EPIPE) ends the writing quietly instead of trapping.
+/// atsprobe does not link. After a failed write (a full disk) the stream drops further output and
+/// `finish()` reports the failure, so results are never lost silently. (A reader that goes away
+/// ends atsprobe by SIGPIPE, as it does `cat`.)
 final class FileStream: @unchecked Sendable {
-    static let standardOutput = FileStream(descriptor: STDOUT_FILENO, owned: false)
-    static let standardError = FileStream(descriptor: STDERR_FILENO, owned: false)
+    static let standardOutput = FileStream(descriptor: STDOUT_FILENO, owned: false, name: "standard output")
+    static let standardError = FileStream(descriptor: STDERR_FILENO, owned: false, name: "standard error")
 
     let descriptor: Int32
+    /// Names the stream in errors: the path, or "standard output".
+    let name: String
     private let owned: Bool
-    private var broken = false
+    /// errno of the first failed write; later output is dropped.
+    private var failure: Int32?
 
-    private init(descriptor: Int32, owned: Bool) {
+    private init(descriptor: Int32, owned: Bool, name: String) {
         self.descriptor = descriptor
         self.owned = owned
+        self.name = name
     }
 
     /// Creates (or truncates) `path` for writing.
     convenience init(creating path: String) throws(InputError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw InputError("cannot write '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError())") }
-        self.init(descriptor: descriptor, owned: true)
+        self.init(descriptor: descriptor, owned: true, name: "'\(UntrustedText.escape(path, limit: 400))'")
     }
-
-    var isStandardStream: Bool { !owned }
 
     func write(_ text: String) { write(Array(text.utf8)) }
 
     func write(_ bytes: some Collection<UInt8>) {
-        guard !broken, !bytes.isEmpty else { return }
+        guard failure == nil, !bytes.isEmpty else { return }
         let all = Array(bytes)
         all.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if count < 0 && errno == EINTR { continue }
-                if count <= 0 { broken = true; return }
+                if count <= 0 { failure = count < 0 ? errno : EIO; return }
                 offset += count
             }
         }
     }
 
-    func close() {
-        if owned { _ = Glibc.close(descriptor) }
+    /// Closes a file atsprobe opened; throws when any write to the stream failed.
+    func finish() throws(InputError) {
+        if owned, Glibc.close(descriptor) != 0, failure == nil { failure = errno }
+        if let failure { throw InputError("cannot write \(name): \(FileStream.systemError(failure))") }
     }
 
     /// Writes `bytes` to a temporary file beside `path`, then renames it into place, so a
     /// failure never leaves a half-written file (and --output may name the input).
     static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws(InputError) {
+        var info = stat()
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            // A device, FIFO or symlink (/dev/stdout, a named pipe): write through it, since
+            // renaming over it would replace it.
+            let stream = try FileStream(creating: path)
+            stream.write(bytes)
+            try stream.finish()
+            return
+        }
         let name = "'\(UntrustedText.escape(path, limit: 400))'"
         var template = Array((path + ".atsprobe-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw InputError("cannot write \(name): \(systemError())") }
         let temporary = String(cString: template)
-        let file = FileStream(descriptor: descriptor, owned: true)
+        let file = FileStream(descriptor: descriptor, owned: true, name: name)
         file.write(bytes)
-        let failed = file.broken || fsync(descriptor) != 0
-        let cause = failed ? systemError() : ""
-        file.close()
-        guard !failed, rename(temporary, path) == 0 else {
-            let reason = failed ? cause : systemError()
+        if fsync(descriptor) != 0, file.failure == nil { file.failure = errno }
+        do {
+            try file.finish()
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = systemError()
             unlink(temporary)
             throw InputError("cannot write \(name): \(reason)")
         }

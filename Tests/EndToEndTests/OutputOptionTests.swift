@@ -34,4 +34,22 @@ import Testing
         #expect(unwritable.status == 64)
         #expect(unwritable.stderr.contains("cannot write '/nonexistent-dir/x.txt'"))
     }
+
+    /// A device is written through, never renamed over; a failed write is an error, not lost output.
+    @Test func devicesAreWrittenThroughAndWriteFailuresReported() async throws {
+        let refused = try unusedLoopbackPort()
+        let target = "127.0.0.1:\(refused)"
+        // /dev/stdout is a symlink to the pipe the runner reads: the text must arrive there.
+        let throughLink = try await BinaryRunner.run(["probe", "--output", "/dev/stdout", target], timeout: 60)
+        #expect(throughLink.status == 2)
+        #expect(throughLink.stdout.contains("connection refused"), "\(throughLink.stdout)")
+        // /dev/full accepts open(2) and fails every write with ENOSPC.
+        for arguments in [["probe", target], ["audit", "--json", target], ["diagnose", "--format", "plist", target]] {
+            let full = try await BinaryRunner.run(arguments + ["--output", "/dev/full"], timeout: 60)
+            #expect(full.status == 64, "\(arguments): \(full.stderr)")
+            #expect(full.stderr.contains("atsprobe: cannot write '/dev/full': No space left on device"), "\(arguments): \(full.stderr)")
+        }
+        var info = stat()
+        #expect(lstat("/dev/full", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "/dev/full must still be the device")
+    }
 }
