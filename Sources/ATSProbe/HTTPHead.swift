@@ -24,7 +24,8 @@ enum HTTPHead {
             return HTTPExchange(statusCode: nil, failure: "no response")
         }
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].count == 3, let code = Int(parts[1]) else {
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].utf8.count == 3,
+              parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let code = Int(parts[1]) else {
             return HTTPExchange(statusCode: nil, failure: "malformed status line \"\(UntrustedText.escape(statusLine, limit: 80))\"")
         }
         var exchange = HTTPExchange(statusCode: code, reason: parts.count > 2 ? String(parts[2].prefix(1024)) : nil)
