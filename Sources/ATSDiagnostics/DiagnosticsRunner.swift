@@ -15,12 +15,16 @@ public struct DiagnosticsOptions: Sendable {
     public var maxRedirects: Int
     /// Certificates are judged as of this date; nil = now.
     public var evaluationDate: Date?
+    /// The CT logs SCTs are judged against (Apple's list as built in, or --ct-log-list).
+    public var ctLogs: CTLogList
 
-    public init(ruleSet: RuleSet = .documented, timeout: Double = 10, maxRedirects: Int = 10, evaluationDate: Date? = nil) {
+    public init(ruleSet: RuleSet = .documented, timeout: Double = 10, maxRedirects: Int = 10, evaluationDate: Date? = nil,
+                ctLogs: CTLogList = .apple) {
         self.ruleSet = ruleSet
         self.timeout = timeout
         self.maxRedirects = maxRedirects
         self.evaluationDate = evaluationDate
+        self.ctLogs = ctLogs
     }
 }
 
@@ -142,7 +146,8 @@ public struct DiagnosticsRunner: Sendable {
             let violations: [CertificateRuleViolation]
             if case .success(let observation) = result {
                 violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date(),
-                                                               requireCertificateTransparency: policy.requiresCertificateTransparency)
+                                                               requireCertificateTransparency: policy.requiresCertificateTransparency,
+                                                               logs: options.ctLogs)
             } else {
                 violations = []
             }

@@ -27,12 +27,13 @@ public struct CertificateRuleViolation: Hashable, Sendable, Codable, CustomStrin
 
 public enum AppleCertificatePolicy {
     /// Every Apple certificate rule the observed chain breaks, judged at `date`.
-    /// CT is judged against Apple's log list (CTLogList.apple); see `certificateTransparency(in:at:...)`
+    /// CT is judged against `logs` (Apple's list as built in, by default); see `certificateTransparency(in:at:...)`
     /// for the counts behind the verdict.
-    public static func violations(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false) -> [CertificateRuleViolation] {
+    public static func violations(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false,
+                                  logs: CTLogList = .apple) -> [CertificateRuleViolation] {
         violations(chain: observation.chain, anchor: observation.trust.anchor,
                    deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName,
-                   at: date, requireCertificateTransparency: requireCertificateTransparency)
+                   at: date, requireCertificateTransparency: requireCertificateTransparency, logs: logs)
     }
 
     /// The same over plain values. `serverName` is the name asked for (SNI), used in messages only:

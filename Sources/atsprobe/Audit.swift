@@ -60,8 +60,8 @@ extension ATSProbeCommand {
             try connection.check()
             let share = try shard.map(AuditShard.init(parsing:)) ?? .whole
             let source = try AuditInput(arguments: targets, path: input)
-            let runner = DiagnosticsRunner(prober: try makeProber(connection, maxConcurrent: concurrency), options: DiagnosticsOptions(
-                ruleSet: try diagnostics.ruleSet(), timeout: connection.timeout, evaluationDate: try connection.evaluationDate()))
+            let runner = DiagnosticsRunner(prober: try makeProber(connection, maxConcurrent: concurrency),
+                                           options: try connection.diagnosticsOptions(ruleSet: try diagnostics.ruleSet()))
             var progress = AuditProgress()
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let sink = try AuditOutput(format: output.effectiveFormat, verbose: diagnostics.verbose, path: output.output, progress: progress)

@@ -59,8 +59,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     let mergeDocument = try exceptions.mergeDocument()
     let ruleSet = try diagnostics.ruleSet()
     let prober = try makeProber(connection)
-    let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(
-        ruleSet: ruleSet, timeout: connection.timeout, evaluationDate: try connection.evaluationDate()))
+    let runner = DiagnosticsRunner(prober: prober, options: try connection.diagnosticsOptions(ruleSet: ruleSet))
     var sink = OutputSink(path: output.output)
     var status = ExitStatus.clear
     var reports: [DiagnosticsReport] = []

@@ -7,6 +7,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ATSDiagnostics
+import ATSPolicy
 import TLSFacts
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -49,11 +51,31 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).")
     var at: String?
 
+    @Option(name: .customLong("ct-log-list"), help: "Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.")
+    var ctLogList: String?
+
     /// Checks every option; called inside the command so errors stay one line (exit 64).
     func check() throws {
         guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
         _ = try parsedConnectTo()
         _ = try evaluationDate()
+        _ = try ctLogs()
+    }
+
+    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it.
+    func ctLogs() throws -> CTLogList {
+        guard let path = ctLogList else { return .apple }
+        let bytes = try FileStream.readAll(path, limit: 16 * 1024 * 1024, what: "--ct-log-list ")
+        do {
+            return try CTLogList(appleLogListJSON: Data(bytes), source: path)
+        } catch {
+            throw InputError("--ct-log-list: \(error.description)")
+        }
+    }
+
+    /// What every diagnostics run shares: the rule set, --timeout, --at and --ct-log-list.
+    func diagnosticsOptions(ruleSet: RuleSet) throws -> DiagnosticsOptions {
+        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, evaluationDate: try evaluationDate(), ctLogs: try ctLogs())
     }
 
     /// --at as a Date; nil means now.

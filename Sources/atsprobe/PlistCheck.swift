@@ -44,8 +44,7 @@ extension ATSProbeCommand {
                 guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
                 let parsed = try texts.map { try connection.target($0) }
                 let ruleSet = try diagnostics.ruleSet()
-                let runner = DiagnosticsRunner(prober: try makeProber(connection), options: DiagnosticsOptions(
-                    ruleSet: ruleSet, timeout: connection.timeout, evaluationDate: try connection.evaluationDate()))
+                let runner = DiagnosticsRunner(prober: try makeProber(connection), options: try connection.diagnosticsOptions(ruleSet: ruleSet))
 
                 let ats = document.atsDictionary ?? [:]
                 let configuration = ATSConfiguration(propertyList: ats)

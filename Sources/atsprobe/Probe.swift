@@ -33,7 +33,7 @@ extension ATSProbeCommand {
                     let report = ProbeReport(target: target, result: result)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .text:
-                    sink.write(ProbeText.render(target: target, result: result))
+                    sink.write(ProbeText.render(target: target, result: result, logs: try connection.ctLogs()))
                 case .plist:
                     throw InputError("probe has no plist output (use --format text or json; plist is for diagnose, audit and pins)")
                 }

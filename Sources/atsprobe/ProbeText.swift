@@ -8,7 +8,7 @@ import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
 enum ProbeText {
-    static func render(target: Target, result: ProbeResult) -> String {
+    static func render(target: Target, result: ProbeResult, logs: CTLogList = .apple) -> String {
         var out = "atsprobe probe \(target.url)\n"
         switch result {
         case .failure(let failure):
@@ -31,7 +31,7 @@ enum ProbeText {
             rows.append(("Trust", trustLine(o.trust)))
             out += table(rows)
             for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
-            out += appleRules(o)
+            out += appleRules(o, logs: logs)
             out += "\nChain as served (\(o.chain.count) certificate\(o.chain.count == 1 ? "" : "s"))\n"
             for (index, cert) in o.chain.enumerated() { out += certificate(cert, index: index) }
             out += "\nSigned certificate timestamps: "
@@ -39,11 +39,11 @@ enum ProbeText {
             if scts.isEmpty { out += "none\n" } else {
                 out += "\(scts.count)\n"
                 for sct in scts {
-                    let known = CTLogList.apple[sct.logID].map { " (\($0.name), \($0.state.rawValue))" } ?? " (not in Apple's log list)"
+                    let known = logs[sct.logID].map { " (\($0.name), \($0.state.rawValue))" } ?? " (not in the log list)"
                     out += "  - \(sct.source.rawValue): log \(esc(sct.logID))\(known) at \(iso(sct.timestamp))\n"
                 }
             }
-            out += certificateTransparency(o)
+            out += certificateTransparency(o, logs: logs)
             out += "OCSP staple: "
             if let staple = o.ocspStaple {
                 out += "\(esc(staple.responseStatus))"
@@ -57,8 +57,8 @@ enum ProbeText {
     }
 
     /// Apple's certificate rules (ats-reference 2A), judged at the time trust was judged (--at or now).
-    static func appleRules(_ o: Observation) -> String {
-        let violations = AppleCertificatePolicy.violations(in: o, at: o.trust.evaluatedAt)
+    static func appleRules(_ o: Observation, logs: CTLogList) -> String {
+        let violations = AppleCertificatePolicy.violations(in: o, at: o.trust.evaluatedAt, logs: logs)
         guard !violations.isEmpty else { return "Apple certificate rules: met (as of \(iso(o.trust.evaluatedAt)))\n" }
         var out = "Apple certificate rules: \(violations.count) broken (as of \(iso(o.trust.evaluatedAt)))\n"
         for violation in violations { out += "  - \(esc(violation.detail))\n" }
@@ -67,8 +67,8 @@ enum ProbeText {
 
     /// Apple's CT verdict with the counts behind it. No app dictionary here, so
     /// NSRequiresCertificateTransparency is not set: CT applies to public (system) roots only.
-    static func certificateTransparency(_ o: Observation) -> String {
-        let ct = AppleCertificatePolicy.certificateTransparency(in: o, at: o.trust.evaluatedAt)
+    static func certificateTransparency(_ o: Observation, logs: CTLogList) -> String {
+        let ct = AppleCertificatePolicy.certificateTransparency(in: o, at: o.trust.evaluatedAt, logs: logs)
         // A verdict of notRequired has a reason that starts "not required: ...".
         let verdict = switch ct.verdict {
         case .notRequired: ""

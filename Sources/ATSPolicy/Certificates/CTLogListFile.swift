@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// Why a CT log list file could not be used; one line, naming the file.
+public struct CTLogListError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var source: String
+    public var reason: String
+
+    public var description: String { "CT log list '\(UntrustedText.escape(source, limit: 400))': \(reason)" }
+}
+
+extension CTLogList {
+    /// Reads a log list in the JSON schema Apple publishes at
+    /// https://valid.apple.com/ct/log_list/current_log_list.json (the schema Chrome's list uses:
+    /// operators, each with `logs` and `tiled_logs`, each log with `log_id`, `description` and one
+    /// `state`). Like the built-in table, a state keeps the day of its timestamp (UTC). Keys, URLs
+    /// and temporal intervals are not read.
+    public init(appleLogListJSON data: Data, source: String) throws(CTLogListError) {
+        func fail(_ reason: String) -> CTLogListError { CTLogListError(source: source, reason: reason) }
+        let file: ListFile
+        do {
+            file = try JSONDecoder().decode(ListFile.self, from: data)
+        } catch let error as DecodingError {
+            throw fail("not a log list: \(Self.describe(error))")
+        } catch {
+            throw fail("not a log list")
+        }
+        var logs: [CTLog] = []
+        for op in file.operators {
+            for (entries, api) in [(op.logs ?? [], CTLog.API.rfc6962), (op.tiled_logs ?? [], .staticCTAPI)] {
+                for entry in entries {
+                    let name = UntrustedText.escape(entry.description ?? entry.log_id, limit: 200)
+                    guard let id = Data(base64Encoded: entry.log_id), id.count == 32 else {
+                        throw fail("log '\(name)': log_id is not 32 bytes of base64")
+                    }
+                    guard let (state, since) = try entry.state.only(source: source, log: name) else {
+                        throw fail("log '\(name)': no state")
+                    }
+                    logs.append(CTLog(logID: entry.log_id, name: name, operatorName: UntrustedText.escape(op.name, limit: 200),
+                                      state: state, stateSince: since, api: api))
+                }
+            }
+        }
+        guard !logs.isEmpty else { throw fail("no logs") }
+        let version = file.version.map { " version \(UntrustedText.escape($0, limit: 40))" } ?? ""
+        self.init(source: "\(source)\(version) (\(logs.count) logs)", logs: logs)
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context): "missing \(path(context.codingPath + [key]))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): "wrong type at \(path(context.codingPath))"
+        case .dataCorrupted(let context): context.codingPath.isEmpty ? "not JSON" : "bad value at \(path(context.codingPath))"
+        @unknown default: "unreadable"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+    }
+
+    // The file's shape; names follow the JSON.
+    private struct ListFile: Decodable {
+        var version: String?
+        var operators: [Operator]
+    }
+
+    private struct Operator: Decodable {
+        var name: String
+        var logs: [Log]?
+        var tiled_logs: [Log]?
+    }
+
+    private struct Log: Decodable {
+        var description: String?
+        var log_id: String
+        var state: StateSet
+    }
+
+    private struct Stamp: Decodable {
+        var timestamp: String
+    }
+
+    /// `"state": {"usable": {"timestamp": "..."}}`: exactly one of these keys.
+    private struct StateSet: Decodable {
+        var pending, qualified, usable, readonly, retired, rejected: Stamp?
+
+        func only(source: String, log: String) throws(CTLogListError) -> (CTLog.State, Date)? {
+            let present: [(CTLog.State, Stamp)] = [(.pending, pending), (.qualified, qualified), (.usable, usable),
+                                                   (.readonly, readonly), (.retired, retired), (.rejected, rejected)]
+                .compactMap { state, stamp in stamp.map { (state, $0) } }
+            guard let (state, stamp) = present.first else { return nil }
+            guard present.count == 1 else {
+                throw CTLogListError(source: source, reason: "log '\(log)': more than one state")
+            }
+            guard let date = Self.day(of: stamp.timestamp) else {
+                throw CTLogListError(source: source, reason: "log '\(log)': state timestamp '\(UntrustedText.escape(stamp.timestamp, limit: 40))' is not ISO 8601")
+            }
+            return (state, date)
+        }
+
+        /// The UTC day (midnight) of an ISO 8601 time, with or without fractional seconds.
+        static func day(of text: String) -> Date? {
+            let plain = Date.ISO8601FormatStyle()
+            guard let time = (try? plain.parse(text)) ?? (try? plain.year().month().day().time(includingFractionalSeconds: true)
+                .timeZone(separator: .omitted).parse(text)) else { return nil }
+            let seconds = time.timeIntervalSince1970
+            return Date(timeIntervalSince1970: (seconds / 86_400).rounded(.down) * 86_400)
+        }
+    }
+}
