@@ -189,10 +189,13 @@ enum CertificateReader {
         return String(decoding: buffer.prefix(min(Int(length), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func embeddedSCTs(of cert: OpaquePointer) -> [SignedCertificateTimestamp] {
+    /// The SCTs embedded in `cert`, each signature judged by `check` (not checked by default).
+    static func embeddedSCTs(of cert: OpaquePointer,
+                             check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck = { _ in .notChecked })
+        -> [SignedCertificateTimestamp] {
         guard let raw = X509_get_ext_d2i(cert, NID_ct_precert_scts, nil, nil) else { return [] }
         let list = OpaquePointer(raw)
         defer { CATSProbeShims_SCT_LIST_free_all(list) }
-        return StatusReader.timestamps(in: list, source: { _ in .embedded })
+        return StatusReader.timestamps(in: list, source: { _ in .embedded }, check: check)
     }
 }

@@ -18,6 +18,7 @@ struct Handshake {
     let evaluationDate: Date
     let clock: Stopwatch
     let deadline: Deadline
+    let verifier: SCTVerifier
 
     static let chainLimit = 16
 
@@ -90,9 +91,18 @@ struct Handshake {
                 if let cert = CATSProbeShims_sk_X509_value(stack, index) { served.append(cert) }
             }
         }
-        let chain = served.map { CertificateReader.facts(of: $0) }
+        var chain = served.map { CertificateReader.facts(of: $0) }
         let nameToCheck = request.serverName ?? request.target.host
         let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate).evaluate(served: served, name: nameToCheck)
+        // Embedded SCTs sign the precertificate, which names the leaf's issuer: read them again
+        // from the leaf, this time checking each signature.
+        if let leaf = served.first, !chain.isEmpty, !chain[0].embeddedSCTs.isEmpty {
+            let issuer = trust.issuer(of: leaf, served: served)
+            defer { if let issuer, issuer.owned { X509_free(issuer.certificate) } }
+            chain[0].embeddedSCTs = CertificateReader.embeddedSCTs(of: leaf) { sct in
+                verifier.check(sct, entry: .precertificate(leaf: leaf, issuer: issuer?.certificate))
+            }
+        }
 
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0
@@ -112,7 +122,9 @@ struct Handshake {
             connectMilliseconds: connectMilliseconds,
             handshakeMilliseconds: handshakeMilliseconds,
             trust: trustEvaluation,
-            deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: ssl) : [],
+            deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: ssl) { sct in
+                served.first.map { verifier.check(sct, entry: .certificate(leaf: $0)) } ?? .noIssuer
+            } : [],
             ocspStaple: StatusReader.ocspStaple(of: ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil))
     }
 

@@ -22,10 +22,15 @@ public struct ProbeOptions: Sendable {
     /// rules apply). Loopback test roots are in no real system store; this stands in for one, as
     /// SSL_CERT_FILE does for the binary. Never use it to make a chain look trusted.
     public var additionalSystemAnchorsFile: String?
+    /// CT log keys by log ID (base64): DER SubjectPublicKeyInfo. Each SCT's signature is checked
+    /// against its log's key (`SignedCertificateTimestamp.signature`); an SCT from a log not
+    /// here is `.unknownLog`. The CLI passes the keys of the log list it judges against.
+    public var ctLogKeys: [String: [UInt8]]
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
                 evaluationDate: Date? = nil, maxConcurrentHandshakes: Int = 16,
-                additionalSystemAnchorsFile: String? = nil) {
+                additionalSystemAnchorsFile: String? = nil, ctLogKeys: [String: [UInt8]] = [:]) {
+        self.ctLogKeys = ctLogKeys
         self.caFile = caFile
         self.caDirectory = caDirectory
         self.useSystemTrustStore = useSystemTrustStore

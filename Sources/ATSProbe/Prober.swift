@@ -39,7 +39,8 @@ public final class Prober: Sendable {
         let clock = Stopwatch()
         let deadline = Deadline(secondsFromNow: request.timeout)
         let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
-                                  evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline)
+                                  evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline,
+                                  verifier: SCTVerifier(keys: options.ctLogKeys))
         // A hung resolver is the one wait OpenSSL and poll cannot bound; the watchdog answers for it.
         let watchdog = request.timeout + 0.5
         return await BlockingRunner.run(watchdogSeconds: watchdog, onWatchdog: {

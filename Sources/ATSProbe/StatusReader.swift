@@ -13,7 +13,8 @@ enum StatusReader {
 
     /// SCTs from an OpenSSL SCT stack (borrowed).
     static func timestamps(in list: OpaquePointer,
-                           source: (OpaquePointer) -> SignedCertificateTimestamp.Source?) -> [SignedCertificateTimestamp] {
+                           source: (OpaquePointer) -> SignedCertificateTimestamp.Source?,
+                           check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
         var result: [SignedCertificateTimestamp] = []
         for index in 0..<min(CATSProbeShims_sk_SCT_num(list), Int32(sctLimit)) {
             guard let sct = CATSProbeShims_sk_SCT_value(list, index), let origin = source(sct) else { continue }
@@ -24,25 +25,26 @@ enum StatusReader {
             let version = SCT_get_version(sct) == SCT_VERSION_V1 ? 0 : -1
             result.append(SignedCertificateTimestamp(source: origin, logID: id,
                                                      timestamp: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
-                                                     version: version))
+                                                     version: version, signature: check(sct)))
         }
         return result
     }
 
     /// SCTs delivered in the handshake: the TLS extension and the OCSP staple (embedded ones are
     /// read from the certificate itself).
-    static func deliveredSCTs(of ssl: OpaquePointer) -> [SignedCertificateTimestamp] {
+    static func deliveredSCTs(of ssl: OpaquePointer,
+                              check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
         guard let list = SSL_get0_peer_scts(ssl) else {
             OpenSSLErrors.clear()
             return []
         }
-        let found = timestamps(in: list) { sct in
+        let found = timestamps(in: list, source: { sct in
             switch SCT_get_source(sct) {
             case SCT_SOURCE_TLS_EXTENSION: .tlsExtension
             case SCT_SOURCE_OCSP_STAPLED_RESPONSE: .ocspStaple
             default: nil
             }
-        }
+        }, check: check)
         // OpenSSL moves each source's SCTs onto the peer list by popping, which reverses them:
         // restore the order they were sent in, source by source.
         return [SignedCertificateTimestamp.Source.tlsExtension, .ocspStaple].flatMap { source in

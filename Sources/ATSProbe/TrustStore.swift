@@ -64,6 +64,19 @@ final class TrustStore: @unchecked Sendable {
         userAnchorFingerprints = fingerprints
     }
 
+    /// The certificate that issued `leaf`: a served one when it did (borrowed), else one from
+    /// this store (owned: the caller frees it). Nil when neither has it.
+    func issuer(of leaf: OpaquePointer, served: [OpaquePointer]) -> (certificate: OpaquePointer, owned: Bool)? {
+        defer { OpenSSLErrors.clear() }
+        if let next = served.dropFirst().first(where: { X509_check_issued($0, leaf) == X509_V_OK }) { return (next, false) }
+        guard let context = X509_STORE_CTX_new() else { return nil }
+        defer { X509_STORE_CTX_free(context) }
+        guard X509_STORE_CTX_init(context, store, leaf, nil) == 1 else { return nil }
+        var found: OpaquePointer?
+        guard X509_STORE_CTX_get1_issuer(&found, context, leaf) == 1, let found else { return nil }
+        return (found, true)
+    }
+
     deinit { X509_STORE_free(store) }
 
     /// Every certificate in a PEM file (owned by the caller). Unreadable files throw when required.

@@ -45,7 +45,24 @@ struct CertificateBuilder {
         // Ed25519 has no separate digest: OpenSSL wants NULL there.
         let digest = signingKey.isEd25519 ? nil : spec.signatureHash.digest
         try check("signing the certificate") { X509_sign(x509, signingKey.pointer, digest) }
+        if !spec.embeddedSCTs.isEmpty {
+            // The logs sign the precertificate: this TBSCertificate as signed so far (no SCT
+            // list yet) and the issuer's key hash. Then the list goes in and the CA signs again;
+            // removing the list from the final certificate gives back exactly this TBS.
+            let tbs = try der("encoding the TBSCertificate") { i2d_re_X509_tbs(x509, $0) }
+            let issuerKeyHash = try sha256(try signingKey.subjectPublicKeyInfoDER)
+            try addEmbeddedSCTs(to: x509, entry: SignedEntry.precertificate(issuerKeyHash: issuerKeyHash, tbs: tbs))
+            try check("signing the certificate with its SCTs") { X509_sign(x509, signingKey.pointer, digest) }
+        }
         return certificate
+    }
+
+    private func der(_ what: String, _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) throws -> [UInt8] {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        let length = i2d(&buffer)
+        guard length > 0, let buffer else { throw TestServerError(what) }
+        defer { CRYPTO_free(buffer, nil, 0) }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
     }
 
     private func setValidity(_ x509: OpaquePointer) throws {
@@ -105,14 +122,11 @@ struct CertificateBuilder {
             defer { X509_EXTENSION_free(ext) }
             try check("adding extension \(nid)") { X509_add_ext(x509, ext, -1) }
         }
-        if !spec.embeddedSCTs.isEmpty {
-            try addEmbeddedSCTs(to: x509)
-        }
     }
 
     /// The SCT list extension's value is an OCTET STRING wrapping the TLS-encoded list (RFC 6962 3.3).
-    private func addEmbeddedSCTs(to x509: OpaquePointer) throws {
-        let list = serializedSCTList(spec.embeddedSCTs)
+    private func addEmbeddedSCTs(to x509: OpaquePointer, entry: [UInt8]) throws {
+        let list = serializedSCTList(spec.embeddedSCTs, entry: entry)
         let value: [UInt8] = [0x04] + derLength(list.count) + list
         let octets = try checkNotNull("allocating an OCTET STRING") { ASN1_OCTET_STRING_new() }
         defer { ASN1_OCTET_STRING_free(octets) }

@@ -143,17 +143,33 @@ public struct CertificateFacts: Hashable, Sendable, Codable {
 /// A signed certificate timestamp and where it came from.
 public struct SignedCertificateTimestamp: Hashable, Sendable, Codable {
     public enum Source: String, Hashable, Sendable, Codable { case embedded, tlsExtension, ocspStaple }
+    /// What checking the log's signature over the certificate found (RFC 6962 section 3.2).
+    public enum SignatureCheck: String, Hashable, Sendable, Codable {
+        /// The log's key verifies the signature.
+        case valid
+        /// It does not: Apple does not count the SCT.
+        case invalid
+        /// No key for this log ID was known to the probe.
+        case unknownLog
+        /// An embedded SCT, but the leaf's issuer was neither served nor in the trust store.
+        case noIssuer
+        /// Not checked (SCTs built by hand, or by a caller that does not verify).
+        case notChecked
+    }
+
     public var source: Source
     /// Base64 of the 32-byte log ID.
     public var logID: String
     public var timestamp: Date
     public var version: Int
+    public var signature: SignatureCheck
 
-    public init(source: Source, logID: String, timestamp: Date, version: Int = 0) {
+    public init(source: Source, logID: String, timestamp: Date, version: Int = 0, signature: SignatureCheck = .notChecked) {
         self.source = source
         self.logID = logID
         self.timestamp = timestamp
         self.version = version
+        self.signature = signature
     }
 }
 

@@ -9,6 +9,7 @@ import Glibc
 #endif
 import ATSDiagnostics
 import ATSPolicy
+import ATSProbe
 import TLSFacts
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -66,11 +67,18 @@ struct ConnectionOptions: ParsableArguments {
     func ctLogs() throws -> CTLogList {
         guard let path = ctLogList else { return .apple }
         let bytes = try FileStream.readAll(path, limit: 16 * 1024 * 1024, what: "--ct-log-list ")
+        let list: CTLogList
         do {
-            return try CTLogList(appleLogListJSON: Data(bytes), source: path)
+            list = try CTLogList(appleLogListJSON: Data(bytes), source: path)
         } catch {
             throw InputError("--ct-log-list: \(error.description)")
         }
+        // A log ID is the SHA-256 of the log's key; a key that does not hash to it is a broken list.
+        for (id, key) in list.keys.sorted(by: { $0.key < $1.key }) where CTLogKey.logID(ofKey: key) != id {
+            let name = list[id]?.name ?? id
+            throw InputError("--ct-log-list: CT log list '\(UntrustedText.escape(path, limit: 400))': log '\(name)': key does not match log_id")
+        }
+        return list
     }
 
     /// What every diagnostics run shares: the rule set, --timeout, --at and --ct-log-list.

@@ -49,7 +49,8 @@ func makeProber(_ connection: ConnectionOptions, maxConcurrent: Int = 16) throws
     do {
         return try Prober(options: ProbeOptions(
             caFile: connection.caFile, caDirectory: connection.caDir,
-            evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent))
+            evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
+            ctLogKeys: try connection.ctLogs().keys))
     } catch let error as InputError {
         throw error
     } catch {

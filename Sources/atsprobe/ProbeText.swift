@@ -40,7 +40,7 @@ enum ProbeText {
                 out += "\(scts.count)\n"
                 for sct in scts {
                     let known = logs[sct.logID].map { " (\($0.name), \($0.state.rawValue))" } ?? " (not in the log list)"
-                    out += "  - \(sct.source.rawValue): log \(esc(sct.logID))\(known) at \(iso(sct.timestamp))\n"
+                    out += "  - \(sct.source.rawValue): log \(esc(sct.logID))\(known) at \(iso(sct.timestamp)), signature \(signatureText(sct.signature))\n"
                 }
             }
             out += certificateTransparency(o, logs: logs)
@@ -141,6 +141,16 @@ enum ProbeText {
     }
 
     static func esc(_ text: String) -> String { UntrustedText.escape(text) }
+
+    static func signatureText(_ check: SignedCertificateTimestamp.SignatureCheck) -> String {
+        switch check {
+        case .valid: "valid"
+        case .invalid: "INVALID"
+        case .unknownLog: "not checked (no key for this log)"
+        case .noIssuer: "not checked (the leaf's issuer is unknown)"
+        case .notChecked: "not checked"
+        }
+    }
 
     static func iso(_ date: Date) -> String {
         date.formatted(.iso8601)

@@ -75,8 +75,8 @@ struct AppleTrustCTTests {
 
     @Test func twoSCTsByTLSExtensionPass() async throws {
         let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged)
-        let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 300)) { configuration, _ in
-            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.googleArgon), sct(TrustLogs.digiCertWyvern)])
+        let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 300)) { configuration, identity in
+            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.googleArgon), sct(TrustLogs.digiCertWyvern)], certificate: identity.certificateDER)
         }
         let result = fixture.ct(observation)
         #expect(result.tlsExtensionSCTs == 2)
@@ -87,8 +87,8 @@ struct AppleTrustCTTests {
 
     @Test func oneSCTByTLSExtensionFails() async throws {
         let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged)
-        let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 90)) { configuration, _ in
-            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.googleArgon)])
+        let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 90)) { configuration, identity in
+            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.googleArgon)], certificate: identity.certificateDER)
         }
         #expect(fixture.ct(observation).verdict == .nonCompliant)
         #expect(ctRule(fixture.violations(observation)))
@@ -98,7 +98,7 @@ struct AppleTrustCTTests {
         let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged, withIntermediate: true)
         let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 300)) { configuration, identity in
             let response = try fixture.pki.ocspResponse(for: identity, thisUpdate: TrustClock.issued, nextUpdate: TrustClock.judged.addingTimeInterval(86_400))
-            configuration.ocspResponseDER = try OCSPWithSCTs.splice(response, scts: [sct(TrustLogs.cloudflareNimbus), sct(TrustLogs.digiCertWyvern)])
+            configuration.ocspResponseDER = try OCSPWithSCTs.splice(response, scts: [sct(TrustLogs.cloudflareNimbus), sct(TrustLogs.digiCertWyvern)], certificate: identity.certificateDER)
         }
         let result = fixture.ct(observation)
         #expect(result.ocspStapleSCTs == 2)
@@ -110,8 +110,8 @@ struct AppleTrustCTTests {
     /// One embedded and one delivered SCT from current logs also meet the delivered way.
     @Test func embeddedPlusOneDeliveredPass() async throws {
         let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged)
-        let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 300, embeddedSCTs: [sct(TrustLogs.googleArgon)])) { configuration, _ in
-            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.cloudflareNimbus)])
+        let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 300, embeddedSCTs: [sct(TrustLogs.googleArgon)])) { configuration, identity in
+            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.cloudflareNimbus)], certificate: identity.certificateDER)
         }
         #expect(fixture.ct(observation).satisfiedBy == .delivered)
         #expect(fixture.violations(observation).isEmpty)
@@ -148,5 +148,52 @@ struct AppleTrustCTTests {
         let without = EffectivePolicy(configuration: .default, host: "127.0.0.1")
         #expect(!without.requiresCertificateTransparency)
         #expect(fixture.violations(observation, requireCertificateTransparency: without.requiresCertificateTransparency).isEmpty)
+    }
+
+    // MARK: Signatures
+
+    /// Every SCT's signature is checked: embedded ones over the precertificate, delivered ones
+    /// over the leaf. A signature that does not verify is not counted, whatever the log.
+    @Test func signaturesAreCheckedAndBadOnesNotCounted() async throws {
+        let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged)
+        let good = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, embeddedSCTs: [
+            sct(TrustLogs.googleArgon), sct(TrustLogs.cloudflareNimbus)])) { configuration, identity in
+            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.digiCertWyvern)], certificate: identity.certificateDER)
+        }
+        #expect(good.leaf?.embeddedSCTs.map(\.signature) == [.valid, .valid])
+        #expect(good.deliveredSCTs.map(\.signature) == [.valid])
+
+        // The same logs, but signatures that are not theirs: a dummy, and one made for another certificate.
+        let other = try fixture.pki.issue(TrustClock.spec(inclusiveDays: 90))
+        let forged = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, embeddedSCTs: [
+            TestSCT(logID: TrustLogs.argon.logID, timestamp: TrustClock.issued), sct(TrustLogs.cloudflareNimbus)])) { configuration, _ in
+            configuration.sctListExtension = serializedSCTList([sct(TrustLogs.digiCertWyvern)], certificate: other.certificateDER)
+        }
+        #expect(forged.leaf?.embeddedSCTs.map(\.signature) == [.invalid, .valid])
+        #expect(forged.deliveredSCTs.map(\.signature) == [.invalid])
+        let result = fixture.ct(forged)
+        #expect(result.verdict == .nonCompliant)
+        #expect(result.embeddedCounted == 1)
+        #expect(result.assessments.filter { $0.note == "the log's signature does not verify" }.count == 2)
+        #expect(ctRule(fixture.violations(forged)))
+    }
+
+    /// A prober that knows no key for the log cannot check it; an embedded SCT whose leaf's
+    /// issuer is nowhere to be found cannot be checked either. Neither counts.
+    @Test func uncheckableSignaturesAreSaidSo() async throws {
+        let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged)
+        let unknown = TestSCT(log: try TestCTLog(name: "unlisted", operator: "Nobody"), timestamp: TrustClock.issued)
+        let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, embeddedSCTs: [unknown, sct(TrustLogs.googleArgon)]))
+        #expect(observation.leaf?.embeddedSCTs.map(\.signature) == [.unknownLog, .valid])
+
+        // A prober whose store lacks the root, facing a leaf the root signed directly (root not served).
+        let bare = try Prober(options: ProbeOptions(useSystemTrustStore: false, evaluationDate: TrustClock.judged, ctLogKeys: TrustLogs.list.keys))
+        let identity = try fixture.pki.issue(TrustClock.spec(inclusiveDays: 90, embeddedSCTs: [sct(TrustLogs.googleArgon)]))
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity))
+        defer { server.stop() }
+        let probed = try await bare.probe(ProbeRequest(target: Target(host: "127.0.0.1", port: server.port), offer: Prober.widestOffer, timeout: 5)).get()
+        #expect(probed.leaf?.embeddedSCTs.map(\.signature) == [.noIssuer])
+        let ct = AppleCertificatePolicy.certificateTransparency(in: probed, at: TrustClock.judged, requireCertificateTransparency: true, logs: TrustLogs.list)
+        #expect(ct.assessments.first?.note == "the leaf's issuer is unknown: signature not checked")
     }
 }

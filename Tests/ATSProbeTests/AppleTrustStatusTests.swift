@@ -52,7 +52,7 @@ struct AppleTrustStatusTests {
             let response = try fixture.pki.ocspResponse(for: identity, thisUpdate: thisUpdate, nextUpdate: nextUpdate)
             configuration.ocspResponseDER = try OCSPWithSCTs.splice(response, scts: [
                 TrustLogs.sct(TrustLogs.googleArgon, at: stamp1), TrustLogs.sct(TrustLogs.cloudflareNimbus, at: stamp2),
-            ])
+            ], certificate: identity.certificateDER)
         }
         let staple = try #require(observation.ocspStaple)
         #expect(staple.responseStatus == "successful")
@@ -79,7 +79,7 @@ struct AppleTrustStatusTests {
     @Test func nothingDeliveredWhenNotAsked() async throws {
         let fixture = try AppleTrustFixture(anchor: .user, at: TrustClock.judged)
         let observation = try await fixture.observe(TrustClock.spec(inclusiveDays: 90), requestStatus: false) { configuration, identity in
-            configuration.sctListExtension = serializedSCTList([TrustLogs.sct(TrustLogs.googleArgon)])
+            configuration.sctListExtension = serializedSCTList([TrustLogs.sct(TrustLogs.googleArgon)], certificate: identity.certificateDER)
             configuration.ocspResponseDER = try fixture.pki.ocspResponse(for: identity, thisUpdate: TrustClock.issued,
                                                                          nextUpdate: TrustClock.judged)
         }

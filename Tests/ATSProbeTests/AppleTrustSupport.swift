@@ -20,8 +20,9 @@ struct AppleTrustFixture {
         rootPath = try pki.writeRootPEM()
         self.date = date
         let options = switch anchor {
-        case .system: ProbeOptions(useSystemTrustStore: false, evaluationDate: date, additionalSystemAnchorsFile: rootPath)
-        case .user: ProbeOptions(caFile: rootPath, useSystemTrustStore: false, evaluationDate: date)
+        case .system: ProbeOptions(useSystemTrustStore: false, evaluationDate: date, additionalSystemAnchorsFile: rootPath,
+                                   ctLogKeys: TrustLogs.list.keys)
+        case .user: ProbeOptions(caFile: rootPath, useSystemTrustStore: false, evaluationDate: date, ctLogKeys: TrustLogs.list.keys)
         }
         prober = try Prober(options: options)
     }
@@ -48,12 +49,13 @@ struct AppleTrustFixture {
 
     func violations(_ observation: Observation, requireCertificateTransparency: Bool = false) -> [CertificateRuleViolation] {
         AppleCertificatePolicy.violations(in: observation, at: date,
-                                          requireCertificateTransparency: requireCertificateTransparency)
+                                          requireCertificateTransparency: requireCertificateTransparency, logs: TrustLogs.list)
     }
 
     func ct(_ observation: Observation, requireCertificateTransparency: Bool = false) -> CTPolicyResult {
         AppleCertificatePolicy.certificateTransparency(in: observation, at: date,
-                                                       requireCertificateTransparency: requireCertificateTransparency)
+                                                       requireCertificateTransparency: requireCertificateTransparency,
+                                                       logs: TrustLogs.list)
     }
 }
 
@@ -81,15 +83,29 @@ enum TrustClock {
     }
 }
 
-/// Logs from Apple's list (CTLogs.swift), usable since 2024-11-26.
+/// Test logs standing in for four of Apple's (the same operators), usable since 2024-11-26, with
+/// keys made at test time so their SCTs carry real signatures. Members are log IDs (base64).
 enum TrustLogs {
-    static let googleArgon = "DleUvPOuqT4zGyyZB7P3kN+bwj1xMiXdIaklrGHFTiE="
-    static let googleXenon = "lpdkv1VYl633Q4doNwhCd+nwOtX2pPM2bkakPw/KqcY="
-    static let cloudflareNimbus = "yzj3FYl8hKFEX1vB3fvJbvKaWc1HCmkFhbDLFMMUWOc="
-    static let digiCertWyvern = "ZBHEbKQS7KeJHKICLgC8q08oB9QeNSer6v7VA8l9zfA="
+    static let argon = try! TestCTLog(name: "Google 'Argon' test log", operator: "Google")
+    static let xenon = try! TestCTLog(name: "Google 'Xenon' test log", operator: "Google")
+    static let nimbus = try! TestCTLog(name: "Cloudflare 'Nimbus' test log", operator: "Cloudflare")
+    static let wyvern = try! TestCTLog(name: "DigiCert 'Wyvern' test log", operator: "DigiCert")
+    static let all = [argon, xenon, nimbus, wyvern]
 
+    static var googleArgon: String { argon.logIDBase64 }
+    static var googleXenon: String { xenon.logIDBase64 }
+    static var cloudflareNimbus: String { nimbus.logIDBase64 }
+    static var digiCertWyvern: String { wyvern.logIDBase64 }
+
+    /// The list the fixture judges against, with the keys the prober checks signatures with.
+    static let list = CTLogList(source: "test logs", logs: all.map {
+        CTLog(logID: $0.logIDBase64, name: $0.name, operatorName: $0.operatorName, state: .usable,
+              stateSince: TrustClock.utc(2024, 11, 26), api: .rfc6962)
+    }, keys: TestCTLog.keys(all))
+
+    /// An SCT from the test log with this ID, signed for real.
     static func sct(_ logID: String, at timestamp: Date = TrustClock.issued) -> TestSCT {
-        TestSCT(logID: Array(Data(base64Encoded: logID)!), timestamp: timestamp)
+        TestSCT(log: all.first { $0.logIDBase64 == logID }!, timestamp: timestamp)
     }
 
     /// Three SCTs from three operators: enough for any lifetime up to 398 days.
@@ -103,8 +119,9 @@ enum TrustLogs {
 enum OCSPWithSCTs {
     static let sctListOID: [UInt8] = [0x06, 0x0A, 0x2B, 0x06, 0x01, 0x04, 0x01, 0xD6, 0x79, 0x02, 0x04, 0x05]
 
-    static func splice(_ response: [UInt8], scts: [TestSCT]) throws -> [UInt8] {
-        let list = serializedSCTList(scts)
+    /// SCTs from test logs are signed over `certificate` (the leaf's DER), as a log signs them.
+    static func splice(_ response: [UInt8], scts: [TestSCT], certificate: [UInt8]) throws -> [UInt8] {
+        let list = serializedSCTList(scts, certificate: certificate)
         let extnValue = tlv(0x04, tlv(0x04, list))
         let singleExtensions = tlv(0xA1, tlv(0x30, tlv(0x30, sctListOID + extnValue)))
         // OCSPResponse > [0] responseBytes > ResponseBytes > response OCTET STRING > BasicOCSPResponse

@@ -55,7 +55,8 @@ struct ProbeStatusTests {
         let observation = try await fixture.probe(spec).get()
         let embedded = try #require(observation.leaf?.embeddedSCTs)
         #expect(embedded == [SignedCertificateTimestamp(source: .embedded, logID: Data(TestSCT.logID(3)).base64EncodedString(),
-                                                        timestamp: when, version: 0)])
+                                                        timestamp: when, version: 0, signature: .unknownLog)],
+                 "this prober knows no log keys")
         #expect(observation.deliveredSCTs.isEmpty)
     }
 

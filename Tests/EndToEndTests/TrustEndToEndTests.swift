@@ -81,35 +81,40 @@ struct TrustEndToEndTests {
     }
 
     /// --ct-log-list replaces the built-in list: the same two SCTs from test logs are unknown
-    /// under Apple's list and make the leaf compliant under a list that names their logs.
+    /// under Apple's list and make the leaf compliant under a list that names their logs (with
+    /// the keys their signatures are checked with).
     @Test func ctLogListDecidesWhichLogsCount() throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        let scts = [TestSCT(logID: TestSCT.logID(0xA1), timestamp: Self.issued), TestSCT(logID: TestSCT.logID(0xB2), timestamp: Self.issued)]
-        let identity = try pki.issue(Self.spec(days: 90, scts: scts))
-        func log(_ byte: UInt8, _ name: String) -> String {
-            #"{"description": "\#(name)", "log_id": "\#(Data(TestSCT.logID(byte)).base64EncodedString())", "state": {"usable": {"timestamp": "2024-01-01T00:00:00Z"}}}"#
-        }
-        let list = #"{"version": "test", "operators": [{"name": "Op A", "logs": [\#(log(0xA1, "Test log A"))]}, {"name": "Op B", "logs": [\#(log(0xB2, "Test log B"))]}]}"#
+        let logA = try TestCTLog(name: "Test log A", operator: "Op A"), logB = try TestCTLog(name: "Test log B", operator: "Op B")
+        let identity = try pki.issue(Self.spec(days: 90, scts: [TestSCT(log: logA, timestamp: Self.issued), TestSCT(log: logB, timestamp: Self.issued)]))
         let directory = try TrustSupport.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let listPath = try TrustSupport.write(list, named: "log_list.json", in: directory)
+        let listPath = try TrustSupport.write(TestCTLog.logListJSON([logA, logB], since: TrustSupport.utc(2024, 1, 1)), named: "log_list.json", in: directory)
         let badPath = try TrustSupport.write("{}", named: "bad.json", in: directory)
-        let (builtIn, custom, diagnose, bad) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+        // Log B's entry carrying log A's key: a list whose key does not hash to the log ID.
+        let swapped = TestCTLog.logListJSON([logA, logB], since: TrustSupport.utc(2024, 1, 1))
+            .replacingOccurrences(of: Data(logB.keyDER).base64EncodedString(), with: Data(logA.keyDER).base64EncodedString())
+        let swappedPath = try TrustSupport.write(swapped, named: "swapped.json", in: directory)
+        let (builtIn, custom, diagnose, bad, badKey) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
             let environment = ["SSL_CERT_FILE": root]  // a public root: CT is required
             return (try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: environment),
                     try TrustSupport.run(["probe", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
                     try TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
-                    try TrustSupport.run(["probe", "--ct-log-list", badPath, url], environment: environment))
+                    try TrustSupport.run(["probe", "--ct-log-list", badPath, url], environment: environment),
+                    try TrustSupport.run(["probe", "--ct-log-list", swappedPath, url], environment: environment))
         }
-        #expect(builtIn.stdout.contains("(not in the log list)"), "\(builtIn.stdout)")
+        #expect(builtIn.stdout.contains("(not in the log list) at 2025-03-01T00:00:00Z, signature not checked (no key for this log)"), "\(builtIn.stdout)")
         #expect(builtIn.stdout.contains("Certificate Transparency: NOT compliant"), "\(builtIn.stdout)")
-        #expect(custom.stdout.contains("(Test log A, usable)") && custom.stdout.contains("(Test log B, usable)"), "\(custom.stdout)")
+        #expect(custom.stdout.contains("(Test log A, usable) at 2025-03-01T00:00:00Z, signature valid"), "\(custom.stdout)")
+        #expect(custom.stdout.contains("(Test log B, usable) at 2025-03-01T00:00:00Z, signature valid"), "\(custom.stdout)")
         #expect(custom.stdout.contains("Certificate Transparency: compliant"), "\(custom.stdout)")
         #expect(custom.stdout.contains("Apple certificate rules: met"), "\(custom.stdout)")
         #expect(diagnose.status == 0, "with the list the host passes the default ATS load: \(diagnose.stdout)")
         #expect(bad.status == 64)
         #expect(bad.stderr == "atsprobe: --ct-log-list: CT log list '\(badPath)': not a log list: missing operators\n", "\(bad.stderr)")
+        #expect(badKey.status == 64)
+        #expect(badKey.stderr == "atsprobe: --ct-log-list: CT log list '\(swappedPath)': log 'Test log B': key does not match log_id\n", "\(badKey.stderr)")
     }
 }

@@ -61,10 +61,13 @@ public struct CTLogList: Hashable, Sendable {
     /// Where the rows were read and when ("Apple current_log_list.json, version 511, ...").
     public let source: String
     public let logsByID: [String: CTLog]
+    /// Each log's public key (DER SubjectPublicKeyInfo) by log ID, for checking SCT signatures.
+    public let keys: [String: [UInt8]]
 
-    public init(source: String, logs: [CTLog]) {
+    public init(source: String, logs: [CTLog], keys: [String: [UInt8]] = [:]) {
         self.source = source
         self.logsByID = Dictionary(logs.map { ($0.logID, $0) }, uniquingKeysWith: { first, _ in first })
+        self.keys = keys
     }
 
     public subscript(logID: String) -> CTLog? { logsByID[logID] }

@@ -16,9 +16,9 @@ public struct CTLogListError: Error, Hashable, Sendable, CustomStringConvertible
 extension CTLogList {
     /// Reads a log list in the JSON schema Apple publishes at
     /// https://valid.apple.com/ct/log_list/current_log_list.json (the schema Chrome's list uses:
-    /// operators, each with `logs` and `tiled_logs`, each log with `log_id`, `description` and one
-    /// `state`). Like the built-in table, a state keeps the day of its timestamp (UTC). Keys, URLs
-    /// and temporal intervals are not read.
+    /// operators, each with `logs` and `tiled_logs`, each log with `log_id`, `description`, one `state` and
+    /// the `key` SCT signatures are checked with). Like the built-in
+    /// table, a state keeps the day of its timestamp (UTC). URLs and temporal intervals are not read.
     public init(appleLogListJSON data: Data, source: String) throws(CTLogListError) {
         func fail(_ reason: String) -> CTLogListError { CTLogListError(source: source, reason: reason) }
         let file: ListFile
@@ -30,6 +30,7 @@ extension CTLogList {
             throw fail("not a log list")
         }
         var logs: [CTLog] = []
+        var keys: [String: [UInt8]] = [:]
         for op in file.operators {
             for (entries, api) in [(op.logs ?? [], CTLog.API.rfc6962), (op.tiled_logs ?? [], .staticCTAPI)] {
                 for entry in entries {
@@ -40,6 +41,12 @@ extension CTLogList {
                     guard let (state, since) = try entry.state.only(source: source, log: name) else {
                         throw fail("log '\(name)': no state")
                     }
+                    if let text = entry.key {
+                        // That the key hashes to the log ID is checked where SHA-256 is at hand (the CLI,
+                        // through ATSProbe.CTLogKey); this module has no cryptography.
+                        guard let key = Data(base64Encoded: text), !key.isEmpty else { throw fail("log '\(name)': key is not base64") }
+                        keys[entry.log_id] = Array(key)
+                    }
                     logs.append(CTLog(logID: entry.log_id, name: name, operatorName: UntrustedText.escape(op.name, limit: 200),
                                       state: state, stateSince: since, api: api))
                 }
@@ -47,7 +54,7 @@ extension CTLogList {
         }
         guard !logs.isEmpty else { throw fail("no logs") }
         let version = file.version.map { " version \(UntrustedText.escape($0, limit: 40))" } ?? ""
-        self.init(source: "\(source)\(version) (\(logs.count) logs)", logs: logs)
+        self.init(source: "\(source)\(version) (\(logs.count) logs)", logs: logs, keys: keys)
     }
 
     private static func describe(_ error: DecodingError) -> String {
@@ -78,6 +85,7 @@ extension CTLogList {
     private struct Log: Decodable {
         var description: String?
         var log_id: String
+        var key: String?
         var state: StateSet
     }
 

@@ -12,14 +12,15 @@ import Foundation
 // files/apple/current_log_list.json, commit 16643f152c4206e42dbe7c4d86f288a1ba92c5b4.
 // Transcribed 2026-11-22. Every row was read from that file: log_id, description (as "name"),
 // the operator's "name", the one state and the day of its timestamp; "tiled_logs" entries are
-// marked .staticCTAPI. The key, URL, MMD and temporal_interval were not copied.
+// marked .staticCTAPI. The keys are in CTLogKeys.swift; URL, MMD and temporal_interval were not copied.
 // Each log ID was checked to decode to 32 bytes. Never add a row that was not read from a list.
 
 extension CTLogList {
     /// Apple's log list, version 511 (see the comment at the top of CTLogs.swift).
     public static let apple = CTLogList(
         source: "Apple current_log_list.json version 511 (newest entry 2026-03-30), via github.com/crtsh/ctloglists@16643f15, transcribed 2026-11-22",
-        logs: appleRows
+        logs: appleRows,
+        keys: appleKeysBase64.compactMapValues { Data(base64Encoded: $0).map(Array.init) }
     )
 
     static let appleRows: [CTLog] = [

@@ -114,6 +114,18 @@ public struct CTPolicy: Sendable {
             assessment.note = "timestamp in the future"
             return assessment
         }
+        switch sct.signature {
+        case .valid, .notChecked: break
+        case .invalid:
+            assessment.note = "the log's signature does not verify"
+            return assessment
+        case .unknownLog:
+            assessment.note = "no key for this log: signature not checked"
+            return assessment
+        case .noIssuer:
+            assessment.note = "the leaf's issuer is unknown: signature not checked"
+            return assessment
+        }
         assessment.fromCurrentlyApprovedLog = log.isCurrentlyApproved(sctTimestamp: sct.timestamp, at: date)
         assessment.fromOnceOrCurrentlyApprovedLog = log.isOnceOrCurrentlyApproved(sctTimestamp: sct.timestamp, at: date)
         if !assessment.fromOnceOrCurrentlyApprovedLog {

@@ -1,0 +1,100 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import COpenSSL
+internal import CATSProbeShims
+import TLSFacts
+
+/// Checks a log's signature on an SCT (RFC 6962 section 3.2), as Apple does before counting it.
+/// An SCT from the TLS extension or an OCSP staple signs the leaf itself (x509_entry); an
+/// embedded one signs the precertificate: the issuer's key hash and the leaf's TBSCertificate
+/// without the SCT list extension (precert_entry).
+struct SCTVerifier {
+    /// Log ID (base64) -> the log's public key (DER SubjectPublicKeyInfo).
+    let keys: [String: [UInt8]]
+
+    enum Entry {
+        case certificate(leaf: OpaquePointer)
+        case precertificate(leaf: OpaquePointer, issuer: OpaquePointer?)
+    }
+
+    func check(_ sct: OpaquePointer, entry: Entry) -> SignedCertificateTimestamp.SignatureCheck {
+        var idPointer: UnsafeMutablePointer<UInt8>?
+        let idLength = SCT_get0_log_id(sct, &idPointer)
+        guard let idPointer, let key = keys[Data(bytes: idPointer, count: idLength).base64EncodedString()] else { return .unknownLog }
+        guard SCT_get_version(sct) == SCT_VERSION_V1 else { return .invalid }
+
+        var message: [UInt8] = [0, 0]  // v1, certificate_timestamp
+        let milliseconds = SCT_get_timestamp(sct)
+        message += (0..<8).reversed().map { UInt8(truncatingIfNeeded: milliseconds >> (8 * UInt64($0))) }
+        switch entry {
+        case .certificate(let leaf):
+            guard let der = Self.encode(leaf, with: { i2d_X509($0, $1) }) else { return .invalid }
+            message += [0, 0] + Self.uint24(der.count) + der
+        case .precertificate(let leaf, let issuer):
+            guard let issuer else { return .noIssuer }
+            guard let issuerKey = Self.encode(X509_get_X509_PUBKEY(issuer), with: { i2d_X509_PUBKEY($0, $1) }),
+                  let tbs = Self.tbsWithoutSCTs(leaf) else { return .invalid }
+            message += [0, 1] + issuerKey.withUnsafeBytes(CertificateReader.sha256) + Self.uint24(tbs.count) + tbs
+        }
+        var extensions: UnsafeMutablePointer<UInt8>?
+        let extensionsLength = SCT_get0_extensions(sct, &extensions)
+        message += [UInt8(truncatingIfNeeded: extensionsLength >> 8), UInt8(truncatingIfNeeded: extensionsLength)]
+        if let extensions, extensionsLength > 0 { message += UnsafeBufferPointer(start: extensions, count: extensionsLength) }
+
+        var signature: UnsafeMutablePointer<UInt8>?
+        let signatureLength = SCT_get0_signature(sct, &signature)
+        guard let signature, signatureLength > 0 else { return .invalid }
+        return Self.verify(message, signature: UnsafeBufferPointer(start: signature, count: signatureLength), key: key) ? .valid : .invalid
+    }
+
+    /// SHA-256 signature check with whichever key type the log has (ECDSA P-256 or RSA).
+    static func verify(_ message: [UInt8], signature: UnsafeBufferPointer<UInt8>, key der: [UInt8]) -> Bool {
+        defer { OpenSSLErrors.clear() }
+        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let key, let context = EVP_MD_CTX_new() else { return false }
+        defer {
+            EVP_MD_CTX_free(context)
+            EVP_PKEY_free(key)
+        }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
+        return EVP_DigestVerify(context, signature.baseAddress, signature.count, message, message.count) == 1
+    }
+
+    /// The leaf's TBSCertificate, re-encoded without the embedded SCT list: what the log signed.
+    static func tbsWithoutSCTs(_ leaf: OpaquePointer) -> [UInt8]? {
+        guard let copy = X509_dup(leaf) else { return nil }
+        defer { X509_free(copy) }
+        let index = X509_get_ext_by_NID(copy, NID_ct_precert_scts, -1)
+        if index >= 0, let removed = X509_delete_ext(copy, index) { X509_EXTENSION_free(removed) }
+        return encode(copy) { i2d_re_X509_tbs($0, $1) }
+    }
+
+    /// DER from an OpenSSL i2d function (which allocates when given a nil buffer).
+    static func encode(_ object: OpaquePointer?, with i2d: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
+        guard let object else { return nil }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        let length = i2d(object, &buffer)
+        guard length > 0, let buffer else { return nil }
+        defer { CATSProbeShims_OPENSSL_free(buffer) }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
+    }
+
+    static func uint24(_ value: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+}
+
+/// CT log keys as lists give them.
+public enum CTLogKey {
+    /// The log ID a key stands for: base64 of the SHA-256 of its DER SubjectPublicKeyInfo
+    /// (RFC 6962 section 3.2). A list whose key does not hash to the log's ID is broken.
+    public static func logID(ofKey der: [UInt8]) -> String {
+        Data(der.withUnsafeBytes(CertificateReader.sha256)).base64EncodedString()
+    }
+}
