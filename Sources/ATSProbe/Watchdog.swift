@@ -41,7 +41,7 @@ public final class Watchdog: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         nextID += 1
-        entries[nextID] = Entry(deadline: Self.now() + max(0, seconds), fire: fire)
+        entries[nextID] = Entry(deadline: Deadline.now() + max(0, seconds), fire: fire)
         if !threadStarted { threadStarted = startThread() }
         pthread_cond_signal(condition)
         return Token(id: nextID)
@@ -67,7 +67,7 @@ public final class Watchdog: @unchecked Sendable {
                 pthread_cond_wait(condition, mutex)
                 continue
             }
-            let now = Self.now()
+            let now = Deadline.now()
             if earliest > now {
                 var until = timespec(tv_sec: Int(earliest), tv_nsec: Int((earliest - earliest.rounded(.down)) * 1e9))
                 pthread_cond_timedwait(condition, mutex, &until)
@@ -88,11 +88,5 @@ public final class Watchdog: @unchecked Sendable {
         return pthread_create(&thread, nil, { argument in
             Unmanaged<Watchdog>.fromOpaque(argument!).takeUnretainedValue().run()
         }, raw) == 0
-    }
-
-    private static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
