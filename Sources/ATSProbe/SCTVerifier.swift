@@ -50,6 +50,26 @@ struct SCTVerifier {
         return Self.verify(message, signature: UnsafeBufferPointer(start: signature, count: signatureLength), key: key) ? .valid : .invalid
     }
 
+    /// The SCTs embedded in a PEM leaf, each checked against `issuerPEM`'s key: for checking this
+    /// verifier against certificates and SCTs made by other implementations.
+    func embeddedSCTs(leafPEM: String, issuerPEM: String) -> [SignedCertificateTimestamp] {
+        guard let leaf = Self.certificate(pem: leafPEM) else { return [] }
+        defer { X509_free(leaf) }
+        let issuer = Self.certificate(pem: issuerPEM)
+        defer { if let issuer { X509_free(issuer) } }
+        return CertificateReader.embeddedSCTs(of: leaf) { check($0, entry: .precertificate(leaf: leaf, issuer: issuer)) }
+    }
+
+    private static func certificate(pem: String) -> OpaquePointer? {
+        defer { OpenSSLErrors.clear() }
+        let bytes = Array(pem.utf8)
+        return bytes.withUnsafeBytes { raw -> OpaquePointer? in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_X509(bio, nil, nil, nil)
+        }
+    }
+
     /// SHA-256 signature check with whichever key type the log has (ECDSA P-256 or RSA).
     static func verify(_ message: [UInt8], signature: UnsafeBufferPointer<UInt8>, key der: [UInt8]) -> Bool {
         defer { OpenSSLErrors.clear() }
