@@ -175,6 +175,7 @@ struct AppleTrustCTTests {
         #expect(result.verdict == .nonCompliant)
         #expect(result.embeddedCounted == 1)
         #expect(result.assessments.filter { $0.note == "the log's signature does not verify" }.count == 2)
+        #expect(result.reason.hasSuffix("; not counted: 2 SCTs whose signature does not verify"), "\(result.reason)")
         #expect(ctRule(fixture.violations(forged)))
     }
 

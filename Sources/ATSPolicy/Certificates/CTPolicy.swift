@@ -96,6 +96,14 @@ public struct CTPolicy: Sendable {
             result.reason = "required (\(applies)): " + shortfall(
                 embedded: embeddedCounted, embeddedHasCurrent: embeddedHasCurrent, requirement: requirement,
                 lifetimeDays: lifetime.days, current: current, deliveredCurrent: deliveredCurrent, total: all.count)
+            // Say why SCTs that look right were not counted: their signatures.
+            let unverified = [("whose signature does not verify", SignedCertificateTimestamp.SignatureCheck.invalid),
+                              ("from logs whose key is unknown", .unknownLog), ("whose issuer is unknown", .noIssuer)]
+                .compactMap { text, check -> String? in
+                    let count = all.filter { $0.signature == check && logs[$0.logID] != nil }.count
+                    return count == 0 ? nil : "\(count) SCT\(count == 1 ? "" : "s") \(text)"
+                }
+            if !unverified.isEmpty { result.reason += "; not counted: " + unverified.joined(separator: ", ") }
         }
         return result
     }
