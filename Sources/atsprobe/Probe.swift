@@ -53,6 +53,12 @@ func makeProber(_ connection: ConnectionOptions, maxConcurrent: Int = 16) throws
             ctLogKeys: try connection.ctLogs().keys))
     } catch let error as InputError {
         throw error
+    } catch let error as ProbeSetupError {
+        // Name the option as well as the file: "--ca-file 'roots.pem': no PEM certificate in file".
+        let option = error.path == nil ? nil : error.path == connection.caFile ? "--ca-file"
+            : (connection.caDir.map { error.path!.hasPrefix($0) } ?? false) ? "--ca-dir" : nil
+        guard let option, let path = error.path else { throw InputError(error.description) }
+        throw InputError("\(option) '\(UntrustedText.escape(path, limit: 300))': \(error.reason)")
     } catch {
         throw InputError(String(describing: error))
     }

@@ -33,6 +33,10 @@ import Testing
     @Test func unreadableCAFileIsExit64() async throws {
         let result = try await BinaryRunner.run(["probe", "--ca-file", "/nonexistent/roots.pem", "localhost"], timeout: 30)
         #expect(result.status == 64)
-        #expect(result.stderr.contains("/nonexistent/roots.pem"))
+        #expect(result.stderr.hasPrefix("atsprobe: --ca-file '/nonexistent/roots.pem': cannot read file"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        let empty = try await BinaryRunner.run(["probe", "--ca-file", "/dev/null", "localhost"], timeout: 30)
+        #expect(empty.status == 64)
+        #expect(empty.stderr == "atsprobe: --ca-file '/dev/null': no PEM certificate in file\n")
     }
 }
