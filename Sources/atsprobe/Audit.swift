@@ -60,8 +60,9 @@ extension ATSProbeCommand {
             try connection.check()
             let share = try shard.map(AuditShard.init(parsing:)) ?? .whole
             let source = try AuditInput(arguments: targets, path: input)
-            let runner = DiagnosticsRunner(prober: try makeProber(connection, maxConcurrent: concurrency),
-                                           options: try connection.diagnosticsOptions(ruleSet: try diagnostics.ruleSet()))
+            let logs = try connection.ctLogs()
+            let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs, maxConcurrent: concurrency),
+                                           options: try connection.diagnosticsOptions(ruleSet: try diagnostics.ruleSet(), logs: logs))
             var progress = AuditProgress()
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let sink = try AuditOutput(format: output.effectiveFormat, verbose: diagnostics.verbose, path: output.output, progress: progress)

@@ -27,7 +27,6 @@ struct AuditParking {
     }
 
     var isFull: Bool { waiting.count >= capacity }
-    var isEmpty: Bool { waiting.isEmpty }
 
     mutating func add(_ item: Item) { waiting.append(item) }
 

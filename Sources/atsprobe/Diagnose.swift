@@ -58,8 +58,9 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     // --merge: read the app's plist before any connection; it decides the output.
     let mergeDocument = try exceptions.mergeDocument()
     let ruleSet = try diagnostics.ruleSet()
-    let prober = try makeProber(connection)
-    let runner = DiagnosticsRunner(prober: prober, options: try connection.diagnosticsOptions(ruleSet: ruleSet))
+    let logs = try connection.ctLogs()
+    let prober = try makeProber(connection, logs: logs)
+    let runner = DiagnosticsRunner(prober: prober, options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
     var sink = OutputSink(path: output.output)
     var status = ExitStatus.clear
     var reports: [DiagnosticsReport] = []

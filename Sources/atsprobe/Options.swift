@@ -60,10 +60,11 @@ struct ConnectionOptions: ParsableArguments {
         guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
         _ = try parsedConnectTo()
         _ = try evaluationDate()
-        _ = try ctLogs()
     }
 
-    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it.
+    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Each
+    /// command reads it once, before connecting, and hands the list on (`makeProber`,
+    /// `diagnosticsOptions`): `check()`, run for every target, must not re-read it.
     func ctLogs() throws -> CTLogList {
         guard let path = ctLogList else { return .apple }
         let bytes = try FileStream.readAll(path, limit: 16 * 1024 * 1024, what: "--ct-log-list ")
@@ -82,8 +83,8 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// What every diagnostics run shares: the rule set, --timeout, --at and --ct-log-list.
-    func diagnosticsOptions(ruleSet: RuleSet) throws -> DiagnosticsOptions {
-        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, evaluationDate: try evaluationDate(), ctLogs: try ctLogs())
+    func diagnosticsOptions(ruleSet: RuleSet, logs: CTLogList) throws -> DiagnosticsOptions {
+        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, evaluationDate: try evaluationDate(), ctLogs: logs)
     }
 
     /// --at as a Date; nil means now.

@@ -35,7 +35,7 @@ extension ATSProbeCommand {
                 let target = try connection.target(self.target)
                 // Bad input first: the plist is read before any connection.
                 let configuration = try plist.map(PinsPlist.configuration(path:))
-                let prober = try makeProber(connection)
+                let prober = try makeProber(connection, logs: try connection.ctLogs())
                 let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false,
                                            timeout: connection.timeout)
                 let result = await prober.probe(request)

@@ -44,7 +44,9 @@ extension ATSProbeCommand {
                 guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
                 let parsed = try texts.map { try connection.target($0) }
                 let ruleSet = try diagnostics.ruleSet()
-                let runner = DiagnosticsRunner(prober: try makeProber(connection), options: try connection.diagnosticsOptions(ruleSet: ruleSet))
+                let logs = try connection.ctLogs()
+                let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
+                                               options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
 
                 let ats = document.atsDictionary ?? [:]
                 let configuration = ATSConfiguration(propertyList: ats)

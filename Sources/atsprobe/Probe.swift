@@ -1,4 +1,5 @@
 import ArgumentParser
+import ATSPolicy
 import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -24,7 +25,8 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 let target = try connection.target(self.target)
-                let prober = try makeProber(connection)
+                let logs = try connection.ctLogs()
+                let prober = try makeProber(connection, logs: logs)
                 let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: connection.timeout)
                 let result = await prober.probe(request)
                 var sink = OutputSink(path: output.output)
@@ -33,7 +35,7 @@ extension ATSProbeCommand {
                     let report = ProbeReport(target: target, result: result)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .text:
-                    sink.write(ProbeText.render(target: target, result: result, logs: try connection.ctLogs()))
+                    sink.write(ProbeText.render(target: target, result: result, logs: logs))
                 case .plist:
                     throw InputError("probe has no plist output (use --format text or json; plist is for diagnose, audit and pins)")
                 }
@@ -44,20 +46,21 @@ extension ATSProbeCommand {
     }
 }
 
-/// Builds the prober from the shared options; a bad --ca-file is bad input (64).
-func makeProber(_ connection: ConnectionOptions, maxConcurrent: Int = 16) throws -> Prober {
+/// Builds the prober from the shared options; a bad --ca-file is bad input (64). `logs`
+/// supplies the CT log keys SCT signatures are checked with.
+func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent: Int = 16) throws -> Prober {
     do {
         return try Prober(options: ProbeOptions(
             caFile: connection.caFile, caDirectory: connection.caDir,
             evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
-            ctLogKeys: try connection.ctLogs().keys))
+            ctLogKeys: logs.keys))
     } catch let error as InputError {
         throw error
     } catch let error as ProbeSetupError {
         // Name the option as well as the file: "--ca-file 'roots.pem': no PEM certificate in file".
-        let option = error.path == nil ? nil : error.path == connection.caFile ? "--ca-file"
-            : (connection.caDir.map { error.path!.hasPrefix($0) } ?? false) ? "--ca-dir" : nil
-        guard let option, let path = error.path else { throw InputError(error.description) }
+        // The only files the CLI gives the trust store are --ca-file and --ca-dir.
+        guard let path = error.path else { throw InputError(error.description) }
+        let option = path == connection.caFile ? "--ca-file" : "--ca-dir"
         throw InputError("\(option) '\(UntrustedText.escape(path, limit: 300))': \(error.reason)")
     } catch {
         throw InputError(String(describing: error))
