@@ -161,13 +161,24 @@ enum CertificateReader {
         return digest.prefix(Int(length)).hexEncoded(separator: ":")
     }
 
+    /// Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Apple's pin form).
     static func spkiHash(of cert: OpaquePointer) -> String {
-        guard let spki = X509_get_X509_PUBKEY(cert) else { return "" }
-        var der: UnsafeMutablePointer<UInt8>?
-        let length = i2d_X509_PUBKEY(spki, &der)
-        guard length > 0, let der else { return "" }
-        defer { CATSProbeShims_OPENSSL_free(der) }
-        return Data(sha256(UnsafeRawBufferPointer(start: der, count: Int(length)))).base64EncodedString()
+        spkiSHA256(of: cert).map { Data($0).base64EncodedString() } ?? ""
+    }
+
+    /// SHA-256 of the certificate's DER SubjectPublicKeyInfo: the pin, and RFC 6962's issuer_key_hash.
+    static func spkiSHA256(of cert: OpaquePointer) -> [UInt8]? {
+        der(X509_get_X509_PUBKEY(cert)) { i2d_X509_PUBKEY($0, $1) }.map { $0.withUnsafeBytes(sha256) }
+    }
+
+    /// DER from an OpenSSL i2d function (which allocates when given a nil buffer).
+    static func der(_ object: OpaquePointer?, with i2d: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
+        guard let object else { return nil }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        let length = i2d(object, &buffer)
+        guard length > 0, let buffer else { return nil }
+        defer { CATSProbeShims_OPENSSL_free(buffer) }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
     }
 
     static func extendedKeyUsage(of cert: OpaquePointer) -> [String]? {

@@ -31,13 +31,12 @@ struct SCTVerifier {
         message += (0..<8).reversed().map { UInt8(truncatingIfNeeded: milliseconds >> (8 * UInt64($0))) }
         switch entry {
         case .certificate(let leaf):
-            guard let der = Self.encode(leaf, with: { i2d_X509($0, $1) }) else { return .invalid }
+            guard let der = CertificateReader.der(leaf, with: { i2d_X509($0, $1) }) else { return .invalid }
             message += [0, 0] + Self.uint24(der.count) + der
         case .precertificate(let leaf, let issuer):
             guard let issuer else { return .noIssuer }
-            guard let issuerKey = Self.encode(X509_get_X509_PUBKEY(issuer), with: { i2d_X509_PUBKEY($0, $1) }),
-                  let tbs = Self.tbsWithoutSCTs(leaf) else { return .invalid }
-            message += [0, 1] + issuerKey.withUnsafeBytes(CertificateReader.sha256) + Self.uint24(tbs.count) + tbs
+            guard let issuerKeyHash = CertificateReader.spkiSHA256(of: issuer), let tbs = Self.tbsWithoutSCTs(leaf) else { return .invalid }
+            message += [0, 1] + issuerKeyHash + Self.uint24(tbs.count) + tbs
         }
         var extensions: UnsafeMutablePointer<UInt8>?
         let extensionsLength = SCT_get0_extensions(sct, &extensions)
@@ -92,17 +91,7 @@ struct SCTVerifier {
         defer { X509_free(copy) }
         let index = X509_get_ext_by_NID(copy, NID_ct_precert_scts, -1)
         if index >= 0, let removed = X509_delete_ext(copy, index) { X509_EXTENSION_free(removed) }
-        return encode(copy) { i2d_re_X509_tbs($0, $1) }
-    }
-
-    /// DER from an OpenSSL i2d function (which allocates when given a nil buffer).
-    static func encode(_ object: OpaquePointer?, with i2d: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
-        guard let object else { return nil }
-        var buffer: UnsafeMutablePointer<UInt8>?
-        let length = i2d(object, &buffer)
-        guard length > 0, let buffer else { return nil }
-        defer { CATSProbeShims_OPENSSL_free(buffer) }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
+        return CertificateReader.der(copy) { i2d_re_X509_tbs($0, $1) }
     }
 
     static func uint24(_ value: Int) -> [UInt8] {
