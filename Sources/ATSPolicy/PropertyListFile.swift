@@ -118,32 +118,16 @@ public enum PropertyListFile {
         }
     }
 
-    /// Reads at most `maximumSize` bytes with POSIX calls, so errors name the real cause.
+    /// Reads at most `maximumSize` bytes (BoundedFile), so errors name the real cause.
     private static func readBounded(path: String, maximumSize: Int) throws(PropertyListError) -> Data {
-        func fail(_ reason: String) -> PropertyListError { PropertyListError(path: path, problem: .unreadable(reason: reason)) }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw fail(describe(errno: errno)) }
-        defer { close(descriptor) }
-
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw fail(describe(errno: errno)) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw fail("is a directory") }
-        if Int(info.st_size) > maximumSize { throw fail("larger than \(maximumSize) bytes") }
-
-        // st_size may be 0 or wrong for pipes and /proc files: read until EOF, bounded.
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw fail(describe(errno: errno))
+        do {
+            return Data(try BoundedFile.read(path, limit: maximumSize))
+        } catch {
+            switch error {
+            case .tooLarge: throw PropertyListError(path: path, problem: .unreadable(reason: "larger than \(maximumSize) bytes"))
+            case .system(let code): throw PropertyListError(path: path, problem: .unreadable(reason: describe(errno: code)))
             }
-            if count == 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-            if data.count > maximumSize { throw fail("larger than \(maximumSize) bytes") }
         }
-        return data
     }
 
     private static func describe(errno code: Int32) -> String {
@@ -154,11 +138,6 @@ public enum PropertyListFile {
         default: String(cString: strerror(code))
         }
     }
-}
-
-/// POSIX read(2); at file scope because inside PropertyListFile `read` names the static method.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }
 
 /// A property list read from a file, with its ATS dictionary located.

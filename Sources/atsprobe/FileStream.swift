@@ -98,18 +98,13 @@ final class FileStream: @unchecked Sendable {
     /// Reads all of `path` ("-" is standard input), refusing more than `limit` bytes.
     static func readAll(_ path: String, limit: Int, what: String = "") throws(InputError) -> [UInt8] {
         let name = "\(what)'\(UntrustedText.escape(path, limit: 400))'"
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw InputError("cannot read \(name): \(systemError())") }
-        defer { if path != "-" { _ = Glibc.close(descriptor) } }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw InputError("cannot read \(name): \(systemError())") }
-            if count == 0 { return bytes }
-            bytes += chunk[..<count]
-            if bytes.count > limit { throw InputError("cannot read \(name): larger than \(limit) bytes") }
+        do {
+            return try BoundedFile.read(path, limit: limit, dashIsStandardInput: true)
+        } catch {
+            switch error {
+            case .tooLarge: throw InputError("cannot read \(name): larger than \(limit) bytes")
+            case .system(let code): throw InputError("cannot read \(name): \(systemError(code))")
+            }
         }
     }
 
