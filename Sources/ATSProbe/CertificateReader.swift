@@ -17,14 +17,18 @@ enum CertificateReader {
     static let nameLimit = 4096
     static let listLimit = 256
 
-    static func facts(of cert: OpaquePointer) -> CertificateFacts {
+    /// Everything the certificate says; `checkSCT` judges each embedded SCT's signature (the
+    /// handshake passes one for the leaf, whose issuer it knows).
+    static func facts(of cert: OpaquePointer,
+                      checkSCT: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck = { _ in .notChecked }) -> CertificateFacts {
         let (hash, algorithmName) = signature(of: cert)
+        let alternativeNames = subjectAltNames(of: cert)
         return CertificateFacts(
             subject: name(X509_get_subject_name(cert)),
             issuer: name(X509_get_issuer_name(cert)),
             serialNumber: serial(of: cert),
-            dnsNames: subjectAltNames(of: cert).dns,
-            ipAddresses: subjectAltNames(of: cert).ip,
+            dnsNames: alternativeNames.dns,
+            ipAddresses: alternativeNames.ip,
             notBefore: date(X509_get0_notBefore(cert)) ?? .distantPast,
             notAfter: date(X509_get0_notAfter(cert)) ?? .distantPast,
             publicKey: publicKey(of: cert),
@@ -35,7 +39,7 @@ enum CertificateReader {
             isCA: X509_check_ca(cert) != 0,
             isSelfIssued: X509_NAME_cmp(X509_get_subject_name(cert), X509_get_issuer_name(cert)) == 0,
             extendedKeyUsage: extendedKeyUsage(of: cert),
-            embeddedSCTs: embeddedSCTs(of: cert))
+            embeddedSCTs: embeddedSCTs(of: cert, check: checkSCT))
     }
 
     /// One-line RFC 2253 form.
@@ -200,10 +204,9 @@ enum CertificateReader {
         return String(decoding: buffer.prefix(min(Int(length), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The SCTs embedded in `cert`, each signature judged by `check` (not checked by default).
+    /// The SCTs embedded in `cert`, each signature judged by `check`.
     static func embeddedSCTs(of cert: OpaquePointer,
-                             check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck = { _ in .notChecked })
-        -> [SignedCertificateTimestamp] {
+                             check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
         guard let raw = X509_get_ext_d2i(cert, NID_ct_precert_scts, nil, nil) else { return [] }
         let list = OpaquePointer(raw)
         defer { CATSProbeShims_SCT_LIST_free_all(list) }

@@ -91,18 +91,19 @@ struct Handshake {
                 if let cert = CATSProbeShims_sk_X509_value(stack, index) { served.append(cert) }
             }
         }
-        var chain = served.map { CertificateReader.facts(of: $0) }
-        let nameToCheck = request.serverName ?? request.target.host
-        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate).evaluate(served: served, name: nameToCheck)
-        // Embedded SCTs sign the precertificate, which names the leaf's issuer: read them again
-        // from the leaf, this time checking each signature.
-        if let leaf = served.first, !chain.isEmpty, !chain[0].embeddedSCTs.isEmpty {
-            let issuer = trust.issuer(of: leaf, served: served)
-            defer { if let issuer, issuer.owned { X509_free(issuer.certificate) } }
-            chain[0].embeddedSCTs = CertificateReader.embeddedSCTs(of: leaf) { sct in
-                verifier.check(sct, entry: .precertificate(leaf: leaf, issuer: issuer?.certificate))
+        // The leaf's embedded SCTs sign the precertificate, which names the leaf's issuer: looked
+        // up once, at the first such SCT, so a leaf without SCTs costs nothing.
+        var leafIssuer: (certificate: OpaquePointer, owned: Bool)?? = nil
+        defer { if case let found?? = leafIssuer, found.owned { X509_free(found.certificate) } }
+        let chain = served.enumerated().map { index, cert in
+            CertificateReader.facts(of: cert) { sct in
+                guard index == 0 else { return .notChecked }
+                if leafIssuer == nil { leafIssuer = .some(trust.issuer(of: cert, served: served)) }
+                return verifier.check(sct, entry: .precertificate(leaf: cert, issuer: leafIssuer??.certificate))
             }
         }
+        let nameToCheck = request.serverName ?? request.target.host
+        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate).evaluate(served: served, name: nameToCheck)
 
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0
