@@ -75,9 +75,9 @@ public enum PropertyListFile {
     static func xmlNestingDepth(_ data: Data) -> Int {
         let bytes = [UInt8](data)
         var depth = 0, deepest = 0, index = 0
-        func names(_ name: String, at start: Int) -> Bool {
-            let name = Array(name.utf8)
-            guard start + name.count < bytes.count, Array(bytes[start..<(start + name.count)]) == name else { return false }
+        func names(_ name: StaticString, at start: Int) -> Bool {
+            let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            guard start + name.count < bytes.count, bytes[start..<(start + name.count)].elementsEqual(name) else { return false }
             let next = bytes[start + name.count]
             return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == UInt8(ascii: " ")
                 || next == UInt8(ascii: "\t") || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r")
