@@ -168,12 +168,15 @@ final class LoopbackListener: @unchecked Sendable {
     }
 }
 
-/// A port on 127.0.0.1 with nothing listening (bind port 0, read it, close).
-/// Another process could take it meanwhile; on a loopback test machine that is unlikely enough.
+/// A port on 127.0.0.1 with nothing listening, so connecting to it is refused. The socket that
+/// took it stays bound, never listening, for the life of the test process: closed, its port went
+/// back to the pool, another test's server (port 0) could be given it, and a "refused" target
+/// answered (seen with the tests running in parallel).
 public func unusedLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestServerError.system("socket") }
-    defer { close(fd) }
+    var kept = false
+    defer { if !kept { close(fd) } }
     var socketAddress = sockaddr_in()
     socketAddress.sin_family = sa_family_t(AF_INET)
     socketAddress.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
@@ -183,5 +186,11 @@ public func unusedLoopbackPort() throws -> Int {
         }
     }
     guard bound == 0 else { throw TestServerError.system("bind 127.0.0.1:0") }
-    return try LoopbackListener.boundPort(fd)
+    let port = try LoopbackListener.boundPort(fd)
+    reservedPorts.withLock { $0.append(fd) }
+    kept = true
+    return port
 }
+
+/// The sockets holding `unusedLoopbackPort()`'s ports, closed when the test process ends.
+private let reservedPorts = Locked<[Int32]>([])

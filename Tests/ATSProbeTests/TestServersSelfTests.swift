@@ -184,8 +184,11 @@ import Glibc
     }
 
     @Test func stopIsQuickAndIdempotentWithConnectionsOpen() throws {
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try TestPKI.selfSigned(CertificateSpec())))
-        let clients = try (0..<3).map { _ in try RawClient(port: server.port) }
+        // 127.0.0.2, where no other test listens: once this server stops, nothing can take its
+        // port there, so the refused connection below cannot be another test's server answering.
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try TestPKI.selfSigned(CertificateSpec()),
+                                                                    bindAddress: "127.0.0.2"))
+        let clients = try (0..<3).map { _ in try RawClient(port: server.port, address: 0x7F00_0002) }
         defer { clients.forEach { $0.close() } }
         for client in clients { client.send([0x16, 0x03, 0x01]) }  // a partial record leaves SSL_accept blocked
         try Self.waitUntil { server.acceptedConnections == 3 }
@@ -194,7 +197,7 @@ import Glibc
         server.stop()
         #expect(Date().timeIntervalSince(started) < 2)
         #expect(clients.allSatisfy { $0.receive(timeoutMilliseconds: 1000) == .closed })
-        #expect(throws: (any Error).self) { try RawClient(port: server.port) }
+        #expect(throws: (any Error).self) { try RawClient(port: server.port, address: 0x7F00_0002) }
     }
 
     // MARK: Hostile servers
@@ -379,13 +382,14 @@ extension TestServersSelfTests {
 
         private let fd: Int32
 
-        init(port: Int) throws {
+        /// `address`: an IPv4 loopback address, host order (127.0.0.1 unless a test needs its own).
+        init(port: Int, address ipv4: UInt32 = 0x7F00_0001) throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw TestServerError("socket failed") }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port)).bigEndian
-            address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+            address.sin_addr.s_addr = in_addr_t(ipv4).bigEndian
             let connected = withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -393,7 +397,7 @@ extension TestServersSelfTests {
             }
             guard connected == 0 else {
                 Glibc.close(fd)
-                throw TestServerError("connect to 127.0.0.1:\(port) failed (errno \(errno))")
+                throw TestServerError("connect to port \(port) failed (errno \(errno))")
             }
         }
 
