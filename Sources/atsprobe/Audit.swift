@@ -26,7 +26,7 @@ extension ATSProbeCommand {
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT; several allowed.")
         var targets: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("Read targets from FILE, one per line; - reads standard input.", valueName: "file"))
+        @Option(name: .long, help: ArgumentHelp("Read targets from FILE, one per line; - reads standard input.", valueName: "file"), completion: .file())
         var input: String?
 
         @Option(name: .long, help: ArgumentHelp("Targets audited at once, in all.", valueName: "n"))

@@ -11,7 +11,10 @@ import TLSFacts
 
 /// Options of the diagnostics commands.
 struct DiagnosticsArguments: ParsableArguments {
-    @Option(name: .long, help: "ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: documented.")
+    // A String, not an enum, so an unknown name gets the command's own one-line error (exit 64);
+    // `completion:` still offers every rule set to the shells.
+    @Option(name: .long, help: "ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: documented.",
+            completion: .list(RuleSet.all.map(\.id)))
     var rules: String = RuleSet.documented.id
 
     @Flag(name: .long, help: "Show each test's ATS dictionary and, on failure, the error.")

@@ -24,7 +24,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Shorthand for --format json.")
     var json = false
 
-    @Option(name: .long, help: "Write the result to FILE instead of standard output.")
+    @Option(name: .long, help: "Write the result to FILE instead of standard output.", completion: .file())
     var output: String?
 
     @Option(name: .long, help: "Colour: auto, always or never (NO_COLOR is honoured).")
@@ -37,10 +37,10 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, alway
 
 /// Options shared by every command that connects.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("ca-file"), help: "PEM bundle of extra anchors, treated as user-installed roots.")
+    @Option(name: .customLong("ca-file"), help: "PEM bundle of extra anchors, treated as user-installed roots.", completion: .file())
     var caFile: String?
 
-    @Option(name: .customLong("ca-dir"), help: "Directory of extra anchors (PEM), treated as user-installed roots.")
+    @Option(name: .customLong("ca-dir"), help: "Directory of extra anchors (PEM), treated as user-installed roots.", completion: .directory)
     var caDir: String?
 
     @Option(name: .customLong("connect-to"), help: "HOST:PORT:ADDR:PORT, as curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.")
@@ -52,7 +52,8 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: "Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).")
     var at: String?
 
-    @Option(name: .customLong("ct-log-list"), help: "Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.")
+    @Option(name: .customLong("ct-log-list"), help: "Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.",
+            completion: .file(extensions: ["json"]))
     var ctLogList: String?
 
     /// Checks every option; called inside the command so errors stay one line (exit 64).

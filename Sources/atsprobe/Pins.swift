@@ -24,7 +24,7 @@ extension ATSProbeCommand {
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT.")
         var target: String
 
-        @Option(name: .long, help: "Info.plist (or a bare NSAppTransportSecurity dictionary) whose NSPinnedDomains to check against the served chain.")
+        @Option(name: .long, help: "Info.plist (or a bare NSAppTransportSecurity dictionary) whose NSPinnedDomains to check against the served chain.", completion: .file())
         var plist: String?
 
         @OptionGroup var connection: ConnectionOptions

@@ -23,13 +23,13 @@ extension ATSProbeCommand {
             """
         )
 
-        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.")
+        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.", completion: .file())
         var file: String
 
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT the app loads; several allowed.")
         var targets: [String] = []
 
-        @Option(name: .long, help: "File of targets, one per line; lines starting with # are comments.")
+        @Option(name: .long, help: "File of targets, one per line; lines starting with # are comments.", completion: .file())
         var input: String?
 
         @OptionGroup var diagnostics: DiagnosticsArguments

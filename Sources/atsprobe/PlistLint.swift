@@ -32,7 +32,7 @@ extension ATSProbeCommand {
             discussion: "Exit codes: 0 no finding at or above --fail-on; 1 findings; 64 unreadable file or not a property list."
         )
 
-        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.")
+        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.", completion: .file())
         var file: String
 
         @Option(name: .customLong("fail-on"), help: "Exit 1 on findings at or above: error, warning, info or never. Default: warning.")
