@@ -12,6 +12,10 @@ struct ATSProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "atsprobe",
         abstract: "Test TLS servers against Apple's App Transport Security, from any machine.",
+        usage: """
+        atsprobe --ats-diagnostics [--verbose] <url>
+        atsprobe <subcommand>
+        """,
         discussion: """
         atsprobe --ats-diagnostics [--verbose] URL   runs nscurl's 16 ATS tests (the same as `atsprobe diagnose URL`).
         Exit codes: 0 passes default ATS, 1 findings, 2 unreachable, 64 bad input, 70 internal error.

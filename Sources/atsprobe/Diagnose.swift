@@ -13,7 +13,7 @@ import TLSFacts
 struct DiagnosticsArguments: ParsableArguments {
     // A String, not an enum, so an unknown name gets the command's own one-line error (exit 64);
     // `completion:` still offers every rule set to the shells.
-    @Option(name: .long, help: "ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: documented.",
+    @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: documented.", valueName: "name"),
             completion: .list(RuleSet.all.map(\.id)))
     var rules: String = RuleSet.documented.id
 

@@ -24,7 +24,7 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Shorthand for --format json.")
     var json = false
 
-    @Option(name: .long, help: "Write the result to FILE instead of standard output.", completion: .file())
+    @Option(name: .long, help: ArgumentHelp("Write the result to FILE instead of standard output.", valueName: "file"), completion: .file())
     var output: String?
 
     @Option(name: .long, help: "Colour: auto, always or never (NO_COLOR is honoured).")
@@ -37,22 +37,22 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, alway
 
 /// Options shared by every command that connects.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("ca-file"), help: "PEM bundle of extra anchors, treated as user-installed roots.", completion: .file())
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM bundle of extra anchors, treated as user-installed roots.", valueName: "file"), completion: .file())
     var caFile: String?
 
-    @Option(name: .customLong("ca-dir"), help: "Directory of extra anchors (PEM), treated as user-installed roots.", completion: .directory)
+    @Option(name: .customLong("ca-dir"), help: ArgumentHelp("Directory of extra anchors (PEM), treated as user-installed roots.", valueName: "dir"), completion: .directory)
     var caDir: String?
 
-    @Option(name: .customLong("connect-to"), help: "HOST:PORT:ADDR:PORT, as curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.")
+    @Option(name: .customLong("connect-to"), help: ArgumentHelp("As curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.", valueName: "host:port:addr:port"))
     var connectTo: [String] = []
 
-    @Option(name: .long, help: "Deadline in seconds for each connection's connect, handshake and request.")
+    @Option(name: .long, help: ArgumentHelp("Deadline in seconds for each connection's connect, handshake and request.", valueName: "seconds"))
     var timeout: Double = 10
 
-    @Option(name: .long, help: "Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).")
+    @Option(name: .long, help: ArgumentHelp("Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).", valueName: "date"))
     var at: String?
 
-    @Option(name: .customLong("ct-log-list"), help: "Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.",
+    @Option(name: .customLong("ct-log-list"), help: ArgumentHelp("Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.", valueName: "file"),
             completion: .file(extensions: ["json"]))
     var ctLogList: String?
 
