@@ -16,8 +16,8 @@ struct ATSProbeCommand: AsyncParsableCommand {
         atsprobe --ats-diagnostics [--verbose] URL   runs nscurl's 16 ATS tests (the same as `atsprobe diagnose URL`).
         Exit codes: 0 passes default ATS, 1 findings, 2 unreachable, 64 bad input, 70 internal error.
         """,
-        version: "0.1.0",
-        subcommands: [Probe.self, Diagnose.self, Audit.self, Pins.self, Plist.self]
+        version: RunInfo.version,
+        subcommands: [Probe.self, Diagnose.self, Audit.self, Report.self, Pins.self, Plist.self]
     )
 
     func run() async throws {

@@ -28,7 +28,7 @@ extension ATSProbeCommand {
         var plist: String?
 
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions<TextJSONOrPlist>
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -54,6 +54,8 @@ extension ATSProbeCommand {
                     } else if let failure = report.failure {
                         Diagnostics.warn("no plist: handshake failed: \(ProbeText.describe(failure))")
                     }
+                default:
+                    throw InputError("pins writes text, json or plist only")
                 }
                 try sink.finish()
                 return report.exitStatus

@@ -20,7 +20,8 @@ extension ATSProbeCommand {
         var target: String
 
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var colors: ColorOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -35,9 +36,11 @@ extension ATSProbeCommand {
                     let report = ProbeReport(target: target, result: result)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .text:
-                    sink.write(ProbeText.render(target: target, result: result, logs: logs))
-                case .plist:
-                    throw InputError("probe has no plist output (use --format text or json; plist is for diagnose, audit and pins)")
+                    sink.write(ProbeText.render(target: target, result: result, logs: logs,
+                                                palette: colors.palette(format: .text, path: output.output)))
+                default:
+                    // OutputOptions<TextOrJSON> parses no other format.
+                    throw InputError("probe writes text or json only")
                 }
                 try sink.finish()
                 return ProbeReport.exitStatus(for: result)

@@ -1,0 +1,39 @@
+import ATSPolicy
+import ATSProbe
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a run was made with and when it started: carried by every JSON document and every
+/// JSON Lines record as `run` (docs/json-schema.md), so each record stands alone. The run's end
+/// is the latest record's `finishedAt`.
+struct RunInfo: Codable, Hashable, Sendable {
+    var tool = "atsprobe"
+    var toolVersion: String
+    var openSSLVersion: String
+    /// The ATS rule set judged by (--rules).
+    var ruleSet: String
+    /// Which anchors trust was judged against: the system store, and --ca-file/--ca-dir.
+    var trustStore: String
+    /// The CT log list SCTs were judged against (built in, or --ct-log-list).
+    var ctLogList: String
+    var startedAt: Date
+
+    static let version = "0.1.0"
+
+    init(ruleSet: String, connection: ConnectionOptions, logs: CTLogList, startedAt: Date = Date()) {
+        toolVersion = RunInfo.version
+        openSSLVersion = OpenSSLVersion.text
+        self.ruleSet = ruleSet
+        var anchors = ["system (OpenSSL default paths)"]
+        if let file = connection.caFile { anchors.append("--ca-file \(file)") }
+        if let directory = connection.caDir { anchors.append("--ca-dir \(directory)") }
+        trustStore = anchors.joined(separator: " + ")
+        ctLogList = logs.source
+        // Whole seconds: the JSON carries ISO 8601 without fractions, and a report rendered from
+        // the JSON must equal the live one.
+        self.startedAt = Date(timeIntervalSince1970: startedAt.timeIntervalSince1970.rounded(.down))
+    }
+}
