@@ -105,7 +105,10 @@ public enum ExceptionAdvisor {
         case .connection?: cause = "the host cannot be reached over TLS"
         default: cause = "the platform cannot complete a handshake with the server"
         }
-        return .impossible(reason: "even Allow All Loads fails: \(cause): \(first?.message ?? "no reason recorded")" + facts)
+        // A fact the reason already states (the annotation names the suite the server chose) is not said twice.
+        let message = first?.message ?? "no reason recorded"
+        let newFacts = observedFacts(observations, ruleSet: ruleSet, saying: message)
+        return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + newFacts)
     }
 
     private static func evidence(for chosen: Candidate, verdict: (Candidate) -> Verdict?,
@@ -142,10 +145,10 @@ public enum ExceptionAdvisor {
     }
 
     /// Facts from handshakes that explain an impossible case: suites or protocols no Apple client offers.
-    private static func observedFacts(_ observations: [ProbeResult], ruleSet: RuleSet) -> String {
+    private static func observedFacts(_ observations: [ProbeResult], ruleSet: RuleSet, saying already: String = "") -> String {
         var facts: [String] = []
         for case .success(let o) in observations {
-            if !ruleSet.platformSuites.contains(o.cipherSuite) {
+            if !ruleSet.platformSuites.contains(o.cipherSuite), !already.contains(o.cipherSuite.ianaName) {
                 facts.append("server chose \(o.cipherSuite), which the platform (\(ruleSet.id)) does not offer")
             }
             if o.protocolVersion < ruleSet.platformMinimumVersion {

@@ -50,7 +50,7 @@ enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .ht
 
 /// Output choices shared by every command; `Formats` are the ones the command writes.
 struct OutputOptions<Formats: FormatSet>: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Output format: \(Formats.formats.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("Output format; the values this command writes are listed.", valueName: "format"))
     var format = FormatChoice<Formats>(.text)
 
     @Flag(name: .long, help: "Shorthand for --format json.")

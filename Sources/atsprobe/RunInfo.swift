@@ -13,8 +13,8 @@ struct RunInfo: Codable, Hashable, Sendable {
     var tool = "atsprobe"
     var toolVersion: String
     var openSSLVersion: String
-    /// The ATS rule set judged by (--rules).
-    var ruleSet: String
+    /// The ATS rule set judged by (--rules); absent for probe, which judges no ATS dictionary.
+    var ruleSet: String?
     /// Which anchors trust was judged against: the system store, and --ca-file/--ca-dir.
     var trustStore: String
     /// The CT log list SCTs were judged against (built in, or --ct-log-list).
@@ -23,7 +23,7 @@ struct RunInfo: Codable, Hashable, Sendable {
 
     static let version = "0.1.0"
 
-    init(ruleSet: String, connection: ConnectionOptions, logs: CTLogList, startedAt: Date = Date()) {
+    init(ruleSet: String?, connection: ConnectionOptions, logs: CTLogList, startedAt: Date = Date()) {
         toolVersion = RunInfo.version
         openSSLVersion = OpenSSLVersion.text
         self.ruleSet = ruleSet

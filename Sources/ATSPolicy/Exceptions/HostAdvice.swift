@@ -136,17 +136,16 @@ public struct HostAdvice: Sendable, Hashable {
                 case CertificateRuleID.subjectAltNameMissing: note("no subjectAltName")
                 case CertificateRuleID.serverAuthEKU: note("no serverAuth extendedKeyUsage")
                 case CertificateRuleID.validity398, CertificateRuleID.validity825:
-                    let days = leaf.map { Int(($0.notAfter.timeIntervalSince($0.notBefore) / 86_400).rounded()) }
-                    note(days.map { "valid for \($0) days" } ?? "valid too long")
+                    note(leaf.map { "valid for \(CertificateLifetime($0).days) days" } ?? "valid too long")
                 case CertificateRuleID.rsaKeySize:
                     let small = leaf.map { $0.publicKey.algorithm == .rsa && $0.publicKey.bits < 2048 } ?? false
-                    note(small ? "a \(leaf!.publicKey) leaf key" : "an RSA key under 2048 bits in the chain")
+                    note(small ? "leaf key \(leaf!.publicKey)" : "an RSA key under 2048 bits in the chain")
                 case CertificateRuleID.sha1Signature: note("a SHA-1 signature")
                 case CertificateRuleID.md5Signature: note("an MD5 signature")
                 case CertificateRuleID.certificateTransparency: note("too few SCTs from Apple's CT logs")
                 default: note(rule)
                 }
-            case .leafKeyTooSmall: note(leaf.map { "a \($0.publicKey) leaf key" } ?? "a leaf key too small")
+            case .leafKeyTooSmall: note(leaf.map { "leaf key \($0.publicKey)" } ?? "a leaf key too small")
             case .leafSignatureHashWeak: note(leaf.map { "signed with \($0.signatureHash.rawValue)" } ?? "a weak signature hash")
             case .protocolTooOld, .handshakeFailed(.noSharedProtocol): protocolTooOld = true
             case .suiteNotAllowed, .notForwardSecret, .handshakeFailed(.noSharedCipher): suitesRefused = true

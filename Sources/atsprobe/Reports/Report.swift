@@ -34,7 +34,7 @@ struct Report {
         if let run {
             rows.append(("Tool", "\(run.tool) \(run.toolVersion)"))
             rows.append(("OpenSSL", run.openSSLVersion))
-            rows.append(("Rule set", run.ruleSet))
+            rows.append(("Rule set", run.ruleSet ?? "none"))
             rows.append(("Trust store", run.trustStore))
             rows.append(("CT log list", run.ctLogList))
             rows.append(("Started", Report.iso(run.startedAt)))
