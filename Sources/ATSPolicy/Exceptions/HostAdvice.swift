@@ -103,7 +103,13 @@ public struct HostAdvice: Sendable, Hashable {
            comparison.hasSuffix("not tested separately") {
             comparison = "NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites"
         }
-        return KeyEvidence(key: item.key, value: item.value, observation: (facts + [comparison]).joined(separator: "; "))
+        // A clause of the comparison that a fact already states is not said again.
+        let said = facts.joined(separator: "; ").lowercased()
+        let clauses = comparison.components(separatedBy: "; ").filter { clause in
+            let bare = clause.lowercased().hasPrefix("the ") ? String(clause.lowercased().dropFirst(4)) : clause.lowercased()
+            return !said.contains(bare)
+        }
+        return KeyEvidence(key: item.key, value: item.value, observation: (facts + clauses).joined(separator: "; "))
     }
 
     private static func minimumKeyBits(_ key: PublicKeyFacts) -> Int? {

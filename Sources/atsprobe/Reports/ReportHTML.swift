@@ -40,7 +40,7 @@ enum ReportHTML {
         out += "</section>\n"
 
         let titles = report.testTitles
-        out += "<section id=\"matrix\"><h2>nscurl's 16 tests</h2>\n<div class=\"scroll\"><table class=\"matrix\">\n<thead><tr><th scope=\"col\">Target</th><th scope=\"col\">Verdict</th>"
+        out += "<section id=\"matrix\"><h2>nscurl's 16 tests</h2>\n<p class=\"key\">&#x2713; PASS, &#x2717; FAIL, &#x2014; not run. Numbers are the tests listed under the table.</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<thead><tr><th scope=\"col\">Target</th><th scope=\"col\">Verdict</th>"
         for (index, title) in titles.enumerated() {
             out += "<th scope=\"col\" title=\"\(h(title))\"><span>\(index + 1)</span> \(h(short(title)))</th>"
         }
@@ -50,7 +50,7 @@ enum ReportHTML {
             for position in titles.indices {
                 if position < record.tests.count {
                     let passed = record.tests[position].verdict.passed
-                    out += passed ? "<td class=\"pass\">&#x2713; PASS</td>" : "<td class=\"fail\">&#x2717; FAIL</td>"
+                    out += passed ? "<td class=\"pass\" title=\"PASS\">&#x2713;</td>" : "<td class=\"fail\" title=\"FAIL\">&#x2717;</td>"
                 } else {
                     out += "<td class=\"none\">&#x2014;</td>"
                 }
@@ -81,7 +81,7 @@ enum ReportHTML {
         }
         if let suggestion = record.suggestion, suggestion.kind == "exception", let domain = suggestion.domain,
            let exception = suggestion.exception {
-            out += "<h4>Minimal exception</h4>\n<pre class=\"plist\">\(h(PlistFragment.xml(domain: domain, exception)))</pre>\n"
+            out += "<h4>Minimal exception</h4>\n<pre class=\"plist\">\(lines(PlistFragment.xml(domain: domain, exception)))</pre>\n"
             if let evidence = suggestion.evidence, !evidence.isEmpty {
                 out += "<ul class=\"evidence\">\n"
                 for item in evidence { out += "<li><code>\(h(item.key))</code>: \(h(item.observation))</li>\n" }
@@ -93,10 +93,10 @@ enum ReportHTML {
             for fix in fixes {
                 let removes = fix.keys.isEmpty ? "" : " <span class=\"removes\">(removes \(h(fix.keys.joined(separator: ", "))))</span>"
                 out += "<div class=\"fix\"><p>\(h(fix.change))\(removes)</p>\n<dl>\n"
-                out += "<dt>nginx</dt><dd><pre>\(h(fix.nginx.joined(separator: "\n")))</pre></dd>\n"
-                out += "<dt>Apache</dt><dd><pre>\(h(fix.apache.joined(separator: "\n")))</pre></dd>\n"
+                out += "<dt>nginx</dt><dd><pre>\(lines(fix.nginx.joined(separator: "\n")))</pre></dd>\n"
+                out += "<dt>Apache</dt><dd><pre>\(lines(fix.apache.joined(separator: "\n")))</pre></dd>\n"
                 if let haproxy = fix.haproxy, !haproxy.isEmpty {
-                    out += "<dt>HAProxy</dt><dd><pre>\(h(haproxy.joined(separator: "\n")))</pre></dd>\n"
+                    out += "<dt>HAProxy</dt><dd><pre>\(lines(haproxy.joined(separator: "\n")))</pre></dd>\n"
                 }
                 out += "</dl></div>\n"
             }
@@ -127,6 +127,12 @@ enum ReportHTML {
                 .replacing(" with PFS disabled and insecure HTTP allowed", with: " no PFS, HTTP")
                 .replacing(" with PFS disabled", with: " no PFS")
         }
+    }
+
+    /// For <pre>: each line escaped on its own, so the line breaks (and tabs, as spaces) stay.
+    static func lines(_ text: String) -> String {
+        text.replacing("\t", with: "    ").split(separator: "\n", omittingEmptySubsequences: false)
+            .map { h(String($0)) }.joined(separator: "\n")
     }
 
     /// Escapes for HTML text and attribute values, after escaping control and bidi characters.
@@ -162,8 +168,10 @@ enum ReportHTML {
     table.matrix thead th { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; font-weight: 600; }
     table.matrix thead th:first-child, table.matrix thead th:nth-child(2) { writing-mode: horizontal-tb; transform: none; vertical-align: bottom; }
     table.matrix tbody th { font-weight: normal; white-space: nowrap; }
-    td.pass { background: #e3f5e1; color: #1b5e20; white-space: nowrap; }
-    td.fail { background: #fde7e9; color: #8e1b24; white-space: nowrap; }
+    td.pass { background: #e3f5e1; color: #1b5e20; text-align: center; font-weight: 700; }
+    td.fail { background: #fde7e9; color: #8e1b24; text-align: center; font-weight: 700; }
+    td.none { text-align: center; }
+    p.key { font-size: 12px; color: #424245; }
     td.none { color: #86868b; }
     .v-pass { background: #e3f5e1; color: #1b5e20; }
     .v-exception { background: #fff4d6; color: #7a4b00; }

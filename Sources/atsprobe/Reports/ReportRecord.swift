@@ -125,8 +125,12 @@ struct ReportRecord: Decodable, Sendable {
     /// The default connection's other reasons, each once, beside `reason`.
     var otherReasons: [String] {
         guard verdict != .pass else { return [] }
-        var seen: Set<String> = [reason ?? ""]
-        return (tests.first?.verdict.reasons ?? []).map(\.message).filter { seen.insert($0).inserted }
+        let said = reason ?? ""
+        var seen: Set<String> = [said]
+        // When no exception helps, Allow All Loads' reason says why; the default connection's
+        // handshake failure would say it again with another offer.
+        let reasons = (tests.first?.verdict.reasons ?? []).filter { !(verdict == .noException && $0.kind.hasPrefix("handshakeFailed")) }
+        return reasons.map(\.message).filter { !said.contains($0) && seen.insert($0).inserted }
     }
 
     /// The order reports list targets in: input order (arguments first), whatever order they finished in.
