@@ -105,10 +105,10 @@ public enum ExceptionAdvisor {
         case .connection?: cause = "the host cannot be reached over TLS"
         default: cause = "the platform cannot complete a handshake with the server"
         }
-        // A fact the reason already states (the annotation names the suite the server chose) is not said twice.
-        let message = first?.message ?? "no reason recorded"
-        let newFacts = observedFacts(observations, ruleSet: ruleSet, saying: message)
-        return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + newFacts)
+        // The facts say which suite the server chose and why no platform takes it; the reason's
+        // own "the server chooses X, which this offer does not include" would say it again.
+        let message = RepeatedClauses.without(first?.message ?? "no reason recorded", coveredBy: facts)
+        return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + facts)
     }
 
     private static func evidence(for chosen: Candidate, verdict: (Candidate) -> Verdict?,
@@ -145,10 +145,10 @@ public enum ExceptionAdvisor {
     }
 
     /// Facts from handshakes that explain an impossible case: suites or protocols no Apple client offers.
-    private static func observedFacts(_ observations: [ProbeResult], ruleSet: RuleSet, saying already: String = "") -> String {
+    private static func observedFacts(_ observations: [ProbeResult], ruleSet: RuleSet) -> String {
         var facts: [String] = []
         for case .success(let o) in observations {
-            if !ruleSet.platformSuites.contains(o.cipherSuite), !already.contains(o.cipherSuite.ianaName) {
+            if !ruleSet.platformSuites.contains(o.cipherSuite) {
                 facts.append("server chose \(o.cipherSuite), which the platform (\(ruleSet.id)) does not offer")
             }
             if o.protocolVersion < ruleSet.platformMinimumVersion {

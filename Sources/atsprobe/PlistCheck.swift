@@ -66,8 +66,9 @@ extension ATSProbeCommand {
                                                      verbose: diagnostics.verbose,
                                                      palette: colors.palette(format: .text, path: output.output)))
                 case .json:
-                    let report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
+                    var report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
                                                 tightening: tightening, tightenedPlist: tightenedPlist)
+                    report.run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .plist:
                     sink.write(tightenedPlist)

@@ -68,6 +68,8 @@ struct PlistLintJSON: Encodable {
     let file: String
     let format: String
     let findings: [LintFinding]
+    /// The tool and when it ran; no rule set, trust store or CT list is used.
+    var run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
 }
 
 /// One finding per line (severity, key path, message, fix), then a count by severity.

@@ -15,13 +15,24 @@ struct RunInfo: Codable, Hashable, Sendable {
     var openSSLVersion: String
     /// The ATS rule set judged by (--rules); absent for probe, which judges no ATS dictionary.
     var ruleSet: String?
-    /// Which anchors trust was judged against: the system store, and --ca-file/--ca-dir.
-    var trustStore: String
-    /// The CT log list SCTs were judged against (built in, or --ct-log-list).
-    var ctLogList: String
+    /// Which anchors trust was judged against: the system store, and --ca-file/--ca-dir;
+    /// absent for commands that connect nowhere (plist lint).
+    var trustStore: String?
+    /// The CT log list SCTs were judged against (built in, or --ct-log-list); absent as trustStore.
+    var ctLogList: String?
     var startedAt: Date
 
     static let version = "0.1.0"
+
+    /// For a command that connects nowhere.
+    init(ruleSet: String?, trustStore: String?, ctLogList: String?, startedAt: Date = Date()) {
+        toolVersion = RunInfo.version
+        openSSLVersion = OpenSSLVersion.text
+        self.ruleSet = ruleSet
+        self.trustStore = trustStore
+        self.ctLogList = ctLogList
+        self.startedAt = Date(timeIntervalSince1970: startedAt.timeIntervalSince1970.rounded(.down))
+    }
 
     init(ruleSet: String?, connection: ConnectionOptions, logs: CTLogList, startedAt: Date = Date()) {
         toolVersion = RunInfo.version

@@ -88,11 +88,6 @@ public struct HostAdvice: Sendable, Hashable {
             break
         }
         guard !facts.isEmpty else { return item }
-        // The facts name the suites the server chose; the advisor's comparison would say the
-        // same again ("...; the server chooses X, which this offer does not include; server chose X").
-        if item.key != ATSKey.exceptionMinimumTLSVersion.name {
-            return KeyEvidence(key: item.key, value: item.value, observation: facts.joined(separator: "; "))
-        }
         var comparison = item.observation
         // The advisor's own summary of the best protocol is now said first, with its suite.
         if item.key == ATSKey.exceptionMinimumTLSVersion.name, let range = comparison.firstRange(of: "; best protocol seen: ") {
@@ -104,12 +99,9 @@ public struct HostAdvice: Sendable, Hashable {
             comparison = "NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites"
         }
         // A clause of the comparison that a fact already states is not said again.
-        let said = facts.joined(separator: "; ").lowercased()
-        let clauses = comparison.components(separatedBy: "; ").filter { clause in
-            let bare = clause.lowercased().hasPrefix("the ") ? String(clause.lowercased().dropFirst(4)) : clause.lowercased()
-            return !said.contains(bare)
-        }
-        return KeyEvidence(key: item.key, value: item.value, observation: (facts + clauses).joined(separator: "; "))
+        let said = facts.joined(separator: "; ")
+        let rest = RepeatedClauses.without(comparison, coveredBy: said)
+        return KeyEvidence(key: item.key, value: item.value, observation: rest.isEmpty ? said : said + "; " + rest)
     }
 
     private static func minimumKeyBits(_ key: PublicKeyFacts) -> Int? {

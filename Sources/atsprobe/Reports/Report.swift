@@ -35,8 +35,8 @@ struct Report {
             rows.append(("Tool", "\(run.tool) \(run.toolVersion)"))
             rows.append(("OpenSSL", run.openSSLVersion))
             rows.append(("Rule set", run.ruleSet ?? "none"))
-            rows.append(("Trust store", run.trustStore))
-            rows.append(("CT log list", run.ctLogList))
+            if let trustStore = run.trustStore { rows.append(("Trust store", trustStore)) }
+            if let ctLogList = run.ctLogList { rows.append(("CT log list", ctLogList)) }
             rows.append(("Started", Report.iso(run.startedAt)))
         }
         if let endedAt { rows.append(("Ended", Report.iso(endedAt))) }
