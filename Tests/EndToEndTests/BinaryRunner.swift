@@ -52,3 +52,11 @@ struct BinaryRunner {
                       stderr: String(decoding: process.stderr, as: UTF8.self), timedOut: timedOut)
     }
 }
+
+/// Runs blocking work (waiting on a process) on a thread of its own, so it never holds one of
+/// Swift's few cooperative threads while other tests' servers and probes need them.
+func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+    }
+}
