@@ -132,6 +132,7 @@ extension ATSProbeCommand {
                 }
                 while inFlight > 0 { await finishOne() }
             }
+            ticker?.cancel()
             try await sink.finish()
             return await sink.tally.status(failOn: failOn)
         }

@@ -72,11 +72,16 @@ actor AuditOutput {
 
     /// The ticker's redraw: elapsed times keep growing while a host is silent.
     func tick() {
+        guard !done else { return }
         progress.update(tally)
     }
 
+    /// Set by finish(): nothing is drawn after the summary.
+    private var done = false
+
     /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.
     func finish() throws {
+        done = true
         switch format {
         case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
         case .html, .csv, .markdown: handle.write(Report(collected).render(format, verbose: verbose))

@@ -50,6 +50,8 @@ struct AuditProgress {
     /// The status line, cut to the terminal's width so it never wraps (a wrapped line cannot be
     /// redrawn in place).
     func line(_ tally: AuditTally, now: ContinuousClock.Instant) -> String {
+        // Most telling first, since the line is cut to the terminal's width: how far, what is
+        // still running (a silent host shows here with its time), the counts, the rate.
         var parts: [String] = []
         let done = tally.finished
         if let expected, expected > 0 {
@@ -57,14 +59,14 @@ struct AuditProgress {
             let filled = min(width, width * done / expected)
             parts.append("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] \(done)/\(expected)")
         }
+        if !running.isEmpty {
+            let oldest = running.values.sorted { $0.start < $1.start }
+            let shown = oldest.prefix(3).map { "\($0.name) \(AuditProgress.seconds(now - $0.start).fixed(0)) s" }
+            parts.append("\(running.count) running: " + shown.joined(separator: ", ") + (running.count > 3 ? ", ..." : ""))
+        }
         parts.append(tally.line)
         let seconds = AuditProgress.seconds(now - begun)
         if seconds >= 1 { parts.append("\((Double(done) / seconds).fixed(1))/s") }
-        if !running.isEmpty {
-            let slowest = running.values.sorted { $0.start < $1.start }
-            let shown = slowest.prefix(3).map { "\($0.name) \(AuditProgress.seconds(now - $0.start).fixed(0)) s" }
-            parts.append("\(running.count) running: " + shown.joined(separator: ", ") + (running.count > 3 ? ", ..." : ""))
-        }
         return String(parts.joined(separator: "; ").prefix(max(20, AuditProgress.columns() - 1)))
     }
 

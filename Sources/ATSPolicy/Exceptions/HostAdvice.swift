@@ -125,8 +125,8 @@ public struct HostAdvice: Sendable, Hashable {
             case .trust(.expired): note("expired")
             case .trust(.notYetValid): note("not yet valid")
             case .trust(.nameMismatch):
-                let names = (leaf.map { $0.dnsNames.map { "DNS:" + $0 } + $0.ipAddresses.map { "IP:" + $0 } } ?? []).prefix(8)
-                note(names.isEmpty ? "does not name \(host)" : "names \(names.joined(separator: " "))")
+                let names = (leaf.map { $0.dnsNames + $0.ipAddresses } ?? []).prefix(8)
+                note(names.isEmpty ? "it names no host" : "it covers \(names.joined(separator: " and ")), not \(host)")
             case .trust(.incompleteChain), .trust(.invalidChain): chain = chain ?? reason.message
             case .trust(.untrustedRoot), .trust(.selfSigned): root = root ?? reason.message
             case .certificateRule(let rule):
