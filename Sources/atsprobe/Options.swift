@@ -12,14 +12,46 @@ import ATSPolicy
 import ATSProbe
 import TLSFacts
 
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, plist
+/// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
+/// its help lists only those.
+enum OutputFormat: String, Sendable {
+    case text, json, plist, html, csv, markdown
 }
 
-/// Output choices shared by every command.
-struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: text, json or plist.")
-    var format: OutputFormat = .text
+/// The formats one command writes.
+protocol FormatSet {
+    static var formats: [OutputFormat] { get }
+}
+
+/// `--format` for one command: parses only the formats of `Formats`, so help, completions and
+/// the error for a wrong value name only those.
+struct FormatChoice<Formats: FormatSet>: ExpressibleByArgument, Sendable {
+    let format: OutputFormat
+
+    init(_ format: OutputFormat) { self.format = format }
+
+    init?(argument: String) {
+        guard let format = OutputFormat(rawValue: argument.lowercased()), Formats.formats.contains(format) else { return nil }
+        self.format = format
+    }
+
+    var defaultValueDescription: String { format.rawValue }
+    static var allValueStrings: [String] { Formats.formats.map(\.rawValue) }
+}
+
+/// probe, plist lint: text for people, JSON for programs.
+enum TextOrJSON: FormatSet { static let formats: [OutputFormat] = [.text, .json] }
+/// pins, plist check: a dictionary is also a product.
+enum TextJSONOrPlist: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist] }
+/// diagnose and audit: also reports to hand over (docs/reports.md).
+enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown] }
+/// report: renders a JSON Lines file again.
+enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown] }
+
+/// Output choices shared by every command; `Formats` are the ones the command writes.
+struct OutputOptions<Formats: FormatSet>: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Output format; the values this command writes are listed.", valueName: "format"))
+    var format = FormatChoice<Formats>(.text)
 
     @Flag(name: .long, help: "Shorthand for --format json.")
     var json = false
@@ -27,10 +59,32 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Write the result to FILE instead of standard output.", valueName: "file"), completion: .file())
     var output: String?
 
-    @Option(name: .long, help: "Colour: auto, always or never (NO_COLOR is honoured).")
+    var effectiveFormat: OutputFormat { json ? .json : format.format }
+
+    func validate() throws {
+        if json && !Formats.formats.contains(.json) {
+            throw ValidationError("--json: this command writes \(Formats.formats.map(\.rawValue).joined(separator: " or ")) only")
+        }
+    }
+}
+
+/// `--color`, for the commands whose text output has something to colour (verdict words).
+/// Also accepted before the subcommand (`atsprobe --color never diagnose ...`, see Main).
+struct ColorOptions: ParsableArguments {
+    @Option(name: .long, help: "Colour the verdict words: auto, always or never (NO_COLOR is honoured by auto).")
     var color: ColorChoice = .auto
 
-    var effectiveFormat: OutputFormat { json ? .json : format }
+    /// Colour only for people: text format, standard output a terminal, no --output file,
+    /// NO_COLOR unset (https://no-color.org), unless --color always/never says otherwise.
+    func palette(format: OutputFormat, path: String?) -> Palette {
+        switch color {
+        case .always: return Palette(enabled: format == .text)
+        case .never: return Palette(enabled: false)
+        case .auto:
+            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return Palette(enabled: format == .text && path == nil && !noColor && isatty(STDOUT_FILENO) == 1)
+        }
+    }
 }
 
 enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
@@ -140,23 +194,10 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
-extension OutputOptions {
-    /// Colour only for people: text format, standard output a terminal, no --output file,
-    /// NO_COLOR unset (https://no-color.org), unless --color always/never says otherwise.
-    var usesColor: Bool {
-        switch color {
-        case .always: return effectiveFormat == .text
-        case .never: return false
-        case .auto:
-            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-            return effectiveFormat == .text && output == nil && !noColor && isatty(STDOUT_FILENO) == 1
-        }
-    }
-}
-
 /// ANSI colour for the PASS/FAIL words; nothing else is coloured.
 struct Palette {
     let enabled: Bool
     func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
     func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
+    func warn(_ text: String) -> String { enabled ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
 }

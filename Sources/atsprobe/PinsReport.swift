@@ -9,6 +9,8 @@ import TLSFacts
 /// What `pins` found: the served chain's SPKI pins, the suggested NSPinnedDomains entry, and
 /// the judgement of each --plist pin set that applies to the host. Also the JSON document.
 struct PinsReport: Encodable {
+    /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
+    var run: RunInfo?
     /// One served certificate and its pin.
     struct Certificate: Encodable {
         let index: Int

@@ -8,11 +8,11 @@ import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
 enum ProbeText {
-    static func render(target: Target, result: ProbeResult, logs: CTLogList = .apple) -> String {
+    static func render(target: Target, result: ProbeResult, logs: CTLogList = .apple, palette: Palette = Palette(enabled: false)) -> String {
         var out = "atsprobe probe \(target.url)\n"
         switch result {
         case .failure(let failure):
-            out += "Handshake failed: \(describe(failure))\n"
+            out += "\(palette.fail("Handshake failed")): \(describe(failure))\n"
         case .success(let o):
             out += "Connected to \(o.peerAddress) port \(o.port)"
             out += o.serverName.map { " (SNI \(esc($0)))" } ?? " (no SNI)"
@@ -28,7 +28,7 @@ enum ProbeText {
                 rows.append(("Leaf key", leaf.publicKey.description))
                 rows.append(("Leaf signature", "\(esc(leaf.signatureAlgorithm)) (hash \(leaf.signatureHash.rawValue))"))
             }
-            rows.append(("Trust", trustLine(o.trust)))
+            rows.append(("Trust", o.trust.isTrusted ? palette.pass(trustLine(o.trust)) : palette.fail(trustLine(o.trust))))
             out += table(rows)
             for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
             out += appleRules(o, logs: logs)
