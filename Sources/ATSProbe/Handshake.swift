@@ -19,6 +19,8 @@ struct Handshake {
     let clock: Stopwatch
     let deadline: Deadline
     let verifier: SCTVerifier
+    /// Missing intermediates by caIssuers URL, shared by every probe of the run; nil with --no-aia.
+    let fetcher: IssuerFetcher?
 
     static let chainLimit = 16
 
@@ -103,7 +105,8 @@ struct Handshake {
             }
         }
         let nameToCheck = request.serverName ?? request.target.host
-        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate).evaluate(served: served, name: nameToCheck)
+        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate, fetcher: fetcher, deadline: deadline)
+            .evaluate(served: served, name: nameToCheck)
 
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0
