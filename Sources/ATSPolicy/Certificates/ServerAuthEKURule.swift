@@ -25,16 +25,16 @@ public enum ServerAuthEKURule {
         }
         let usages = leaf.extendedKeyUsage
         if strict {
-            let why = context.anchor == .system && context.rules.leafEKUScope == .securityFramework
-                ? "which Apple requires of every leaf chaining to a system root"
-                : "required for certificates issued on or after \(dayString(context.rules.serverAuthAndLifetimeFrom))"
+            let requirement = context.anchor == .system && context.rules.leafEKUScope == .securityFramework
+                ? "Apple requires id-kp-serverAuth of every leaf chaining to a system root"
+                : "id-kp-serverAuth is required for certificates issued on or after \(dayString(context.rules.serverAuthAndLifetimeFrom))"
             guard let usages else {
-                return [context.violation(CertificateRuleID.serverAuthEKU, 0, "no extendedKeyUsage extension; id-kp-serverAuth is \(why)")]
+                return [context.violation(CertificateRuleID.serverAuthEKU, 0, "no extendedKeyUsage extension; \(requirement)")]
             }
             if usages.contains(CertificateFacts.serverAuthOID) { return [] }
             let what = usages.contains(CertificateFacts.anyExtendedKeyUsageOID)
-                ? "extendedKeyUsage has anyExtendedKeyUsage but not id-kp-serverAuth, \(why)"
-                : "extendedKeyUsage lacks id-kp-serverAuth (\(CertificateFacts.serverAuthOID)), \(why)"
+                ? "extendedKeyUsage has anyExtendedKeyUsage but not id-kp-serverAuth; \(requirement)"
+                : "extendedKeyUsage lacks id-kp-serverAuth (\(CertificateFacts.serverAuthOID)); \(requirement)"
             return [context.violation(CertificateRuleID.serverAuthEKU, 0, what)]
         }
         guard let usages, !usages.isEmpty, looseUsages.isDisjoint(with: usages) else { return [] }
