@@ -101,15 +101,13 @@ public struct AppleDistrustList: Hashable, Sendable {
 /// the user installed is trusted as the user says.
 public enum DistrustedRootRule {
     public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
-        guard context.anchor == .system, let issued = context.issuanceTime else { return [] }
+        guard context.anchor == .system, let (issued, fromSCT) = context.issuance else { return [] }
         let path = context.builtPath
         var found: [CertificateRuleViolation] = []
         for (index, certificate) in path.enumerated() {
             let fingerprint = AppleDistrustList.normalized(certificate.sha256Fingerprint)
             if let root = context.distrust.roots.first(where: { $0.sha256 == fingerprint }), issued >= root.distrustedFrom {
-                let when = context.leaf.map { leaf in
-                    issued == leaf.notBefore ? "issued (notBefore, no SCT) \(isoText(issued))" : "issued (earliest SCT) \(isoText(issued))"
-                } ?? ""
+                let when = fromSCT ? "issued (earliest SCT) \(isoText(issued))" : "issued (notBefore; no SCT) \(isoText(issued))"
                 found.append(context.violation(CertificateRuleID.distrustedRoot, index,
                     "\(root.authority) root '\(root.name)' is distrusted by Apple for TLS certificates issued on or after \(isoText(root.distrustedFrom)); this leaf was \(when) (\(root.source))",
                     inPath: true))

@@ -49,10 +49,14 @@ public struct CertificateRuleContext: Sendable {
     /// When Apple takes the leaf to have been issued: the earliest SCT (embedded or delivered)
     /// whose signature was not found bad, else the leaf's notBefore (SecPolicyServer.c,
     /// SecPVCCheckRequireCTConstraints: SecCertificatePathVCIssuanceTime, else notBefore).
-    public var issuanceTime: Date? {
+    public var issuanceTime: Date? { issuance?.date }
+
+    /// The issuance time and whether an SCT gave it.
+    public var issuance: (date: Date, fromSCT: Bool)? {
         guard let leaf else { return nil }
         let counted = (leaf.embeddedSCTs + deliveredSCTs).filter { $0.signature == .valid || $0.signature == .notChecked }
-        return counted.map(\.timestamp).min() ?? leaf.notBefore
+        if let earliest = counted.map(\.timestamp).min() { return (earliest, true) }
+        return (leaf.notBefore, false)
     }
 
     /// Whether `index` is the root's place: the last certificate, self-issued, not the leaf.
