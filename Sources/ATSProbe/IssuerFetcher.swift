@@ -62,6 +62,26 @@ final class IssuerFetcher: Sendable {
         }
     }
 
+    /// A certificate that issued `cert`, from the answers already fetched for its caIssuers URLs
+    /// (never fetching): the issuer an embedded SCT's signature needs when the server did not
+    /// send it. Owned by the caller (X509_free).
+    func fetchedIssuer(of cert: OpaquePointer) -> OpaquePointer? {
+        defer { OpenSSLErrors.clear() }
+        for url in IssuerFetcher.caIssuerURLs(of: cert) {
+            guard let entry = entries.withLock({ $0[url] }),
+                  case .certificates(let ders)? = entry.outcome.withLock({ $0 }) else { continue }
+            for der in ders {
+                guard let parent = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                    var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                    return d2i_X509(nil, &cursor, buffer.count)
+                }) else { continue }
+                if X509_check_issued(parent, cert) == X509_V_OK { return parent }
+                X509_free(parent)
+            }
+        }
+        return nil
+    }
+
     /// http://host[:port]/path, with the host as a name, IPv4 or [IPv6].
     struct HTTPURL: Equatable {
         var host: String

@@ -69,6 +69,26 @@ struct IssuerFetchTests {
         #expect(prober.issuerFetchesMade == 1)
     }
 
+    /// A public-root leaf with embedded SCTs whose issuer was fetched: the SCTs are checked with
+    /// the fetched issuer's key (not `noIssuer`), so CT is met as on Apple.
+    @Test func embeddedSCTsAreCheckedWithTheFetchedIssuer() async throws {
+        let setup = try Setup()
+        defer { setup.http.stop() }
+        setup.http.set("/int.cer", .init(body: setup.intermediateDER))
+        var spec = TrustClock.spec(inclusiveDays: 90, embeddedSCTs: TrustLogs.threeOperators)
+        spec.caIssuersURLs = [setup.http.url("/int.cer")]
+        let issued = try setup.pki.issue(spec)
+        let leafOnly = TestIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM, chainPEM: [],
+                                    certificateDER: issued.certificateDER, spkiSHA256Base64: issued.spkiSHA256Base64)
+        let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false, evaluationDate: TrustClock.judged,
+                                                      additionalSystemAnchorsFile: setup.rootPath, ctLogKeys: TrustLogs.list.keys))
+        let observation = try await setup.observe(leafOnly, with: prober)
+        #expect(observation.trust.anchor == .system)
+        #expect(observation.leaf?.embeddedSCTs.map(\.signature) == [.valid, .valid, .valid])
+        let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: TrustClock.judged, logs: TrustLogs.list)
+        #expect(ct.verdict == .compliant, "\(ct.reason)")
+    }
+
     @Test func certsOnlyPKCS7IsAccepted() async throws {
         let setup = try Setup()
         defer { setup.http.stop() }
