@@ -66,11 +66,12 @@ struct TrustEndToEndTests {
         let root = try pki.writeRootPEM()
         let sct = TestSCT(logID: Array(Data(base64Encoded: Self.googleArgon)!), timestamp: Self.issued)
         let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: nil, scts: [sct]))
-        let (user, system, apple) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+        let (user, system, apple, appleDiagnostics) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
             return (try TrustSupport.run(["probe", "--ca-file", root, "--at", "2025-03-10", url]),
                     try TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
-                    try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]))
+                    try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]))
         }
         #expect(user.status == 0, "\(user.stderr)")
         #expect(user.stdout.contains("trusted (anchor: user-installed root from --ca-file/--ca-dir)"))
@@ -96,6 +97,13 @@ struct TrustEndToEndTests {
         #expect(apple.stdout.contains("NOT trusted"), "\(apple.stdout)")
         #expect(apple.stdout.contains("Other store: trusted by \(systemStore)"), "\(apple.stdout)")
         #expect(apple.stdout.contains("not by Apple's root store security_certificates-55349.0.11 (156 roots)"), "\(apple.stdout)")
+        let blocks = TrustSupport.failBlocks(appleDiagnostics.stdout)
+        #expect(blocks.count == 16, "\(appleDiagnostics.stdout)")
+        for block in blocks {
+            #expect(block.contains("is not an anchor (missing intermediate?); no caIssuers URL to fetch it from (trusted by \(systemStore)"), "\(block)")
+            #expect(block.contains("not by Apple's root store security_certificates-55349.0.11 (156 roots)) (NSURLError -1202, SecureTransport -9813, OSStatus -25318 errSecCreateChainFailed)"), "\(block)")
+        }
+        #expect(appleDiagnostics.stdout.contains("Trust      : Apple's root store security_certificates-55349.0.11 (156 roots); chain NOT trusted; trusted by \(systemStore)"), "\(appleDiagnostics.stdout)")
     }
 
     /// --ct-log-list replaces the built-in list: the same two SCTs from test logs are unknown
