@@ -7,7 +7,7 @@ import ATSTestServers
 /// diagnostics PASS with a warning and a server fix, --no-aia fails as watchOS would.
 @Suite("caIssuers end to end")
 struct IssuerFetchEndToEndTests {
-    @Test func leafOnlyServerWithFetchableIntermediate() throws {
+    @Test func leafOnlyServerWithFetchableIntermediate() async throws {
         let pki = try TestPKI(withIntermediate: true)
         let root = try pki.writeRootPEM()
         let http = try TestHTTPServer.start()
@@ -16,12 +16,13 @@ struct IssuerFetchEndToEndTests {
         let issued = try pki.issue(CertificateSpec(caIssuersURLs: [http.url("/int.cer")]))
         let leafOnly = TestIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM, chainPEM: [],
                                     certificateDER: issued.certificateDER, spkiSHA256Base64: issued.spkiSHA256Base64)
-        let (probe, diagnose, noAIA) = try TrustSupport.withServer(TLSServerConfiguration(identity: leafOnly)) { port in
-            let url = "https://127.0.0.1:\(port)/"
-            return (try TrustSupport.run(["probe", "--ca-file", root, url]),
-                    try TrustSupport.run(["--ats-diagnostics", "--ca-file", root, url]),
-                    try TrustSupport.run(["probe", "--no-aia", "--ca-file", root, url]))
-        }
+        // Async runs: a blocking wait would hold one of the few cooperative threads.
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: leafOnly))
+        defer { server.stop() }
+        let url = "https://127.0.0.1:\(server.port)/"
+        let probe = try await BinaryRunner.run(["probe", "--ca-file", root, url])
+        let diagnose = try await BinaryRunner.run(["--ats-diagnostics", "--ca-file", root, url])
+        let noAIA = try await BinaryRunner.run(["probe", "--no-aia", "--ca-file", root, url])
         #expect(probe.status == 0, "\(probe.stdout)\(probe.stderr)")
         #expect(probe.stdout.contains("Chain as served (1 certificate)"))
         #expect(probe.stdout.contains("  Fetched issuer of 'O=atsprobe tests,CN=localhost' from \(http.url("/int.cer")): got 'O=atsprobe tests,CN=atsprobe Test Root Intermediate'"), "\(probe.stdout)")
@@ -36,8 +37,8 @@ struct IssuerFetchEndToEndTests {
         #expect(noAIA.stdout.contains("incompleteChain: only the leaf was served and its issuer 'O=atsprobe tests,CN=atsprobe Test Root Intermediate' is not an anchor (missing intermediate?); caIssuers fetching is off (--no-aia)"), "\(noAIA.stdout)")
     }
 
-    @Test func badTrustStoreIsAUsageError() throws {
-        let result = try TrustSupport.run(["probe", "--trust-store", "debian", "https://127.0.0.1:1/"])
+    @Test func badTrustStoreIsAUsageError() async throws {
+        let result = try await BinaryRunner.run(["probe", "--trust-store", "debian", "https://127.0.0.1:1/"])
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("debian"), "\(result.stderr)")
     }
