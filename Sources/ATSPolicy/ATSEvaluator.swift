@@ -161,7 +161,8 @@ public enum ATSEvaluator {
                              .untrusted(codes.secureTransport, host: host, osStatus: codes.osStatus)))
         }
         if let pins = policy.pins {
-            let pinning = PinningPolicy.evaluate(chain: observation.chain, pins: pins)
+            // Apple matches pins against the chain it built (fetched intermediates, the store's root).
+            let pinning = PinningPolicy.evaluate(chain: observation.trust.path ?? observation.chain, pins: pins)
             if !pinning.isSatisfied {
                 findings.append((FailureReason(.pinMismatch, layer: .trust,
                                                "NSPinnedDomains for \(UntrustedText.escape(host, limit: 255)): \(pinning.reason)"),

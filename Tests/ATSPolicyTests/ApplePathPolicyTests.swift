@@ -114,3 +114,23 @@ struct ApplePathPolicyTests {
         #expect(TrustAdvice.missingIntermediateWarning(onlyFailed) == nil)
     }
 }
+
+/// NSPinnedDomains are matched against the chain as built, as Apple does: a CA pin on a root the
+/// server did not send is satisfied once the chain reached that root.
+@Suite("Pins against the chain as built")
+struct PinsOnBuiltChainTests {
+    @Test func caPinOnAnUnsentRoot() {
+        var observation = testObservation(chainSPKIs: ["leafSPKI", "caSPKI"])
+        var root = observation.chain[1]
+        root.spkiSHA256Base64 = "rootSPKI"
+        root.sha256Fingerprint = "FF:FF"
+        func verdict() -> Verdict {
+            let config = ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: ["rootSPKI"])])
+            let policy = EffectivePolicy(configuration: config, host: "example.com")
+            return ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+        }
+        #expect(verdict().reasons.map(\.code) == ["pinMismatch"], "served chain only: the root is not there")
+        observation.trust.path = observation.chain + [root]
+        #expect(verdict().passed, "\(verdict().reasons)")
+    }
+}
