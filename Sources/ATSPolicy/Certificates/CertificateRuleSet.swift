@@ -32,7 +32,9 @@ public struct CertificateRuleSet: Hashable, Sendable {
     /// Leaves with notBefore on or after this day use the current embedded-SCT table (180/398 days).
     public var currentSCTTableFrom: Date
 
-    /// Apple's published rules (HT210176, HT211025, the CT policy 103214): the default.
+    /// Apple's published rules (HT210176, HT211025, the CT policy 103214): the default. Where
+    /// devices demonstrably follow the code instead (key sizes in bytes, the leaf EKU by anchor),
+    /// this set follows the code too; `.bits` and `.everyAnchor` give the published reading.
     public static let documented = CertificateRuleSet(
         lifetimeCounting: .inclusiveDays,
         serverAuthAndLifetimeFrom: UTCDay.date(2019, 7, 1),
