@@ -203,14 +203,4 @@ public enum ATSEvaluator {
         default: nil
         }
     }
-
-    static func streamCode(for kind: TrustProblem.Kind) -> Int {
-        switch kind {
-        case .untrustedRoot, .selfSigned, .incompleteChain: SecureTransportCode.noRootCertificate
-        case .expired: SecureTransportCode.certificateExpired
-        case .notYetValid: SecureTransportCode.certificateNotYetValid
-        case .nameMismatch: SecureTransportCode.hostNameMismatch
-        case .invalidChain: SecureTransportCode.certificateChainInvalid
-        }
-    }
 }
