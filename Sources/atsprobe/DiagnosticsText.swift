@@ -70,6 +70,11 @@ enum DiagnosticsText {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
             if let leaf = observation.leaf { facts += ", leaf \(leaf.publicKey), \(leaf.signatureHash.rawValue)" }
             out += "Server     : \(facts)\(report.widestProbe == nil ? "" : " (widest offer)")\n"
+            out += "Trust      : \(trustSummary(observation.trust))\n"
+            if let warning = TrustAdvice.missingIntermediateWarning(observation.trust) {
+                out += "Warning    : \(warning)\n"
+                out += "Server fix : \(TrustAdvice.missingIntermediateFix)\n"
+            }
         }
         out += "Default    : \(report.defaultPasses ? "PASS" : "FAIL")\n"
         switch report.suggestion {
@@ -84,6 +89,18 @@ enum DiagnosticsText {
             out += ExceptionPlist.adviceLines(HostAdvice(report))
         }
         return out
+    }
+
+    /// The store judged against (with its version) and where the chain ended.
+    static func trustSummary(_ trust: TrustEvaluation) -> String {
+        var text = trust.store.map { UntrustedText.escape($0) } ?? "no system store (--ca-file/--ca-dir roots only)"
+        switch trust.anchor {
+        case .user: text += "; chain ends at a user-installed root"
+        case .system: text += "; chain ends at " + (trust.anchorCertificate.map { "'\(UntrustedText.escape($0.subject, limit: 200))'" } ?? "a system root")
+        case nil: text += "; chain NOT trusted"
+        }
+        if let other = trust.otherStore { text += "; \(UntrustedText.escape(other.detail))" }
+        return text
     }
 
     /// The handshake with the most to say: the widest successful one.

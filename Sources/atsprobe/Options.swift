@@ -87,6 +87,8 @@ struct ColorOptions: ParsableArguments {
     }
 }
 
+extension TrustStoreChoice: ExpressibleByArgument {}
+
 enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
 
 /// Options shared by every command that connects.
@@ -96,6 +98,12 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(name: .customLong("ca-dir"), help: ArgumentHelp("Directory of extra anchors (PEM), treated as user-installed roots.", valueName: "dir"), completion: .directory)
     var caDir: String?
+
+    @Option(name: .customLong("trust-store"), help: "System roots to judge against: apple (Apple's root store, built in; the default) or system (this machine's OpenSSL store).")
+    var trustStore: TrustStoreChoice = .apple
+
+    @Flag(name: .customLong("no-aia"), help: "Do not fetch missing intermediates from caIssuers URLs (as watchOS, which has no network for trust).")
+    var noAIA = false
 
     @Option(name: .customLong("connect-to"), help: ArgumentHelp("As curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.", valueName: "host:port:addr:port"))
     var connectTo: [String] = []

@@ -75,7 +75,7 @@ struct PinsReport: Encodable {
             let suggestion = PinningPolicy.suggestedPinnedDomains(host: target.host, chain: observation.chain)
             self.suggestion = suggestion
             suggestedPinnedDomains = PlistValue(suggestion)
-            let checks = configuration.map { PinsReport.checks(host: target.host, chain: observation.chain, configuration: $0) } ?? []
+            let checks = configuration.map { PinsReport.checks(host: target.host, chain: observation.trust.path ?? observation.chain, configuration: $0) } ?? []
             pinChecks = checks
             pinsSatisfied = configuration == nil ? nil : checks.allSatisfy(\.result.isSatisfied)
         }

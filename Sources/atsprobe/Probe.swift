@@ -61,7 +61,7 @@ func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent:
         return try Prober(options: ProbeOptions(
             caFile: connection.caFile, caDirectory: connection.caDir,
             evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
-            ctLogKeys: logs.keys))
+            ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA))
     } catch let error as InputError {
         throw error
     } catch let error as ProbeSetupError {
