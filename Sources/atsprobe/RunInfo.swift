@@ -38,7 +38,7 @@ struct RunInfo: Codable, Hashable, Sendable {
         toolVersion = RunInfo.version
         openSSLVersion = OpenSSLVersion.text
         self.ruleSet = ruleSet
-        var anchors = ["system (OpenSSL default paths)"]
+        var anchors = [connection.trustStore == .apple ? AppleRootStore.description : SystemStoreName.description]
         if let file = connection.caFile { anchors.append("--ca-file \(file)") }
         if let directory = connection.caDir { anchors.append("--ca-dir \(directory)") }
         trustStore = anchors.joined(separator: " + ")
