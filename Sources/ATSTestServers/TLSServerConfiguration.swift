@@ -11,6 +11,9 @@ public struct TLSServerConfiguration: Sendable {
     public var tls13Suites: String?
     /// Key exchange groups ("P-384", "ffdhe2048:X25519"); nil = OpenSSL default.
     public var groups: String?
+    /// Signature algorithms the server may sign its handshake with ("ECDSA+SHA1",
+    /// "rsa_pss_pss_sha256"); nil = OpenSSL default.
+    public var signatureAlgorithms: String?
     /// Send the intermediates after the leaf (false simulates an incomplete chain).
     public var sendChain: Bool
     /// DER OCSP response to staple when the client asks (status_request); nil = none.
@@ -35,6 +38,7 @@ public struct TLSServerConfiguration: Sendable {
                 cipherList: String? = nil,
                 tls13Suites: String? = nil,
                 groups: String? = nil,
+                signatureAlgorithms: String? = nil,
                 sendChain: Bool = true,
                 ocspResponseDER: [UInt8]? = nil,
                 sctListExtension: [UInt8]? = nil,
@@ -48,6 +52,7 @@ public struct TLSServerConfiguration: Sendable {
         self.cipherList = cipherList
         self.tls13Suites = tls13Suites
         self.groups = groups
+        self.signatureAlgorithms = signatureAlgorithms
         self.sendChain = sendChain
         self.ocspResponseDER = ocspResponseDER
         self.sctListExtension = sctListExtension

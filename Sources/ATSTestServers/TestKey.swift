@@ -5,6 +5,8 @@ public enum TestKey: Sendable, Hashable {
     case rsa(bits: Int)
     case ec(curve: TestCurve)
     case ed25519
+    /// An RSASSA-PSS key (id-RSASSA-PSS SubjectPublicKeyInfo): it can only sign with rsa_pss_pss_*.
+    case rsaPSS(bits: Int)
 }
 
 /// Named EC curves, by OpenSSL's group name.
@@ -35,6 +37,7 @@ extension TestKey {
         case .rsa: "RSA"
         case .ec: "EC"
         case .ed25519: "ED25519"
+        case .rsaPSS: "RSA-PSS"
         }
         let context = try checkNotNull("creating a \(algorithm) key context") {
             EVP_PKEY_CTX_new_from_name(nil, algorithm, nil)
@@ -42,7 +45,7 @@ extension TestKey {
         defer { EVP_PKEY_CTX_free(context) }
         try check("starting \(algorithm) key generation") { EVP_PKEY_keygen_init(context) }
         switch self {
-        case .rsa(let bits):
+        case .rsa(let bits), .rsaPSS(let bits):
             try check("setting the RSA key size \(bits)") { EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) }
         case .ec(let curve):
             try check("setting the curve \(curve.rawValue)") { EVP_PKEY_CTX_set_group_name(context, curve.rawValue) }

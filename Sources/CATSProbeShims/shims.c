@@ -50,3 +50,4 @@ uint64_t CATSProbeShims_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNOR
 long CATSProbeShims_BIO_set_mem_eof_return(BIO *bio, long value) { return BIO_set_mem_eof_return(bio, value); }
 int CATSProbeShims_X509_STORE_CTX_set_app_data(X509_STORE_CTX *ctx, void *data) { return X509_STORE_CTX_set_app_data(ctx, data); }
 void *CATSProbeShims_X509_STORE_CTX_get_app_data(X509_STORE_CTX *ctx) { return X509_STORE_CTX_get_app_data(ctx); }
+long CATSProbeShims_SSL_get_peer_signature_nid(SSL *ssl, int *nid) { return SSL_get_peer_signature_nid(ssl, nid); }

@@ -11,8 +11,8 @@ import TLSFacts
 
 /// Options of the diagnostics commands.
 struct DiagnosticsArguments: ParsableArguments {
-    @Option(name: .long, help: "ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: documented.")
-    var rules: String = RuleSet.documented.id
+    @Option(name: .long, help: "ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id) (a current iPhone or Mac).")
+    var rules: String = RuleSet.default.id
 
     @Flag(name: .long, help: "Show each test's ATS dictionary and, on failure, the error.")
     var verbose = false

@@ -12,7 +12,7 @@ extension HostAdvice {
     init(_ report: DiagnosticsReport) {
         let observations = report.tests.flatMap(\.hops).compactMap(\.result)
         self.init(target: report.target.url, host: report.target.host, suggestion: report.suggestion,
-                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .documented)
+                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .default)
     }
 }
 

@@ -123,14 +123,14 @@ import TLSFacts
             let cases: [(DomainException?, Bool, TLSVersion, Set<CipherSuite>, Bool)] = [
                 (nil, false, .tls12, fs, true),
                 (nil, true, ruleSet.platformMinimumVersion, platform, false),
-                (DomainException(minimumTLSVersion: "TLSv1.1"), false, max(.tls11, ruleSet.platformMinimumVersion), fs, true),
+                (DomainException(minimumTLSVersion: "TLSv1.1"), false, .tls11, fs, true),
                 (DomainException(minimumTLSVersion: "TLSv1.3"), false, .tls13, fs, true),
                 (DomainException(requiresForwardSecrecy: false), false, .tls12, fs.union(rsa), true),
                 (DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false), false, .tls12, platform, false),
                 (DomainException(minimumTLSVersion: "TLSv1.0", requiresForwardSecrecy: false), false,
-                 ruleSet.platformMinimumVersion, fs.union(rsa), true),
+                 .tls10, fs.union(rsa), true),
                 (DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: "TLSv1.0", requiresForwardSecrecy: false), false,
-                 ruleSet.platformMinimumVersion, platform, false),
+                 .tls10, platform, false),
                 // Insecure HTTP alone: ATS-required off, but the suites stay restricted.
                 (DomainException(allowsInsecureHTTPLoads: true), false, .tls12, fs, false),
             ]
