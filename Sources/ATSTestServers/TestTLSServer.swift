@@ -66,18 +66,8 @@ public final class TestTLSServer: Sendable {
 
     /// Reads an HTTP request head (at most 16 KiB) and returns the request-target, or nil.
     private static func readRequestPath(_ ssl: OpaquePointer, isStopped: () -> Bool) -> String? {
-        let limit = 16 * 1024
-        var head: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let terminator: [UInt8] = Array("\r\n\r\n".utf8)
-        while head.count < limit, !isStopped() {
-            let count = SSL_read(ssl, &chunk, Int32(chunk.count))
-            guard count > 0 else { return nil }
-            head += chunk.prefix(Int(count))
-            if head.firstRange(of: terminator) != nil { break }
+        RequestHead.readPath(isStopped: isStopped) { buffer in
+            Int(buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) })
         }
-        guard let requestLine = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first else { return nil }
-        let parts = requestLine.split(separator: " ")
-        return parts.count >= 2 ? String(parts[1]) : nil
     }
 }
