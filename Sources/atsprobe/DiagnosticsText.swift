@@ -1,5 +1,6 @@
 import ATSDiagnostics
 import ATSPolicy
+import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -44,13 +45,16 @@ enum DiagnosticsText {
             out += "---\n\n"
         }
         out += "\(rule)\n\n"
-        out += summary(report)
+        out += summary(report, verbose: verbose)
         return out
     }
 
-    static func summary(_ report: DiagnosticsReport) -> String {
+    static func summary(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
         var out = "atsprobe summary for \(report.target.url)\n"
         out += "Rule set   : \(report.ruleSet)\n"
+        if verbose, let ruleSet = RuleSet.named(report.ruleSet) {
+            out += offerLines(ruleSet)
+        }
         out += "Handshakes : \(report.handshakes) for \(report.tests.count) tests, \(report.wallMilliseconds.fixed(0)) ms\n"
         if let observation = bestObservation(report) {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
@@ -68,6 +72,20 @@ enum DiagnosticsText {
         case .impossible(let reason):
             out += "Exception  : no exception makes this host load, because \(UntrustedText.escape(reason))\n"
         }
+        return out
+    }
+
+    /// The ClientHello the rule set models beyond protocols and suites, and what OpenSSL 3.0
+    /// cannot send of it (docs/rules.md, "The offer").
+    static func offerLines(_ ruleSet: RuleSet) -> String {
+        let unsendable = ruleSet.groups.filter { !Prober.sendableGroups.contains($0) }
+        var out = "Groups     : \(ruleSet.groups.filter { !unsendable.contains($0) }.map(\.name).joined(separator: ", "))\n"
+        if !unsendable.isEmpty {
+            out += "Not sent   : \(unsendable.map(\.name).joined(separator: ", ")) (OpenSSL 3.0 cannot offer it; "
+                + "judged as if the server picked a classical group)\n"
+        }
+        out += "Signatures : \(ruleSet.signatureSchemes.map(\.name).joined(separator: ", "))\n"
+        out += "ALPN       : \(ruleSet.alpn.joined(separator: ", ")); status_request and SCTs asked for\n"
         return out
     }
 
