@@ -74,7 +74,9 @@ struct Handshake {
         var observation = observe(session: session, connectMilliseconds: connectMilliseconds,
                                   handshakeMilliseconds: handshakeMilliseconds)
         if request.httpRequest {
-            observation.http = exchangeHTTP(session: session, deadline: deadline)
+            observation.http = observation.alpn == "h2"
+                ? exchangeHTTP2(session: session, deadline: deadline)
+                : exchangeHTTP(session: session, deadline: deadline)
         }
         return .success(observation)
     }
@@ -205,6 +207,28 @@ struct Handshake {
             }
         }
         return HTTPHead.parse(Array(head.prefix(HTTPHead.headLimit)), complete: false)
+    }
+
+    /// The GET over HTTP/2, when the server selected h2.
+    private func exchangeHTTP2(session: TLSSession, deadline: Deadline) -> HTTPExchange {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let exchange = HTTP2Exchange(write: { bytes in
+            let written = session.drive(deadline: deadline) { ssl in
+                bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+            }
+            if case .failed(_, let errors) = written { return failureText(session, errors) }
+            return nil
+        }, read: {
+            switch session.drive(deadline: deadline, { ssl in
+                buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            }) {
+            case .done(let n): return .success(Array(buffer.prefix(Int(n))))
+            case .failed(let code, let errors):
+                if code == SSL_ERROR_ZERO_RETURN || session.peerClosed { return .success([]) }
+                return .failure(HTTP2Exchange.ReadFailure(text: failureText(session, errors)))
+            }
+        })
+        return exchange.run(target: request.target)
     }
 
     private func failureText(_ session: TLSSession, _ errors: [OpenSSLErrorEntry]) -> String {

@@ -27,8 +27,10 @@ public struct TLSServerConfiguration: Sendable {
     /// When no offered protocol is in `alpn`: true sends the no_application_protocol alert
     /// (RFC 7301), false goes on without ALPN.
     public var alpnMismatchIsFatal: Bool
-    /// How to answer HTTP requests after the handshake.
+    /// How to answer HTTP requests after the handshake (over HTTP/2 when ALPN chose h2).
     public var http: HTTPBehavior
+    /// When ALPN chose h2: how the server's HTTP/2 goes wrong; nil answers correctly.
+    public var http2Fault: HTTP2Fault?
     /// "127.0.0.1" or "::1".
     public var bindAddress: String
 
@@ -45,6 +47,7 @@ public struct TLSServerConfiguration: Sendable {
                 alpn: [String]? = nil,
                 alpnMismatchIsFatal: Bool = false,
                 http: HTTPBehavior = .ok,
+                http2Fault: HTTP2Fault? = nil,
                 bindAddress: String = "127.0.0.1") {
         self.identity = identity
         self.minVersion = minVersion
@@ -59,6 +62,7 @@ public struct TLSServerConfiguration: Sendable {
         self.alpn = alpn
         self.alpnMismatchIsFatal = alpnMismatchIsFatal
         self.http = http
+        self.http2Fault = http2Fault
         self.bindAddress = bindAddress
     }
 }

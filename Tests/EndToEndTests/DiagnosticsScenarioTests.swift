@@ -180,7 +180,7 @@ import Testing
 
 /// The fields of the diagnostics JSON the tests read.
 struct DiagnosticsJSONView {
-    struct Test { var title: String; var result: String; var reasons: [String] }
+    struct Test { var title: String; var result: String; var reasons: [String]; var errorCode: Int? }
     var tests: [Test]
     var handshakes: Int
     var wallMilliseconds: Double
@@ -210,7 +210,8 @@ struct DiagnosticsJSONView {
         tests = (root["tests"] as? [[String: Any]] ?? []).map { test in
             let verdict = test["verdict"] as? [String: Any] ?? [:]
             let reasons = (verdict["reasons"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
-            return Test(title: test["title"] as? String ?? "", result: test["result"] as? String ?? "", reasons: reasons)
+            return Test(title: test["title"] as? String ?? "", result: test["result"] as? String ?? "", reasons: reasons,
+                        errorCode: (verdict["error"] as? [String: Any])?["code"] as? Int)
         }
         handshakes = root["handshakes"] as? Int ?? -1
         wallMilliseconds = root["wallMilliseconds"] as? Double ?? -1
