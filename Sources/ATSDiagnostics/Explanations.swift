@@ -53,8 +53,11 @@ enum Explanations {
                 return "the leaf is ECDSA P-521: on TLS 1.3 it needs ecdsa_secp521r1_sha512, which Apple's client does not offer"
             case .ecdsaSHA1:
                 return "the server signs its key exchange with ecdsa_sha1, which Apple's client no longer offers (releases after 15.x)"
-            default:
+            case _ where o.protocolVersion >= .tls13:
                 return "the server signs with \(scheme), which Apple's client does not offer"
+            default:
+                // TLS 1.2 schemes name no curve: the server could have signed with one Apple offers.
+                continue
             }
         }
         if seen.isEmpty, let missing = offer.groups.first(where: { $0 == .x25519MLKEM768 }) {

@@ -49,7 +49,7 @@ import Testing
         let (result, json) = try await fixture.diagnose("https", port: server.port, rules: rules)
         #expect(json.rows == Self.allPass, "\(result.stdout)")
         #expect(result.status == 0)
-        #expect(result.stdout.contains("\"alpn\":\"h2\""))
+        #expect(result.stdout.contains("\"alpn\" : \"h2\""))
         #expect(result.stdout.contains("landing"))
     }
 
@@ -60,7 +60,7 @@ import Testing
         defer { server.stop() }
         let (result, json) = try await fixture.diagnose("https", port: server.port, rules: "ios26")
         #expect(json.rows == Self.allPass)
-        #expect(result.stdout.contains("\"statusCode\":404"), "\(result.stdout)")
+        #expect(result.stdout.contains("\"statusCode\" : 404"), "\(result.stdout)")
         #expect(result.stdout.contains("atsprobe-test-h2"))
     }
 
@@ -95,7 +95,7 @@ import Testing
         #expect(json.reachability == "answered")
         #expect(json.tests.first?.errorCode == -1022)
         #expect(server.acceptedConnections >= 1)
-        #expect(result.stdout.contains("\"statusCode\":404"))
+        #expect(result.stdout.contains("\"statusCode\" : 404"))
     }
 
     @Test func cleartextRefusedIsCannotConnect() async throws {
