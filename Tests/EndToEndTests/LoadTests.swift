@@ -96,6 +96,11 @@ import Testing
         #expect(json.tests.first?.errorCode == -1022)
         #expect(server.acceptedConnections >= 1)
         #expect(result.stdout.contains("\"statusCode\" : 404"))
+        // The advice is to serve HTTPS; the exception is only the stop-gap.
+        #expect(json.exception == ["NSExceptionAllowsInsecureHTTPLoads": "true"])
+        #expect(result.stdout.contains("serve it over HTTPS"))
+        #expect(result.stdout.contains("only a stop-gap"))
+        #expect(result.status == 1)
     }
 
     @Test func cleartextRefusedIsCannotConnect() async throws {
