@@ -28,7 +28,13 @@ enum Explanations {
         let offerClause = [.noSharedCipher, .tlsAlert, .other].contains(failure.kind)
             ? offerMismatch(offer: offer, seen: seen) : nil
         guard let clause = offerClause ?? clause, var first = outcome.verdict.reasons.first else { return outcome }
-        first.message += "; \(clause)"
+        if let offerClause {
+            // The alert says "no cipher suite in common" or the like; the cause is elsewhere in the hello.
+            let alert = failure.alert.map { " (\($0.name) alert)" } ?? ""
+            first.message = "server refused Apple's ClientHello\(alert): \(offerClause)"
+        } else {
+            first.message += "; \(clause)"
+        }
         var copy = outcome
         copy.verdict.reasons[0] = first
         return copy
