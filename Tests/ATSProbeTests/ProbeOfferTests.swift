@@ -14,9 +14,9 @@ import TLSFacts
 
     @Test func x448OnlyServerRefusesApplesGroups() async throws {
         let fixture = try ProbeFixture()
-        let refused = try await fixture.probe(CertificateSpec(key: .rsa(bits: 2048)), offer: Self.apple(.tls12, .tls13)) { $0.groups = "X448" }
+        let refused = try await fixture.probe(offer: Self.apple(.tls12, .tls13)) { $0.groups = "X448" }
         #expect(refused.failure != nil)
-        let observed = try await fixture.probe(CertificateSpec(key: .rsa(bits: 2048)), offer: offer(.tls12, .tls13)) { $0.groups = "X448" }
+        let observed = try await fixture.probe(offer: offer(.tls12, .tls13)) { $0.groups = "X448" }
         #expect(observed.observation?.keyExchangeGroup == "X448")
     }
 

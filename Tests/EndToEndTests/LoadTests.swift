@@ -19,7 +19,8 @@ import Testing
         }
         func serve(_ configure: (inout TLSServerConfiguration) -> Void = { _ in }) throws -> TestTLSServer {
             var configuration = TLSServerConfiguration(
-                identity: try pki.issue(CertificateSpec(dnsNames: ["atsprobe.test"], ipAddresses: [], key: .rsa(bits: 2048))),
+                // EC P-256: quick to generate, so the suite's shared threads stay free.
+                identity: try pki.issue(CertificateSpec(dnsNames: ["atsprobe.test"], ipAddresses: [])),
                 minVersion: .tls12)
             configure(&configuration)
             return try TestTLSServer.start(configuration)

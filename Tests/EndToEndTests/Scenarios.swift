@@ -23,6 +23,7 @@ enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         // "atsprobe.test" (reached with --connect-to) is a qualified name: ATS applies to it under
         // every rule set, where Apple's code exempts "localhost" as a local name.
         let rsa2048 = CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .rsa(bits: 2048))
+        let p256 = CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .ec(curve: .p256))
         func serve(_ spec: CertificateSpec = rsa2048, min: TLSVersion = .tls10, max: TLSVersion = .tls13,
                    ciphers: String? = nil, http: HTTPBehavior = .ok) throws -> TLSServerConfiguration {
             TLSServerConfiguration(identity: try pki.issue(spec), minVersion: min, maxVersion: max, cipherList: ciphers, http: http)
@@ -51,10 +52,10 @@ enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
             return TLSServerConfiguration(identity: try TestPKI.selfSigned(rsa2048), minVersion: .tls12)
         case .unknownRoot: return try serve(min: .tls12)
         case .x448Only:
-            return TLSServerConfiguration(identity: try pki.issue(rsa2048), minVersion: .tls12, cipherList: "ECDHE-RSA-AES128-GCM-SHA256",
+            return TLSServerConfiguration(identity: try pki.issue(p256), minVersion: .tls12, cipherList: "ECDHE-ECDSA-AES128-GCM-SHA256",
                                           groups: "X448")
         case .ffdheOnlyTLS13:
-            return TLSServerConfiguration(identity: try pki.issue(rsa2048), minVersion: .tls13, groups: "ffdhe2048:ffdhe3072")
+            return TLSServerConfiguration(identity: try pki.issue(p256), minVersion: .tls13, groups: "ffdhe2048:ffdhe3072")
         case .ecdsaP521TLS13:
             return try serve(CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .ec(curve: .p521)), min: .tls13)
         case .ed25519Leaf:
