@@ -172,6 +172,25 @@ import Testing
         #expect(first.reasons.first == "redirect loop: \(url)/a -> \(url)/b -> \(url)/a", "\(first.reasons)")
     }
 
+    // MARK: - What OpenSSL 3.0 cannot send
+
+    /// A server that refuses every ClientHello, the widest too, could be one that accepts only
+    /// ML-KEM hybrids: under iOS 26 (which offers X25519MLKEM768) the reason says atsprobe cannot
+    /// tell; under `documented` (no ML-KEM) it does not.
+    @Test func refusingEveryHelloMentionsTheGroupAtsprobeCannotSend() async throws {
+        let server = try HostileServer.start(.tlsAlert(40))
+        defer { server.stop() }
+        for (rules, mentions) in [("ios26", true), ("documented", false)] {
+            let result = try await BinaryRunner.run(["--ats-diagnostics", "--json", "--timeout", "3", "--rules", rules,
+                                                     "https://127.0.0.1:\(server.port)/"], timeout: 60)
+            let json = try DiagnosticsJSONView(result.stdout)
+            #expect(json.rows == String(repeating: "F", count: 16))
+            let reason = json.tests.first?.reasons.first ?? ""
+            #expect(reason.contains("X25519MLKEM768") == mentions, "\(rules): \(reason)")
+            if mentions { #expect(reason.contains("atsprobe cannot judge it")) }
+        }
+    }
+
     // MARK: - Local networking
 
     /// A non-forward-secret server reached as localhost: by Apple's code (the default) a local name
