@@ -14,7 +14,9 @@ final class ClientContext: @unchecked Sendable {
     // Immutable after init; OpenSSL allows SSL_new from many threads on a configured SSL_CTX.
     let pointer: OpaquePointer
 
-    /// OpenSSL 3.0's names for the groups it can offer. X25519MLKEM768 is not among them.
+    /// OpenSSL 3.0's names for the groups it can offer. X25519MLKEM768 is not among them: an
+    /// offer's groups without a name here are left out of the ClientHello, and the verdict is
+    /// what it would be had the server picked a classical group (docs/rules.md, "The offer").
     static let groupNames: [NamedGroup: String] = [
         .x25519: "X25519", .secp256r1: "P-256", .secp384r1: "P-384", .secp521r1: "P-521", .x448: "X448",
         .ffdhe2048: "ffdhe2048", .ffdhe3072: "ffdhe3072", .ffdhe4096: "ffdhe4096", .ffdhe6144: "ffdhe6144",
@@ -30,12 +32,6 @@ final class ClientContext: @unchecked Sendable {
         .rsaPSSRSAESHA512: "rsa_pss_rsae_sha512", .ed25519: "ed25519", .ed448: "ed448",
         .rsaPSSPSSSHA256: "rsa_pss_pss_sha256", .rsaPSSPSSSHA384: "rsa_pss_pss_sha384", .rsaPSSPSSSHA512: "rsa_pss_pss_sha512",
     ]
-
-    /// The groups of `offer` this OpenSSL cannot send (X25519MLKEM768 on iOS 26): left out of the
-    /// ClientHello; the probe judges as if the server had picked a classical group.
-    static func unsendableGroups(of offer: ClientOffer) -> [NamedGroup] {
-        offer.groups.filter { groupNames[$0] == nil }
-    }
 
     init(offer: ClientOffer) throws(ProbeFailure) {
         OpenSSLErrors.clear()
