@@ -72,9 +72,10 @@ import Testing
         let fixture = try Fixture()
         let server = try fixture.serve { $0.alpn = ["h2"]; $0.http2Fault = fault }
         defer { server.stop() }
-        let started = Date()
         let (result, json) = try await fixture.diagnose("https", port: server.port, rules: "ios26")
-        #expect(Date().timeIntervalSince(started) < 30)
+        // The binary's own clock (the wall clock here depends on the machine's load): every
+        // request is bounded by --timeout 3, and all run at once.
+        #expect(json.wallMilliseconds < 15_000)
         #expect(json.tests.count == 16)
         #expect(json.rows == String(repeating: "F", count: 16), "\(fault): \(result.stdout)")
         let first = try #require(json.tests.first)
