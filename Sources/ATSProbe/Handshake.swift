@@ -7,8 +7,10 @@ internal import COpenSSL
 internal import CATSProbeShims
 import TLSFacts
 
-/// One probe from start to end, run synchronously on a thread of its own: resolve, connect,
-/// handshake, observe, judge trust, and GET when asked. Every wait ends by the deadline.
+/// One probe from start to end, as one async function over non-blocking sockets: resolve,
+/// connect, handshake, observe, judge trust, and GET when asked. Every wait is an await on the
+/// reactor that ends by the deadline, or at once when the task is cancelled; between waits it
+/// runs on the cooperative pool and never blocks.
 struct Handshake {
     let request: ProbeRequest
     let contexts: ClientContextCache
@@ -22,7 +24,7 @@ struct Handshake {
 
     static let chainLimit = 16
 
-    func run() -> ProbeResult {
+    func run() async -> ProbeResult {
         let context: ClientContext
         do {
             context = try contexts.context(for: request.offer)
@@ -37,7 +39,7 @@ struct Handshake {
         let connectClock = Stopwatch()
         let connection: TCPConnection
         do {
-            connection = try TCPConnection.connect(host: host, port: port, deadline: deadline)
+            connection = try await TCPConnection.connect(host: host, port: port, deadline: deadline)
         } catch {
             var failure = error
             failure.elapsedMilliseconds = clock.milliseconds
@@ -63,7 +65,7 @@ struct Handshake {
         OpenSSLErrors.clear()
 
         let handshakeClock = Stopwatch()
-        switch session.drive(deadline: deadline, { SSL_connect($0) }) {
+        switch await session.drive(deadline: deadline, { SSL_connect($0) }) {
         case .failed(let code, let errors):
             return .failure(FailureClassifier.classify(session: session, code: code, errors: errors, elapsed: clock.milliseconds))
         case .done:
@@ -74,7 +76,7 @@ struct Handshake {
         var observation = observe(session: session, connectMilliseconds: connectMilliseconds,
                                   handshakeMilliseconds: handshakeMilliseconds)
         if request.httpRequest {
-            observation.http = exchangeHTTP(session: session, deadline: deadline)
+            observation.http = await exchangeHTTP(session: session, deadline: deadline)
         }
         return .success(observation)
     }
@@ -148,9 +150,9 @@ struct Handshake {
     }
 
     /// Sends the GET and reads the response head, bounded in size and by the deadline.
-    private func exchangeHTTP(session: TLSSession, deadline: Deadline) -> HTTPExchange {
+    private func exchangeHTTP(session: TLSSession, deadline: Deadline) async -> HTTPExchange {
         let request = Array(HTTPHead.request(for: self.request.target).utf8)
-        let written = session.drive(deadline: deadline) { ssl in
+        let written = await session.drive(deadline: deadline) { ssl in
             request.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
         }
         if case .failed(_, let errors) = written {
@@ -159,7 +161,7 @@ struct Handshake {
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while head.count < HTTPHead.headLimit {
-            let read = session.drive(deadline: deadline) { ssl in
+            let read = await session.drive(deadline: deadline) { ssl in
                 buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             }
             switch read {
