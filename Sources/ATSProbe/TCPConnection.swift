@@ -32,7 +32,13 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// Happy Eyeballs (RFC 8305): addresses interleaved by family, a new attempt every 250 ms or
     /// as soon as one fails, the first connection to complete wins and the others are closed.
     static func connect(host: String, port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
-        let addresses = interleavedByFamily(try await Resolver.shared.resolve(host: host, port: port, deadline: deadline))
+        let addresses = try await Resolver.shared.resolve(host: host, port: port, deadline: deadline)
+        return try await connect(to: interleavedByFamily(addresses), port: port, deadline: deadline)
+    }
+
+    /// Happy Eyeballs over `addresses`, in this order.
+    static func connect(to addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
+        guard !addresses.isEmpty else { throw ProbeFailure(kind: .nameNotResolved, detail: "no address to connect to") }
         if addresses.count == 1 { return try await connect(to: addresses[0], port: port, deadline: deadline) }
         typealias Attempt = (index: Int, outcome: Result<TCPConnection, ProbeFailure>?)
         let (winner, failures) = await withTaskGroup(of: Attempt.self) { group -> (TCPConnection?, [ProbeFailure]) in
@@ -77,7 +83,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
         }
         if let winner { return winner }
         throw failures.first { $0.kind == .connectTimeout } ?? failures.last
-            ?? ProbeFailure(kind: .nameNotResolved, detail: "no address for \(host)")
+            ?? ProbeFailure(kind: .other, detail: "no connection")
     }
 
     /// v6, v4, v6, v4... in the resolver's order within each family (RFC 8305 section 4).
