@@ -23,6 +23,8 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        // Linux's epoll and eventfd headers (the probe's reactor). Includes only.
+        .systemLibrary(name: "CEpoll"),
         // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Plain values shared by the probe and the policy: versions, suites, observations.
@@ -30,7 +32,7 @@ let package = Package(
         // The ATS rules, pure Swift: no OpenSSL, no sockets.
         .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
         // Real handshakes over the system OpenSSL.
-        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims",
+        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.

@@ -216,6 +216,11 @@ actor LoadCache {
 
     init(prober: Prober) { self.prober = prober }
 
+    // A run that ends early (its audit deadline passed) leaves no handshake running behind it.
+    deinit {
+        for task in tasks.values { task.cancel() }
+    }
+
     var count: Int { tasks.count }
 
     func prefetch(_ requests: Set<ProbeRequest>) {
@@ -223,7 +228,13 @@ actor LoadCache {
     }
 
     func result(for request: ProbeRequest) async -> ProbeResult {
-        await task(for: request).value
+        await Self.value(of: task(for: request))
+    }
+
+    /// A shared handshake's result; cancelling the waiting run cancels the handshake (every test
+    /// that shares it belongs to the same run, and ends with it).
+    private static func value(of task: Task<ProbeResult, Never>) async -> ProbeResult {
+        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
     /// Requests seen per authority and offer, path aside.
@@ -245,7 +256,7 @@ actor LoadCache {
     func hopResult(for request: ProbeRequest) async -> ProbeResult {
         let key = ConnectionKey(request)
         guard let earlier = byConnection[key] else { return await result(for: request) }
-        let handshake = await task(for: earlier).value
+        let handshake = await Self.value(of: task(for: earlier))
         guard case .success(var observation) = handshake else { return handshake }
         let url = request.target.url
         let response: Task<ProbeResult, Never>
@@ -255,7 +266,7 @@ actor LoadCache {
             response = task(for: request)
             responses[url] = response
         }
-        switch await response.value {
+        switch await Self.value(of: response) {
         case .success(let fetched): observation.http = fetched.http
         case .failure(let failure): observation.http = HTTPExchange(statusCode: nil, failure: "request for \(url) failed: \(failure)")
         }

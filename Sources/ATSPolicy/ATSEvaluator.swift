@@ -140,6 +140,10 @@ public enum ATSEvaluator {
         case .clientRejected:
             return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "the server's choice was outside the offer" + detail),
                     .ssl(SecureTransportCode.negotiation))
+        case .cancelled:
+            // URLSession reports a task cancelled by its owner as NSURLErrorCancelled (-999).
+            return (FailureReason(.handshakeFailed(failure.kind), layer: .connection, "stopped before the load ended" + detail),
+                    AppleError(code: AppleError.cancelled, streamErrorCode: 89, streamErrorDomain: 1))
         case .other:
             return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "handshake failed" + detail),
                     .ssl(SecureTransportCode.protocolError))

@@ -66,11 +66,13 @@ public struct AppleError: Sendable, Hashable, Codable {
     public static let networkConnectionLost = -1005
     /// NSURLErrorHTTPTooManyRedirects: URLSession follows at most 16 redirects.
     public static let httpTooManyRedirects = -1007
+    public static let cancelled = -999
 
     /// Apple's English localized descriptions (Foundation's NSURLError strings).
     static func description(code: Int, host: String?) -> String {
         switch code {
         case secureConnectionFailed: return "An SSL error has occurred and a secure connection to the server cannot be made."
+        case cancelled: return "cancelled"
         case serverCertificateUntrusted:
             return "The certificate for this server is invalid. You might be connecting to a server that is pretending to be "
                 + "\u{201C}\(UntrustedText.escape(host ?? "", limit: 255))\u{201D} which could put your confidential information at risk."

@@ -16,26 +16,25 @@ extension Prober {
     public func fetchCleartext(_ request: ProbeRequest) async -> CleartextResult {
         let deadline = Deadline(secondsFromNow: request.timeout)
         let clock = Stopwatch()
-        return await BlockingRunner.run(watchdogSeconds: request.timeout + 0.5, onWatchdog: {
-            .failure(ProbeFailure(kind: .connectTimeout, detail: "no answer within \(request.timeout) s",
-                                  elapsedMilliseconds: clock.milliseconds))
-        }, work: { CleartextExchange.run(request, deadline: deadline, clock: clock) })
+        return await withTaskExecutorPreference(EngineExecutor.shared) {
+            await CleartextExchange.run(request, deadline: deadline, clock: clock)
+        }
     }
 }
 
 enum CleartextExchange {
-    static func run(_ request: ProbeRequest, deadline: Deadline, clock: Stopwatch) -> CleartextResult {
+    static func run(_ request: ProbeRequest, deadline: Deadline, clock: Stopwatch) async -> CleartextResult {
         let target = request.target
         let connection: TCPConnection
         do {
-            connection = try TCPConnection.connect(host: target.connectAddress ?? target.host,
+            connection = try await TCPConnection.connect(host: target.connectAddress ?? target.host,
                                                    port: target.connectPort ?? target.port, deadline: deadline)
         } catch {
             var failure = error
             failure.elapsedMilliseconds = clock.milliseconds
             return .failure(failure)
         }
-        switch connection.send(Array(HTTPHead.request(for: target).utf8), deadline: deadline) {
+        switch await connection.send(Array(HTTPHead.request(for: target).utf8), deadline: deadline) {
         case .bytes: break
         case .timedOut: return .failure(noResponse("the request could not be sent within \(request.timeout) s", clock))
         default: return .success(HTTPExchange(statusCode: nil, failure: "request not sent: connection closed"))
@@ -43,7 +42,7 @@ enum CleartextExchange {
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while head.count < HTTPHead.headLimit {
-            switch connection.receive(into: &buffer, deadline: deadline) {
+            switch await connection.receive(into: &buffer, deadline: deadline) {
             case .bytes(let n):
                 head += buffer.prefix(n)
                 if let end = HTTPHead.endOfHead(head) { return .success(HTTPHead.parse(Array(head.prefix(end)), complete: true)) }

@@ -9,9 +9,9 @@ import TLSFacts
 /// size, frame count, and the caller's deadline.
 struct HTTP2Exchange {
     /// Writes all bytes; a failure text when the connection failed.
-    let write: ([UInt8]) -> String?
+    let write: ([UInt8]) async -> String?
     /// Reads some bytes; empty means the peer closed. A failure text when the connection failed.
-    let read: () -> Result<[UInt8], HTTP2Exchange.ReadFailure>
+    let read: () async -> Result<[UInt8], HTTP2Exchange.ReadFailure>
 
     struct ReadFailure: Error { var text: String }
 
@@ -51,7 +51,7 @@ struct HTTP2Exchange {
         return Array(buffer.readableBytesView)
     }
 
-    func run(target: Target) -> HTTPExchange {
+    func run(target: Target) async -> HTTPExchange {
         let block: [UInt8]
         do {
             block = try HTTP2Exchange.requestHeaders(for: target)
@@ -61,7 +61,7 @@ struct HTTP2Exchange {
         // SETTINGS_ENABLE_PUSH = 0: no PUSH_PROMISE to skip.
         let settings = HTTP2Exchange.frame(.settings, payload: [0x00, 0x02, 0, 0, 0, 0])
         let headers = HTTP2Exchange.frame(.headers, flags: 0x05, stream: 1, payload: block)  // END_STREAM | END_HEADERS
-        if let failure = write(HTTP2Exchange.preface + settings + headers) {
+        if let failure = await write(HTTP2Exchange.preface + settings + headers) {
             return HTTPExchange(statusCode: nil, failure: "HTTP/2 request not sent: \(failure)")
         }
 
@@ -72,7 +72,7 @@ struct HTTP2Exchange {
         var received = 0
         for _ in 0..<HTTP2Exchange.frameLimit {
             let next: Frame
-            switch readFrame(&pending, received: &received) {
+            switch await readFrame(&pending, received: &received) {
             case .failure(let failure):
                 return HTTPExchange(statusCode: nil, failure: failure.text)
             case .success(let frame):
@@ -93,7 +93,7 @@ struct HTTP2Exchange {
                     }
                     headerBlock = fragment
                 case .settings? where next.flags & 0x01 == 0:
-                    _ = write(HTTP2Exchange.frame(.settings, flags: 0x01))  // ACK; the response does not depend on it
+                    _ = await write(HTTP2Exchange.frame(.settings, flags: 0x01))  // ACK; the response does not depend on it
                     continue
                 case .rstStream? where next.stream == 1:
                     return HTTPExchange(statusCode: nil, failure: "HTTP/2 stream reset by the server (error \(HTTP2Exchange.errorCode(next.payload, at: 0)))")
@@ -128,7 +128,7 @@ struct HTTP2Exchange {
     }
 
     /// Reads one whole frame, refusing frames over the announced maximum size.
-    private func readFrame(_ pending: inout [UInt8], received: inout Int) -> Result<Frame, ReadFailure> {
+    private func readFrame(_ pending: inout [UInt8], received: inout Int) async -> Result<Frame, ReadFailure> {
         while true {
             if pending.count >= 9 {
                 let length = Int(pending[0]) << 16 | Int(pending[1]) << 8 | Int(pending[2])
@@ -142,7 +142,7 @@ struct HTTP2Exchange {
                     return .success(frame)
                 }
             }
-            switch read() {
+            switch await read() {
             case .failure(let failure): return .failure(failure)
             case .success(let bytes) where bytes.isEmpty:
                 return .failure(ReadFailure(text: received == 0 ? "no response: connection closed" : "HTTP/2 connection closed before the response"))

@@ -7,8 +7,10 @@ internal import COpenSSL
 internal import CATSProbeShims
 import TLSFacts
 
-/// One probe from start to end, run synchronously on a thread of its own: resolve, connect,
-/// handshake, observe, judge trust, and GET when asked. Every wait ends by the deadline.
+/// One probe from start to end, as one async function over non-blocking sockets: resolve,
+/// connect, handshake, observe, judge trust, and GET when asked. Every wait is an await on the
+/// reactor that ends by the deadline, or at once when the task is cancelled; between waits it
+/// runs on the cooperative pool and never blocks.
 struct Handshake {
     let request: ProbeRequest
     let contexts: ClientContextCache
@@ -24,7 +26,7 @@ struct Handshake {
 
     static let chainLimit = 16
 
-    func run() -> ProbeResult {
+    func run() async -> ProbeResult {
         let context: ClientContext
         do {
             context = try contexts.context(for: request.offer)
@@ -39,7 +41,7 @@ struct Handshake {
         let connectClock = Stopwatch()
         let connection: TCPConnection
         do {
-            connection = try TCPConnection.connect(host: host, port: port, deadline: deadline)
+            connection = try await TCPConnection.connect(host: host, port: port, deadline: deadline)
         } catch {
             var failure = error
             failure.elapsedMilliseconds = clock.milliseconds
@@ -65,7 +67,7 @@ struct Handshake {
         OpenSSLErrors.clear()
 
         let handshakeClock = Stopwatch()
-        switch session.drive(deadline: deadline, { SSL_connect($0) }) {
+        switch await session.drive(deadline: deadline, { SSL_connect($0) }) {
         case .failed(let code, let errors):
             return .failure(FailureClassifier.classify(session: session, code: code, errors: errors, elapsed: clock.milliseconds))
         case .done:
@@ -73,17 +75,17 @@ struct Handshake {
         }
         let handshakeMilliseconds = handshakeClock.milliseconds
 
-        var observation = observe(session: session, connectMilliseconds: connectMilliseconds,
+        var observation = await observe(session: session, connectMilliseconds: connectMilliseconds,
                                   handshakeMilliseconds: handshakeMilliseconds)
         if request.httpRequest {
             observation.http = observation.alpn == "h2"
-                ? exchangeHTTP2(session: session, deadline: deadline)
-                : exchangeHTTP(session: session, deadline: deadline)
+                ? await exchangeHTTP2(session: session, deadline: deadline)
+                : await exchangeHTTP(session: session, deadline: deadline)
         }
         return .success(observation)
     }
 
-    private func observe(session: TLSSession, connectMilliseconds: Double, handshakeMilliseconds: Double) -> Observation {
+    private func observe(session: TLSSession, connectMilliseconds: Double, handshakeMilliseconds: Double) async -> Observation {
         let ssl = session.ssl
         let cipher = SSL_get_current_cipher(ssl)
         let suite = CipherSuite(rawValue: cipher.map { SSL_CIPHER_get_protocol_id($0) } ?? 0)
@@ -97,7 +99,7 @@ struct Handshake {
         }
         // Trust first: it may fetch the leaf's missing issuer, which the SCT check below needs.
         let nameToCheck = request.serverName ?? request.target.host
-        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate, fetcher: fetcher, deadline: deadline)
+        let trustEvaluation = await TrustEvaluator(store: trust, date: evaluationDate, fetcher: fetcher, deadline: deadline)
             .evaluate(served: served, name: nameToCheck)
         // The leaf's embedded SCTs sign the precertificate, which names the leaf's issuer: looked
         // up once, at the first such SCT, so a leaf without SCTs costs nothing. Served, in the
@@ -188,9 +190,9 @@ struct Handshake {
     }
 
     /// Sends the GET and reads the response head, bounded in size and by the deadline.
-    private func exchangeHTTP(session: TLSSession, deadline: Deadline) -> HTTPExchange {
+    private func exchangeHTTP(session: TLSSession, deadline: Deadline) async -> HTTPExchange {
         let request = Array(HTTPHead.request(for: self.request.target).utf8)
-        let written = session.drive(deadline: deadline) { ssl in
+        let written = await session.drive(deadline: deadline) { ssl in
             request.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
         }
         if case .failed(_, let errors) = written {
@@ -199,7 +201,7 @@ struct Handshake {
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while head.count < HTTPHead.headLimit {
-            let read = session.drive(deadline: deadline) { ssl in
+            let read = await session.drive(deadline: deadline) { ssl in
                 buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             }
             switch read {
@@ -218,16 +220,16 @@ struct Handshake {
     }
 
     /// The GET over HTTP/2, when the server selected h2.
-    private func exchangeHTTP2(session: TLSSession, deadline: Deadline) -> HTTPExchange {
+    private func exchangeHTTP2(session: TLSSession, deadline: Deadline) async -> HTTPExchange {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let exchange = HTTP2Exchange(write: { bytes in
-            let written = session.drive(deadline: deadline) { ssl in
+            let written = await session.drive(deadline: deadline) { ssl in
                 bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
             }
             if case .failed(_, let errors) = written { return failureText(session, errors) }
             return nil
         }, read: {
-            switch session.drive(deadline: deadline, { ssl in
+            switch await session.drive(deadline: deadline, { ssl in
                 buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             }) {
             case .done(let n): return .success(Array(buffer.prefix(Int(n))))
@@ -236,7 +238,7 @@ struct Handshake {
                 return .failure(HTTP2Exchange.ReadFailure(text: failureText(session, errors)))
             }
         })
-        return exchange.run(target: request.target)
+        return await exchange.run(target: request.target)
     }
 
     private func failureText(_ session: TLSSession, _ errors: [OpenSSLErrorEntry]) -> String {

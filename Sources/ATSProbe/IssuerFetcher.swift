@@ -32,10 +32,16 @@ final class IssuerFetcher: Sendable {
         case failure(String)
     }
 
-    /// One URL's outcome. Its lock is held while the one fetch of the URL runs, so a second
-    /// probe asking for it waits for that answer instead of fetching again.
+    /// One URL's fetch, started by the first probe that asks; a second asker awaits the same
+    /// task (suspended, holding no thread) instead of fetching again. `outcome` is set when it ends.
     private final class Entry: Sendable {
         let outcome = Mutex<Outcome?>(nil)
+        let download: Task<Outcome, Never>
+
+        init(url: String, deadline: Deadline) {
+            // On the engine's threads, as the probes are: the shared pool may be busy elsewhere.
+            download = Task(executorPreference: EngineExecutor.shared) { await IssuerFetcher.download(url, deadline: deadline) }
+        }
     }
 
     private let entries = Mutex<[String: Entry]>([:])
@@ -44,22 +50,19 @@ final class IssuerFetcher: Sendable {
     /// Network fetches made so far (cache hits not counted): the tests' proof of "once per run".
     var fetchesMade: Int { counter.load(ordering: .relaxed) }
 
-    func fetch(_ url: String, deadline: Deadline) -> Outcome {
+    func fetch(_ url: String, deadline: Deadline) async -> Outcome {
         let entry: Entry? = entries.withLock { entries in
             if let entry = entries[url] { return entry }
             guard entries.count < IssuerFetcher.cacheLimit else { return nil }
-            let entry = Entry()
+            counter.add(1, ordering: .relaxed)
+            let entry = Entry(url: url, deadline: deadline)
             entries[url] = entry
             return entry
         }
         guard let entry else { return .failure("not fetched: more than \(IssuerFetcher.cacheLimit) caIssuers URLs in this run") }
-        return entry.outcome.withLock { outcome in
-            if let outcome { return outcome }
-            counter.add(1, ordering: .relaxed)
-            let fetched = IssuerFetcher.download(url, deadline: deadline)
-            outcome = fetched
-            return fetched
-        }
+        let outcome = await entry.download.value
+        entry.outcome.withLock { $0 = outcome }
+        return outcome
     }
 
     /// A certificate that issued `cert`, from the answers already fetched for its caIssuers URLs
@@ -122,18 +125,18 @@ final class IssuerFetcher: Sendable {
         }
     }
 
-    static func download(_ url: String, deadline: Deadline) -> Outcome {
+    static func download(_ url: String, deadline: Deadline) async -> Outcome {
         guard let parsed = HTTPURL(url) else {
             return .failure(url.lowercased().hasPrefix("http://") ? "not a usable http URL" : "skipped: Apple fetches http caIssuers URLs only")
         }
         let connection: TCPConnection
         do {
-            connection = try TCPConnection.connect(host: parsed.host, port: parsed.port, deadline: deadline)
+            connection = try await TCPConnection.connect(host: parsed.host, port: parsed.port, deadline: deadline)
         } catch {
             return .failure(error.kind == .connectTimeout ? "connect timed out" : "cannot connect (\(error.kind.rawValue))")
         }
         let request = "GET \(parsed.path) HTTP/1.0\r\nHost: \(parsed.hostHeader)\r\nAccept: */*\r\nUser-Agent: atsprobe\r\nConnection: close\r\n\r\n"
-        switch connection.send(Array(request.utf8), deadline: deadline) {
+        switch await connection.send(Array(request.utf8), deadline: deadline) {
         case .bytes: break
         case .timedOut: return .failure("request timed out")
         default: return .failure("request not sent")
@@ -141,7 +144,7 @@ final class IssuerFetcher: Sendable {
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         reading: while true {
-            switch connection.receive(into: &buffer, deadline: deadline) {
+            switch await connection.receive(into: &buffer, deadline: deadline) {
             case .bytes(let n):
                 response += buffer.prefix(n)
                 if response.count > responseLimit { return .failure("response larger than \(responseLimit / 1024) KiB") }

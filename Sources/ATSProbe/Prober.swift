@@ -13,11 +13,13 @@ public final class Prober: Sendable {
     private let contexts = ClientContextCache()
     private let counter = Counter()
     private let fetcher = IssuerFetcher()
+    private let limiter: HandshakeLimiter
 
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
     public init(options: ProbeOptions = .init()) throws {
         self.options = options
         trust = try TrustStore(options: options)
+        limiter = HandshakeLimiter(limit: options.maxHandshakesInFlight)
     }
 
     /// Handshakes attempted so far (a connection was tried).
@@ -28,6 +30,10 @@ public final class Prober: Sendable {
 
     /// The system store judged against, named with its version; nil without one.
     public var trustStoreName: String? { trust.storeName }
+    /// Handshakes in flight now, and the most there have been at once (`maxHandshakesInFlight`
+    /// bounds both).
+    public var handshakesInFlight: Int { limiter.inFlight }
+    public var peakHandshakesInFlight: Int { limiter.peakInFlight }
 
     /// The widest offer this OpenSSL can make: TLS 1.0-1.3 and every authenticated suite, strongest first.
     public static var widestOffer: ClientOffer {
@@ -43,21 +49,27 @@ public final class Prober: Sendable {
         Set(CipherCatalog.shared.entries.filter(\.isOfferable).map(\.suite))
     }
 
-    /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`.
+    /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`,
+    /// at most `options.maxHandshakesInFlight` at once. Cancelling the calling task ends it at once:
+    /// its socket is closed and its slot freed, and the result is a `.cancelled` failure.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
-        // The deadline starts now: building a context or starting a thread counts against it.
+        // The deadline starts now: waiting for a slot or building a context counts against it.
         let clock = Stopwatch()
         let deadline = Deadline(secondsFromNow: request.timeout)
         let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
                                   evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline,
                                   verifier: SCTVerifier(keys: options.ctLogKeys),
                                   fetcher: options.fetchesMissingIssuers ? fetcher : nil)
-        // A hung resolver is the one wait OpenSSL and poll cannot bound; the watchdog answers for it.
-        let watchdog = request.timeout + 0.5
-        return await BlockingRunner.run(watchdogSeconds: watchdog, onWatchdog: {
-            .failure(ProbeFailure(kind: .connectTimeout, detail: "no answer within \(request.timeout) s",
-                                  elapsedMilliseconds: clock.milliseconds))
-        }, work: { handshake.run() })
+        let limiter = self.limiter
+        let result = await withTaskExecutorPreference(EngineExecutor.shared) {
+            await limiter.withSlot { await handshake.run() }
+        }
+        if Task.isCancelled {
+            return .failure(ProbeFailure(kind: .cancelled, detail: "cancelled after \(Int(clock.milliseconds)) ms",
+                                         elapsedMilliseconds: clock.milliseconds))
+        }
+        return result ?? .failure(ProbeFailure(kind: .cancelled, detail: "cancelled before it started",
+                                               elapsedMilliseconds: clock.milliseconds))
     }
 
     /// Many requests: identical requests are made once, at most `maxConcurrentHandshakes` at a time.

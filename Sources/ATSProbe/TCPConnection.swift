@@ -10,8 +10,9 @@ import Darwin
 #endif
 import TLSFacts
 
-/// A connected, non-blocking TCP socket. Owns the descriptor.
-final class TCPConnection {
+/// A connected, non-blocking TCP socket. Owns the descriptor. Every wait is an await on the
+/// reactor, bounded by the caller's deadline and ended at once by cancellation.
+final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     let descriptor: Int32
     /// The numeric address connected to ("127.0.0.1", "::1").
     let peerAddress: String
@@ -23,32 +24,90 @@ final class TCPConnection {
 
     deinit { close(descriptor) }
 
-    /// Resolves `host` (IPv4 and IPv6) and connects to the first address that answers,
-    /// within the deadline.
-    static func connect(host: String, port: Int, deadline: Deadline) throws(ProbeFailure) -> TCPConnection {
-        let addresses = try resolve(host: host, port: port)
-        var lastFailure = ProbeFailure(kind: .nameNotResolved, detail: "no address for \(host)")
-        for address in addresses {
-            if deadline.hasPassed { throw ProbeFailure(kind: .connectTimeout, detail: "no connection to \(address.text) port \(port) in time") }
-            do {
-                return try connect(to: address, port: port, deadline: deadline)
-            } catch {
-                lastFailure = error
-                if error.kind == .connectTimeout { throw error }
-            }
-        }
-        throw lastFailure
+    /// RFC 8305's "Connection Attempt Delay": the next address is tried this long after the
+    /// previous attempt started, or at once when it fails.
+    static let attemptDelay = 0.25
+
+    /// Resolves `host` (IPv4 and IPv6, off the reactor, within the deadline) and connects with
+    /// Happy Eyeballs (RFC 8305): addresses interleaved by family, a new attempt every 250 ms or
+    /// as soon as one fails, the first connection to complete wins and the others are closed.
+    static func connect(host: String, port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
+        let addresses = try await Resolver.shared.resolve(host: host, port: port, deadline: deadline)
+        return try await connect(to: interleavedByFamily(addresses), port: port, deadline: deadline)
     }
 
-    struct Address {
+    /// Happy Eyeballs over `addresses`, in this order.
+    static func connect(to addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
+        guard !addresses.isEmpty else { throw ProbeFailure(kind: .nameNotResolved, detail: "no address to connect to") }
+        if addresses.count == 1 { return try await connect(to: addresses[0], port: port, deadline: deadline) }
+        typealias Attempt = (index: Int, outcome: Result<TCPConnection, ProbeFailure>?)
+        let (winner, failures) = await withTaskGroup(of: Attempt.self) { group -> (TCPConnection?, [ProbeFailure]) in
+            var started = 0
+            var running = 0
+            var failures: [ProbeFailure] = []
+            func startNext() {
+                let address = addresses[started]
+                started += 1
+                running += 1
+                group.addTask {
+                    do throws(ProbeFailure) {
+                        return (0, .success(try await connect(to: address, port: port, deadline: deadline)))
+                    } catch {
+                        return (0, .failure(error))
+                    }
+                }
+                if started < addresses.count {
+                    let marker = started  // stale once a failure has started the next attempt early
+                    group.addTask {  // the delay before the next attempt (nil outcome)
+                        _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: attemptDelay))
+                        return (marker, nil)
+                    }
+                }
+            }
+            startNext()
+            while let attempt = await group.next() {
+                switch attempt.outcome {
+                case nil:
+                    if attempt.index == started, started < addresses.count { startNext() }
+                case .success(let connection)?:
+                    group.cancelAll()  // losers end now; their connections close as they are dropped
+                    return (connection, failures)
+                case .failure(let failure)?:
+                    running -= 1
+                    failures.append(failure)
+                    if failure.kind == .connectTimeout && deadline.hasPassed { group.cancelAll(); return (nil, failures) }
+                    if started < addresses.count { startNext() } else if running == 0 { return (nil, failures) }
+                }
+            }
+            return (nil, failures)
+        }
+        if let winner { return winner }
+        throw failures.first { $0.kind == .connectTimeout } ?? failures.last
+            ?? ProbeFailure(kind: .other, detail: "no connection")
+    }
+
+    /// v6, v4, v6, v4... in the resolver's order within each family (RFC 8305 section 4).
+    static func interleavedByFamily(_ addresses: [Address]) -> [Address] {
+        guard let firstFamily = addresses.first?.family else { return addresses }
+        let first = addresses.filter { $0.family == firstFamily }
+        let other = addresses.filter { $0.family != firstFamily }
+        var result: [Address] = []
+        for index in 0..<max(first.count, other.count) {
+            if index < first.count { result.append(first[index]) }
+            if index < other.count { result.append(other[index]) }
+        }
+        return result
+    }
+
+    struct Address: Sendable {
         var storage: sockaddr_storage
         var length: socklen_t
         var family: Int32
         var text: String
     }
 
-    /// getaddrinfo: numeric hosts are never looked up. It cannot be given a deadline; the
-    /// caller's watchdog covers a resolver that hangs.
+    /// getaddrinfo: numeric hosts are never looked up. It blocks and takes no deadline: called
+    /// from the resolver's threads (Resolver), never from a task, except for numeric hosts.
     static func resolve(host: String, port: Int) throws(ProbeFailure) -> [Address] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -85,8 +144,8 @@ final class TCPConnection {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Non-blocking connect, then poll for writability until the deadline.
-    static func connect(to address: Address, port: Int, deadline: Deadline) throws(ProbeFailure) -> TCPConnection {
+    /// Non-blocking connect, then wait for writability until the deadline.
+    static func connect(to address: Address, port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw failure(errno: errno, address: address, port: port) }
         var one: Int32 = 1
@@ -101,15 +160,9 @@ final class TCPConnection {
                 close(fd)
                 throw failure(errno: error, address: address, port: port)
             }
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            while true {
-                let ready = poll(&pfd, 1, deadline.pollMilliseconds)
-                if ready < 0 && errno == EINTR { continue }
-                if ready <= 0 {
-                    close(fd)
-                    throw ProbeFailure(kind: .connectTimeout, detail: "no connection to \(address.text) port \(port) in time")
-                }
-                break
+            if await Reactor.shared.wait(for: .writable, on: fd, until: deadline) != .ready {
+                close(fd)
+                throw ProbeFailure(kind: .connectTimeout, detail: "no connection to \(address.text) port \(port) in time")
             }
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
@@ -144,7 +197,7 @@ final class TCPConnection {
     }
 
     /// Sends all of `data` before the deadline.
-    func send(_ data: [UInt8], deadline: Deadline) -> IOResult {
+    func send(_ data: [UInt8], deadline: Deadline) async -> IOResult {
         var sent = 0
         while sent < data.count {
             let n = data.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, data.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -152,7 +205,7 @@ final class TCPConnection {
             let error = errno
             if error == EINTR { continue }
             if error == EAGAIN || error == EWOULDBLOCK {
-                guard wait(for: Int16(POLLOUT), deadline: deadline) else { return .timedOut }
+                guard await wait(for: .writable, deadline: deadline) else { return .timedOut }
                 continue
             }
             return error == ECONNRESET || error == EPIPE ? .reset : .failed(error)
@@ -161,7 +214,7 @@ final class TCPConnection {
     }
 
     /// Receives up to `capacity` bytes, waiting until the deadline for some to arrive.
-    func receive(into buffer: inout [UInt8], deadline: Deadline) -> IOResult {
+    func receive(into buffer: inout [UInt8], deadline: Deadline) async -> IOResult {
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
             if n > 0 { return .bytes(n) }
@@ -169,22 +222,16 @@ final class TCPConnection {
             let error = errno
             if error == EINTR { continue }
             if error == EAGAIN || error == EWOULDBLOCK {
-                guard wait(for: Int16(POLLIN), deadline: deadline) else { return .timedOut }
+                guard await wait(for: .readable, deadline: deadline) else { return .timedOut }
                 continue
             }
             return error == ECONNRESET ? .reset : .failed(error)
         }
     }
 
-    /// True when the socket is ready (or in error, which the next call reports) before the deadline.
-    private func wait(for events: Int16, deadline: Deadline) -> Bool {
-        var pfd = pollfd(fd: descriptor, events: events, revents: 0)
-        while true {
-            let timeout = deadline.pollMilliseconds
-            if timeout == 0 { return false }
-            let ready = poll(&pfd, 1, timeout)
-            if ready < 0 && errno == EINTR { continue }
-            return ready > 0
-        }
+    /// True when the socket is ready (or in error, which the next call reports) before the
+    /// deadline; false when the deadline passed or the task was cancelled.
+    private func wait(for interest: Reactor.Interest, deadline: Deadline) async -> Bool {
+        await Reactor.shared.wait(for: interest, on: descriptor, until: deadline) == .ready
     }
 }

@@ -4,8 +4,8 @@ import TLSFacts
 
 /// One client SSL over a TCP socket. OpenSSL reads and writes memory BIOs; this class moves
 /// the bytes, so it sees exactly what the peer sent (the first bytes, an EOF, a reset) and
-/// every wait is a poll with the deadline.
-final class TLSSession {
+/// every wait is an await on the reactor with the deadline.
+final class TLSSession: @unchecked Sendable {  // used by one task at a time
     let ssl: OpaquePointer
     private let readBIO: OpaquePointer
     private let writeBIO: OpaquePointer
@@ -42,32 +42,32 @@ final class TLSSession {
     }
 
     /// Runs an SSL call until it completes, feeding it socket bytes, within the deadline.
-    func drive(deadline: Deadline, _ call: (OpaquePointer) -> Int32) -> Outcome {
+    func drive(deadline: Deadline, _ call: (OpaquePointer) -> Int32) async -> Outcome {
         while true {
             OpenSSLErrors.clear()
             let result = call(ssl)
             let code = result > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, result)
             let errors = code == SSL_ERROR_NONE ? [] : OpenSSLErrors.drain()
             // Send whatever OpenSSL wrote (a hello, a finished message, an alert) before deciding.
-            let flushed = flush(deadline: deadline)
+            let flushed = await flush(deadline: deadline)
             if code == SSL_ERROR_NONE {
                 return flushed ? .done(result) : .failed(code: SSL_ERROR_SYSCALL, errors: [])
             }
             guard code == SSL_ERROR_WANT_READ, flushed, !peerClosed else {
                 return .failed(code: code, errors: errors)
             }
-            guard fill(deadline: deadline) else { return .failed(code: SSL_ERROR_SYSCALL, errors: errors) }
+            guard await fill(deadline: deadline) else { return .failed(code: SSL_ERROR_SYSCALL, errors: errors) }
         }
     }
 
     /// Writes the write BIO's bytes to the socket. False when the socket failed.
     @discardableResult
-    func flush(deadline: Deadline) -> Bool {
+    func flush(deadline: Deadline) async -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while BIO_ctrl_pending(writeBIO) > 0 {
             let n = buffer.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
             guard n > 0 else { break }
-            switch connection.send(Array(buffer.prefix(Int(n))), deadline: deadline) {
+            switch await connection.send(Array(buffer.prefix(Int(n))), deadline: deadline) {
             case .bytes: continue
             case .timedOut: timedOut = true; return false
             case .reset: peerReset = true; return false
@@ -79,9 +79,9 @@ final class TLSSession {
     }
 
     /// Reads one batch from the socket into the read BIO. On EOF the BIO reports EOF to OpenSSL.
-    private func fill(deadline: Deadline) -> Bool {
+    private func fill(deadline: Deadline) async -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        switch connection.receive(into: &buffer, deadline: deadline) {
+        switch await connection.receive(into: &buffer, deadline: deadline) {
         case .bytes(let n):
             if firstBytes.count < 8 { firstBytes += buffer.prefix(min(n, 8 - firstBytes.count)) }
             _ = buffer.withUnsafeBytes { BIO_write(readBIO, $0.baseAddress, Int32(n)) }

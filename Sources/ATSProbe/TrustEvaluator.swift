@@ -29,7 +29,7 @@ struct TrustEvaluator {
     var deadline: Deadline? = nil
 
     /// `served` is the peer's chain, leaf first (borrowed). `name` is the DNS name or IP literal to match.
-    func evaluate(served: [OpaquePointer], name: String?) -> TrustEvaluation {
+    func evaluate(served: [OpaquePointer], name: String?) async -> TrustEvaluation {
         var problems: [TrustProblem] = []
         guard let leaf = served.first else {
             return TrustEvaluation(problems: [TrustProblem(kind: .invalidChain, detail: "no certificate served")],
@@ -49,7 +49,7 @@ struct TrustEvaluator {
             var hops = 0
             while hops < IssuerFetcher.hopLimit, let depth = missingIssuerDepth(errors), depth < builtChain.count {
                 let child = builtChain[depth]
-                let found = fetchIssuers(of: child, with: fetcher, log: &fetches)
+                let found = await fetchIssuers(of: child, with: fetcher, log: &fetches)
                 guard !found.isEmpty else { break }
                 fetched += found
                 untrusted += found
@@ -128,7 +128,7 @@ struct TrustEvaluator {
 
     /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it
     /// (owned: the caller frees them). Every URL tried is logged.
-    private func fetchIssuers(of child: OpaquePointer, with fetcher: IssuerFetcher, log: inout [FetchedIssuer]) -> [OpaquePointer] {
+    private func fetchIssuers(of child: OpaquePointer, with fetcher: IssuerFetcher, log: inout [FetchedIssuer]) async -> [OpaquePointer] {
         let urls = IssuerFetcher.caIssuerURLs(of: child)
         let subject = CertificateReader.name(X509_get_subject_name(child))
         guard urls.count < IssuerFetcher.urlThreshold else {
@@ -137,7 +137,7 @@ struct TrustEvaluator {
             return []
         }
         for url in urls {
-            switch fetcher.fetch(url, deadline: deadline ?? Deadline(secondsFromNow: 10)) {
+            switch await fetcher.fetch(url, deadline: deadline ?? Deadline(secondsFromNow: 10)) {
             case .failure(let reason):
                 log.append(FetchedIssuer(url: url, forSubject: subject, certificates: [], failure: reason))
             case .certificates(let ders):

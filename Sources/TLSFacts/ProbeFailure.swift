@@ -18,6 +18,9 @@ public struct ProbeFailure: Error, Hashable, Sendable, Codable, CustomStringConv
         case resetDuringHandshake
         /// The client refused the server's choice (e.g. a suite or group it did not offer).
         case clientRejected
+        /// The probe was stopped before it ended (its audit target's deadline passed, or the run
+        /// was interrupted): not the server's doing.
+        case cancelled
         case other
     }
 

@@ -61,16 +61,19 @@ struct AuditRateLimiter {
     }
 }
 
-/// Runs `operation` and returns its value, or nil once `seconds` pass first. The operation is
-/// not awaited past the deadline: its connections end by themselves within --timeout.
+/// Runs `operation` and returns its value, or nil once `seconds` pass first. Structured: at the
+/// deadline the operation's task is cancelled, and the probe engine ends its handshakes at once
+/// (sockets closed, handshake slots freed), so a timed-out target never keeps working beside the
+/// one that takes its --concurrency slot.
 func withDeadline<Value: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async -> Value) async -> Value? {
-    await withCheckedContinuation { continuation in
-        let once = ResumeOnce(continuation)
-        let timer = Watchdog.shared.schedule(after: seconds) { once.resume(nil) }
-        Task {
-            let value = await operation()
-            Watchdog.shared.cancel(timer)
-            once.resume(value)
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask { await operation() }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
         }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
     }
 }

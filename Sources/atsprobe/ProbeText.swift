@@ -100,6 +100,7 @@ enum ProbeText {
         case .closedDuringHandshake: base = "connection closed during the handshake"
         case .resetDuringHandshake: base = "connection reset during the handshake"
         case .clientRejected: base = "the client refused the server's choice"
+        case .cancelled: base = "stopped before the handshake ended"
         case .other: base = "handshake failed"
         }
         var text = base
