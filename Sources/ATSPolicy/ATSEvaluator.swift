@@ -104,6 +104,13 @@ public enum ATSEvaluator {
         case .clientRejected:
             return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "the server's choice was outside the offer" + detail),
                     .ssl(SecureTransportCode.negotiation))
+        case .protocolViolation:
+            return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "the server broke the TLS protocol" + detail),
+                    .ssl(SecureTransportCode.protocolError))
+        case .localResources:
+            // Not the server's doing; callers report it as a local failure before any verdict.
+            return (FailureReason(.handshakeFailed(failure.kind), layer: .connection, "this machine ran out of resources" + detail),
+                    .ssl(SecureTransportCode.protocolError))
         case .other:
             return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "handshake failed" + detail),
                     .ssl(SecureTransportCode.protocolError))

@@ -32,8 +32,9 @@ public enum PropertyListFile {
     /// Parses property-list bytes; `path` only names the source in errors.
     public static func parse(_ data: Data, path: String) throws(PropertyListError) -> PropertyListDocument {
         // The XML reader recurses once per level before our own depth check can run, so a
-        // hostile file nested 100,000 deep would overflow the stack: count levels first.
-        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListNode.maximumDepth {
+        // hostile file nested 100,000 deep would overflow the stack: count levels first. The
+        // margin is <plist> and the innermost value element around maximumDepth containers.
+        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListNode.maximumDepth + 2 {
             throw PropertyListError(path: path, problem: .notAPropertyList)
         }
         var detected = PropertyListDecoder.PropertyListFormat.openStep
@@ -70,32 +71,57 @@ public enum PropertyListFile {
         }
     }
 
-    /// The deepest nesting of <array> and <dict> elements in XML text (self-closing ones do not
-    /// nest). A rough count, blind to comments; it only has to be right for real plists.
+    /// The deepest element nesting in XML text, never less than the reader will nest: comments,
+    /// CDATA sections and processing instructions are skipped whole (a `</array>` inside them
+    /// closes nothing), and every element counts, not only <array> and <dict>. Where the
+    /// reader's reading is unknown the count errs high: a tag ends at its first `>` (quotes or
+    /// not), a tag holding a quote is never taken as self-closing, depth never goes below zero,
+    /// and a DOCTYPE's internal subset is scanned like content. One pass, no allocation.
     static func xmlNestingDepth(_ data: Data) -> Int {
-        let bytes = [UInt8](data)
-        var depth = 0, deepest = 0, index = 0
-        func names(_ name: StaticString, at start: Int) -> Bool {
-            let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            guard start + name.count < bytes.count, bytes[start..<(start + name.count)].elementsEqual(name) else { return false }
-            let next = bytes[start + name.count]
-            return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == UInt8(ascii: " ")
-                || next == UInt8(ascii: "\t") || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r")
-        }
-        while index < bytes.count {
-            defer { index += 1 }
-            guard bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count else { continue }
-            if bytes[index + 1] == UInt8(ascii: "/") {
-                if names("array", at: index + 2) || names("dict", at: index + 2) { depth -= 1 }
-                continue
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let count = bytes.count
+            func matches(_ pattern: StaticString, at start: Int) -> Bool {
+                let pattern = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
+                guard start + pattern.count <= count else { return false }
+                for offset in 0..<pattern.count where bytes[start + offset] != pattern[offset] { return false }
+                return true
             }
-            guard names("array", at: index + 1) || names("dict", at: index + 1) else { continue }
-            let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) ?? bytes.count - 1
-            if bytes[close - 1] == UInt8(ascii: "/") { continue }  // <array/>, <dict/>
-            depth += 1
-            deepest = max(deepest, depth)
+            /// Index just past the first `terminator` at or after `start`; `count` when none.
+            func skip(past terminator: StaticString, from start: Int) -> Int {
+                var index = start
+                while index < count {
+                    if matches(terminator, at: index) { return index + terminator.utf8CodeUnitCount }
+                    index += 1
+                }
+                return count
+            }
+            var depth = 0, deepest = 0, index = 0
+            while index < count {
+                guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+                if matches("<!--", at: index) {
+                    index = skip(past: "-->", from: index + 4)
+                } else if matches("<![CDATA[", at: index) {
+                    index = skip(past: "]]>", from: index + 9)
+                } else if matches("<?", at: index) {
+                    index = skip(past: "?>", from: index + 2)
+                } else if matches("<!", at: index) || matches("</", at: index) {
+                    if bytes[index + 1] == UInt8(ascii: "/") { depth = max(depth - 1, 0) }
+                    index = skip(past: ">", from: index + 2)
+                } else {
+                    let end = skip(past: ">", from: index + 1)
+                    let tag = bytes[index..<end]
+                    let selfClosing = end - index >= 3 && end <= count && bytes[end - 1] == UInt8(ascii: ">")
+                        && bytes[end - 2] == UInt8(ascii: "/") && !tag.contains(UInt8(ascii: "\"")) && !tag.contains(UInt8(ascii: "'"))
+                    if !selfClosing {
+                        depth += 1
+                        deepest = max(deepest, depth)
+                    }
+                    index = end
+                }
+            }
+            return deepest
         }
-        return deepest
     }
 
     private static func firstNonPropertyListValue(in value: Any, path: String) -> String? {

@@ -34,7 +34,7 @@ final class TCPConnection {
                 return try connect(to: address, port: port, deadline: deadline)
             } catch {
                 lastFailure = error
-                if error.kind == .connectTimeout { throw error }
+                if error.kind == .connectTimeout || error.kind == .localResources { throw error }
             }
         }
         throw lastFailure
@@ -58,6 +58,12 @@ final class TCPConnection {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
+            let systemError = errno
+            // EAI_SYSTEM with EMFILE is this machine out of descriptors, not an unknown name.
+            if status == EAI_MEMORY || (status == EAI_SYSTEM && localResourceErrors.contains(systemError)) {
+                let reason = status == EAI_MEMORY ? "out of memory" : String(cString: strerror(systemError))
+                throw ProbeFailure(kind: .localResources, detail: "cannot resolve \(host) here: \(reason)")
+            }
             let reason = String(cString: gai_strerror(status))
             throw ProbeFailure(kind: .nameNotResolved, detail: "\(host): \(reason)")
         }
@@ -122,8 +128,14 @@ final class TCPConnection {
         return TCPConnection(descriptor: fd, peerAddress: address.text)
     }
 
+    /// errno values that mean this machine, not the peer, is out of something.
+    static let localResourceErrors: Set<Int32> = [EMFILE, ENFILE, ENOMEM, ENOBUFS]
+
     static func failure(errno code: Int32, address: Address, port: Int) -> ProbeFailure {
         let text = "\(address.text) port \(port): \(String(cString: strerror(code)))"
+        if localResourceErrors.contains(code) {
+            return ProbeFailure(kind: .localResources, detail: "cannot connect to \(text) from here")
+        }
         switch code {
         case ECONNREFUSED: return ProbeFailure(kind: .connectionRefused, detail: text)
         case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, EAFNOSUPPORT, ENETDOWN, EHOSTDOWN:

@@ -18,6 +18,12 @@ public struct ProbeFailure: Error, Hashable, Sendable, Codable, CustomStringConv
         case resetDuringHandshake
         /// The client refused the server's choice (e.g. a suite or group it did not offer).
         case clientRejected
+        /// The server spoke TLS but broke it: a certificate list past the client's bound, a flood
+        /// of warning alerts, a malformed message. It answered, and it fails.
+        case protocolViolation
+        /// This machine ran out of something (descriptors, memory, threads): not the server's
+        /// fault, and no verdict about it may be drawn.
+        case localResources
         case other
     }
 
@@ -81,6 +87,6 @@ extension ProbeFailure {
     /// True when the peer answered in TLS (an alert, or a choice the client refused): the host is
     /// reachable and speaks TLS, it just would not agree.
     public var spokeTLS: Bool {
-        [.tlsAlert, .noSharedProtocol, .noSharedCipher, .clientRejected].contains(kind)
+        [.tlsAlert, .noSharedProtocol, .noSharedCipher, .clientRejected, .protocolViolation].contains(kind)
     }
 }

@@ -44,13 +44,19 @@ struct AuditParking {
     }
 }
 
+enum AuditLimits {
+    /// Runs of one target after this machine ran out of resources, before it is reported (exit 70).
+    static let localRetries = 3
+}
+
 /// `--rate N`: target starts spaced 1/N seconds apart.
 struct AuditRateLimiter {
     private let interval: Duration?
     private var next: ContinuousClock.Instant = .now
 
     init(perSecond rate: Double?) {
-        interval = rate.map { .nanoseconds(Int64(1e9 / $0)) }
+        // checkOptions bounds the rate to 0.001...100000; clamp anyway so no value can trap.
+        interval = rate.map { .nanoseconds(Int64(min(max(1e9 / $0, 0), 1e15))) }
     }
 
     mutating func wait() async {

@@ -59,6 +59,20 @@ actor AuditOutput {
         progress.update(tally, running: running)
     }
 
+    /// A target this machine could not audit (out of descriptors, memory, threads): an "error"
+    /// record naming the local cause, and exit 70, never a verdict about the server.
+    func failedLocally(_ entry: AuditEntry, target: Target, failure: ProbeFailure) {
+        running -= 1
+        progress.clear()
+        let message = "local failure, not the server's: \(ProbeText.describe(failure))"
+        Diagnostics.warn("\(UntrustedText.escape(target.url, limit: 300)): \(message)")
+        emit(.error(message: message, entry: entry),
+             text: "\(textVerdict(.error)) \(UntrustedText.escape(target.url, limit: 300)) (\(message))")
+        tally.add(.error)
+        tally.localFailures += 1
+        progress.update(tally, running: running, force: true)
+    }
+
     /// A bad line: named with its number on stderr, and a record of kind "error" in the results.
     func rejected(_ entry: AuditEntry, message: String) {
         progress.clear()

@@ -66,6 +66,9 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     var reports: [DiagnosticsReport] = []
     for target in targets {
         let report = await runner.run(target)
+        if let failure = report.localFailure {
+            throw LocalFailure("\(target.url): \(ProbeText.describe(failure))")
+        }
         reports.append(report)
         status = max(status, DiagnosticsText.exitStatus(for: report))
         if output.effectiveFormat == .text && mergeDocument == nil {

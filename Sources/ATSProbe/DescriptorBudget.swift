@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// How many probes may hold sockets at once, from the process's open-file limit. Every probe
+/// needs a socket and, while resolving, the resolver's own descriptor; past the limit socket()
+/// and getaddrinfo fail with EMFILE, which used to read as the server's fault ("name not
+/// resolved: System error"). Probes wait here for a slot instead, so a low `ulimit -n` slows a
+/// run down but never changes a verdict. One budget for the process: the limit is per process.
+public final class DescriptorBudget: Sendable {
+    public static let shared = DescriptorBudget(slots: DescriptorBudget.slotsAllowedByLimit())
+
+    /// Descriptors kept back for standard streams, input and output files, the runtime.
+    static let reserved = 24
+    /// Descriptors one probe holds at its peak: its socket and the resolver's socket.
+    public static let perProbe = 2
+
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state: Mutex<State>
+    public let slots: Int
+
+    init(slots: Int) {
+        self.slots = max(1, slots)
+        state = Mutex(State(free: max(1, slots)))
+    }
+
+    /// Raises the soft open-file limit to the hard one (as Go's runtime does), then returns how
+    /// many probes fit under it.
+    public static func slotsAllowedByLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, 1 << 20)
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let usable = Int(clamping: min(limit.rlim_cur, 1 << 20)) - reserved
+        return max(1, min(usable / perProbe, 4096))
+    }
+
+    /// Waits for a slot; pair with `release()`.
+    public func acquire() async {
+        let granted = state.withLock { state -> Bool in
+            guard state.free > 0 else { return false }
+            state.free -= 1
+            return true
+        }
+        if granted { return }
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                // A slot may have freed between the two locks.
+                if state.free > 0 { state.free -= 1; return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    public func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiting.isEmpty { state.free += 1; return nil }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
