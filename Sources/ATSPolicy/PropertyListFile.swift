@@ -152,6 +152,7 @@ public enum PropertyListFile {
             switch error {
             case .tooLarge: throw PropertyListError(path: path, problem: .unreadable(reason: "larger than \(maximumSize) bytes"))
             case .system(let code): throw PropertyListError(path: path, problem: .unreadable(reason: describe(errno: code)))
+            case .notAFile: throw PropertyListError(path: path, problem: .unreadable(reason: error.reason))
             }
         }
     }

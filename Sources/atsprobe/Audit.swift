@@ -123,6 +123,8 @@ extension ATSProbeCommand {
                 while inFlight > 0 { await finishOne() }
             }
             try await sink.finish()
+            // Targets read before the error have their records; the run still fails (64).
+            if let failure = source.failure { throw failure }
             return await sink.tally.status(failOn: failOn)
         }
 

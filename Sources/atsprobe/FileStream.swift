@@ -119,6 +119,7 @@ final class FileStream: @unchecked Sendable {
             switch error {
             case .tooLarge: throw InputError("cannot read \(name): larger than \(limit) bytes")
             case .system(let code): throw InputError("cannot read \(name): \(systemError(code))")
+            case .notAFile: throw InputError("cannot read \(name): \(error.reason)")
             }
         }
     }
@@ -145,7 +146,9 @@ enum TargetList {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw InputError("\(option) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
         }
-        return text.split(whereSeparator: \.isNewline).compactMap { line in
+        // A byte-order mark (Windows editors write one) is not part of the first target.
+        let withoutMark = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        return withoutMark.split(whereSeparator: \.isNewline).compactMap { line in
             let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let trimmed = content.trimmingWhitespace()
             return trimmed.isEmpty ? nil : trimmed
