@@ -62,10 +62,16 @@ public enum PropertyListFile {
         if let bad = firstNonPropertyListValue(in: root, path: "") {
             throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) is not a property-list value"))
         }
+        // XML 1.0 has no way to write most C0 controls, not even as &#x1B;: the encoder would
+        // write them raw and the file would not be XML. Refuse, naming the key.
+        if format == .xml, let bad = firstStringOutsideXML(in: root, path: "") {
+            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) holds a control character XML cannot carry; write it with --merge-format binary"))
+        }
         do {
             let encoder = PropertyListEncoder()
             encoder.outputFormat = format == .xml ? .xml : .binary
-            return try encoder.encode(PropertyListNode(root))
+            let data = try encoder.encode(PropertyListNode(root))
+            return format == .xml ? escapingInvisibles(data) : data
         } catch {
             throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(error)"))
         }
@@ -122,6 +128,52 @@ public enum PropertyListFile {
             }
             return deepest
         }
+    }
+
+    /// True for the scalars XML 1.0 cannot carry at all (section 2.2, Char): C0 controls other
+    /// than tab, LF and CR, and U+FFFE/U+FFFF.
+    static func isOutsideXML(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar.value != 0x09 && scalar.value != 0x0A && scalar.value != 0x0D)
+            || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+    }
+
+    /// The first key or string (as "'path'", escaped) holding a scalar XML cannot carry.
+    private static func firstStringOutsideXML(in value: Any, path: String) -> String? {
+        func named(_ path: String) -> String { "'\(UntrustedText.escape(path.isEmpty ? "<root>" : path, limit: 200))'" }
+        if let string = value as? String {
+            return string.unicodeScalars.contains(where: isOutsideXML) ? named(path) : nil
+        }
+        if let dictionary = value as? [String: Any] {
+            for key in dictionary.keys.sorted() {
+                let child = path.isEmpty ? key : path + "." + key
+                if key.unicodeScalars.contains(where: isOutsideXML) { return named(child) }
+                if let bad = firstStringOutsideXML(in: dictionary[key]!, path: child) { return bad }
+            }
+        }
+        if let array = value as? [Any] {
+            for (index, element) in array.enumerated() {
+                if let bad = firstStringOutsideXML(in: element, path: "\(path)[\(index)]") { return bad }
+            }
+        }
+        return nil
+    }
+
+    /// The encoder's XML with C1 controls, DEL and bidi or line/paragraph separators written as
+    /// character references: the same value, but nothing that reorders or hides text on a
+    /// terminal or in an editor. The markup is ASCII, so such scalars only occur in text.
+    static func escapingInvisibles(_ data: Data) -> Data {
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: UntrustedText.isInvisibleOrControl) else { return data }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 64)
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x7F, UntrustedText.isInvisibleOrControl(scalar) {
+                out += "&#x\(String(scalar.value, radix: 16, uppercase: true));"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return Data(out.utf8)
     }
 
     private static func firstNonPropertyListValue(in value: Any, path: String) -> String? {
