@@ -26,8 +26,13 @@ final class TCPConnection {
     /// Resolves `host` (IPv4 and IPv6) and connects to the first address that answers,
     /// within the deadline.
     static func connect(host: String, port: Int, deadline: Deadline) throws(ProbeFailure) -> TCPConnection {
-        let addresses = try resolve(host: host, port: port)
-        var lastFailure = ProbeFailure(kind: .nameNotResolved, detail: "no address for \(host)")
+        try connect(addresses: try resolve(host: host, port: port), port: port, deadline: deadline)
+    }
+
+    /// Tries each address in turn: a refusing one passes to the next; a timeout or this
+    /// machine running out of descriptors ends the attempt.
+    static func connect(addresses: [Address], port: Int, deadline: Deadline) throws(ProbeFailure) -> TCPConnection {
+        var lastFailure = ProbeFailure(kind: .nameNotResolved, detail: "no address")
         for address in addresses {
             if deadline.hasPassed { throw ProbeFailure(kind: .connectTimeout, detail: "no connection to \(address.text) port \(port) in time") }
             do {

@@ -28,6 +28,8 @@ public struct TLSServerConfiguration: Sendable {
     public var http: HTTPBehavior
     /// "127.0.0.1" or "::1".
     public var bindAddress: String
+    /// Send a CertificateRequest (the handshake goes on without a client certificate).
+    public var requestClientCertificate = false
 
     public init(identity: TestIdentity,
                 minVersion: TLSVersion = .tls10,
