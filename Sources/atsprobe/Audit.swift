@@ -57,6 +57,7 @@ extension ATSProbeCommand {
 
         private func audit() async throws -> ExitStatus {
             try checkOptions()
+            let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency)
             try connection.check()
             let share = try shard.map(AuditShard.init(parsing:)) ?? .whole
             let source = try AuditInput(arguments: targets, path: input)

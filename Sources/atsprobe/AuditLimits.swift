@@ -47,6 +47,18 @@ struct AuditParking {
 enum AuditLimits {
     /// Runs of one target after this machine ran out of resources, before it is reported (exit 70).
     static let localRetries = 3
+    /// Probes one target runs at once, about: its distinct first-hop offers start together.
+    static let probesPerTarget = 4
+
+    /// --concurrency, capped by what the open-file limit (`ulimit -n`) allows, with a warning
+    /// when it is cut. Past the cap targets would only queue for sockets (DescriptorBudget)
+    /// while their --deadline runs.
+    static func concurrencyAllowed(asked: Int, budget: DescriptorBudget = .shared) -> Int {
+        let allowed = max(1, budget.slots / probesPerTarget)
+        guard asked > allowed else { return asked }
+        Diagnostics.warn("--concurrency \(asked) needs more open files than the limit allows (ulimit -n); using \(allowed)")
+        return allowed
+    }
 }
 
 /// `--rate N`: target starts spaced 1/N seconds apart.
