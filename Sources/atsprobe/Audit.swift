@@ -68,6 +68,8 @@ extension ATSProbeCommand {
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let sink = try AuditOutput(format: output.effectiveFormat, verbose: diagnostics.verbose, path: output.output, progress: progress)
             var rateLimiter = AuditRateLimiter(perSecond: rate)
+            let interrupts = AuditInterrupts(sink: sink)
+            defer { interrupts.cancel() }
 
             // Targets whose host is at --per-host wait here, not in the task group, so they never
             // hold a --concurrency slot another host could use. Bounded: when it is full, reading

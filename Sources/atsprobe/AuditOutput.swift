@@ -6,6 +6,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import TLSFacts
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where finished targets go, one at a time, as they finish: a record to stdout (or --output),
 /// a count in the tally, the progress line, and for plist the exception to merge at the end.
@@ -82,6 +85,21 @@ actor AuditOutput {
              text: "\(textVerdict(.error)) \(UntrustedText.escape(entry.text, limit: 200)) (\(place): \(message))")
         tally.add(.error)
         progress.update(tally, running: running, force: true)
+    }
+
+    /// SIGINT or SIGTERM: ends the run here, between two records (the actor writes one at a
+    /// time, so none is cut), with what finished so far: the JSON Lines or text already out, or
+    /// for plist the exceptions merged so far. Targets still running are not reported.
+    func interrupt(signalName: String, status: ExitStatus) -> Never {
+        progress.clear()
+        if format == .plist, let plist = try? ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)) {
+            handle.write(plist)
+        }
+        let lost = running > 0 ? ", \(running) still running not reported" : ""
+        FileStream.standardError.write("atsprobe: interrupted by \(signalName)\(lost)\n")
+        FileStream.standardError.write(tally.summary)
+        try? handle.finish()
+        exit(status.rawValue)
     }
 
     /// Writes the plist (if that is the format), clears the progress line, prints the summary.

@@ -13,6 +13,11 @@ enum ExitStatus: Int32, Comparable {
     case usage = 64
     /// A bug, or this machine ran out of resources (LocalFailure).
     case internalError = 70
+    /// `audit` stopped by SIGINT (128 + 2, the shell's convention); the output holds every
+    /// target finished before it, each record whole.
+    case interrupted = 130
+    /// `audit` stopped by SIGTERM (128 + 15), likewise.
+    case terminated = 143
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
