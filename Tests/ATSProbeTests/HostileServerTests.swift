@@ -119,6 +119,7 @@ struct HostileServerTests {
             let observation = try await fixture.prober.probe(loopbackRequest(port: server.port)).get()
             #expect(observation.chain.count == 51)
             #expect(observation.trust.isTrusted, "\(observation.trust)")
+            #expect(observation.trust.anchor == .user, "the chain ends at the --ca-file root, 52 certificates up")
         }
     }
 

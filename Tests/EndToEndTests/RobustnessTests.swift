@@ -179,4 +179,69 @@ import Testing
             #expect(records.allSatisfy { $0.verdict == "pass" }, "\(Dictionary(grouping: records, by: \.verdict).mapValues(\.count))")
         }
     }
+
+    // Item 2: the hostile battery in one audit. Each hostile target gets its documented verdict
+    // by its deadline, and every good target beside it still passes.
+    @Test func hostileServersLeaveEveryOtherTargetIntact() async throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        defer { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
+        let identity = try pki.issue(CertificateSpec())
+        var stops: [() -> Void] = []
+        defer { for stop in stops { stop() } }
+        var expected: [(String, String)] = []
+        func tls(_ configuration: TLSServerConfiguration, _ verdict: String, path: String = "/") throws {
+            let server = try TestTLSServer.start(configuration)
+            stops.append(server.stop)
+            expected.append(("https://127.0.0.1:\(server.port)\(path)", verdict))
+        }
+        func hostile(_ behavior: HostileBehavior, _ verdict: String) throws {
+            let server = try HostileServer.start(behavior)
+            stops.append(server.stop)
+            expected.append(("127.0.0.1:\(server.port)", verdict))
+        }
+        func good() throws { try tls(TLSServerConfiguration(identity: identity), "pass") }
+        // A load whose response never completes (trickled past --timeout, a head without end,
+        // a reset) fails after a good handshake, as URLSession's does (-1001, -1005): no
+        // exception helps. A Location that cannot be followed leaves the 302 as the response.
+        var requestingCertificate = TLSServerConfiguration(identity: identity)
+        requestingCertificate.requestClientCertificate = true
+        let injection = Array("HTTP/1.1 302 Found\r\nLocation: /x\nX-Injected: 1\r\nContent-Length: 0\r\n\r\n".utf8)
+
+        try good()
+        try hostile(.slowHandshake(intervalMilliseconds: 100), "unreachable")
+        try good()
+        try hostile(.warningAlerts(64), "no-exception")
+        try hostile(.resetAfterClientHello, "unreachable")
+        try hostile(.silent, "unreachable")
+        try good()
+        try tls(TLSServerConfiguration(identity: identity, http: .trickle(Array("HTTP/1.1 200 OK\r\n\r\n".utf8), intervalMilliseconds: 300)), "no-exception")
+        try tls(TLSServerConfiguration(identity: identity, http: .endlessHeaders), "no-exception")
+        try tls(TLSServerConfiguration(identity: identity, http: .endlessBody), "pass")
+        try tls(TLSServerConfiguration(identity: identity, http: .raw(injection)), "pass")
+        try tls(TLSServerConfiguration(identity: identity, http: .perPath(["/a": .redirect(to: "/b"), "/b": .redirect(to: "a")])), "pass", path: "/a")
+        try tls(TLSServerConfiguration(identity: identity, maxVersion: .tls12, http: .renegotiate(then: .ok)), "pass")
+        try tls(TLSServerConfiguration(identity: try pki.issueUnderLadder(depth: 50, CertificateSpec())), "pass")
+        try tls(TLSServerConfiguration(identity: try pki.issue(CertificateSpec(dnsNames: ["localhost"] + (0..<10_000).map { "n\($0).test" }))), "no-exception")
+        try tls(requestingCertificate, "pass")
+        try tls(TLSServerConfiguration(identity: identity, http: .reset), "no-exception")
+        try good()
+        expected.append(("127.0.0.1:\(try unusedLoopbackPort())", "unreachable"))
+
+        let start = Date()
+        let result = try await BinaryRunner.run(["audit", "--json", "--input", "-", "--ca-file", root, "--timeout", "2", "--per-host", "32"],
+                                                timeout: 120, stdin: expected.map(\.0).joined(separator: "\n") + "\n")
+        let seconds = Date().timeIntervalSince(start)
+        #expect(!result.timedOut)
+        #expect(result.status == 2, "\(result.stderr)")
+        let records = try AuditTests.records(result.stdout)
+        #expect(records.count == expected.count)
+        for (text, verdict) in expected {
+            let matching = records.filter { $0.input == text }
+            #expect(matching.count == 1, "\(text) appears \(matching.count) times")
+            #expect(matching.first?.verdict == verdict, "#\(expected.firstIndex { $0.0 == text } ?? -1) \(text): \(matching.first?.verdict ?? "missing"), expected \(verdict)")
+        }
+        // Every target's probes run at once and each ends by --timeout (2 s), redirects aside.
+        #expect(seconds < 30, "the audit took \(seconds) s")
+    }
 }
