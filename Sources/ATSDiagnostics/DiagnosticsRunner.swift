@@ -223,7 +223,9 @@ actor LoadCache {
         if let task = tasks[request] { return task }
         byConnection[ConnectionKey(request)] = byConnection[ConnectionKey(request)] ?? request
         let prober = self.prober
-        let task = Task { await prober.probe(request) }
+        // Detached: a Task made inside the actor would inherit its isolation and hold the actor,
+        // which holds the task: a cycle that outlived every run (LeakSanitizer, docs/robustness.md).
+        let task = Task.detached { await prober.probe(request) }
         tasks[request] = task
         return task
     }

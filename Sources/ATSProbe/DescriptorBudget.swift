@@ -13,8 +13,9 @@ import Synchronization
 public final class DescriptorBudget: Sendable {
     public static let shared = DescriptorBudget(slots: DescriptorBudget.slotsAllowedByLimit())
 
-    /// Descriptors kept back for standard streams, input and output files, the runtime.
-    static let reserved = 24
+    /// Descriptors kept back, beyond those already open, for input and output files, the
+    /// trust store's reads, the runtime.
+    static let reserved = 16
     /// Descriptors one probe holds at its peak: its socket and the resolver's socket.
     public static let perProbe = 2
 
@@ -40,8 +41,17 @@ public final class DescriptorBudget: Sendable {
             raised.rlim_cur = min(limit.rlim_max, 1 << 20)
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
-        let usable = Int(clamping: min(limit.rlim_cur, 1 << 20)) - reserved
+        let usable = Int(clamping: min(limit.rlim_cur, 1 << 20)) - openDescriptors() - reserved
         return max(1, min(usable / perProbe, 4096))
+    }
+
+    /// Descriptors open now (inherited ones count against the limit too); 8 when unknown.
+    static func openDescriptors() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 8 }
+        defer { closedir(directory) }
+        var count = 0
+        while readdir(directory) != nil { count += 1 }
+        return max(0, count - 3)  // ".", ".." and the directory's own descriptor
     }
 
     /// Waits for a slot; pair with `release()`.

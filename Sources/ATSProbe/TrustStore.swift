@@ -27,6 +27,9 @@ final class TrustStore: @unchecked Sendable {
         OpenSSLErrors.clear()
         guard let store = X509_STORE_new() else { throw ProbeSetupError(path: nil, reason: "cannot create an X509 store") }
         self.store = store
+        // deinit does not run when init throws: free the store on every error path.
+        var finished = false
+        defer { if !finished { X509_STORE_free(store) } }
         var fingerprints = Set<String>()
         if options.useSystemTrustStore { _ = X509_STORE_set_default_paths(store) }
         OpenSSLErrors.clear()
@@ -67,6 +70,7 @@ final class TrustStore: @unchecked Sendable {
             }
         }
         userAnchorFingerprints = fingerprints
+        finished = true
     }
 
     /// The certificate that issued `leaf`: a served one when it did (borrowed), else one from
