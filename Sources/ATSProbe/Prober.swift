@@ -35,7 +35,7 @@ public final class Prober: Sendable {
 
     /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
-        // A socket must be to be had before the clock starts (DescriptorBudget).
+        // Wait for a descriptor slot before the clock starts (DescriptorBudget).
         await DescriptorBudget.shared.acquire()
         defer { DescriptorBudget.shared.release() }
         // The deadline starts now: building a context or starting a thread counts against it.
