@@ -226,7 +226,7 @@ import Testing
         try hostile(.resetAfterClientHello, "unreachable")
         try hostile(.silent, "unreachable")
         try good()
-        try tls(TLSServerConfiguration(identity: identity, http: .trickle(Array("HTTP/1.1 200 OK\r\n\r\n".utf8), intervalMilliseconds: 300)), "no-exception")
+        try tls(TLSServerConfiguration(identity: identity, http: .trickle(Array("HTTP/1.1 200 OK\r\n\r\n".utf8), intervalMilliseconds: Int(300 * Self.scale))), "no-exception")
         try tls(TLSServerConfiguration(identity: identity, http: .endlessHeaders), "no-exception")
         try tls(TLSServerConfiguration(identity: identity, http: .endlessBody), "pass")
         try tls(TLSServerConfiguration(identity: identity, http: .raw(injection)), "pass")
