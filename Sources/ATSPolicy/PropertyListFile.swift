@@ -32,9 +32,8 @@ public enum PropertyListFile {
     /// Parses property-list bytes; `path` only names the source in errors.
     public static func parse(_ data: Data, path: String) throws(PropertyListError) -> PropertyListDocument {
         // The XML reader recurses once per level before our own depth check can run, so a
-        // hostile file nested 100,000 deep would overflow the stack: count levels first. The
-        // margin is <plist> and the innermost value element around maximumDepth containers.
-        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListNode.maximumDepth + 2 {
+        // hostile file nested 100,000 deep would overflow the stack: count levels first.
+        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListNode.maximumDepth {
             throw PropertyListError(path: path, problem: .notAPropertyList)
         }
         var detected = PropertyListDecoder.PropertyListFormat.openStep
@@ -77,9 +76,9 @@ public enum PropertyListFile {
         }
     }
 
-    /// The deepest element nesting in XML text, never less than the reader will nest: comments,
-    /// CDATA sections and processing instructions are skipped whole (a `</array>` inside them
-    /// closes nothing), and every element counts, not only <array> and <dict>. Where the
+    /// The deepest nesting of <array> and <dict> elements (the reader's only recursion) in XML
+    /// text, never less than the reader will nest: comments, CDATA sections and processing
+    /// instructions are skipped whole (a `</array>` inside them closes nothing). Where the
     /// reader's reading is unknown the count errs high: a tag ends at its first `>` (quotes or
     /// not), a tag holding a quote is never taken as self-closing, depth never goes below zero,
     /// and a DOCTYPE's internal subset is scanned like content. One pass, no allocation.
@@ -102,6 +101,18 @@ public enum PropertyListFile {
                 }
                 return count
             }
+            /// True when a container's name starts at `start`: "array" or "dict", then a byte
+            /// that ends a name (so <arrayish> is not one).
+            func container(at start: Int) -> Bool {
+                for name: StaticString in ["array", "dict"] where matches(name, at: start) {
+                    let next = start + name.utf8CodeUnitCount
+                    guard next < count else { return false }
+                    let byte = bytes[next]
+                    return byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ")
+                        || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                }
+                return false
+            }
             var depth = 0, deepest = 0, index = 0
             while index < count {
                 guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
@@ -112,14 +123,14 @@ public enum PropertyListFile {
                 } else if matches("<?", at: index) {
                     index = skip(past: "?>", from: index + 2)
                 } else if matches("<!", at: index) || matches("</", at: index) {
-                    if bytes[index + 1] == UInt8(ascii: "/") { depth = max(depth - 1, 0) }
+                    if bytes[index + 1] == UInt8(ascii: "/"), container(at: index + 2) { depth = max(depth - 1, 0) }
                     index = skip(past: ">", from: index + 2)
                 } else {
                     let end = skip(past: ">", from: index + 1)
                     let tag = bytes[index..<end]
                     let selfClosing = end - index >= 3 && end <= count && bytes[end - 1] == UInt8(ascii: ">")
                         && bytes[end - 2] == UInt8(ascii: "/") && !tag.contains(UInt8(ascii: "\"")) && !tag.contains(UInt8(ascii: "'"))
-                    if !selfClosing {
+                    if !selfClosing, container(at: index + 1) {
                         depth += 1
                         deepest = max(deepest, depth)
                     }
