@@ -63,6 +63,16 @@ public struct DiagnosticsReport: Sendable {
     /// test completed a handshake: it shows what the server would choose.
     public var widestProbe: ProbeResult?
 
+    /// The first probe that failed because this machine ran out of descriptors, memory or
+    /// threads. When set, the report says nothing about the server: callers retry or exit 70.
+    public var localFailure: ProbeFailure? {
+        for hop in tests.lazy.flatMap(\.hops) {
+            if case .failure(let failure)? = hop.result, failure.kind == .localResources { return failure }
+        }
+        if case .failure(let failure)? = widestProbe, failure.kind == .localResources { return failure }
+        return nil
+    }
+
     /// The default ATS connection (the first test).
     public var defaultPasses: Bool { tests.first?.verdict.passed ?? false }
 

@@ -290,34 +290,10 @@ actor LoadCache {
         if let task = tasks[request] { return task }
         byConnection[ConnectionKey(request)] = byConnection[ConnectionKey(request)] ?? request
         let prober = self.prober
-        let task = Task { await prober.probe(request) }
+        // Detached: a Task made inside the actor would inherit its isolation and hold the actor,
+        // which holds the task: a cycle that outlived every run (LeakSanitizer, docs/robustness.md).
+        let task = Task.detached { await prober.probe(request) }
         tasks[request] = task
         return task
-    }
-}
-
-/// Location headers: absolute or relative to the current URL; bounded and parsed as targets.
-enum Redirects {
-    static func resolve(_ location: String, from current: Target) -> Target? {
-        guard location.utf8.count <= 2048 else { return nil }
-        if location.contains("://") {
-            var next = try? Target(parsing: location)
-            if next?.host == current.host && next?.port == current.port {
-                next?.connectAddress = current.connectAddress
-                next?.connectPort = current.connectPort
-            }
-            return next
-        }
-        var next = current
-        if location.hasPrefix("//") {
-            return try? Target(parsing: current.scheme.rawValue + ":" + location)
-        } else if location.hasPrefix("/") {
-            next.path = location
-        } else {
-            let base = current.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
-            let directory = base.hasSuffix("/") ? base : String(base[...(base.lastIndex(of: "/") ?? base.startIndex)])
-            next.path = (directory.hasPrefix("/") ? directory : "/" + directory) + location
-        }
-        return next
     }
 }

@@ -144,6 +144,13 @@ public enum ATSEvaluator {
             // URLSession reports a task cancelled by its owner as NSURLErrorCancelled (-999).
             return (FailureReason(.handshakeFailed(failure.kind), layer: .connection, "stopped before the load ended" + detail),
                     AppleError(code: AppleError.cancelled, streamErrorCode: 89, streamErrorDomain: 1))
+        case .protocolViolation:
+            return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "the server broke the TLS protocol" + detail),
+                    .ssl(SecureTransportCode.protocolError))
+        case .localResources:
+            // Not the server's doing; callers report it as a local failure before any verdict.
+            return (FailureReason(.handshakeFailed(failure.kind), layer: .connection, "this machine ran out of resources" + detail),
+                    .ssl(SecureTransportCode.protocolError))
         case .other:
             return (FailureReason(.handshakeFailed(failure.kind), layer: .handshake, "handshake failed" + detail),
                     .ssl(SecureTransportCode.protocolError))

@@ -61,41 +61,130 @@ public enum PropertyListFile {
         if let bad = firstNonPropertyListValue(in: root, path: "") {
             throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) is not a property-list value"))
         }
+        // XML 1.0 has no way to write most C0 controls, not even as &#x1B;: the encoder would
+        // write them raw and the file would not be XML. Refuse, naming the key.
+        if format == .xml, let bad = firstStringOutsideXML(in: root, path: "") {
+            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) holds a control character XML cannot carry; write it with --merge-format binary"))
+        }
         do {
             let encoder = PropertyListEncoder()
             encoder.outputFormat = format == .xml ? .xml : .binary
-            return try encoder.encode(PropertyListNode(root))
+            let data = try encoder.encode(PropertyListNode(root))
+            return format == .xml ? escapingInvisibles(data) : data
         } catch {
             throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(error)"))
         }
     }
 
-    /// The deepest nesting of <array> and <dict> elements in XML text (self-closing ones do not
-    /// nest). A rough count, blind to comments; it only has to be right for real plists.
+    /// The deepest nesting of <array> and <dict> elements (the reader's only recursion) in XML
+    /// text, never less than the reader will nest: comments, CDATA sections and processing
+    /// instructions are skipped whole (a `</array>` inside them closes nothing). Where the
+    /// reader's reading is unknown the count errs high: a tag ends at its first `>` (quotes or
+    /// not), a tag holding a quote is never taken as self-closing, depth never goes below zero,
+    /// and a DOCTYPE's internal subset is scanned like content. One pass, no allocation.
     static func xmlNestingDepth(_ data: Data) -> Int {
-        let bytes = [UInt8](data)
-        var depth = 0, deepest = 0, index = 0
-        func names(_ name: StaticString, at start: Int) -> Bool {
-            let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            guard start + name.count < bytes.count, bytes[start..<(start + name.count)].elementsEqual(name) else { return false }
-            let next = bytes[start + name.count]
-            return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == UInt8(ascii: " ")
-                || next == UInt8(ascii: "\t") || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r")
-        }
-        while index < bytes.count {
-            defer { index += 1 }
-            guard bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count else { continue }
-            if bytes[index + 1] == UInt8(ascii: "/") {
-                if names("array", at: index + 2) || names("dict", at: index + 2) { depth -= 1 }
-                continue
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let count = bytes.count
+            func matches(_ pattern: StaticString, at start: Int) -> Bool {
+                let pattern = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
+                guard start + pattern.count <= count else { return false }
+                for offset in 0..<pattern.count where bytes[start + offset] != pattern[offset] { return false }
+                return true
             }
-            guard names("array", at: index + 1) || names("dict", at: index + 1) else { continue }
-            let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) ?? bytes.count - 1
-            if bytes[close - 1] == UInt8(ascii: "/") { continue }  // <array/>, <dict/>
-            depth += 1
-            deepest = max(deepest, depth)
+            /// Index just past the first `terminator` at or after `start`; `count` when none.
+            func skip(past terminator: StaticString, from start: Int) -> Int {
+                var index = start
+                while index < count {
+                    if matches(terminator, at: index) { return index + terminator.utf8CodeUnitCount }
+                    index += 1
+                }
+                return count
+            }
+            /// True when a container's name starts at `start`: "array" or "dict", then a byte
+            /// that ends a name (so <arrayish> is not one).
+            func container(at start: Int) -> Bool {
+                for name: StaticString in ["array", "dict"] where matches(name, at: start) {
+                    let next = start + name.utf8CodeUnitCount
+                    guard next < count else { return false }
+                    let byte = bytes[next]
+                    return byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte == UInt8(ascii: " ")
+                        || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+                }
+                return false
+            }
+            var depth = 0, deepest = 0, index = 0
+            while index < count {
+                guard bytes[index] == UInt8(ascii: "<") else { index += 1; continue }
+                if matches("<!--", at: index) {
+                    index = skip(past: "-->", from: index + 4)
+                } else if matches("<![CDATA[", at: index) {
+                    index = skip(past: "]]>", from: index + 9)
+                } else if matches("<?", at: index) {
+                    index = skip(past: "?>", from: index + 2)
+                } else if matches("<!", at: index) || matches("</", at: index) {
+                    if bytes[index + 1] == UInt8(ascii: "/"), container(at: index + 2) { depth = max(depth - 1, 0) }
+                    index = skip(past: ">", from: index + 2)
+                } else {
+                    let end = skip(past: ">", from: index + 1)
+                    let tag = bytes[index..<end]
+                    let selfClosing = end - index >= 3 && end <= count && bytes[end - 1] == UInt8(ascii: ">")
+                        && bytes[end - 2] == UInt8(ascii: "/") && !tag.contains(UInt8(ascii: "\"")) && !tag.contains(UInt8(ascii: "'"))
+                    if !selfClosing, container(at: index + 1) {
+                        depth += 1
+                        deepest = max(deepest, depth)
+                    }
+                    index = end
+                }
+            }
+            return deepest
         }
-        return deepest
+    }
+
+    /// True for the scalars XML 1.0 cannot carry at all (section 2.2, Char): C0 controls other
+    /// than tab, LF and CR, and U+FFFE/U+FFFF.
+    static func isOutsideXML(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar.value != 0x09 && scalar.value != 0x0A && scalar.value != 0x0D)
+            || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+    }
+
+    /// The first key or string (as "'path'", escaped) holding a scalar XML cannot carry.
+    private static func firstStringOutsideXML(in value: Any, path: String) -> String? {
+        func named(_ path: String) -> String { "'\(UntrustedText.escape(path.isEmpty ? "<root>" : path, limit: 200))'" }
+        if let string = value as? String {
+            return string.unicodeScalars.contains(where: isOutsideXML) ? named(path) : nil
+        }
+        if let dictionary = value as? [String: Any] {
+            for key in dictionary.keys.sorted() {
+                let child = path.isEmpty ? key : path + "." + key
+                if key.unicodeScalars.contains(where: isOutsideXML) { return named(child) }
+                if let bad = firstStringOutsideXML(in: dictionary[key]!, path: child) { return bad }
+            }
+        }
+        if let array = value as? [Any] {
+            for (index, element) in array.enumerated() {
+                if let bad = firstStringOutsideXML(in: element, path: "\(path)[\(index)]") { return bad }
+            }
+        }
+        return nil
+    }
+
+    /// The encoder's XML with C1 controls, DEL and bidi or line/paragraph separators written as
+    /// character references: the same value, but nothing that reorders or hides text on a
+    /// terminal or in an editor. The markup is ASCII, so such scalars only occur in text.
+    static func escapingInvisibles(_ data: Data) -> Data {
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: UntrustedText.isInvisibleOrControl) else { return data }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 64)
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x7F, UntrustedText.isInvisibleOrControl(scalar) {
+                out += "&#x\(String(scalar.value, radix: 16, uppercase: true));"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return Data(out.utf8)
     }
 
     private static func firstNonPropertyListValue(in value: Any, path: String) -> String? {
@@ -126,6 +215,7 @@ public enum PropertyListFile {
             switch error {
             case .tooLarge: throw PropertyListError(path: path, problem: .unreadable(reason: "larger than \(maximumSize) bytes"))
             case .system(let code): throw PropertyListError(path: path, problem: .unreadable(reason: describe(errno: code)))
+            case .notAFile: throw PropertyListError(path: path, problem: .unreadable(reason: error.reason))
             }
         }
     }

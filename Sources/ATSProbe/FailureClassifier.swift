@@ -24,6 +24,15 @@ enum FailureClassifier {
         SSL_R_NO_SUITABLE_KEY_SHARE, SSL_R_WRONG_SIGNATURE_LENGTH, SSL_R_NO_SUITABLE_SIGNATURE_ALGORITHM,
     ]
 
+    /// The server spoke TLS and then broke it (RFC 8446 limits, OpenSSL's bounds on what it
+    /// accepts): a verdict about the server, not an unreachable host.
+    static let violationReasons: Set<Int32> = [
+        SSL_R_EXCESSIVE_MESSAGE_SIZE, SSL_R_TOO_MANY_WARN_ALERTS, SSL_R_UNEXPECTED_MESSAGE, SSL_R_LENGTH_MISMATCH,
+        SSL_R_BAD_LENGTH, SSL_R_LENGTH_TOO_SHORT, SSL_R_CERT_LENGTH_MISMATCH, SSL_R_UNEXPECTED_RECORD,
+        SSL_R_BAD_HANDSHAKE_STATE, SSL_R_BAD_PACKET, SSL_R_RECORD_TOO_SMALL, SSL_R_BAD_EXTENSION,
+        SSL_R_NO_RENEGOTIATION, SSL_R_TOO_MANY_KEY_UPDATES, SSL_R_DATA_LENGTH_TOO_LONG,
+    ]
+
     static func classify(session: TLSSession, code: Int32, errors: [OpenSSLErrorEntry], elapsed: Double) -> ProbeFailure {
         let detail = describe(session: session, errors: errors)
         func failure(_ kind: ProbeFailure.Kind, _ alert: TLSAlert? = nil) -> ProbeFailure {
@@ -45,6 +54,7 @@ enum FailureClassifier {
         if sslReasons.contains(where: protocolReasons.contains) { return failure(.noSharedProtocol) }
         if sslReasons.contains(where: cipherReasons.contains) { return failure(.noSharedCipher) }
         if sslReasons.contains(where: clientRejectReasons.contains) { return failure(.clientRejected) }
+        if sslReasons.contains(where: violationReasons.contains) { return failure(.protocolViolation) }
         if session.peerReset { return failure(.resetDuringHandshake) }
         if session.peerClosed || sslReasons.contains(SSL_R_UNEXPECTED_EOF_WHILE_READING) {
             return failure(.closedDuringHandshake)

@@ -12,7 +12,10 @@ enum HTTPHead {
     static func request(for target: Target) -> String {
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         let hostHeader = target.port == 443 ? host : "\(host):\(target.port)"
-        return "GET \(target.path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: atsprobe\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+        // The path may come from a Location header: no control byte reaches the wire, whatever
+        // path a caller sets (URIReference refuses controls and percent-encodes the rest).
+        let path = URIReference.requestTarget(target.path) ?? "/"
+        return "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: atsprobe\r\nAccept: */*\r\nConnection: close\r\n\r\n"
     }
 
     /// Parses "HTTP/1.1 301 Moved\r\nLocation: ...\r\n\r\n". The text is untrusted and bounded by the caller.

@@ -24,7 +24,12 @@ struct Handshake {
     /// Missing intermediates by caIssuers URL, shared by every probe of the run; nil with --no-aia.
     let fetcher: IssuerFetcher?
 
-    static let chainLimit = 16
+    /// Certificates read from a served chain. OpenSSL already refuses a certificate message
+    /// over 100 KiB (SSL_R_EXCESSIVE_MESSAGE_SIZE, a protocolViolation), which holds a few
+    /// hundred small certificates at most; this bound is far above any real chain, so the
+    /// chain shown and judged is the chain as served. (It was 16: a 51-certificate chain was
+    /// cut, its anchor lost, and judged "untrusted root".)
+    static let chainLimit = 1024
 
     func run() async -> ProbeResult {
         let context: ClientContext
@@ -212,6 +217,11 @@ struct Handshake {
                 if head.isEmpty {
                     let reason = code == SSL_ERROR_ZERO_RETURN || session.peerClosed ? "connection closed" : failureText(session, errors)
                     return HTTPExchange(statusCode: nil, failure: "no response: \(reason)")
+                }
+                // A head trickled past the deadline is a timeout, whatever its first bytes say:
+                // parsing "HTT" would report a malformed status line the server never sent.
+                if session.timedOut {
+                    return HTTPExchange(statusCode: nil, failure: "timed out: response head incomplete after \(head.count) bytes")
                 }
                 return HTTPHead.parse(head, complete: false)
             }

@@ -32,7 +32,7 @@ final class HandshakeLimiter: Sendable {
         return await body()
     }
 
-    private func acquire() async -> Bool {
+    func acquire() async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -60,7 +60,7 @@ final class HandshakeLimiter: Sendable {
         }
     }
 
-    private func release() {
+    func release() {
         let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             if state.waiters.isEmpty {
                 state.available += 1

@@ -53,7 +53,13 @@ public final class Prober: Sendable {
     /// at most `options.maxHandshakesInFlight` at once. Cancelling the calling task ends it at once:
     /// its socket is closed and its slot freed, and the result is a `.cancelled` failure.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
-        // The deadline starts now: waiting for a slot or building a context counts against it.
+        // Wait for a descriptor slot before the clock starts (DescriptorBudget): the process's
+        // open-file limit bounds the sockets of every Prober at once.
+        guard await DescriptorBudget.shared.acquire() else {
+            return .failure(ProbeFailure(kind: .cancelled, detail: "cancelled before it started"))
+        }
+        defer { DescriptorBudget.shared.release() }
+        // The deadline starts now: waiting for a handshake slot or building a context counts against it.
         let clock = Stopwatch()
         let deadline = Deadline(secondsFromNow: request.timeout)
         let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,

@@ -36,8 +36,20 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
         return try await connect(to: interleavedByFamily(addresses), port: port, deadline: deadline)
     }
 
-    /// Happy Eyeballs over `addresses`, in this order.
+    /// Happy Eyeballs over `addresses` as given (tests).
+    static func connect(addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
+        try await connect(to: addresses, port: port, deadline: deadline)
+    }
+
+    /// Happy Eyeballs over `addresses`, in this order, on the engine's threads (a caller on the
+    /// shared pool, busy elsewhere, would see its deadline pass before its attempts ran).
     static func connect(to addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
+        try await withTaskExecutorPreference(EngineExecutor.shared) { () async throws(ProbeFailure) -> TCPConnection in
+            try await happyEyeballs(addresses, port: port, deadline: deadline)
+        }
+    }
+
+    private static func happyEyeballs(_ addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
         guard !addresses.isEmpty else { throw ProbeFailure(kind: .nameNotResolved, detail: "no address to connect to") }
         if addresses.count == 1 { return try await connect(to: addresses[0], port: port, deadline: deadline) }
         typealias Attempt = (index: Int, outcome: Result<TCPConnection, ProbeFailure>?)
@@ -75,14 +87,18 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                 case .failure(let failure)?:
                     running -= 1
                     failures.append(failure)
-                    if failure.kind == .connectTimeout && deadline.hasPassed { group.cancelAll(); return (nil, failures) }
+                    // Out of time, or this machine out of descriptors: no other address can do better.
+                    if (failure.kind == .connectTimeout && deadline.hasPassed) || failure.kind == .localResources {
+                        group.cancelAll()
+                        return (nil, failures)
+                    }
                     if started < addresses.count { startNext() } else if running == 0 { return (nil, failures) }
                 }
             }
             return (nil, failures)
         }
         if let winner { return winner }
-        throw failures.first { $0.kind == .connectTimeout } ?? failures.last
+        throw failures.first { $0.kind == .localResources } ?? failures.first { $0.kind == .connectTimeout } ?? failures.last
             ?? ProbeFailure(kind: .other, detail: "no connection")
     }
 
@@ -117,6 +133,12 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
+            let systemError = errno
+            // EAI_SYSTEM with EMFILE is this machine out of descriptors, not an unknown name.
+            if status == EAI_MEMORY || (status == EAI_SYSTEM && localResourceErrors.contains(systemError)) {
+                let reason = status == EAI_MEMORY ? "out of memory" : String(cString: strerror(systemError))
+                throw ProbeFailure(kind: .localResources, detail: "cannot resolve \(host) here: \(reason)")
+            }
             let reason = String(cString: gai_strerror(status))
             throw ProbeFailure(kind: .nameNotResolved, detail: "\(host): \(reason)")
         }
@@ -175,8 +197,14 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
         return TCPConnection(descriptor: fd, peerAddress: address.text)
     }
 
+    /// errno values that mean this machine, not the peer, is out of something.
+    static let localResourceErrors: Set<Int32> = [EMFILE, ENFILE, ENOMEM, ENOBUFS]
+
     static func failure(errno code: Int32, address: Address, port: Int) -> ProbeFailure {
         let text = "\(address.text) port \(port): \(String(cString: strerror(code)))"
+        if localResourceErrors.contains(code) {
+            return ProbeFailure(kind: .localResources, detail: "cannot connect to \(text) from here")
+        }
         switch code {
         case ECONNREFUSED: return ProbeFailure(kind: .connectionRefused, detail: text)
         case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, EAFNOSUPPORT, ENETDOWN, EHOSTDOWN:

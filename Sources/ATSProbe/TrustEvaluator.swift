@@ -248,7 +248,9 @@ struct TrustEvaluator {
 
         var chain: [OpaquePointer] = []
         if let built = X509_STORE_CTX_get1_chain(context) {
-            for index in 0..<min(CATSProbeShims_sk_X509_num(built), 16) {
+            // The whole built chain (bounded as the served one is): cutting it at 16 lost the
+            // anchor of a longer chain, which then read as a system root.
+            for index in 0..<min(CATSProbeShims_sk_X509_num(built), Int32(Handshake.chainLimit)) {
                 if let cert = CATSProbeShims_sk_X509_value(built, index), X509_up_ref(cert) == 1 { chain.append(cert) }
             }
             CATSProbeShims_sk_X509_pop_free(built)

@@ -27,11 +27,16 @@ final class TrustStore: @unchecked Sendable {
     let userAnchorFingerprints: Set<String>
     static let anchorFileLimit = 4096
     static let anchorLimit = 10_000
+    /// A PEM bundle of every public root is about 250 KB; this bounds a wrong argument.
+    static let anchorBytesLimit = 64 * 1024 * 1024
 
     init(options: ProbeOptions) throws(ProbeSetupError) {
         OpenSSLErrors.clear()
         guard let store = X509_STORE_new() else { throw ProbeSetupError(path: nil, reason: "cannot create an X509 store") }
         self.store = store
+        // deinit does not run when init throws: free the store on every error path.
+        var finished = false
+        defer { if !finished { X509_STORE_free(store) } }
         var fingerprints = Set<String>()
         if options.useSystemTrustStore {
             let other = X509_STORE_new()
@@ -83,11 +88,15 @@ final class TrustStore: @unchecked Sendable {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
                 throw ProbeSetupError(path: directory, reason: "not a readable directory")
             }
+            // Only regular files: a FIFO would block the read forever, a device may never end.
             for name in names.sorted().prefix(TrustStore.anchorFileLimit) where !name.hasPrefix(".") {
-                try add(file: directory.hasSuffix("/") ? directory + name : directory + "/" + name, required: false)
+                let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+                guard BoundedFile.isRegularFile(path) else { continue }
+                try add(file: path, required: false)
             }
         }
         userAnchorFingerprints = fingerprints
+        finished = true
     }
 
     /// The certificate that issued `leaf`: a served one when it did (borrowed), else one from
@@ -117,13 +126,22 @@ final class TrustStore: @unchecked Sendable {
     }
 
     /// Every certificate in a PEM file (owned by the caller). Unreadable files throw when required.
+    /// Read through BoundedFile, not BIO_new_file: fopen on a FIFO blocks with no deadline, and
+    /// a device (`--ca-file /dev/zero`) never ends.
     static func readPEMCertificates(path: String, required: Bool) throws(ProbeSetupError) -> [OpaquePointer] {
-        guard let bio = BIO_new_file(path, "r") else {
-            OpenSSLErrors.clear()
+        let bytes: [UInt8]
+        do {
+            bytes = try BoundedFile.read(path, limit: anchorBytesLimit, allowPipes: required)
+        } catch {
             if !required { return [] }
-            throw ProbeSetupError(path: path, reason: "cannot read file (\(String(cString: strerror(errno))))")
+            throw ProbeSetupError(path: path, reason: "cannot read file (\(error.reason))")
         }
+        // A memory BIO holding its own copy (BIO_new_mem_buf would borrow the array's storage).
+        guard let bio = BIO_new(BIO_s_mem()) else { throw ProbeSetupError(path: path, reason: "cannot read file (out of memory)") }
         defer { BIO_free(bio) }
+        if !bytes.isEmpty, bytes.withUnsafeBytes({ BIO_write(bio, $0.baseAddress, Int32($0.count)) }) != Int32(bytes.count) {
+            throw ProbeSetupError(path: path, reason: "cannot read file (out of memory)")
+        }
         var certificates: [OpaquePointer] = []
         while certificates.count < anchorLimit, let cert = PEM_read_bio_X509(bio, nil, nil, nil) {
             certificates.append(cert)

@@ -10,6 +10,18 @@ public indirect enum HTTPBehavior: Sendable {
     case noResponse
     /// Behaviour by request path (query ignored when no exact match); unmatched paths get 404.
     case perPath([String: HTTPBehavior])
+    /// These bytes as the whole response, as they are (a Location holding CR LF, a bad head).
+    case raw([UInt8])
+    /// These bytes one at a time, `intervalMilliseconds` apart (a head trickled past a deadline).
+    case trickle([UInt8], intervalMilliseconds: Int)
+    /// A status line, then header lines without end (until the client leaves, at most 8 MiB).
+    case endlessHeaders
+    /// A complete head, then a body without end (until the client leaves, at most 8 MiB).
+    case endlessBody
+    /// Ask for a renegotiation (TLS 1.2 HelloRequest) before answering like `then`.
+    case renegotiate(then: HTTPBehavior)
+    /// Reset the connection (RST) instead of answering.
+    case reset
 
     /// The behaviour for one request path, with `perPath` resolved (nested tables resolve again).
     func resolved(for path: String) -> HTTPBehavior {
@@ -25,7 +37,7 @@ public indirect enum HTTPBehavior: Sendable {
         case .ok: (200, [])
         case .redirect(let location): (301, [("Location", location)])
         case .status(let code): (code, [])
-        case .noResponse, .perPath: (0, [])
+        case .noResponse, .perPath, .raw, .trickle, .endlessHeaders, .endlessBody, .renegotiate, .reset: (0, [])
         }
         guard status > 0 else { return nil }
         let reason = Self.reasonPhrases[status] ?? "Status"

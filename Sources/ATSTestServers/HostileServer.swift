@@ -21,6 +21,13 @@ public enum HostileBehavior: Sendable, Hashable {
     case closeAfterClientHello
     /// Read the ClientHello, answer with a fatal alert record of this code, close.
     case tlsAlert(UInt8)
+    /// Read the ClientHello, then send this many warning alerts (user_canceled) and nothing else.
+    case warningAlerts(Int)
+    /// Read the ClientHello, then send a handshake record one byte every `intervalMilliseconds`
+    /// (a slowloris handshake: always progressing, never done).
+    case slowHandshake(intervalMilliseconds: Int)
+    /// Read the ClientHello, then reset (RST).
+    case resetAfterClientHello
 }
 
 /// A loopback server that misbehaves on purpose, one thread per connection.
@@ -82,6 +89,22 @@ public final class HostileServer: Sendable {
         case .closeAfterClientHello:
             _ = readRecord(fd)
             closeGracefully(fd)
+        case .warningAlerts(let count):
+            _ = readRecord(fd)
+            for _ in 0..<count { sendAll(fd, [0x15, 0x03, 0x03, 0x00, 0x02, 0x01, 90]) }  // warning, user_canceled
+            closeGracefully(fd)
+        case .slowHandshake(let interval):
+            _ = readRecord(fd)
+            // A ServerHello record header announcing 16 KiB, then its body a byte at a time.
+            let record: [UInt8] = [0x16, 0x03, 0x03, 0x40, 0x00, 0x02] + [UInt8](repeating: 0, count: 16 * 1024)
+            for byte in record where !connection.isStopped() {
+                guard send(fd, [byte], 1, Int32(MSG_NOSIGNAL)) == 1 else { return }
+                usleep(useconds_t(interval * 1000))
+            }
+        case .resetAfterClientHello:
+            _ = readRecord(fd)
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
         case .tlsAlert(let description):
             _ = readRecord(fd)
             sendAll(fd, [0x15, 0x03, 0x01, 0x00, 0x02, 0x02, description])  // alert record: fatal, description

@@ -49,6 +49,10 @@ final class ServerContext: @unchecked Sendable {
         SSL_CTX_set_security_level(pointer, 0)
         let noCompression: UInt64 = 1 << 17  // SSL_OP_NO_COMPRESSION; the macro does not import
         SSL_CTX_set_options(pointer, noCompression)
+        if configuration.requestClientCertificate {
+            // CertificateRequest in the handshake; a client without a certificate may go on.
+            SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, { _, _ in 1 })
+        }
         try check("setting the minimum version") {
             CATSProbeShims_SSL_CTX_set_min_proto_version(pointer, Int32(configuration.minVersion.rawValue))
         }

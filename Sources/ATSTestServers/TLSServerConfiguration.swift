@@ -33,6 +33,8 @@ public struct TLSServerConfiguration: Sendable {
     public var http2Fault: HTTP2Fault?
     /// "127.0.0.1" or "::1".
     public var bindAddress: String
+    /// Send a CertificateRequest (the handshake goes on without a client certificate).
+    public var requestClientCertificate = false
 
     public init(identity: TestIdentity,
                 minVersion: TLSVersion = .tls10,

@@ -83,6 +83,25 @@ public final class TestPKI: Sendable {
         return bytes
     }
 
+    /// A leaf under a ladder of `depth` intermediates from the root (root -> 1 -> ... -> depth ->
+    /// leaf), served as leaf + every intermediate: a valid chain of depth + 1 certificates.
+    public func issueUnderLadder(depth: Int, _ spec: CertificateSpec) throws -> TestIdentity {
+        var signer = Signer(certificate: try Certificate(pem: root.certificatePEM), key: try PrivateKey(pem: root.privateKeyPEM))
+        var ladder: [String] = []
+        for step in 1...max(1, depth) {
+            let authoritySpec = CertificateSpec(commonName: "atsprobe Test Ladder \(step)", dnsNames: [], ipAddresses: [],
+                                                key: .ec(curve: .p256), notBefore: Date(timeIntervalSince1970: 946_684_800),
+                                                notAfter: Date(timeIntervalSinceNow: 20 * 365 * 86_400), extendedKeyUsage: nil)
+            let key = try authoritySpec.key.generate()
+            let certificate = try CertificateBuilder(spec: authoritySpec, role: .authority, subjectKey: key, signer: signer).build()
+            ladder.insert(try certificate.pem, at: 0)
+            signer = Signer(certificate: certificate, key: key)
+        }
+        let key = try spec.key.generate()
+        let certificate = try CertificateBuilder(spec: spec, role: .leaf, subjectKey: key, signer: signer).build()
+        return try TestIdentity(certificate: certificate, key: key, chainPEM: ladder)
+    }
+
     /// A self-signed leaf (CA:FALSE), trusted by nothing.
     public static func selfSigned(_ spec: CertificateSpec) throws -> TestIdentity {
         let key = try spec.key.generate()

@@ -6,6 +6,7 @@ internal import COpenSSL
 public final class TestTLSServer: Sendable {
     private let listener: LoopbackListener
     private let handshakes: Locked<Int>
+    private let heads: Locked<[String]>
 
     public var port: Int { listener.port }
     /// The bind address.
@@ -14,21 +15,25 @@ public final class TestTLSServer: Sendable {
     public var acceptedConnections: Int { listener.acceptedConnections }
     /// TLS handshakes that completed on the server side.
     public var completedHandshakes: Int { handshakes.current }
+    /// Every request head received, as text, in arrival order: what reached the wire.
+    public var requestHeads: [String] { heads.current }
 
-    private init(listener: LoopbackListener, handshakes: Locked<Int>) {
+    private init(listener: LoopbackListener, handshakes: Locked<Int>, heads: Locked<[String]>) {
         self.listener = listener
         self.handshakes = handshakes
+        self.heads = heads
     }
 
     public static func start(_ configuration: TLSServerConfiguration) throws -> TestTLSServer {
         let context = try ServerContext(configuration)
         let handshakes = Locked(0)
+        let heads = Locked<[String]>([])
         let http = configuration.http
         let fault = configuration.http2Fault
         let listener = try LoopbackListener(bindAddress: configuration.bindAddress) { connection in
-            serve(connection, context: context, http: http, fault: fault, handshakes: handshakes)
+            serve(connection, context: context, http: http, fault: fault, handshakes: handshakes, heads: heads)
         }
-        return TestTLSServer(listener: listener, handshakes: handshakes)
+        return TestTLSServer(listener: listener, handshakes: handshakes, heads: heads)
     }
 
     /// Idempotent; closes the listener and every open connection and waits (bounded) for their threads.
@@ -37,7 +42,7 @@ public final class TestTLSServer: Sendable {
     deinit { stop() }
 
     private static func serve(_ connection: LoopbackListener.Connection, context: ServerContext,
-                              http: HTTPBehavior, fault: HTTP2Fault?, handshakes: Locked<Int>) {
+                              http: HTTPBehavior, fault: HTTP2Fault?, handshakes: Locked<Int>, heads: Locked<[String]>) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.pointer) else { return }
         defer {
@@ -71,24 +76,77 @@ public final class TestTLSServer: Sendable {
             _ = SSL_shutdown(ssl)
             return
         }
-        guard let path = readRequestPath(ssl, isStopped: connection.isStopped),
-              let response = http.resolved(for: path).response() else { return }
-        response.withUnsafeBytes { raw in
-            var written = 0
-            // Bounded: each write either makes progress or fails (socket send timeout).
-            while written < raw.count {
-                let count = SSL_write(ssl, raw.baseAddress! + written, Int32(raw.count - written))
-                guard count > 0 else { return }
-                written += Int(count)
+        guard let (path, head) = readRequestPath(ssl, isStopped: connection.isStopped) else { return }
+        heads.withLock { $0.append(head) }
+        answer(http.resolved(for: path), ssl: ssl, connection: connection)
+    }
+
+    private static func answer(_ behavior: HTTPBehavior, ssl: OpaquePointer, connection: LoopbackListener.Connection) {
+        /// Bounded: each write either makes progress or fails (socket send timeout).
+        func write(_ bytes: [UInt8]) -> Bool {
+            bytes.withUnsafeBytes { raw in
+                var written = 0
+                while written < raw.count {
+                    let count = SSL_write(ssl, raw.baseAddress! + written, Int32(raw.count - written))
+                    guard count > 0 else { return false }
+                    written += Int(count)
+                }
+                return true
             }
+        }
+        let endlessLimit = 8 << 20
+        switch behavior {
+        case .raw(let bytes):
+            _ = write(bytes)
+        case .trickle(let bytes, let interval):
+            for byte in bytes where !connection.isStopped() {
+                guard write([byte]) else { return }
+                usleep(useconds_t(interval * 1000))
+            }
+        case .endlessHeaders:
+            guard write(Array("HTTP/1.1 200 OK\r\n".utf8)) else { return }
+            let line = Array("X-Filler: \(String(repeating: "a", count: 1000))\r\n".utf8)
+            for _ in 0..<(endlessLimit / line.count) where !connection.isStopped() {
+                guard write(line) else { return }
+            }
+        case .endlessBody:
+            guard write(Array("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n".utf8)) else { return }
+            let chunk = [UInt8](repeating: 0x61, count: 16 * 1024)
+            for _ in 0..<(endlessLimit / chunk.count) where !connection.isStopped() {
+                guard write(chunk) else { return }
+            }
+        case .renegotiate(let then):
+            // TLS 1.2 only (1.3 has no renegotiation); the request comes with the write.
+            _ = SSL_renegotiate(ssl)
+            _ = SSL_do_handshake(ssl)
+            answer(then, ssl: ssl, connection: connection)
+            return
+        case .reset:
+            var linger = linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+            return
+        default:
+            guard let response = behavior.response() else { return }
+            _ = write(response)
         }
         _ = SSL_shutdown(ssl)
     }
 
-    /// Reads an HTTP request head (at most 16 KiB) and returns the request-target, or nil.
-    private static func readRequestPath(_ ssl: OpaquePointer, isStopped: () -> Bool) -> String? {
-        RequestHead.readPath(isStopped: isStopped) { buffer in
-            Int(buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) })
+    /// Reads an HTTP request head (at most 16 KiB) and returns the request-target and the head.
+    private static func readRequestPath(_ ssl: OpaquePointer, isStopped: () -> Bool) -> (String, String)? {
+        let limit = 16 * 1024
+        var head: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let terminator: [UInt8] = Array("\r\n\r\n".utf8)
+        while head.count < limit, !isStopped() {
+            let count = SSL_read(ssl, &chunk, Int32(chunk.count))
+            guard count > 0 else { return nil }
+            head += chunk.prefix(Int(count))
+            if head.firstRange(of: terminator) != nil { break }
         }
+        let text = String(decoding: head, as: UTF8.self)
+        guard let requestLine = text.split(separator: "\r\n").first else { return nil }
+        let parts = requestLine.split(separator: " ")
+        return parts.count >= 2 ? (String(parts[1]), text) : nil
     }
 }

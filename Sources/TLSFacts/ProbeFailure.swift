@@ -21,6 +21,12 @@ public struct ProbeFailure: Error, Hashable, Sendable, Codable, CustomStringConv
         /// The probe was stopped before it ended (its audit target's deadline passed, or the run
         /// was interrupted): not the server's doing.
         case cancelled
+        /// The server spoke TLS but broke it: a certificate list past the client's bound, a flood
+        /// of warning alerts, a malformed message. It answered, and it fails.
+        case protocolViolation
+        /// This machine ran out of something (descriptors, memory, threads): not the server's
+        /// fault, and no verdict about it may be drawn.
+        case localResources
         case other
     }
 
@@ -84,6 +90,6 @@ extension ProbeFailure {
     /// True when the peer answered in TLS (an alert, or a choice the client refused): the host is
     /// reachable and speaks TLS, it just would not agree.
     public var spokeTLS: Bool {
-        [.tlsAlert, .noSharedProtocol, .noSharedCipher, .clientRejected].contains(kind)
+        [.tlsAlert, .noSharedProtocol, .noSharedCipher, .clientRejected, .protocolViolation].contains(kind)
     }
 }

@@ -72,7 +72,7 @@ extension Target {
         let text = input.trimmingWhitespace()
         guard !text.isEmpty else { throw fail("empty target") }
         guard text.utf8.count <= 2048 else { throw fail("longer than 2048 bytes") }
-        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !text.unicodeScalars.contains(where: URIReference.isControl) else {
             throw fail("contains a control character")
         }
 
@@ -81,7 +81,7 @@ extension Target {
         if let range = text.firstRange(of: "://") {
             let name = text[..<range.lowerBound].lowercased()
             guard let s = Scheme(rawValue: name) else {
-                throw fail(name.isEmpty ? "missing scheme before ://" : "unsupported scheme '\(name)' (use https or http)")
+                throw fail(name.isEmpty ? "missing scheme before ://" : "unsupported scheme '\(UntrustedText.escape(name, limit: 40))' (use https or http)")
             }
             scheme = s
             rest = text[range.upperBound...]
@@ -112,7 +112,7 @@ extension Target {
                 portPart = after.dropFirst()
             }
             var v6 = in6_addr()
-            guard inet_pton(AF_INET6, String(hostPart), &v6) == 1 else { throw fail("'\(hostPart)' is not an IPv6 address") }
+            guard inet_pton(AF_INET6, String(hostPart), &v6) == 1 else { throw fail("'\(UntrustedText.escape(String(hostPart), limit: 100))' is not an IPv6 address") }
         } else {
             let colons = rest.filter { $0 == ":" }.count
             if colons == 1, let colon = rest.firstIndex(of: ":") {
@@ -131,7 +131,7 @@ extension Target {
         if let portPart {
             guard !portPart.isEmpty, portPart.allSatisfy(\.isASCII), portPart.allSatisfy(\.isNumber), portPart.count <= 5,
                   let value = Int(portPart), (1...65535).contains(value) else {
-                throw fail("bad port '\(portPart)' (1-65535)")
+                throw fail("bad port '\(UntrustedText.escape(String(portPart), limit: 20))' (1-65535)")
             }
             port = value
         }
@@ -140,9 +140,12 @@ extension Target {
         if Target.isIPAddress(String(hostPart)) {
             host = String(hostPart).lowercased()
         } else {
-            guard let ascii = IDNA.toASCII(String(hostPart)) else { throw fail("'\(hostPart)' is not a valid host name") }
+            guard let ascii = IDNA.toASCII(String(hostPart)) else { throw fail("'\(UntrustedText.escape(String(hostPart), limit: 200))' is not a valid host name") }
             host = ascii
         }
-        self.init(scheme: scheme, host: host, port: port, path: path)
+        // Non-ASCII in the path (a bidi override among it) goes out percent-encoded, as browsers
+        // send it, so the URL echoed in every output is plain ASCII.
+        guard let encodedPath = URIReference.requestTarget(path) else { throw fail("contains a control character") }
+        self.init(scheme: scheme, host: host, port: port, path: encodedPath)
     }
 }

@@ -5,6 +5,15 @@ public enum UntrustedText {
     /// result is at most `limit` characters plus a trailing "…" when cut. Backslashes are left
     /// alone so that escaping is idempotent: text escaped by the policy (reasons) and again by
     /// a renderer reads the same, and no control byte survives either way.
+    /// The scalars `escape` rewrites: C0, DEL, C1, line and paragraph separators, bidi embeddings,
+    /// overrides and isolates. The one list every output channel escapes (text, JSON, plist XML).
+    public static func isInvisibleOrControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
+        default: false
+        }
+    }
+
     public static func escape(_ text: String, limit: Int = 1024) -> String {
         var out = ""
         var count = 0
@@ -14,7 +23,7 @@ public enum UntrustedText {
             case 0x00..<0x20, 0x7F:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += "\\x" + (hex.count == 1 ? "0" + hex : hex)
-            case 0x80..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
+            case 0x80..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C:
                 out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: out.unicodeScalars.append(scalar)
             }

@@ -37,10 +37,17 @@ struct ATSProbeCommand: AsyncParsableCommand {
     static func guarded(_ body: () async throws -> ExitStatus) async throws {
         let status: ExitStatus
         do {
-            status = try await body()
+            let result = try await body()
+            // Results written to standard output are lost if a write failed (a full disk,
+            // /dev/full): say so, and do not exit 0.
+            try FileStream.standardOutput.finish()
+            status = result
         } catch let error as InputError {
             Diagnostics.warn(error.message)
             status = .usage
+        } catch let error as LocalFailure {
+            Diagnostics.warn(UntrustedText.escape(error.message, limit: 1000))
+            status = .internalError
         } catch {
             Diagnostics.warn("internal error: \(error) (please report it)")
             status = .internalError

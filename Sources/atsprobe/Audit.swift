@@ -62,6 +62,7 @@ extension ATSProbeCommand {
 
         private func audit() async throws -> ExitStatus {
             try checkOptions()
+            let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency)
             try connection.check()
             let share = try shard.map(AuditShard.init(parsing:)) ?? .whole
             let source = try AuditInput(arguments: targets, path: input)
@@ -85,6 +86,8 @@ extension ATSProbeCommand {
             } : nil
             defer { ticker?.cancel() }
             var rateLimiter = AuditRateLimiter(perSecond: rate)
+            let interrupts = AuditInterrupts(sink: sink)
+            defer { interrupts.cancel() }
 
             // Targets whose host is at --per-host wait here, not in the task group, so they never
             // hold a --concurrency slot another host could use. Bounded: when it is full, reading
@@ -97,8 +100,16 @@ extension ATSProbeCommand {
                     inFlight += 1
                     group.addTask {
                         await sink.started(item.entry, name: item.target.authority)
-                        let report = await withDeadline(seconds: deadline) { await runner.run(item.target) }
-                        if let report {
+                        var report = await withDeadline(seconds: deadline) { await runner.run(item.target) }
+                        // Out of descriptors or memory here: the server is not to blame. Try
+                        // again once other targets have had time to give theirs back.
+                        for attempt in 1...AuditLimits.localRetries where report?.localFailure != nil {
+                            try? await Task.sleep(for: .milliseconds(200 * attempt))
+                            report = await withDeadline(seconds: deadline) { await runner.run(item.target) }
+                        }
+                        if let failure = report?.localFailure {
+                            await sink.failedLocally(item.entry, target: item.target, failure: failure)
+                        } else if let report {
                             await sink.finished(report, entry: item.entry)
                         } else {
                             await sink.timedOut(TargetReport(item.target), deadline: deadline, entry: item.entry)
@@ -134,13 +145,16 @@ extension ATSProbeCommand {
             }
             ticker?.cancel()
             try await sink.finish()
+            // Targets read before the error have their records; the run still fails (64).
+            if let failure = source.failure { throw failure }
             return await sink.tally.status(failOn: failOn)
         }
 
         private func checkOptions() throws {
             guard concurrency >= 1, concurrency <= 4096 else { throw InputError("--concurrency must be between 1 and 4096, got \(concurrency)") }
             guard perHost >= 1 else { throw InputError("--per-host must be at least 1, got \(perHost)") }
-            if let rate, !(rate > 0 && rate <= 100_000) { throw InputError("--rate must be above 0 and at most 100000, got \(rate)") }
+            // The floor keeps 1/rate a representable Duration (1e-10 trapped converting to Int64).
+            if let rate, !(rate >= 0.001 && rate <= 100_000) { throw InputError("--rate must be between 0.001 and 100000 per second, got \(rate)") }
             guard deadline > 0, deadline <= 86_400 else { throw InputError("--deadline must be between 0 and 86400 seconds, got \(deadline)") }
             guard input != nil || !targets.isEmpty else { throw InputError("give targets as arguments or with --input FILE (- for standard input)") }
         }

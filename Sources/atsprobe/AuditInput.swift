@@ -35,6 +35,9 @@ final class AuditInput: @unchecked Sendable {
     private var atEnd = false
     private var lineNumber = 0
     private var position = 0
+    private let path: String?
+    /// Set when reading the input failed (EIO, ...): the run ends with exit 64 naming it.
+    private(set) var failure: InputError?
 
     /// `path` "-" is standard input; nil reads the arguments only.
     init(arguments: [String], path: String?) throws {
@@ -43,12 +46,15 @@ final class AuditInput: @unchecked Sendable {
         case nil: descriptor = nil
         case "-": descriptor = STDIN_FILENO
         case let path?:
-            let opened = open(path, O_RDONLY | O_CLOEXEC)
-            guard opened >= 0 else {
-                throw InputError("cannot read '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError())")
+            // A regular file or a pipe (`--input <(...)`); a directory or device is refused here,
+            // before any target runs, as `diagnose --input` refuses it.
+            do {
+                descriptor = try BoundedFile.open(path, allowPipes: true)
+            } catch {
+                throw InputError("cannot read --input '\(UntrustedText.escape(path, limit: 400))': \(error.reason)")
             }
-            descriptor = opened
         }
+        self.path = path
         ownsDescriptor = path != nil && path != "-"
     }
 
@@ -62,7 +68,9 @@ final class AuditInput: @unchecked Sendable {
             position += 1
             return AuditEntry(line: nil, position: position, text: argument, defect: nil)
         }
-        while let (number, bytes, tooLong) = await nextLine() {
+        while let (number, rawBytes, tooLong) = await nextLine() {
+            // A byte-order mark (Windows editors write one) is not part of the first target.
+            let bytes = number == 1 && rawBytes.starts(with: Self.byteOrderMark) ? rawBytes.dropFirst(3) : rawBytes
             var text = String(decoding: bytes, as: UTF8.self)
             text = text.trimmingWhitespace()
             if !tooLong && (text.isEmpty || text.hasPrefix("#")) { continue }
@@ -74,16 +82,22 @@ final class AuditInput: @unchecked Sendable {
         return nil
     }
 
+    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     /// Whatever read(2) returns, up to 64 KiB: a pipe gives what has arrived (so lines typed or
-    /// piped slowly are audited at once), a file its next chunk. Empty at the end or on error.
-    static func read(_ fd: Int32) -> [UInt8] {
+    /// piped slowly are audited at once), a file its next chunk. Empty at the end; the errno
+    /// on a read error, which is never taken for the end of the input.
+    static func read(_ fd: Int32) -> Result<[UInt8], Int32Error> {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            return count > 0 ? Array(chunk[..<count]) : []
+            if count < 0 { return .failure(Int32Error(code: errno)) }
+            return .success(Array(chunk[..<count]))
         }
     }
+
+    struct Int32Error: Error { let code: Int32 }
 
     /// The next raw line and whether it was cut short. Reads happen on a private queue so a
     /// slow pipe never blocks Swift's cooperative threads.
@@ -111,7 +125,16 @@ final class AuditInput: @unchecked Sendable {
             let chunk = await withCheckedContinuation { continuation in
                 queue.async { continuation.resume(returning: Self.read(descriptor)) }
             }
-            if chunk.isEmpty { atEnd = true } else { buffer.append(contentsOf: chunk) }
+            switch chunk {
+            case .success(let bytes) where bytes.isEmpty: atEnd = true
+            case .success(let bytes): buffer.append(contentsOf: bytes)
+            case .failure(let error):
+                let name = path == "-" ? "standard input" : "--input '\(UntrustedText.escape(path ?? "", limit: 400))'"
+                failure = InputError("cannot read \(name): \(FileStream.systemError(error.code))")
+                atEnd = true
+                buffer.removeAll()
+                return nil
+            }
         }
     }
 }
@@ -121,12 +144,12 @@ extension AuditInput {
     /// in one streaming pass. Unknown for standard input.
     static func expectedCount(arguments: [String], path: String?) -> Int? {
         guard let path, path != "-" else { return path == nil ? arguments.count : nil }
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return nil }
+        // Only a regular file can be read twice; a pipe's lines are for the audit.
+        guard BoundedFile.isRegularFile(path), let file = try? BoundedFile.open(path, allowPipes: false) else { return nil }
         defer { close(file) }
         var lines = arguments.count
         while true {
-            let chunk = read(file)
+            guard case .success(let chunk) = read(file) else { return nil }
             if chunk.isEmpty { return lines }
             lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         }

@@ -4,6 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 import ATSProbe
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import TLSFacts
 
 /// Targets waiting for their host's --per-host slot, in input order, and the count in flight
@@ -44,13 +48,31 @@ struct AuditParking {
     }
 }
 
+enum AuditLimits {
+    /// Runs of one target after this machine ran out of resources, before it is reported (exit 70).
+    static let localRetries = 3
+    /// Probes one target runs at once, about: its distinct first-hop offers start together.
+    static let probesPerTarget = 4
+
+    /// --concurrency, capped by what the open-file limit (`ulimit -n`) allows, with a warning
+    /// when it is cut. Past the cap targets would only queue for sockets (DescriptorBudget)
+    /// while their --deadline runs.
+    static func concurrencyAllowed(asked: Int, budget: DescriptorBudget = .shared) -> Int {
+        let allowed = max(1, budget.slots / probesPerTarget)
+        guard asked > allowed else { return asked }
+        Diagnostics.warn("--concurrency \(asked) needs more open files than the limit allows (ulimit -n); using \(allowed)")
+        return allowed
+    }
+}
+
 /// `--rate N`: target starts spaced 1/N seconds apart.
 struct AuditRateLimiter {
     private let interval: Duration?
     private var next: ContinuousClock.Instant = .now
 
     init(perSecond rate: Double?) {
-        interval = rate.map { .nanoseconds(Int64(1e9 / $0)) }
+        // checkOptions bounds the rate to 0.001...100000; clamp anyway so no value can trap.
+        interval = rate.map { .nanoseconds(Int64(min(max(1e9 / $0, 0), 1e15))) }
     }
 
     mutating func wait() async {
@@ -75,5 +97,28 @@ func withDeadline<Value: Sendable>(seconds: Double, _ operation: @escaping @Send
         let first = await group.next() ?? nil
         group.cancelAll()
         return first
+    }
+}
+
+/// SIGINT and SIGTERM during an audit: handled on a dispatch queue (not in a signal handler,
+/// where almost nothing is safe), then passed to the output actor, which ends the run between
+/// two records with the documented exit code (130, 143; docs/exit-codes.md).
+final class AuditInterrupts: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+
+    init(sink: AuditOutput) {
+        for (number, name, status) in [(SIGINT, "SIGINT", ExitStatus.interrupted), (SIGTERM, "SIGTERM", .terminated)] {
+            signal(number, SIG_IGN)  // the dispatch source sees it; the default action would not let it
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Task { await sink.interrupt(signalName: name, status: status) } }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
 }

@@ -6,6 +6,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import TLSFacts
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where finished targets go, one at a time, as they finish: a record to stdout (or --output)
 /// and to --records, a count in the tally, the progress line, and for plist the exception to
@@ -46,7 +49,11 @@ actor AuditOutput {
         records = try recordsPath.map { try FileStream(creating: $0) }
     }
 
+    /// Targets started and not yet written (for the interrupted run's summary).
+    private var running: Set<Int> = []
+
     func started(_ entry: AuditEntry, name: String) {
+        running.insert(entry.position)
         progress.started(entry.position, name: name)
         progress.update(tally)
     }
@@ -60,6 +67,16 @@ actor AuditOutput {
 
     func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
         emit(.timeout(target, deadlineSeconds: deadline, entry: entry, run: run, finishedAt: Date()), entry: entry)
+    }
+
+    /// A target this machine could not audit (out of descriptors, memory, threads): an "error"
+    /// record naming the local cause, and exit 70, never a verdict about the server.
+    func failedLocally(_ entry: AuditEntry, target: Target, failure: ProbeFailure) {
+        progress.clear()
+        let message = "local failure, not the server's: \(ProbeText.describe(failure))"
+        Diagnostics.warn("\(UntrustedText.escape(target.url, limit: 300)): \(message)")
+        emit(.error(message: message, entry: entry, run: run, finishedAt: Date()), entry: entry)
+        tally.localFailures += 1
     }
 
     /// A bad line: named with its number on stderr, and a record of kind "error" in the results.
@@ -79,6 +96,21 @@ actor AuditOutput {
     /// Set by finish(): nothing is drawn after the summary.
     private var done = false
 
+    /// SIGINT or SIGTERM: ends the run here, between two records (the actor writes one at a
+    /// time, so none is cut), with what finished so far: the JSON Lines or text already out, or
+    /// for plist the exceptions merged so far. Targets still running are not reported.
+    func interrupt(signalName: String, status: ExitStatus) -> Never {
+        progress.clear()
+        if format == .plist, let plist = try? ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)) {
+            handle.write(plist)
+        }
+        let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
+        FileStream.standardError.write("atsprobe: interrupted by \(signalName)\(lost)\n")
+        FileStream.standardError.write(tally.summary)
+        try? handle.finish()
+        exit(status.rawValue)
+    }
+
     /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.
     func finish() throws {
         done = true
@@ -94,6 +126,7 @@ actor AuditOutput {
     }
 
     private func emit(_ record: AuditRecord, entry: AuditEntry) {
+        running.remove(entry.position)
         progress.finished(entry.position)
         guard var data = try? encoder.encode(record) else { return }
         data.append(UInt8(ascii: "\n"))

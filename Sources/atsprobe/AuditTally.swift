@@ -11,6 +11,9 @@ struct AuditTally {
     /// How many targets need each exception key (NSExceptionMinimumTLSVersion, ...).
     private(set) var exceptionKeys: [String: Int] = [:]
 
+    /// Targets this machine could not audit (AuditOutput.failedLocally): exit 70.
+    var localFailures = 0
+
     var finished: Int { byVerdict.values.reduce(0, +) }
 
     mutating func add(_ verdict: AuditVerdict, exception: DomainException? = nil) {
@@ -31,7 +34,8 @@ struct AuditTally {
 
     /// The exit status: the highest any verdict asks for, after --fail-on.
     func status(failOn: AuditFailOn) -> ExitStatus {
-        byVerdict.keys.map { failOn.filter($0.status) }.max() ?? .clear
+        if localFailures > 0 { return .internalError }
+        return byVerdict.keys.map { failOn.filter($0.status) }.max() ?? .clear
     }
 
     /// "7 targets: 3 pass, 2 exception, 1 unreachable, 1 error"

@@ -100,6 +100,9 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
                 sink.write(DiagnosticsText.render(report, verbose: diagnostics.verbose, palette: palette))
             }
         }
+        if let failure = report.localFailure {
+            throw LocalFailure("\(target.url): \(ProbeText.describe(failure))")
+        }
         reports.append(report)
         documents.append(DiagnosticsJSON(report, run: run))
         status = max(status, DiagnosticsText.exitStatus(for: report))

@@ -11,12 +11,25 @@ enum ExitStatus: Int32, Comparable {
     case unreachable = 2
     /// Usage error or bad input.
     case usage = 64
-    /// A bug.
+    /// A bug, or this machine ran out of resources (LocalFailure).
     case internalError = 70
+    /// `audit` stopped by SIGINT (128 + 2, the shell's convention); the output holds every
+    /// target finished before it, each record whole.
+    case interrupted = 130
+    /// `audit` stopped by SIGTERM (128 + 15), likewise.
+    case terminated = 143
 
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// This machine, not the input or a server, failed (out of descriptors, memory, threads):
+/// printed as "atsprobe: <message>" and exit 70, since no verdict can be drawn.
+struct LocalFailure: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
 }
 
 /// A one-line error for bad input: printed as "atsprobe: <message>" and exit 64.

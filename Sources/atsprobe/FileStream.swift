@@ -13,8 +13,11 @@ import TLSFacts
 /// A file descriptor atsprobe writes to: standard output, standard error, or a file it created.
 /// Plain write(2) rather than Foundation's FileHandle, which lives in the Foundation library that
 /// atsprobe does not link. After a failed write (a full disk) the stream drops further output and
-/// `finish()` reports the failure, so results are never lost silently. (A reader that goes away
-/// ends atsprobe by SIGPIPE, as it does `cat`.)
+/// `finish()` reports the failure (every command's `guarded` checks standard output), so results
+/// are never lost silently. A reader that goes away ends atsprobe by SIGPIPE, as it does `cat`;
+/// when SIGPIPE is ignored the write fails with EPIPE instead, and that ends the run at once
+/// (exit 64): nobody is left to read the results, so auditing on would only waste the servers'
+/// time.
 final class FileStream: @unchecked Sendable {
     static let standardOutput = FileStream(descriptor: STDOUT_FILENO, owned: false, name: "standard output")
     static let standardError = FileStream(descriptor: STDERR_FILENO, owned: false, name: "standard error")
@@ -49,10 +52,22 @@ final class FileStream: @unchecked Sendable {
             while offset < raw.count {
                 let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if count < 0 && errno == EINTR { continue }
-                if count <= 0 { failure = count < 0 ? errno : EIO; return }
+                if count <= 0 {
+                    let code = count < 0 ? errno : EIO
+                    failure = code
+                    if code == EPIPE { FileStream.endAfterBrokenPipe(name) }
+                    return
+                }
                 offset += count
             }
         }
+    }
+
+    /// Reports the reader gone and exits 64 at once, from whichever thread wrote.
+    private static func endAfterBrokenPipe(_ name: String) -> Never {
+        let message = Array("atsprobe: cannot write \(name): \(systemError(EPIPE)) (the reader went away)\n".utf8)
+        _ = message.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        exit(ExitStatus.usage.rawValue)
     }
 
     /// Closes a file atsprobe opened; throws when any write to the stream failed.
@@ -104,6 +119,7 @@ final class FileStream: @unchecked Sendable {
             switch error {
             case .tooLarge: throw InputError("cannot read \(name): larger than \(limit) bytes")
             case .system(let code): throw InputError("cannot read \(name): \(systemError(code))")
+            case .notAFile: throw InputError("cannot read \(name): \(error.reason)")
             }
         }
     }
@@ -114,6 +130,7 @@ final class FileStream: @unchecked Sendable {
         case ENOENT: "no such file or directory"
         case EACCES: "permission denied"
         case EISDIR: "is a directory"
+        case EPIPE: "broken pipe"
         default: String(cString: strerror(code))
         }
     }
@@ -129,7 +146,9 @@ enum TargetList {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw InputError("\(option) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
         }
-        return text.split(whereSeparator: \.isNewline).compactMap { line in
+        // A byte-order mark (Windows editors write one) is not part of the first target.
+        let withoutMark = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        return withoutMark.split(whereSeparator: \.isNewline).compactMap { line in
             let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let trimmed = content.trimmingWhitespace()
             return trimmed.isEmpty ? nil : trimmed

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TLSFacts
 
 /// Where results go: stdout, or the --output file. Diagnostics and progress go to stderr.
 struct OutputSink {
@@ -34,10 +35,34 @@ enum Diagnostics {
     }
 }
 
+/// JSONEncoder escapes C0 controls but writes C1 controls, DEL, bidi overrides and line
+/// separators raw: valid JSON, yet a `jq -r` or a terminal shows them live. This encoder writes
+/// them as \uXXXX, the same value in every JSON reader (UntrustedText's list, one rule for
+/// every output channel). The markup is ASCII, so such scalars only ever sit inside strings.
+final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
+    override func encode<T: Encodable>(_ value: T) throws -> Data {
+        let data = try super.encode(value)
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: UntrustedText.isInvisibleOrControl) else { return data }
+        var out = ""
+        out.reserveCapacity(data.count + 64)
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x7F, UntrustedText.isInvisibleOrControl(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return Data(out.utf8)
+    }
+}
+
 extension JSONEncoder {
-    /// The stable JSON contract: sorted keys, ISO 8601 dates, no escaped slashes.
+    /// The stable JSON contract: sorted keys, ISO 8601 dates, no escaped slashes, no raw
+    /// invisible or control characters (EscapingJSONEncoder).
     static func atsprobe(pretty: Bool = true) -> JSONEncoder {
-        let encoder = JSONEncoder()
+        let encoder = EscapingJSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return encoder

@@ -101,6 +101,8 @@ enum ProbeText {
         case .resetDuringHandshake: base = "connection reset during the handshake"
         case .clientRejected: base = "the client refused the server's choice"
         case .cancelled: base = "stopped before the handshake ended"
+        case .protocolViolation: base = "the server broke the TLS protocol"
+        case .localResources: base = "this machine ran out of resources (not the server's fault)"
         case .other: base = "handshake failed"
         }
         var text = base

@@ -1,0 +1,268 @@
+import ATSTestServers
+import Foundation
+import Testing
+
+/// The hostile battery of issue 15, end to end (docs/robustness.md): hostile files, exhausted
+/// descriptors, closed or full output. Each test names the row it guards.
+@Suite struct RobustnessTests {
+    /// scripts/asan stretches the tests' own time bounds and the product's --timeout: ASan is slow.
+    static let scale = ProcessInfo.processInfo.environment["ATSPROBE_TEST_TIME_SCALE"].flatMap(Double.init) ?? 1
+
+    /// A fresh temporary directory, removed after `body`.
+    static func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-robust-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try await body(path)
+    }
+
+    /// Runs `script` with bash, "$0" being the atsprobe binary; drains both pipes. On a thread
+    /// of its own, as BinaryRunner.run, so waiting never holds one of Swift's few cooperative
+    /// threads (other tests' servers and probes need them).
+    static func shell(_ script: String, timeout: Double = 60) async throws -> (status: Int32, stdout: String, stderr: String, seconds: Double) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try shellBlocking(script, timeout: timeout) }) }.start()
+        }
+    }
+
+    static func shellBlocking(_ script: String, timeout: Double) throws -> (status: Int32, stdout: String, stderr: String, seconds: Double) {
+        let start = Date()
+        let process = try SpawnedProcess("/bin/bash", ["-c", script, BinaryRunner.binaryURL.path],
+                                         environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 })
+        let timedOut = process.finish(within: timeout)
+        #expect(!timedOut, "script did not finish within \(timeout) s: \(script)")
+        return (process.exitCode, String(decoding: process.stdout, as: UTF8.self), String(decoding: process.stderr, as: UTF8.self),
+                Date().timeIntervalSince(start))
+    }
+
+    // Row 1: closing tags hidden in comments or CDATA used to pass the depth pre-check.
+    @Test(arguments: ["<!-- </array> -->", "<![CDATA[</array>]]>", "<?pi </array> ?>"])
+    func deepPlistWithHiddenClosingTagsIsNotAPropertyList(hider: String) async throws {
+        try await Self.withDirectory { directory in
+            let path = directory + "/deep.plist"
+            let body = String(repeating: "<array>" + hider, count: 100_000) + String(repeating: "</array>", count: 100_000)
+            try Data(("<?xml version=\"1.0\"?><plist><dict><key>a</key>" + body + "</dict></plist>").utf8).write(to: URL(fileURLWithPath: path))
+            for arguments in [["plist", "lint", path], ["plist", "check", path, "127.0.0.1:1"], ["diagnose", "--merge", path, "127.0.0.1:1"],
+                              ["pins", "--plist", path, "127.0.0.1:1"]] {
+                let result = try await BinaryRunner.run(arguments, timeout: 60)
+                #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
+                #expect(result.stderr == "atsprobe: '\(path)' is not a property list\n", "\(arguments)")
+            }
+        }
+    }
+
+    // Row 2 and the class: every numeric option checked into its documented range.
+    @Test(arguments: [
+        (["audit", "--rate", "1e-10", "x"], "--rate"), (["audit", "--rate", "nan", "x"], "--rate"),
+        (["audit", "--rate", "inf", "x"], "--rate"), (["audit", "--deadline", "nan", "x"], "--deadline"),
+        (["audit", "--concurrency", "0", "x"], "--concurrency"), (["audit", "--per-host", "0", "x"], "--per-host"),
+        (["probe", "--timeout", "nan", "x"], "--timeout"), (["probe", "--timeout", "1e300", "x"], "--timeout"),
+    ])
+    func numericOptionOutOfRangeIsOneLineAndExit64(arguments: [String], option: String) async throws {
+        let result = try await BinaryRunner.run(arguments, timeout: 30)
+        #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
+        #expect(result.stderr.hasPrefix("atsprobe: \(option) must be"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    // Row 3: a full stdout is a failed run, for every command that writes results.
+    @Test func fullStandardOutputIsExit64() async throws {
+        try await Self.withDirectory { directory in
+            let plist = directory + "/Info.plist"
+            try Data("<?xml version=\"1.0\"?><plist><dict><key>NSAppTransportSecurity</key><dict><key>NSAllowsArbitraryLoads</key><true/></dict></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: plist))
+            let refused = try unusedLoopbackPort()
+            for command in ["plist lint '\(plist)'", "diagnose 127.0.0.1:\(refused) --timeout 1", "probe 127.0.0.1:\(refused) --timeout 1",
+                            "plist check '\(plist)' 127.0.0.1:\(refused) --timeout 1", "audit 127.0.0.1:\(refused) --timeout 1",
+                            "diagnose --merge '\(plist)' 127.0.0.1:\(refused) --timeout 1"] {
+                let result = try await Self.shell("\"$0\" \(command) > /dev/full")
+                #expect(result.status == 64, "\(command): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("atsprobe: cannot write standard output: "), "\(command): \(result.stderr)")
+            }
+        }
+    }
+
+    // Row 9: with SIGPIPE ignored, the first EPIPE ends the run at once.
+    @Test func brokenPipeEndsTheRunAtOnce() async throws {
+        let server = try HostileServer.start(.silent)
+        defer { server.stop() }
+        try await Self.withDirectory { directory in
+            // 40 targets a second each at --concurrency 4: 10 s if the run went on after the reader left.
+            let input = directory + "/targets.txt"
+            let lines = (0..<40).map { "127.0.0.1:\(server.port)/\($0)" }.joined(separator: "\n")
+            try Data(lines.utf8).write(to: URL(fileURLWithPath: input))
+            let result = try await Self.shell("trap '' PIPE; export ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\"; \"$0\" audit --json --timeout 1 --concurrency 4 --per-host 4 --input '\(input)' | head -c 1 >/dev/null; echo \"status=${PIPESTATUS[0]}\" >&2")
+            #expect(result.stderr.contains("status=64"), "\(result.stderr)")
+            #expect(result.stderr.contains("cannot write standard output: broken pipe"), "\(result.stderr)")
+            #expect(result.seconds < 6 * Self.scale, "ran on for \(result.seconds) s after the reader left")
+        }
+    }
+
+    // Row 6: a FIFO in --ca-dir (or --ca-dir /dev) is skipped, not read forever.
+    @Test func fifoAndDevicesInCADirectoryAreSkipped() async throws {
+        try await Self.withDirectory { directory in
+            #expect(mkfifo(directory + "/anchor.pem", 0o600) == 0)
+            let refused = try unusedLoopbackPort()
+            for caDir in [directory, "/dev"] {
+                let result = try await BinaryRunner.run(["probe", "--ca-dir", caDir, "127.0.0.1:\(refused)", "--timeout", "1"], timeout: 20)
+                #expect(!result.timedOut, "--ca-dir \(caDir) hung")
+                #expect(result.status == 2, "\(caDir): \(result.status) \(result.stderr)")
+            }
+            let named = try await BinaryRunner.run(["probe", "--ca-file", "/dev/zero", "127.0.0.1:\(refused)"], timeout: 20)
+            #expect(named.status == 64)
+            #expect(named.stderr == "atsprobe: --ca-file '/dev/zero': cannot read file (is a character device, not a file)\n", "\(named.stderr)")
+        }
+    }
+
+    // Row 7: unreadable input is an error naming it, not "0 targets".
+    @Test func unreadableAuditInputIsExit64() async throws {
+        try await Self.withDirectory { directory in
+            for (input, reason) in [(directory, "is a directory"), ("/proc/self/mem", "Input/output error"), ("/dev/zero", "character device")] {
+                let result = try await BinaryRunner.run(["audit", "--input", input], timeout: 20)
+                #expect(result.status == 64, "\(input): \(result.status) \(result.stderr)")
+                #expect(result.stderr.contains("atsprobe: cannot read --input '\(input)': "), "\(result.stderr)")
+                #expect(result.stderr.contains(reason), "\(result.stderr)")
+            }
+        }
+    }
+
+    // Row 15: a byte-order mark is not part of the first target.
+    @Test func byteOrderMarkIsIgnored() async throws {
+        try await Self.withDirectory { directory in
+            let refused = try unusedLoopbackPort()
+            let input = directory + "/targets.txt"
+            try Data([0xEF, 0xBB, 0xBF] + Array("127.0.0.1:\(refused)\n".utf8)).write(to: URL(fileURLWithPath: input))
+            let result = try await BinaryRunner.run(["audit", "--json", "--timeout", "1", "--input", input], timeout: 30)
+            let records = try AuditTests.records(result.stdout)
+            #expect(records.map(\.input) == ["127.0.0.1:\(refused)"])
+            #expect(records.map(\.verdict) == ["unreachable"])
+            let diagnose = try await BinaryRunner.run(["diagnose", "--json", "--timeout", "1", "--input", input], timeout: 30)
+            #expect(diagnose.status == 2, "\(diagnose.stderr)")
+            #expect(!diagnose.stdout.contains("xn--"), "\(diagnose.stdout)")
+        }
+    }
+
+    // Row 14: C1 controls and bidi overrides never leave raw, on any channel.
+    @Test func invisibleCharactersAreEscapedEverywhere() async throws {
+        let refused = try unusedLoopbackPort()
+        let rawBytes: [UInt8] = [0x1B, 0xC2, 0x9B, 0xE2, 0x80, 0xAE]  // ESC, U+009B, U+202E in UTF-8
+        func assertClean(_ text: String, _ what: String) {
+            let bytes = Array(text.utf8)
+            #expect(!bytes.contains(0x1B), "\(what): raw ESC")
+            #expect(bytes.firstRange(of: rawBytes[1...2]) == nil, "\(what): raw U+009B")
+            #expect(bytes.firstRange(of: rawBytes[3...5]) == nil, "\(what): raw U+202E")
+        }
+        let cases: [[String]] = [
+            ["audit", "--concurrency", "\u{1B}[2J"],
+            ["probe", "127.0.0.1:9\u{202E}9"],
+            ["probe", "127.0.0.1:9\u{9B}9"],
+            ["audit", "--json", "--timeout", "1", "https://127.0.0.1:\(refused)/\u{202E}cod.exe"],
+            ["audit", "--timeout", "1", "https://127.0.0.1:\(refused)/\u{202E}cod.exe"],
+            ["audit", "--json", "https://127.0.0.1:\(refused)/\u{9B}x"],
+            ["diagnose", "--json", "--timeout", "1", "https://127.0.0.1:\(refused)/\u{202E}x"],
+        ]
+        for arguments in cases {
+            let result = try await BinaryRunner.run(arguments, timeout: 30)
+            #expect(result.status != 0)
+            assertClean(result.stdout, "\(arguments) stdout")
+            assertClean(result.stderr, "\(arguments) stderr")
+        }
+    }
+
+    // Row 4: a low `ulimit -n` slows the audit; it never turns passing targets into failures.
+    @Test func lowDescriptorLimitChangesNoVerdict() async throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        defer { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
+        defer { server.stop() }
+        try await Self.withDirectory { directory in
+            let input = directory + "/targets.txt"
+            try Data(((0..<100).map { "https://127.0.0.1:\(server.port)/\($0)" }.joined(separator: "\n") + "\n").utf8)
+                .write(to: URL(fileURLWithPath: input))
+            let result = try await Self.shell("for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; export ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\"; ulimit -n 48; exec \"$0\" audit --json --concurrency 64 --per-host 64 --timeout 10 --ca-file '\(root)' --input '\(input)'",
+                                        timeout: 180)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("--concurrency 64 needs more open files than the limit allows"), "\(result.stderr)")
+            let records = try AuditTests.records(result.stdout)
+            #expect(records.count == 100)
+            #expect(Set(records.map(\.input)).count == 100)
+            #expect(records.allSatisfy { $0.verdict == "pass" }, "\(Dictionary(grouping: records, by: \.verdict).mapValues(\.count))")
+        }
+    }
+
+    // Item 2: the hostile battery in one audit. Each hostile target gets its documented verdict
+    // by its deadline, and every good target beside it still passes.
+    @Test func hostileServersLeaveEveryOtherTargetIntact() async throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        defer { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
+        let identity = try pki.issue(CertificateSpec())
+        var stops: [() -> Void] = []
+        defer { for stop in stops { stop() } }
+        var expected: [(String, String)] = []
+        func tls(_ configuration: TLSServerConfiguration, _ verdict: String, path: String = "/") throws {
+            let server = try TestTLSServer.start(configuration)
+            stops.append(server.stop)
+            expected.append(("https://127.0.0.1:\(server.port)\(path)", verdict))
+        }
+        func hostile(_ behavior: HostileBehavior, _ verdict: String) throws {
+            let server = try HostileServer.start(behavior)
+            stops.append(server.stop)
+            expected.append(("127.0.0.1:\(server.port)", verdict))
+        }
+        func good() throws { try tls(TLSServerConfiguration(identity: identity), "pass") }
+        // A load whose response never completes (trickled past --timeout, a head without end,
+        // a reset) fails after a good handshake, as URLSession's does (-1001, -1005): no
+        // exception helps. A Location that cannot be followed leaves the 302 as the response.
+        var requestingCertificate = TLSServerConfiguration(identity: identity)
+        requestingCertificate.requestClientCertificate = true
+        let injection = Array("HTTP/1.1 302 Found\r\nLocation: /x\nX-Injected: 1\r\nContent-Length: 0\r\n\r\n".utf8)
+
+        try good()
+        try hostile(.slowHandshake(intervalMilliseconds: 100), "unreachable")
+        try good()
+        try hostile(.warningAlerts(64), "no-exception")
+        try hostile(.resetAfterClientHello, "unreachable")
+        try hostile(.silent, "unreachable")
+        try good()
+        try tls(TLSServerConfiguration(identity: identity, http: .trickle(Array("HTTP/1.1 200 OK\r\n\r\n".utf8), intervalMilliseconds: Int(300 * Self.scale))), "no-exception")
+        try tls(TLSServerConfiguration(identity: identity, http: .endlessHeaders), "no-exception")
+        try tls(TLSServerConfiguration(identity: identity, http: .endlessBody), "pass")
+        try tls(TLSServerConfiguration(identity: identity, http: .raw(injection)), "pass")
+        // A redirect loop fails every test as URLSession fails it (-1007, NSURLErrorHTTPTooManyRedirects).
+        try tls(TLSServerConfiguration(identity: identity, http: .perPath(["/a": .redirect(to: "/b"), "/b": .redirect(to: "a")])), "no-exception", path: "/a")
+        try tls(TLSServerConfiguration(identity: identity, maxVersion: .tls12, http: .renegotiate(then: .ok)), "pass")
+        // CPU-heavy certificates are made on a thread of their own, off the cooperative pool.
+        let (ladder, crowded) = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    (try pki.issueUnderLadder(depth: 50, CertificateSpec()),
+                     try pki.issue(CertificateSpec(dnsNames: ["localhost"] + (0..<10_000).map { "n\($0).test" })))
+                })
+            }.start()
+        }
+        try tls(TLSServerConfiguration(identity: ladder), "pass")
+        try tls(TLSServerConfiguration(identity: crowded), "no-exception")
+        try tls(requestingCertificate, "pass")
+        try tls(TLSServerConfiguration(identity: identity, http: .reset), "no-exception")
+        try good()
+        expected.append(("127.0.0.1:\(try unusedLoopbackPort())", "unreachable"))
+
+        let start = Date()
+        let result = try await BinaryRunner.run(["audit", "--json", "--input", "-", "--ca-file", root, "--timeout", "\(2 * Self.scale)", "--per-host", "32"],
+                                                timeout: 120, stdin: expected.map(\.0).joined(separator: "\n") + "\n")
+        let seconds = Date().timeIntervalSince(start)
+        #expect(!result.timedOut)
+        #expect(result.status == 2, "\(result.stderr)")
+        let records = try AuditTests.records(result.stdout)
+        #expect(records.count == expected.count)
+        for (text, verdict) in expected {
+            let matching = records.filter { $0.input == text }
+            #expect(matching.count == 1, "\(text) appears \(matching.count) times")
+            #expect(matching.first?.verdict == verdict, "#\(expected.firstIndex { $0.0 == text } ?? -1) \(text): \(matching.first?.verdict ?? "missing"), expected \(verdict)")
+        }
+        // Every target's probes run at once and each ends by --timeout (2 s), redirects aside.
+        #expect(seconds < 60 * Self.scale, "the audit took \(seconds) s")
+    }
+}
