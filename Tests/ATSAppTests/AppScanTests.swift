@@ -1,0 +1,127 @@
+import ATSApp
+import ATSAppFixtures
+import ATSPolicy
+import Foundation
+import TLSFacts
+import Testing
+
+/// Steps 1 to 3 of `atsprobe app` on apps built here: bundles, dictionaries, hosts, noise.
+@Suite struct AppScanTests {
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-app-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    static var mainATS: [String: Any] { ["NSAllowsArbitraryLoads": true,
+                                         "NSExceptionDomains": ["old.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]] }
+    static var extensionATS: [String: Any] { ["NSExceptionDomains": ["share.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.1"]]] }
+
+    static func demo() -> AppFixture {
+        AppFixture.demo(mainATS: mainATS, extensionATS: extensionATS,
+                        mainHosts: ["https://api.planted.test/v1/items", "http://media.planted.test/a.mp4", "cdn.planted.com"],
+                        extensionHosts: ["https://share.planted.test/upload"],
+                        frameworkHosts: ["https://metrics.planted.test:8443/collect"],
+                        resourceJSON: "{\"endpoint\": \"https://config.planted.test/app.json\"}")
+    }
+
+    func ipa(_ app: AppFixture) throws -> String {
+        let path = directory + "/Demo.ipa"
+        try Data(app.ipa()).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func summary(_ hosts: [FoundHost]) -> [String] {
+        hosts.map { "\($0.bundle.isEmpty ? "app" : $0.bundle) \($0.target)" }
+    }
+
+    @Test func ipaBundlesDictionariesAndOwners() throws {
+        let inventory = try AppScan.inventory(path: try ipa(Self.demo()))
+        #expect(inventory.inputKind == .ipa)
+        #expect(inventory.appName == "Demo.app")
+        #expect(inventory.bundles.map(\.path) == ["", "Frameworks/Net.framework", "PlugIns/Share.appex"])
+        #expect(inventory.bundles.map(\.kind) == [.app, .framework, .appExtension])
+        #expect(inventory.bundles.map(\.dictionaryOwner) == ["", "", "PlugIns/Share.appex"])
+        #expect(inventory.bundles[0].identifier == "test.atsprobe.demo")
+        #expect(inventory.bundles[0].executablePath == "Demo")
+        #expect(inventory.bundles[2].atsDictionary?["NSExceptionDomains"] != nil)
+        #expect(inventory.bundles[0].lint.contains { $0.keyPath == "NSAppTransportSecurity.NSAllowsArbitraryLoads" })
+    }
+
+    @Test func plantedHostsAreFoundWithTheirBundleAndNoiseIsFiltered() throws {
+        let inventory = try AppScan.inventory(path: try ipa(Self.demo()))
+        #expect(summary(inventory.hosts) == [
+            "app https://api.planted.test/", "app https://cdn.planted.com/", "app https://config.planted.test/",
+            "app http://media.planted.test/", "app https://metrics.planted.test:8443/", "app https://old.planted.test/",
+            "PlugIns/Share.appex https://share.planted.test/",
+        ])
+        // An NSExceptionDomains key is a host the app declares: checked like the others.
+        #expect(inventory.hosts.first { $0.host == "old.planted.test" }?.sources == ["Info.plist"])
+        let api = try #require(inventory.hosts.first { $0.host == "api.planted.test" })
+        #expect(api.sources == ["Demo"])
+        #expect(api.written == ["https://api.planted.test/v1/items"])
+        #expect(inventory.hosts.first { $0.host == "config.planted.test" }?.sources == ["config.json"])
+        #expect(inventory.hosts.first { $0.host == "metrics.planted.test" }?.sources == ["Frameworks/Net.framework/Net"])
+
+        let filtered = Dictionary(inventory.filtered.map { ($0.host, $0.filtered) }, uniquingKeysWith: { a, _ in a })
+        #expect(filtered["www.apple.com"] == .apple)
+        #expect(filtered["developer.apple.com"] == .apple)
+        #expect(filtered["www.w3.org"] == .schema)
+        #expect(filtered["localhost"] == .loopback)
+        #expect(filtered["www.example.com"] == .example)
+        #expect(filtered["www.apache.org"] == .documentation)
+        let everything = Set((inventory.hosts + inventory.filtered).map(\.host))
+        #expect(!everything.contains("signing.planted.test"), "_CodeSignature is not scanned")
+        #expect(!everything.contains("mail.planted.test"), "an e-mail address is not a host")
+    }
+
+    @Test func appDirectoryAndXcarchiveReadTheSame() throws {
+        let fromIPA = try AppScan.inventory(path: try ipa(Self.demo()))
+        let app = try Self.demo().writeApp(in: directory + "/dir")
+        let fromDirectory = try AppScan.inventory(path: app)
+        #expect(fromDirectory.inputKind == .app)
+        #expect(summary(fromDirectory.hosts) == summary(fromIPA.hosts))
+        let archive = try Self.demo().writeApp(in: directory + "/Demo.xcarchive/Products/Applications")
+        _ = archive
+        let fromArchive = try AppScan.inventory(path: directory + "/Demo.xcarchive")
+        #expect(fromArchive.inputKind == .xcarchive)
+        #expect(summary(fromArchive.hosts) == summary(fromIPA.hosts))
+    }
+
+    @Test func includeExcludeAndHostsOnly() throws {
+        let path = try ipa(Self.demo())
+        let filtered = try AppScan.inventory(path: path, filter: NoiseFilter(include: ["www.example.com"], exclude: [".planted.com"]))
+        #expect(filtered.hosts.contains { $0.host == "www.example.com" })
+        #expect(filtered.filtered.contains { $0.host == "cdn.planted.com" && $0.filtered == .excluded })
+
+        let only = try AppScan.inventory(path: path, hostsOnly: [try Target(parsing: "api.planted.test"), try Target(parsing: "https://extra.planted.test:9443/")])
+        #expect(summary(only.hosts) == ["app https://api.planted.test/", "app https://extra.planted.test:9443/"])
+        #expect(only.hosts.last?.sources == ["--hosts-only"])
+        #expect(only.filtered.contains { $0.host == "share.planted.test" && $0.filtered == .notListed })
+    }
+
+    @Test func extensionWithoutADictionaryIsNoted() throws {
+        var app = Self.demo()
+        app.files["PlugIns/Share.appex/Info.plist"] = AppFixture.infoPlist(identifier: "x", executable: "Share", ats: nil)
+        let inventory = try AppScan.inventory(path: try ipa(app))
+        let share = try #require(inventory.bundle("PlugIns/Share.appex"))
+        #expect(share.notes.contains { $0.contains("declares no NSAppTransportSecurity") })
+    }
+
+    @Test func missingOrBrokenMainInfoPlistIsOneLine() throws {
+        var app = Self.demo()
+        app.files["Info.plist"] = Array("not a plist".utf8)
+        #expect(throws: AppReadError.self) { try AppScan.inventory(path: try ipa(app)) }
+        app.files["Info.plist"] = nil
+        let path0 = try ipa(app)
+        do { _ = try AppScan.inventory(path: path0); Issue.record("accepted") } catch {
+            #expect(error.problem == "no Info.plist in Demo.app")
+        }
+        var empty = ZipWriter()
+        empty.add("readme.txt", Array("hi".utf8))
+        let path = directory + "/empty.ipa"
+        try Data(empty.finished()).write(to: URL(fileURLWithPath: path))
+        #expect(throws: AppReadError.self) { try AppScan.inventory(path: path) }
+    }
+}
