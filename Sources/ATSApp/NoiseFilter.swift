@@ -1,3 +1,5 @@
+import TLSFacts
+
 /// Names an app carries but does not load: Apple's own services (the system loads those, under
 /// its own rules), XML namespaces and schema URLs, standards and licence texts, loopback and
 /// the reserved example names. Shown in every report with the reason, and overridden with
@@ -55,6 +57,13 @@ public struct NoiseFilter: Sendable {
         var domain = pattern
         if domain.hasPrefix("*.") { domain.removeFirst(2) } else if domain.hasPrefix(".") { domain.removeFirst() } else { return host == pattern }
         return host == domain || host.hasSuffix("." + domain)
+    }
+
+    /// HOST, .DOMAIN or *.DOMAIN, the name a host name (or an IP address, exact only).
+    public static func isValidPattern(_ pattern: String) -> Bool {
+        var name = pattern.lowercased()
+        if name.hasPrefix("*.") { name.removeFirst(2) } else if name.hasPrefix(".") { name.removeFirst() }
+        return HostScanner.isHostName(name) || (pattern == name && Target.isIPAddress(name))
     }
 
     /// Why `host` is not checked, or nil when it is.

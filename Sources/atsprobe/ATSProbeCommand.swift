@@ -17,7 +17,7 @@ struct ATSProbeCommand: AsyncParsableCommand {
         Exit codes: 0 passes default ATS, 1 findings, 2 unreachable, 64 bad input, 70 internal error.
         """,
         version: "0.1.0",
-        subcommands: [Probe.self, Diagnose.self, Audit.self, Pins.self, Plist.self]
+        subcommands: [Probe.self, Diagnose.self, Audit.self, Pins.self, Plist.self, App.self]
     )
 
     func run() async throws {

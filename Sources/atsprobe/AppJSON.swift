@@ -1,0 +1,120 @@
+import ATSApp
+import ATSDiagnostics
+import ATSPolicy
+import TLSFacts
+
+/// `atsprobe app --format json` (docs/app.md, "JSON"). Versioned by schemaVersion. Strings read
+/// from the app are passed through as JSON strings (JSON escapes control characters itself).
+struct AppJSON: Encodable {
+    let schemaVersion = jsonSchemaVersion
+    let input: String
+    let kind: String
+    let app: String
+    /// nil with --offline.
+    let ruleSet: String?
+    let offline: Bool
+    let bundles: [BundleJSON]
+    let hosts: [HostJSON]
+    let filtered: [HostJSON]
+    /// One per host checked (empty offline).
+    let checks: [CheckJSON]
+    let notes: [String]
+
+    init(_ report: AppReport) {
+        let inventory = report.inventory
+        input = inventory.input
+        kind = inventory.inputKind.rawValue
+        app = inventory.appName
+        ruleSet = report.ruleSet?.id
+        offline = report.offline
+        bundles = inventory.bundles.map { bundle in BundleJSON(bundle, result: report.results.first { $0.bundle.path == bundle.path }) }
+        hosts = inventory.hosts.map(HostJSON.init)
+        filtered = inventory.filtered.map(HostJSON.init)
+        checks = report.checks.map(CheckJSON.init)
+        notes = inventory.notes
+    }
+
+    struct BundleJSON: Encodable {
+        /// Relative to the app; "" for the app itself.
+        let path: String
+        let kind: String
+        let identifier: String?
+        let executable: String?
+        let infoPlist: String?
+        let infoPlistFormat: String?
+        /// The bundle whose dictionary governs its loads ("" the app).
+        let dictionaryOwner: String
+        let ats: PlistValue?
+        let lint: [LintFinding]
+        let notes: [String]
+        /// Only for a bundle with a dictionary of its own under which a host was checked.
+        let tight: Bool?
+        let findings: [TighteningFinding]?
+        let tighteningNotes: [String]?
+        let unusedEntries: [String]?
+        let tightened: PlistValue?
+        let tightenedPlist: String?
+
+        init(_ bundle: AppBundle, result: AppReport.DictionaryResult?) {
+            path = bundle.path
+            kind = bundle.kind.rawValue
+            identifier = bundle.identifier
+            executable = bundle.executablePath
+            infoPlist = bundle.infoPlistPath
+            infoPlistFormat = bundle.document?.format.rawValue
+            dictionaryOwner = bundle.dictionaryOwner
+            ats = bundle.atsDictionary.map(PlistValue.init)
+            lint = bundle.lint
+            notes = bundle.notes
+            let tightening = result?.tightening
+            tight = tightening?.isTight
+            findings = tightening?.findings
+            tighteningNotes = tightening?.notes
+            unusedEntries = tightening == nil ? nil : result?.unusedEntries
+            tightened = tightening.map { PlistValue($0.tightened) }
+            tightenedPlist = result?.tightenedPlist
+        }
+    }
+
+    struct HostJSON: Encodable {
+        let host: String
+        let scheme: String
+        let port: Int?
+        let target: String
+        let bundle: String
+        let written: [String]
+        let sources: [String]
+        /// Why it is not checked (filtered only): apple, schema, documentation, loopback, example, excluded, notListed.
+        let filtered: String?
+
+        init(_ host: FoundHost) {
+            self.host = host.host
+            scheme = host.scheme.rawValue
+            port = host.port
+            target = host.target
+            bundle = host.bundle
+            written = host.written
+            sources = host.sources
+            filtered = host.filtered?.rawValue
+        }
+    }
+
+    struct CheckJSON: Encodable {
+        /// The bundle whose dictionary the load ran under.
+        let bundle: String
+        let host: String
+        /// `plist check`'s per-target object, unchanged.
+        let check: PlistCheckJSON.TargetJSON
+        let remedy: String?
+        /// The advice with the handshakes' evidence and the server fixes.
+        let advice: DiagnosticsJSON.SuggestionJSON?
+
+        init(_ item: AppReport.HostCheck) {
+            bundle = item.host.bundle
+            host = item.host.host
+            check = PlistCheckJSON.TargetJSON(item.check)
+            remedy = item.check.passes ? nil : AppReport.remedy(item.check)
+            advice = item.check.diagnostics.map { DiagnosticsJSON.SuggestionJSON(HostAdvice($0)) }
+        }
+    }
+}
