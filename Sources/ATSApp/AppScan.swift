@@ -200,7 +200,8 @@ struct AppReader {
                   bundles0HasATS(enclosing) {
             notes.append("declares no NSAppTransportSecurity: its loads get the ATS defaults, not the app's exceptions")
         }
-        let lint = document.map(ATSLinter.lint) ?? []
+        // A framework's dictionary is never read (above): linting it would report on nothing ATS uses.
+        let lint = kind == .framework ? [] : document.map(ATSLinter.lint) ?? []
         return AppBundle(path: path, kind: kind, infoPlistPath: plist?.path, document: document, identifier: identifier,
                          executablePath: executablePath, lint: lint, dictionaryOwner: owner, notes: notes)
     }

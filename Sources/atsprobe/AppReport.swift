@@ -51,22 +51,27 @@ struct AppReport {
     func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
 
     /// The live check: every kept host loaded under the dictionary of the bundle that governs
-    /// it, one host after another (each check's own handshakes run in parallel), then each
-    /// dictionary compared with what its hosts need.
+    /// it, then each dictionary compared with what its hosts need.
     static func run(_ inventory: AppInventory, connection: ConnectionOptions, runner: DiagnosticsRunner,
                     ruleSet: RuleSet) async throws -> AppReport {
         var results: [DictionaryResult] = []
         for bundle in inventory.bundles where bundle.dictionaryOwner == bundle.path {
             let ats = bundle.atsDictionary ?? [:]
             let configuration = ATSConfiguration(propertyList: ats)
-            var checks: [HostCheck] = []
-            for host in inventory.hosts where host.bundle == bundle.path {
-                let target = try connection.target(host.target)
-                checks.append(HostCheck(host: host, check: await PlistTargetCheck.run(target, configuration: configuration, runner: runner)))
-            }
+            let hosts = inventory.hosts.filter { $0.bundle == bundle.path }
+            let targets = try hosts.map { try connection.target($0.target) }
+            let loaded = await checkAll(targets, configuration: configuration, runner: runner)
+            let checks = zip(hosts, loaded).map { HostCheck(host: $0, check: $1) }
             var result = DictionaryResult(bundle: bundle, checks: checks, tightening: nil, tightenedPlist: nil, unusedEntries: [])
             if !checks.isEmpty {
-                let tightening = ExceptionTightener.tighten(ats, needs: checks.map(\.check.need), ruleSet: ruleSet)
+                // A host no dictionary makes load has no say in the tightening: the dictionary is for
+                // the hosts that can load (its server fix is in the report). `plist check` keeps
+                // what covers it instead, because there the user chose each target.
+                let decidable = checks.filter { !$0.check.noDictionaryHelps }
+                var tightening = ExceptionTightener.tighten(ats, needs: decidable.map(\.check.need), ruleSet: ruleSet)
+                for check in checks where check.check.noDictionaryHelps {
+                    tightening.notes.append("\(check.host.host): no dictionary makes it load; left out of the tightening (see its server fix)")
+                }
                 result.tightening = tightening
                 result.tightenedPlist = try PlistCheckText.plist(tightening.tightened)
                 let used = Set(checks.flatMap { $0.check.loads.compactMap(\.policy.match?.key) } + checks.compactMap(\.check.policy.match?.key))
@@ -76,6 +81,28 @@ struct AppReport {
             results.append(result)
         }
         return AppReport(inventory: inventory, ruleSet: ruleSet, results: results)
+    }
+
+    /// Hosts checked a few at a time ("one in, one out"), results in the order given: each
+    /// check already starts its own handshakes together, and the prober bounds them overall.
+    static func checkAll(_ targets: [Target], configuration: ATSConfiguration, runner: DiagnosticsRunner,
+                         width: Int = 4) async -> [PlistTargetCheck] {
+        await withTaskGroup(of: (Int, PlistTargetCheck).self) { group in
+            var results = [PlistTargetCheck?](repeating: nil, count: targets.count)
+            var next = 0
+            func startNext() {
+                guard next < targets.count else { return }
+                let index = next, target = targets[index]
+                group.addTask { (index, await PlistTargetCheck.run(target, configuration: configuration, runner: runner)) }
+                next += 1
+            }
+            for _ in 0..<min(width, targets.count) { startNext() }
+            while let (index, check) = await group.next() {
+                results[index] = check
+                startNext()
+            }
+            return results.map { $0! }
+        }
     }
 
     /// Offline: the bundles and hosts only.
@@ -102,5 +129,14 @@ struct AppReport {
         guard let report = check.diagnostics, report.reachability != .unreachable else { return nil }
         let advice = HostAdvice(report)
         return advice.fixes.isEmpty && advice.impossibleReason == nil ? nil : advice
+    }
+}
+
+extension PlistTargetCheck {
+    /// The diagnostics say no ATS dictionary makes the host load (a trust failure, say).
+    var noDictionaryHelps: Bool {
+        guard let report = diagnostics, report.reachability != .unreachable else { return false }
+        if case .impossible = report.suggestion { return true }
+        return false
     }
 }

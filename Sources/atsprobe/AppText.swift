@@ -133,8 +133,8 @@ enum AppText {
             guard let advice = AppReport.serverAdvice(item.check) else { continue }
             if out.isEmpty { out = "\nServer fixes (better than an exception, where the server is yours)\n" }
             out += "  \(esc(item.host.target))\n"
-            if let reason = advice.impossibleReason { out += "  No exception makes it load: \(esc(reason))\n" }
-            out += ExceptionPlist.adviceLines(advice)
+            if let reason = advice.impossibleReason { out += "    No exception makes it load: \(esc(reason))\n" }
+            out += ExceptionPlist.adviceLines(advice).split(separator: "\n").map { "  " + $0 + "\n" }.joined()
         }
         return out
     }
