@@ -12,11 +12,11 @@ import TLSFacts
 /// `app`'s output formats: the shared ones plus the Markdown report. Kept apart from
 /// `OutputFormat` so the report renderers of other commands can land without a clash.
 enum AppFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, plist, markdown
+    case text, json, plist, markdown, html
 }
 
 struct AppOutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: text, json, markdown, or plist (the tightened dictionary only).")
+    @Option(name: .long, help: "Output format: text, json, markdown, html, or plist (the tightened dictionary only).")
     var format: AppFormat = .text
 
     @Flag(name: .long, help: "Shorthand for --format json.")
@@ -111,6 +111,8 @@ extension ATSProbeCommand {
                     sink.write(AppText.render(report, verbose: diagnostics.verbose))
                 case .markdown:
                     sink.write(AppMarkdown.render(report))
+                case .html:
+                    sink.write(AppHTML.render(report))
                 case .json:
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppJSON(report)), as: UTF8.self) + "\n")
                 case .plist:

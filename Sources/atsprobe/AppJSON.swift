@@ -3,8 +3,10 @@ import ATSDiagnostics
 import ATSPolicy
 import TLSFacts
 
-/// `atsprobe app --format json` (docs/app.md, "JSON"). Versioned by schemaVersion. Strings read
-/// from the app are passed through as JSON strings (JSON escapes control characters itself).
+/// `atsprobe app --format json` (docs/app.md, "JSON"). Versioned by schemaVersion. Names read
+/// from the app (paths, identifiers, spellings, notes) are escaped as in text (`e`): JSON
+/// would escape C0 controls but pass bidi overrides through to whoever displays them. The
+/// dictionaries themselves (`ats`, `tightened`) are data and stay as written.
 struct AppJSON: Encodable {
     let schemaVersion = jsonSchemaVersion
     let input: String
@@ -22,16 +24,16 @@ struct AppJSON: Encodable {
 
     init(_ report: AppReport) {
         let inventory = report.inventory
-        input = inventory.input
+        input = e(inventory.input)
         kind = inventory.inputKind.rawValue
-        app = inventory.appName
+        app = e(inventory.appName)
         ruleSet = report.ruleSet?.id
         offline = report.offline
         bundles = inventory.bundles.map { bundle in BundleJSON(bundle, result: report.results.first { $0.bundle.path == bundle.path }) }
         hosts = inventory.hosts.map(HostJSON.init)
         filtered = inventory.filtered.map(HostJSON.init)
         checks = report.checks.map(CheckJSON.init)
-        notes = inventory.notes
+        notes = inventory.notes.map(e)
     }
 
     struct BundleJSON: Encodable {
@@ -56,16 +58,16 @@ struct AppJSON: Encodable {
         let tightenedPlist: String?
 
         init(_ bundle: AppBundle, result: AppReport.DictionaryResult?) {
-            path = bundle.path
+            path = e(bundle.path)
             kind = bundle.kind.rawValue
-            identifier = bundle.identifier
-            executable = bundle.executablePath
-            infoPlist = bundle.infoPlistPath
+            identifier = bundle.identifier.map(e)
+            executable = bundle.executablePath.map(e)
+            infoPlist = bundle.infoPlistPath.map(e)
             infoPlistFormat = bundle.document?.format.rawValue
-            dictionaryOwner = bundle.dictionaryOwner
+            dictionaryOwner = e(bundle.dictionaryOwner)
             ats = bundle.atsDictionary.map(PlistValue.init)
             lint = bundle.lint
-            notes = bundle.notes
+            notes = bundle.notes.map(e)
             let tightening = result?.tightening
             tight = tightening?.isTight
             findings = tightening?.findings
@@ -92,9 +94,9 @@ struct AppJSON: Encodable {
             scheme = host.scheme.rawValue
             port = host.port
             target = host.target
-            bundle = host.bundle
-            written = host.written
-            sources = host.sources
+            bundle = e(host.bundle)
+            written = host.written.map(e)
+            sources = host.sources.map(e)
             filtered = host.filtered?.rawValue
         }
     }
@@ -110,7 +112,7 @@ struct AppJSON: Encodable {
         let advice: DiagnosticsJSON.SuggestionJSON?
 
         init(_ item: AppReport.HostCheck) {
-            bundle = item.host.bundle
+            bundle = e(item.host.bundle)
             host = item.host.host
             check = PlistCheckJSON.TargetJSON(item.check)
             remedy = item.check.passes ? nil : AppReport.remedy(item.check)
@@ -118,3 +120,6 @@ struct AppJSON: Encodable {
         }
     }
 }
+
+/// Control and bidi characters escaped (UntrustedText), no length cut below 4096.
+private func e(_ text: String) -> String { UntrustedText.escape(text, limit: 4096) }

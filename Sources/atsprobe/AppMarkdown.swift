@@ -75,7 +75,7 @@ enum AppMarkdown {
 
         for result in report.results {
             guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }
-            out += "\n## Tightened dictionary: \(md(report.name(result.bundle.path)))\n\n```xml\n\(fence(plist))```\n"
+            out += "\n## Tightened dictionary: \(md(report.name(result.bundle.path)))\n\n```xml\n\(fence(AppReport.escapedLines(plist)))```\n"
         }
         var fixes = ""
         for item in report.checks {

@@ -47,6 +47,14 @@ struct AppReport {
         return .clear
     }
 
+    /// A generated property list for a terminal or a page: keys come from the app, so each line
+    /// is escaped (control and bidi characters); tabs, which the escape would show as \x09,
+    /// become four spaces first.
+    static func escapedLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { UntrustedText.escape(String($0).replacing("\t", with: "    "), limit: 4096) }.joined(separator: "\n")
+    }
+
     /// The bundle's name for people: "Demo.app" for the app itself.
     func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
 

@@ -122,7 +122,7 @@ enum AppText {
             guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }
             let option = result.bundle.path.isEmpty ? "" : " --bundle \(esc(result.bundle.path))"
             out += "\nTightened NSAppTransportSecurity for \(esc(report.name(result.bundle.path))) (--format plist\(option) prints it alone):\n"
-            out += plist
+            out += AppReport.escapedLines(plist)
         }
         return out
     }

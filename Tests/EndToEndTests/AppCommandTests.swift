@@ -147,6 +147,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/tmp/atsprobe-evil"))
     }
 
+    /// Names from the app (file names, identifiers) carry markup, table pipes and bidi controls:
+    /// none reaches any format raw.
+    @Test func hostileNamesAreEscapedInEveryFormat() async throws {
+        let fixture = try PlistFixture()
+        var app = AppFixture.demo(mainATS: [:], extensionATS: nil, mainHosts: ["https://api.planted.test/"], extensionHosts: [])
+        app.files["Info.plist"] = AppFixture.infoPlist(identifier: "evil\u{202E}<script>|x", executable: "Demo", ats: [:])
+        app.files["<img src=x>|[a](b)\u{1B}[31m.json"] = Array("{\"u\": \"https://evil.planted.test/\"}".utf8)
+        let ipa = try writeIPA(app, fixture)
+        for format in ["text", "markdown", "html", "json"] {
+            let result = try await BinaryRunner.run(["app", ipa, "--offline", "--format", format], timeout: 30)
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            #expect(result.stdout.contains("evil.planted.test"), "\(format)")
+            #expect(!result.stdout.contains("\u{202E}"), "\(format)")
+            #expect(!result.stdout.contains("\u{1B}"), "\(format)")
+            if format == "html" {
+                #expect(!result.stdout.contains("<script>"))
+                #expect(!result.stdout.contains("<img"))
+                #expect(result.stdout.contains("&lt;img src=x&gt;|[a](b)\\x1B[31m.json"))
+            }
+            if format == "markdown" {
+                #expect(result.stdout.contains("\\<img src=x\\>\\|\\[a\\]\\(b\\)\\\\x1B\\[31m.json"), "\(result.stdout)")
+            }
+        }
+    }
+
     @Test func badOptionsAreExit64() async throws {
         let fixture = try PlistFixture()
         let ipa = try writeIPA(Self.app(), fixture)
