@@ -234,15 +234,23 @@ struct AppReader {
             files.append((path, entry, limits.maximumResourceSize))
         }
         for file in files {
-            let bytes: [UInt8]
+            // Executables are streamed (they run to hundreds of megabytes); resources are small
+            // and read whole, so a UTF-16 .strings file can be told by its BOM.
+            var hits: [HostScanner.Hit]
             do {
-                bytes = try tree.read(file.entry, limit: file.limit)
+                if executables.contains(file.path) {
+                    var scanner = HostScanner.Stream()
+                    try tree.stream(file.entry, limit: file.limit) { scanner.feed($0) }
+                    hits = scanner.finish()
+                } else {
+                    hits = HostScanner.scan(try tree.read(file.entry, limit: file.limit))
+                }
             } catch {
                 notes.append("skipped \(UntrustedText.escape(file.path, limit: 200)): \(error.problem)")
                 continue
             }
             let owner = owningBundle(file.path, bundles).dictionaryOwner
-            for hit in HostScanner.scan(bytes) {
+            for hit in hits {
                 let scheme: Target.Scheme = hit.form == .http ? .http : .https
                 let port = hit.port == (scheme == .https ? 443 : 80) ? nil : hit.port
                 let key = "\(owner)|\(scheme.rawValue)|\(hit.host)|\(port ?? 0)"

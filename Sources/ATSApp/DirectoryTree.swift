@@ -77,4 +77,27 @@ public final class DirectoryTree: FileTree {
             }
         }
     }
+
+    public func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
+        let shown = UntrustedText.escape(entry.path, limit: 200)
+        let fd = open(root + "/" + entry.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw fail("cannot read '\(shown)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { readFile(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw fail("cannot read '\(shown)': \(String(cString: strerror(errno)))") }
+            if count == 0 { return }
+            total += count
+            guard total <= limit else { throw fail("'\(shown)' is more than \(limit) bytes") }
+            body(chunk[..<count])
+        }
+    }
+}
+
+/// POSIX read(2); at file scope because inside DirectoryTree `read` names the method.
+private func readFile(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -28,6 +28,8 @@ public protocol FileTree: AnyObject {
     var entries: [TreeEntry] { get }
     /// The bytes of a file entry, refusing more than `limit`.
     func read(_ entry: TreeEntry, limit: Int) throws(AppReadError) -> [UInt8]
+    /// The same bytes in pieces (1 MiB at most), for files too big to hold whole.
+    func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError)
 }
 
 /// Lexical path handling inside a tree: symlinks resolved without touching the disk.

@@ -25,28 +25,69 @@ public enum HostScanner {
         "tw", "hk", "sg", "kr", "in", "id", "vn", "tr", "ua", "cz", "gr", "pt", "ie", "il", "hu", "ro", "test",
     ]
 
-    /// Bytes that may appear in a URL (RFC 3986 unreserved, reserved and '%').
-    static func isURLByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: Array("-._~:/?#[]@!$&'()*+,;=%".utf8).contains(b)
-        }
+    /// Bytes that may appear in a URL (RFC 3986 unreserved, reserved and '%'), as a table:
+    /// the scanner asks for every byte of executables of hundreds of megabytes.
+    static let urlBytes: [Bool] = (0..<256).map { b in
+        let c = UInt8(b)
+        return nameBytes[b] || Array("_~:/?#[]@!$&'()*+,;=%".utf8).contains(c)
     }
 
-    static func isNameByte(_ b: UInt8) -> Bool {
-        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"))
-            || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+    /// Letters, digits, '-' and '.': what a host name is made of.
+    static let nameBytes: [Bool] = (0..<256).map { b in
+        let c = UInt8(b)
+        return (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+            || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+    }
+
+    @inline(__always) static func isURLByte(_ b: UInt8) -> Bool { urlBytes[Int(b)] }
+    @inline(__always) static func isNameByte(_ b: UInt8) -> Bool { nameBytes[Int(b)] }
+
+    /// Scans a stream (an executable inflated piece by piece) without holding it whole: each
+    /// piece is scanned up to its last separator byte (neither a URL nor a name byte, so no hit
+    /// spans it), and the rest is carried into the next piece. A run of URL bytes longer than
+    /// four windows (16 KiB) is cut (a URL is read up to 2048 bytes anyway).
+    public struct Stream {
+        private var carry: [UInt8] = []
+        public private(set) var hits: [Hit] = []
+        let window = 4096
+
+        public init() {}
+
+        public mutating func feed(_ chunk: ArraySlice<UInt8>) {
+            var buffer = carry
+            buffer.append(contentsOf: chunk)
+            guard buffer.count > window else { carry = buffer; return }
+            var cut = buffer.count - window
+            while cut > 0, HostScanner.isURLByte(buffer[cut]) { cut -= 1 }
+            if cut == 0 {
+                // No separator but perhaps the first byte: wait for one, up to four windows; a
+                // longer run of URL bytes is no URL we would read whole anyway, so cut it.
+                guard buffer.count >= 4 * window else { carry = buffer; return }
+                cut = buffer.count - window
+            }
+            hits += HostScanner.scanText(Array(buffer[..<cut]))
+            carry = Array(buffer[cut...])
+        }
+
+        public mutating func finish() -> [Hit] {
+            hits += HostScanner.scanText(carry)
+            carry = []
+            return hits
+        }
     }
 
     /// Every hit in `bytes`, in order; UTF-16 text (a .strings file with a BOM) is read as such.
     public static func scan(_ bytes: [UInt8]) -> [Hit] {
-        let text = utf16Narrowed(bytes) ?? bytes
+        scanText(utf16Narrowed(bytes) ?? bytes)
+    }
+
+    static func scanText(_ text: [UInt8]) -> [Hit] {
         var hits: [Hit] = []
         var index = 0
         let n = text.count
         while index < n {
             let b = text[index]
-            if b == UInt8(ascii: "h"), let (hit, end) = url(in: text, at: index) {
+            if b | 0x20 == UInt8(ascii: "h"), let (hit, end) = url(in: text, at: index) {
                 if let hit { hits.append(hit) }
                 index = end
                 continue
@@ -70,18 +111,21 @@ public enum HostScanner {
         return hits
     }
 
+    static let httpsPrefix = Array("https://".utf8)
+    static let httpPrefix = Array("http://".utf8)
+
     /// "http://" or "https://" at `start` (any case): the hit (nil when its host is not a
     /// host, e.g. a format string "https://%@/") and where scanning resumes.
     static func url(in text: [UInt8], at start: Int) -> (Hit?, Int)? {
-        func matches(_ prefix: String) -> Bool {
-            let p = Array(prefix.utf8)
+        // ASCII letters compare case-blind with | 0x20; ':' and '/' are unchanged by it.
+        func matches(_ p: [UInt8]) -> Bool {
             guard start + p.count <= text.count else { return false }
-            for i in 0..<p.count where text[start + i] | 0x20 != p[i] && text[start + i] != p[i] { return false }
+            for i in 0..<p.count where text[start + i] | 0x20 != p[i] { return false }
             return true
         }
         let form: Hit.Form
         let schemeLength: Int
-        if matches("https://") { form = .https; schemeLength = 8 } else if matches("http://") { form = .http; schemeLength = 7 } else { return nil }
+        if matches(httpsPrefix) { form = .https; schemeLength = 8 } else if matches(httpPrefix) { form = .http; schemeLength = 7 } else { return nil }
         if start > 0, isNameByte(text[start - 1]) { return nil }  // "xhttp://" is not our scheme
         var end = start + schemeLength
         while end < text.count, isURLByte(text[end]), end - start < 2048 { end += 1 }

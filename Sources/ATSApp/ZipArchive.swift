@@ -157,7 +157,24 @@ public final class ZipArchive: FileTree {
         return try inflate(record, name: UntrustedText.escape(entry.path, limit: 200), limit: limit)
     }
 
+    public func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
+        guard let record = records[entry.path] else { throw fail("no file '\(UntrustedText.escape(entry.path, limit: 200))' in the archive") }
+        try stream(record, name: UntrustedText.escape(entry.path, limit: 200), limit: limit, body)
+    }
+
     private func inflate(_ record: Record, name: String, limit: Int) throws(AppReadError) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(min(record.uncompressedSize, limit))
+        try stream(record, name: name, limit: limit) { output += $0 }
+        return output
+    }
+
+    /// The entry's bytes in pieces of at most `piece` (1 MiB): the compressed data is read and
+    /// inflated piece by piece, so an executable of hundreds of megabytes is never held whole.
+    /// One byte past the declared size is a refusal, whatever the stream would go on to
+    /// produce; the CRC-32 is checked at the end.
+    private func stream(_ record: Record, name: String, limit: Int, piece: Int = 1 << 20,
+                        _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
         guard record.flags & 1 == 0 else { throw fail("entry '\(name)' is encrypted; refused") }
         guard record.uncompressedSize <= limit else {
             throw fail("entry '\(name)' is \(record.uncompressedSize) bytes, more than the limit of \(limit)")
@@ -165,51 +182,63 @@ public final class ZipArchive: FileTree {
         let header = try bytes(at: record.localHeaderOffset, count: 30)
         guard header.le32(0) == 0x0403_4B50 else { throw fail("entry '\(name)' has no local header (damaged archive)") }
         let dataStart = record.localHeaderOffset + 30 + Int(header.le16(26)) + Int(header.le16(28))
-        let compressed = try bytes(at: dataStart, count: record.compressedSize)
+        var crc: uLong = 0
+        func take(_ chunk: ArraySlice<UInt8>) {
+            crc = chunk.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt($0.count)) }
+            body(chunk)
+        }
 
-        let output: [UInt8]
         switch record.method {
         case 0:
             guard record.compressedSize == record.uncompressedSize else { throw fail("entry '\(name)': stored sizes disagree (damaged archive)") }
-            output = compressed
+            var offset = 0
+            while offset < record.compressedSize {
+                let count = min(piece, record.compressedSize - offset)
+                take(try bytes(at: dataStart + offset, count: count)[...])
+                offset += count
+            }
         case 8:
-            output = try rawInflate(compressed, expected: record.uncompressedSize, name: name)
+            var stream = z_stream()
+            guard inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                throw fail("zlib could not start (out of memory?)")
+            }
+            defer { inflateEnd(&stream) }
+            var output = [UInt8](repeating: 0, count: piece)
+            var consumed = 0, produced = 0
+            var status = Z_OK
+            while status != Z_STREAM_END {
+                guard consumed < record.compressedSize else { throw fail("entry '\(name)' is not valid DEFLATE data (damaged archive)") }
+                var input = try bytes(at: dataStart + consumed, count: min(piece, record.compressedSize - consumed))
+                consumed += input.count
+                var overrun = false
+                input.withUnsafeMutableBufferPointer { inBuffer in
+                    stream.next_in = inBuffer.baseAddress
+                    stream.avail_in = uInt(inBuffer.count)
+                    repeat {
+                        let made: Int = output.withUnsafeMutableBufferPointer { outBuffer in
+                            stream.next_out = outBuffer.baseAddress
+                            stream.avail_out = uInt(outBuffer.count)
+                            status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                            return outBuffer.count - Int(stream.avail_out)
+                        }
+                        produced += made
+                        if produced > record.uncompressedSize { overrun = true; return }
+                        if made > 0 { take(output[..<made]) }
+                    } while status == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
+                    stream.next_in = nil
+                }
+                if overrun { throw fail("entry '\(name)' inflates past its declared \(record.uncompressedSize) bytes (a zip bomb?); refused") }
+                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                    throw fail("entry '\(name)' is not valid DEFLATE data (damaged archive)")
+                }
+            }
+            guard produced == record.uncompressedSize else {
+                throw fail("entry '\(name)' inflates to \(produced) bytes, not the \(record.uncompressedSize) it declares (damaged archive)")
+            }
         default:
             throw fail("entry '\(name)' uses compression method \(record.method); only stored and DEFLATE are read")
         }
-        let crc = compressed.isEmpty && output.isEmpty ? 0 : output.withUnsafeBufferPointer {
-            UInt32(crc32(0, $0.baseAddress, uInt($0.count)))
-        }
-        guard crc == record.crc32 else { throw fail("entry '\(name)' fails its CRC-32 check (damaged archive)") }
-        return output
-    }
-
-    /// Raw DEFLATE (no zlib header) into exactly `expected` bytes; one byte more is a refusal,
-    /// whatever the stream would go on to produce.
-    private func rawInflate(_ input: [UInt8], expected: Int, name: String) throws(AppReadError) -> [UInt8] {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw fail("zlib could not start (out of memory?)")
-        }
-        defer { inflateEnd(&stream) }
-        // One spare byte shows an entry that inflates past its declared size.
-        var output = [UInt8](repeating: 0, count: expected + 1)
-        var input = input
-        let status: Int32 = input.withUnsafeMutableBufferPointer { inBuffer in
-            output.withUnsafeMutableBufferPointer { outBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = uInt(inBuffer.count)
-                stream.next_out = outBuffer.baseAddress
-                stream.avail_out = uInt(outBuffer.count)
-                return CZlib.inflate(&stream, Z_FINISH)
-            }
-        }
-        let produced = Int(stream.total_out)
-        if produced > expected { throw fail("entry '\(name)' inflates past its declared \(expected) bytes (a zip bomb?); refused") }
-        guard status == Z_STREAM_END else { throw fail("entry '\(name)' is not valid DEFLATE data (damaged archive)") }
-        guard produced == expected else { throw fail("entry '\(name)' inflates to \(produced) bytes, not the \(expected) it declares (damaged archive)") }
-        output.removeLast(output.count - produced)
-        return output
+        guard UInt32(crc) == record.crc32 else { throw fail("entry '\(name)' fails its CRC-32 check (damaged archive)") }
     }
 }
 

@@ -32,6 +32,25 @@ import Testing
         #expect(hosts("\0api.demo.app\0") == ["bare api.demo.app"])
     }
 
+    /// Fed in pieces of any size, the stream finds what a whole scan finds: no hit is split.
+    @Test(arguments: [3, 7, 100, 4097, 5000, 65536])
+    func streamingFindsWhatAWholeScanFinds(_ piece: Int) {
+        var bytes = [UInt8](repeating: 0x41, count: 3000)  // a long run of name bytes ("AAA...")
+        for (i, text) in ["https://a.planted.test/x", "b.planted.com", "HTTP://C.planted.test:8080/", "user@d.planted.test"].enumerated() {
+            bytes += Array(repeating: UInt8(i * 37 % 200 + 1), count: 4000 + i * 1111) + [0] + Array(text.utf8) + [0]
+        }
+        bytes += Array("tail https://e.planted.test".utf8)
+        let whole = HostScanner.scan(bytes)
+        #expect(whole.map(\.host) == ["a.planted.test", "b.planted.com", "c.planted.test", "e.planted.test"])
+        var stream = HostScanner.Stream()
+        var index = 0
+        while index < bytes.count {
+            stream.feed(bytes[index..<min(index + piece, bytes.count)])
+            index += piece
+        }
+        #expect(stream.finish() == whole)
+    }
+
     @Test func utf16StringsFilesAreRead() {
         var bytes: [UInt8] = [0xFF, 0xFE]
         for unit in "\"url\" = \"https://strings.planted.test/\";".utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
