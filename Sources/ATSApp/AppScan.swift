@@ -22,7 +22,7 @@ public enum AppScan {
     public static func inventory(path: String, limits: ArchiveLimits = ArchiveLimits(), filter: NoiseFilter = NoiseFilter(),
                                  hostsOnly: [Target]? = nil) throws(AppReadError) -> AppInventory {
         let (tree, kind) = try open(path, limits: limits)
-        var reader = try AppReader(tree: tree, limits: limits)
+        var reader = try AppReader(tree: tree, kind: kind, limits: limits)
         let bundles = try reader.bundles()
         var found = reader.scanHosts(bundles)
         let notes = reader.notes
@@ -82,7 +82,7 @@ struct AppReader {
     var directories: Set<String> = []
     var notes: [String] = []
 
-    init(tree: FileTree, limits: ArchiveLimits) throws(AppReadError) {
+    init(tree: FileTree, kind: AppInventory.InputKind, limits: ArchiveLimits) throws(AppReadError) {
         self.tree = tree
         self.limits = limits
         var ancestors = Set<String>()
@@ -98,7 +98,8 @@ struct AppReader {
             return (parts.count == 2 && parts[0] == "Payload") || (parts.count == 3 && parts[0] == "Products" && parts[1] == "Applications")
         }.sorted()
         let source = tree.source
-        if hasRootPlist {
+        // An .xcarchive has an Info.plist of its own (the archive's): its app is under Products.
+        if hasRootPlist && kind != .xcarchive {
             root = ""
             let trimmed = source.hasSuffix("/") ? String(source.dropLast()) : source
             appName = String(trimmed.split(separator: "/").last ?? "app")
@@ -128,17 +129,28 @@ struct AppReader {
         }
     }
 
-    /// The file at an app-relative path, following links inside the app (at most 8).
+    /// The file at an app-relative path, following links inside the app, in any component (a
+    /// macOS framework's `Versions/Current/Resources/Info.plist`), 16 links at most.
     func file(_ path: String) -> (path: String, entry: TreeEntry)? {
-        var current = path
-        for _ in 0..<8 {
-            guard let entry = index[current] else { return nil }
+        var pending = path.split(separator: "/").map(String.init)
+        var resolved: [String] = []
+        var hops = 0
+        while !pending.isEmpty {
+            let current = (resolved + [pending.removeFirst()]).joined(separator: "/")
+            // Archives often list no entries for directories: a path's ancestors are directories.
+            guard let entry = index[current] ?? (directories.contains(current) ? TreeEntry(path: current, kind: .directory, size: 0) : nil) else {
+                return nil
+            }
             switch entry.kind {
-            case .file: return (current, entry)
-            case .directory: return nil
+            case .file:
+                return pending.isEmpty ? (current, entry) : nil
+            case .directory:
+                resolved = current.split(separator: "/").map(String.init)
             case .symlink(let target):
-                guard let next = TreePath.resolve(link: current, target: target, within: "") else { return nil }
-                current = next
+                hops += 1
+                guard hops <= 16, let next = TreePath.resolve(link: current, target: target, within: "") else { return nil }
+                pending = next.split(separator: "/").map(String.init) + pending
+                resolved = []
             }
         }
         return nil

@@ -135,7 +135,7 @@ extension ATSProbeCommand {
             guard let bundle else { return "" }
             let trimmed = bundle.hasSuffix("/") ? String(bundle.dropLast()) : bundle
             guard let match = inventory.bundles.first(where: { $0.path == trimmed || $0.identifier == trimmed || (trimmed == inventory.appName && $0.path.isEmpty) }) else {
-                let names = inventory.bundles.filter { $0.dictionaryOwner == $0.path }.map { inventory.appName == "" ? $0.path : ($0.path.isEmpty ? inventory.appName : $0.path) }
+                let names = inventory.bundles.filter { $0.dictionaryOwner == $0.path }.map { $0.name(app: inventory.appName) }
                 throw InputError("--bundle '\(UntrustedText.escape(bundle, limit: 200))' is not a bundle of the app (choose from \(names.map { UntrustedText.escape($0, limit: 200) }.joined(separator: ", ")))")
             }
             guard match.dictionaryOwner == match.path else {

@@ -82,11 +82,34 @@ import Testing
         let fromDirectory = try AppScan.inventory(path: app)
         #expect(fromDirectory.inputKind == .app)
         #expect(summary(fromDirectory.hosts) == summary(fromIPA.hosts))
-        let archive = try Self.demo().writeApp(in: directory + "/Demo.xcarchive/Products/Applications")
-        _ = archive
+        try Self.demo().writeApp(in: directory + "/Demo.xcarchive/Products/Applications")
+        // The archive's own Info.plist (its metadata) is not the app's.
+        try Data(AppFixture.infoPlist(identifier: "archive", executable: "none", ats: nil))
+            .write(to: URL(fileURLWithPath: directory + "/Demo.xcarchive/Info.plist"))
         let fromArchive = try AppScan.inventory(path: directory + "/Demo.xcarchive")
         #expect(fromArchive.inputKind == .xcarchive)
         #expect(summary(fromArchive.hosts) == summary(fromIPA.hosts))
+    }
+
+    /// A macOS app: Contents/, an executable under MacOS/, a framework whose Info.plist and
+    /// executable are reached through the Versions/Current and Resources links.
+    @Test func macOSLayoutWithVersionedFramework() throws {
+        var app = AppFixture(name: "Mac")
+        app.files["Contents/Info.plist"] = AppFixture.infoPlist(identifier: "mac", executable: "Mac", ats: ["NSAllowsArbitraryLoads": true])
+        app.files["Contents/MacOS/Mac"] = AppFixture.executable(strings: ["https://mac.planted.test/"])
+        let framework = "Contents/Frameworks/Kit.framework/"
+        app.files[framework + "Versions/A/Resources/Info.plist"] = AppFixture.infoPlist(identifier: "kit", executable: "Kit", packageType: "FMWK", ats: nil)
+        app.files[framework + "Versions/A/Kit"] = AppFixture.executable(strings: ["https://kit.planted.test/"], seed: 3)
+        app.symlinks[framework + "Versions/Current"] = "A"
+        app.symlinks[framework + "Resources"] = "Versions/Current/Resources"
+        app.symlinks[framework + "Kit"] = "Versions/Current/Kit"
+        let path = try app.writeApp(in: directory + "/mac")
+        let inventory = try AppScan.inventory(path: path)
+        #expect(inventory.appName == "Mac.app")
+        #expect(inventory.bundles.map(\.path) == ["", "Contents/Frameworks/Kit.framework"])
+        #expect(inventory.bundles.map(\.infoPlistPath) == ["Contents/Info.plist", framework + "Versions/A/Resources/Info.plist"])
+        #expect(inventory.bundles.map(\.executablePath) == ["Contents/MacOS/Mac", framework + "Versions/A/Kit"])
+        #expect(summary(inventory.hosts) == ["app https://kit.planted.test/", "app https://mac.planted.test/"])
     }
 
     @Test func includeExcludeAndHostsOnly() throws {
