@@ -129,4 +129,38 @@ import Testing
         let bad = try app.writeApp(in: directory + "/bad")
         #expect(throws: AppReadError.self) { try AppScan.inventory(path: bad) }
     }
+
+    /// Damaged archives (bytes flipped, cut short) are read or refused with an AppReadError;
+    /// never a crash, a hang or another error.
+    @Test func damagedArchivesAreReadOrRefusedCleanly() throws {
+        let app = AppFixture.demo(mainATS: ["NSAllowsArbitraryLoads": true], extensionATS: nil,
+                                  mainHosts: ["https://api.planted.test/"], extensionHosts: ["https://share.planted.test/"])
+        let original = app.ipa()
+        var state: UInt64 = 0xA7_5EED
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var refused = 0
+        for round in 0..<120 {
+            var bytes = original
+            if round % 4 == 3 {
+                bytes = Array(bytes[..<next(bytes.count)])
+            } else {
+                // Flip bytes in the central directory and end record, where the bounds are read.
+                for _ in 0..<(1 + next(4)) {
+                    let at = round % 2 == 0 ? bytes.count - 1 - next(min(bytes.count, 600)) : next(bytes.count)
+                    bytes[at] ^= UInt8(1 + next(255))
+                }
+            }
+            let path = try write(bytes, "damaged.ipa")
+            do {
+                _ = try AppScan.inventory(path: path)
+            } catch {
+                refused += 1
+                #expect(!error.description.contains("\n"))
+            }
+        }
+        #expect(refused > 30, "most damaged archives are refused (\(refused))")
+    }
 }
