@@ -25,7 +25,7 @@ public struct AppFixture {
 
     /// `size` pseudo-random bytes (fixed seed: the same every run) with each string planted as a
     /// C string at spread-out offsets, as a compiler would leave string literals in a binary.
-    public static func executable(strings: [String], size: Int = 64 * 1024, seed: UInt64 = 0x5EED) -> [UInt8] {
+    public static func executable(strings: [String], size: Int = 16 * 1024, seed: UInt64 = 0x5EED) -> [UInt8] {
         var state = seed
         var bytes = (0..<size).map { _ -> UInt8 in
             state &+= 0x9E37_79B9_7F4A_7C15

@@ -172,6 +172,18 @@ import Testing
         }
     }
 
+    /// A host nothing answers for: exit 2, and its load is reported as not reached.
+    @Test func unreachableHostIsExit2() async throws {
+        let fixture = try PlistFixture()
+        let app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: ["https://gone.planted.test/"], extensionHosts: [])
+        let ipa = try writeIPA(app, fixture)
+        let port = try unusedLoopbackPort()
+        let result = try await BinaryRunner.run(["app", ipa, "--timeout", "3", "--connect-to", "gone.planted.test:443:127.0.0.1:\(port)"], timeout: 60)
+        #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("Will fail (1)\n  https://gone.planted.test/ under Demo.app's dictionary"), "\(result.stdout)")
+        #expect(result.stdout.contains("fix: could not be reached; nothing was measured"))
+    }
+
     @Test func badOptionsAreExit64() async throws {
         let fixture = try PlistFixture()
         let ipa = try writeIPA(Self.app(), fixture)
