@@ -53,6 +53,12 @@ import Testing
         #expect(noise["www.apache.org"] == "documentation")
         #expect(!json.stdout.contains("signing.planted.test"))
 
+        let list = try fixture.write(Data("# only these\napi.planted.test\nhttps://extra.planted.test:8443/\n".utf8), name: "hosts.txt")
+        let only = try await BinaryRunner.run(["app", ipa, "--offline", "--json", "--hosts-only", list], timeout: 60)
+        let onlyDocument = try #require(jsonObject(only.stdout), "\(only.stdout)\n\(only.stderr)")
+        #expect((onlyDocument["hosts"] as? [[String: Any]])?.map { $0["target"] as? String } == ["https://api.planted.test/", "https://extra.planted.test:8443/"])
+        #expect((onlyDocument["filtered"] as? [[String: Any]])?.contains { $0["host"] as? String == "share.planted.test" && $0["filtered"] as? String == "notListed" } == true)
+
         let markdown = try await BinaryRunner.run(["app", ipa, "--offline", "--format", "markdown"], timeout: 60)
         #expect(markdown.stdout.contains("## What the app talks to"))
         #expect(markdown.stdout.contains("| https://api.planted.test/ | Demo.app | Demo | not loaded |"))
@@ -92,6 +98,19 @@ import Testing
                 let entry = ((share["tightened"] as? [String: Any])?["NSExceptionDomains"] as? [String: Any])?["share.planted.test"] as? [String: Any]
                 #expect(entry?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
                 #expect(bundles.first { $0["path"] as? String == "Frameworks/Net.framework" }?["tight"] == nil)
+
+                // The report formats carry the same sections.
+                let markdown = try await BinaryRunner.run(base + ["--format", "markdown"], timeout: 120)
+                #expect(markdown.status == 1)
+                #expect(markdown.stdout.contains("| https://share.planted.test/ | PlugIns/Share.appex | PlugIns/Share.appex/Share | FAIL |"), "\(markdown.stdout)")
+                #expect(markdown.stdout.contains("## Tightened dictionary: PlugIns/Share.appex\n\n```xml\n"))
+                #expect(markdown.stdout.contains("## Server fixes"))
+                let html = try await BinaryRunner.run(base + ["--format", "html"], timeout: 120)
+                #expect(html.status == 1)
+                #expect(html.stdout.hasPrefix("<!DOCTYPE html>"))
+                #expect(html.stdout.contains("<td>https://share.planted.test/</td><td>PlugIns/Share.appex</td><td>PlugIns/Share.appex/Share</td><td><span class=\"fail\">FAIL</span></td>"), "\(html.stdout)")
+                #expect(html.stdout.contains("&lt;key&gt;NSExceptionMinimumTLSVersion&lt;/key&gt;"))
+                #expect(html.stdout.hasSuffix("</html>\n"))
 
                 // The tightened dictionaries, printed alone, pass plist lint and plist check on the same hosts.
                 let mainPlist = fixture.path("main.plist"), sharePlist = fixture.path("share.plist")
