@@ -7,6 +7,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TLSFacts
 
 /// `app`'s output formats: the shared ones plus the Markdown report. Kept apart from
@@ -102,7 +105,12 @@ extension ATSProbeCommand {
                     let logs = try connection.ctLogs()
                     let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
                                                    options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
-                    report = try await AppReport.run(inventory, connection: connection, runner: runner, ruleSet: ruleSet)
+                    // Progress for people: one line on stderr, redrawn, only when stderr is a terminal.
+                    let showProgress = isatty(STDERR_FILENO) == 1 && !inventory.hosts.isEmpty
+                    report = try await AppReport.run(inventory, connection: connection, runner: runner, ruleSet: ruleSet) { done, total in
+                        guard showProgress else { return }
+                        FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
+                    }
                 }
 
                 var sink = OutputSink(path: output.output)

@@ -61,14 +61,19 @@ struct AppReport {
     /// The live check: every kept host loaded under the dictionary of the bundle that governs
     /// it, then each dictionary compared with what its hosts need.
     static func run(_ inventory: AppInventory, connection: ConnectionOptions, runner: DiagnosticsRunner,
-                    ruleSet: RuleSet) async throws -> AppReport {
+                    ruleSet: RuleSet, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> AppReport {
         var results: [DictionaryResult] = []
+        var done = 0
+        progress(0, inventory.hosts.count)
         for bundle in inventory.bundles where bundle.dictionaryOwner == bundle.path {
             let ats = bundle.atsDictionary ?? [:]
             let configuration = ATSConfiguration(propertyList: ats)
             let hosts = inventory.hosts.filter { $0.bundle == bundle.path }
             let targets = try hosts.map { try connection.target($0.target) }
-            let loaded = await checkAll(targets, configuration: configuration, runner: runner)
+            let loaded = await checkAll(targets, configuration: configuration, runner: runner) {
+                done += 1
+                progress(done, inventory.hosts.count)
+            }
             let checks = zip(hosts, loaded).map { HostCheck(host: $0, check: $1) }
             var result = DictionaryResult(bundle: bundle, checks: checks, tightening: nil, tightenedPlist: nil, unusedEntries: [])
             if !checks.isEmpty {
@@ -94,7 +99,7 @@ struct AppReport {
     /// Hosts checked a few at a time ("one in, one out"), results in the order given: each
     /// check already starts its own handshakes together, and the prober bounds them overall.
     static func checkAll(_ targets: [Target], configuration: ATSConfiguration, runner: DiagnosticsRunner,
-                         width: Int = 4) async -> [PlistTargetCheck] {
+                         width: Int = 4, finished: () -> Void = {}) async -> [PlistTargetCheck] {
         await withTaskGroup(of: (Int, PlistTargetCheck).self) { group in
             var results = [PlistTargetCheck?](repeating: nil, count: targets.count)
             var next = 0
@@ -107,6 +112,7 @@ struct AppReport {
             for _ in 0..<min(width, targets.count) { startNext() }
             while let (index, check) = await group.next() {
                 results[index] = check
+                finished()
                 startNext()
             }
             return results.map { $0! }
