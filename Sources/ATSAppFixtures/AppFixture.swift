@@ -14,12 +14,12 @@ public struct AppFixture {
 
     /// An XML Info.plist with the bundle keys every app has, and `ats` as NSAppTransportSecurity.
     public static func infoPlist(identifier: String, executable: String, packageType: String = "APPL",
-                                 ats: [String: Any]?, extra: [String: Any] = [:]) -> [UInt8] {
+                                 ats: [String: Any]?, extra: [String: Any] = [:], binary: Bool = false) -> [UInt8] {
         var root: [String: Any] = ["CFBundleIdentifier": identifier, "CFBundleExecutable": executable,
                                    "CFBundlePackageType": packageType, "CFBundleName": executable]
         if let ats { root["NSAppTransportSecurity"] = ats }
         root.merge(extra) { _, new in new }
-        let data = try! PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
+        let data = try! PropertyListSerialization.data(fromPropertyList: root, format: binary ? .binary : .xml, options: 0)
         return [UInt8](data)
     }
 
@@ -80,8 +80,9 @@ public struct AppFixture {
         var app = AppFixture()
         app.files["Info.plist"] = infoPlist(identifier: "test.atsprobe.demo", executable: "Demo", ats: mainATS)
         app.files["Demo"] = executable(strings: mainHosts + noise)
+        // Binary, as Xcode writes it into a built product; the app's own is XML.
         app.files["PlugIns/Share.appex/Info.plist"] = infoPlist(identifier: "test.atsprobe.demo.share", executable: "Share",
-                                                                  packageType: "XPC!", ats: extensionATS)
+                                                                  packageType: "XPC!", ats: extensionATS, binary: true)
         app.files["PlugIns/Share.appex/Share"] = executable(strings: extensionHosts, seed: 7)
         app.files["Frameworks/Net.framework/Info.plist"] = infoPlist(identifier: "test.atsprobe.net", executable: "Net",
                                                                        packageType: "FMWK", ats: nil)

@@ -46,6 +46,7 @@ import Testing
         #expect(inventory.bundles[0].identifier == "test.atsprobe.demo")
         #expect(inventory.bundles[0].executablePath == "Demo")
         #expect(inventory.bundles[2].atsDictionary?["NSExceptionDomains"] != nil)
+        #expect(inventory.bundles.map { $0.document?.format } == [.xml, .xml, .binary])
         #expect(inventory.bundles[0].lint.contains { $0.keyPath == "NSAppTransportSecurity.NSAllowsArbitraryLoads" })
     }
 
