@@ -75,8 +75,10 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 guard maxEntries > 0, maxEntries <= 1_000_000 else { throw InputError("--max-entries must be between 1 and 1000000, got \(maxEntries)") }
-                for pattern in include + exclude where !NoiseFilter.isValidPattern(pattern) {
-                    throw InputError("'\(UntrustedText.escape(pattern, limit: 100))' is not a host name pattern (HOST, .DOMAIN or *.DOMAIN)")
+                for (option, patterns) in [("--include", include), ("--exclude", exclude)] {
+                    for pattern in patterns where !NoiseFilter.isValidPattern(pattern) {
+                        throw InputError("\(option) '\(UntrustedText.escape(pattern, limit: 100))' is not a host name pattern (HOST, .DOMAIN or *.DOMAIN)")
+                    }
                 }
                 if offline && output.effectiveFormat == .plist {
                     throw InputError("--format plist prints the tightened dictionary, which needs the live check: drop --offline")

@@ -208,7 +208,9 @@ import Testing
         let ipa = try writeIPA(Self.app(), fixture)
         let cases: [([String], String)] = [
             (["--offline", "--format", "plist"], "needs the live check"),
-            (["--offline", "--include", "not a host"], "is not a host name pattern"),
+            (["--offline", "--include", "not a host"], "--include 'not a host' is not a host name pattern"),
+            (["--offline", "--exclude", "*."], "--exclude '*.' is not a host name pattern"),
+            (["--offline", "--max-entries", "0"], "--max-entries must be between 1 and 1000000"),
             (["--offline", "--hosts-only", fixture.path("missing.txt")], "--hosts-only"),
             (["--bundle", "Nope.appex", "--format", "plist"], "is not a bundle of the app"),
             (["--bundle", "Frameworks/Net.framework", "--format", "plist"], "is a framework"),
