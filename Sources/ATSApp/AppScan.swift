@@ -252,8 +252,16 @@ struct AppReader {
             do {
                 if executables.contains(file.path) {
                     var scanner = HostScanner.Stream()
-                    try tree.stream(file.entry, limit: file.limit) { scanner.feed($0) }
+                    var head: ArraySlice<UInt8>?
+                    try tree.stream(file.entry, limit: file.limit) { piece in
+                        if head == nil { head = piece }
+                        scanner.feed(piece)
+                    }
                     hits = scanner.finish()
+                    if let head, MachOEncryption.isEncrypted(head) == true {
+                        notes.append("\(UntrustedText.escape(file.path, limit: 200)) is FairPlay-encrypted (an App Store download): "
+                            + "no host can be read from it; use a development, ad hoc or enterprise build, or the .xcarchive")
+                    }
                 } else {
                     hits = HostScanner.scan(try tree.read(file.entry, limit: file.limit))
                 }

@@ -98,7 +98,7 @@ enum AppHTML {
             fixes += "<h3>\(h(item.host.target))</h3>\n"
             if let reason = advice.impossibleReason { fixes += "<p>No exception makes it load: \(h(reason))</p>\n" }
             fixes += list(advice.fixes.map { fix in
-                "\(h(fix.change)) (removes \(fix.keys.map { "<code>\(h($0))</code>" }.joined(separator: ", ")))"
+                h(fix.change) + (fix.keys.isEmpty ? "" : " (removes \(fix.keys.map { "<code>\(h($0))</code>" }.joined(separator: ", ")))")
                     + "<br>nginx: <code>\(h(fix.nginx.joined(separator: " ")))</code><br>Apache: <code>\(h(fix.apache.joined(separator: " | ")))</code>"
             })
         }

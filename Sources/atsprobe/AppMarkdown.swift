@@ -83,7 +83,8 @@ enum AppMarkdown {
             fixes += "\n### \(md(item.host.target))\n\n"
             if let reason = advice.impossibleReason { fixes += "No exception makes it load: \(md(reason))\n\n" }
             for fix in advice.fixes {
-                fixes += "- \(md(fix.change)) (removes \(fix.keys.map { "`\($0)`" }.joined(separator: ", ")))\n"
+                let removes = fix.keys.isEmpty ? "" : " (removes \(fix.keys.map { "`\($0)`" }.joined(separator: ", ")))"
+                fixes += "- \(md(fix.change))\(removes)\n"
                 fixes += "  - nginx: `\(code(fix.nginx.joined(separator: " ")))`\n  - Apache: `\(code(fix.apache.joined(separator: " | ")))`\n"
             }
         }

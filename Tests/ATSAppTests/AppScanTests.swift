@@ -113,6 +113,32 @@ import Testing
         #expect(summary(inventory.hosts) == ["app https://kit.planted.test/", "app https://mac.planted.test/"])
     }
 
+    /// A Mach-O header whose LC_ENCRYPTION_INFO_64 has cryptid 1: the report says why nothing
+    /// could be read from it; cryptid 0, or no such command, says nothing.
+    @Test func fairPlayEncryptedExecutableIsNoted() throws {
+        func machO(cryptid: UInt32?) -> [UInt8] {
+            func le(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
+            // LC_UUID (24 bytes), then LC_ENCRYPTION_INFO_64 (24 bytes: cmd, cmdsize, cryptoff, cryptsize, cryptid, pad).
+            var commands = le(0x1B) + le(24) + [UInt8](repeating: 7, count: 16)
+            if let cryptid { commands += le(0x2C) + le(24) + le(0x4000) + le(0x8000) + le(cryptid) + le(0) }
+            let count: UInt32 = cryptid == nil ? 1 : 2
+            let header = le(0xFEED_FACF) + le(0x0100_000C) + le(0) + le(2) + le(count) + le(UInt32(commands.count)) + le(0) + le(0)
+            return header + commands + AppFixture.executable(strings: ["https://still.planted.test/"])
+        }
+        #expect(MachOEncryption.isEncrypted(machO(cryptid: 1)[...]) == true)
+        #expect(MachOEncryption.isEncrypted(machO(cryptid: 0)[...]) == false)
+        #expect(MachOEncryption.isEncrypted(machO(cryptid: nil)[...]) == false)
+        #expect(MachOEncryption.isEncrypted(Array("not a binary".utf8)[...]) == nil)
+        #expect(MachOEncryption.isEncrypted(Array(machO(cryptid: 1)[..<40])[...]) == nil, "load commands cut off")
+
+        var app = Self.demo()
+        app.files["Demo"] = machO(cryptid: 1)
+        let encrypted = try AppScan.inventory(path: try ipa(app))
+        #expect(encrypted.notes == ["Demo is FairPlay-encrypted (an App Store download): no host can be read from it; use a development, ad hoc or enterprise build, or the .xcarchive"])
+        app.files["Demo"] = machO(cryptid: 0)
+        #expect(try AppScan.inventory(path: try ipa(app)).notes.isEmpty)
+    }
+
     @Test func includeExcludeAndHostsOnly() throws {
         let path = try ipa(Self.demo())
         let filtered = try AppScan.inventory(path: path, filter: NoiseFilter(include: ["www.example.com"], exclude: [".planted.com"]))
