@@ -159,6 +159,23 @@ import Testing
         #expect(share.notes.contains { $0.contains("declares no NSAppTransportSecurity") })
     }
 
+    /// A framework inside an extension runs in the extension's process: its hosts load under the
+    /// extension's dictionary; a framework's own NSAppTransportSecurity is ignored and said so.
+    @Test func frameworkInAnExtensionLoadsUnderTheExtensionsDictionary() throws {
+        var app = Self.demo()
+        let framework = "PlugIns/Share.appex/Frameworks/Upload.framework"
+        app.files[framework + "/Info.plist"] = AppFixture.infoPlist(identifier: "upload", executable: "Upload", packageType: "FMWK",
+                                                                     ats: ["NSAllowsArbitraryLoads": true])
+        app.files[framework + "/Upload"] = AppFixture.executable(strings: ["https://upload.planted.test/"], seed: 11)
+        let inventory = try AppScan.inventory(path: try ipa(app))
+        let upload = try #require(inventory.bundle(framework))
+        #expect(upload.kind == .framework)
+        #expect(upload.dictionaryOwner == "PlugIns/Share.appex")
+        #expect(upload.lint.isEmpty)
+        #expect(upload.notes == ["declares NSAppTransportSecurity, which ATS ignores: a framework's loads run under the dictionary of PlugIns/Share.appex"])
+        #expect(inventory.hosts.first { $0.host == "upload.planted.test" }?.bundle == "PlugIns/Share.appex")
+    }
+
     @Test func missingOrBrokenMainInfoPlistIsOneLine() throws {
         var app = Self.demo()
         app.files["Info.plist"] = Array("not a plist".utf8)
