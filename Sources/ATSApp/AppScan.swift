@@ -24,7 +24,7 @@ public enum AppScan {
         let (tree, kind) = try open(path, limits: limits)
         var reader = try AppReader(tree: tree, kind: kind, limits: limits)
         let bundles = try reader.bundles()
-        var found = reader.scanHosts(bundles)
+        let found = reader.scanHosts(bundles)
         let notes = reader.notes
 
         var kept: [FoundHost] = [], filtered: [FoundHost] = []
@@ -45,7 +45,6 @@ public enum AppScan {
                                  bundle: "", written: [target.url], sources: ["--hosts-only"], filtered: nil)
             kept.append(host)
         }
-        found.removeAll()
         return AppInventory(input: path, inputKind: kind, appName: reader.appName, bundles: bundles,
                             hosts: kept, filtered: filtered, notes: notes)
     }
