@@ -39,7 +39,11 @@ public struct DiagnosticsRunner: Sendable {
         self.options = options
     }
 
-    public func run(_ target: Target) async -> DiagnosticsReport {
+    /// `onTest`, when given, receives each of nscurl's tests (index, outcome) once its result is
+    /// final, in nscurl's order, while later tests may still be running: a test whose reason the
+    /// other handshakes may still sharpen (`Explanations.isSettled`) waits for the end, so what
+    /// is streamed equals the report.
+    public func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)? = nil) async -> DiagnosticsReport {
         let clock = ContinuousClock()
         let start = clock.now
         let shown = NSCurlMatrix.tests(host: target.host)
@@ -53,14 +57,24 @@ public struct DiagnosticsRunner: Sendable {
         let firstHops = Set(tests.map { request(for: target, under: $0.configuration) }.compactMap { $0 })
         await loads.prefetch(firstHops)
 
-        var outcomes = await withTaskGroup(of: (Int, TestOutcome).self) { group in
+        let finished = await withTaskGroup(of: (Int, TestOutcome).self) { group in
             for (index, test) in tests.enumerated() {
                 group.addTask { (index, await self.load(target, test: test, loads: loads)) }
             }
             var results = [TestOutcome?](repeating: nil, count: tests.count)
-            for await (index, outcome) in group { results[index] = outcome }
-            return results.map { $0! }
+            var streamed = 0
+            for await (index, outcome) in group {
+                results[index] = outcome
+                guard let onTest else { continue }
+                while streamed < shown.count, let ready = results[streamed], Explanations.isSettled(ready) {
+                    await onTest(streamed, ready)
+                    streamed += 1
+                }
+            }
+            return (results.map { $0! }, streamed)
         }
+        var outcomes = finished.0
+        let streamed = finished.1
 
         // When the server answered with TLS but no test completed a handshake, one more
         // handshake with the widest offer shows what the server would choose: the reason
@@ -80,6 +94,9 @@ public struct DiagnosticsRunner: Sendable {
         let elapsed = clock.now - start
         let pairs = zip(tests, outcomes.map(\.verdict)).map { ($0, $1) }
         outcomes.removeLast(tests.count - shown.count)
+        if let onTest {
+            for index in streamed..<outcomes.count { await onTest(index, outcomes[index]) }
+        }
         let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
                                                   ruleSet: options.ruleSet)
         return DiagnosticsReport(

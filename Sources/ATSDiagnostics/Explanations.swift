@@ -4,6 +4,14 @@ import TLSFacts
 /// Adds to a handshake failure what the other handshakes showed, so a reason reads
 /// "server's highest protocol is TLS 1.1" rather than only "protocol_version alert".
 enum Explanations {
+    /// True when `annotate` cannot change the outcome whatever other handshakes show: it passed,
+    /// or it failed for a reason other than no shared protocol or suite.
+    static func isSettled(_ outcome: TestOutcome) -> Bool {
+        guard !outcome.verdict.passed, let hop = outcome.hops.first(where: { !$0.verdict.passed }),
+              case .failure(let failure)? = hop.result, hop.offer != nil else { return true }
+        return failure.kind != .noSharedProtocol && failure.kind != .noSharedCipher
+    }
+
     static func annotate(_ outcome: TestOutcome, with results: [ProbeResult]) -> TestOutcome {
         guard !outcome.verdict.passed, let hop = outcome.hops.first(where: { !$0.verdict.passed }),
               case .failure(let failure)? = hop.result, let offer = hop.offer else { return outcome }

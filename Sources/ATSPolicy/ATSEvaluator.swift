@@ -146,19 +146,23 @@ public enum ATSEvaluator {
 
         // Default trust evaluation (2A): every configuration.
         for problem in observation.trust.problems {
-            findings.append((FailureReason(.trust(problem.kind), layer: .trust,
-                                           "certificate not trusted: \(UntrustedText.escape(problem.detail, limit: 300))"),
-                             .untrusted(streamCode(for: problem.kind), host: host)))
+            let codes = AppleTrustCodes.codes(for: problem.kind)
+            var message = "certificate not trusted: \(UntrustedText.escape(problem.detail, limit: 600))"
+            if let other = observation.trust.otherStore, other.trusts { message += " (\(UntrustedText.escape(other.detail, limit: 300)))" }
+            findings.append((FailureReason(.trust(problem.kind), layer: .trust, message + " (\(codes))"),
+                             .untrusted(codes.secureTransport, host: host, osStatus: codes.osStatus)))
         }
         // A rule set from before iOS 13 has none of Apple's certificate rules (the 398-day and CT
         // rules came later still), so it reads no violation.
         for violation in violations where ruleSet.appliesIOS13CertificateRules {
+            let codes = AppleTrustCodes.codes(forRule: violation.rule)
             findings.append((FailureReason(.certificateRule(violation.rule), layer: .trust,
-                                           UntrustedText.escape(violation.detail, limit: 300)),
-                             .untrusted(SecureTransportCode.certificateChainInvalid, host: host)))
+                                           UntrustedText.escape(violation.detail, limit: 400) + " (\(codes))"),
+                             .untrusted(codes.secureTransport, host: host, osStatus: codes.osStatus)))
         }
         if let pins = policy.pins {
-            let pinning = PinningPolicy.evaluate(chain: observation.chain, pins: pins)
+            // Apple matches pins against the chain it built (fetched intermediates, the store's root).
+            let pinning = PinningPolicy.evaluate(chain: observation.trust.path ?? observation.chain, pins: pins)
             if !pinning.isSatisfied {
                 findings.append((FailureReason(.pinMismatch, layer: .trust,
                                                "NSPinnedDomains for \(UntrustedText.escape(host, limit: 255)): \(pinning.reason)"),
@@ -168,7 +172,9 @@ public enum ATSEvaluator {
 
         // ATS extended requirements (2B).
         if let leaf = observation.leaf {
-            if policy.checksLeafKeySize, let needed = minimumKeyBits(leaf.publicKey.algorithm), leaf.publicKey.bits < needed {
+            // Compared in whole bytes, as Apple's code does (SecCertificateIsAtLeastMinKeySize).
+            if policy.checksLeafKeySize, let needed = minimumKeyBits(leaf.publicKey.algorithm),
+               !KeySizeCounting.bytes.meets(bits: leaf.publicKey.bits, minimum: needed) {
                 findings.append((FailureReason(.leafKeyTooSmall, layer: .ats,
                                                "leaf \(leaf.publicKey.algorithm.rawValue) key \(leaf.publicKey.bits) bits < \(needed)"),
                                  .ssl(SecureTransportCode.atsMinimumKeySizeViolation)))
@@ -195,16 +201,6 @@ public enum ATSEvaluator {
         case .rsa: 2048
         case .ec: 256
         default: nil
-        }
-    }
-
-    static func streamCode(for kind: TrustProblem.Kind) -> Int {
-        switch kind {
-        case .untrustedRoot, .selfSigned, .incompleteChain: SecureTransportCode.noRootCertificate
-        case .expired: SecureTransportCode.certificateExpired
-        case .notYetValid: SecureTransportCode.certificateNotYetValid
-        case .nameMismatch: SecureTransportCode.hostNameMismatch
-        case .invalidChain: SecureTransportCode.certificateChainInvalid
         }
     }
 }

@@ -30,10 +30,11 @@ public enum AppleCertificatePolicy {
     /// CT is judged against `logs` (Apple's list as built in, by default); see `certificateTransparency(in:at:...)`
     /// for the counts behind the verdict.
     public static func violations(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false,
-                                  logs: CTLogList = .apple) -> [CertificateRuleViolation] {
+                                  logs: CTLogList = .apple, distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
         violations(chain: observation.chain, anchor: observation.trust.anchor,
                    deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName,
-                   at: date, requireCertificateTransparency: requireCertificateTransparency, logs: logs)
+                   at: date, requireCertificateTransparency: requireCertificateTransparency, logs: logs,
+                   path: observation.trust.path, ocspStaple: observation.ocspStaple, distrust: distrust)
     }
 
     /// The same over plain values. `serverName` is the name asked for (SNI), used in messages only:
@@ -42,8 +43,11 @@ public enum AppleCertificatePolicy {
                                   deliveredSCTs: [SignedCertificateTimestamp] = [], serverName: String? = nil,
                                   at date: Date, requireCertificateTransparency: Bool = false,
                                   rules: CertificateRuleSet = .documented,
-                                  logs: CTLogList = .apple) -> [CertificateRuleViolation] {
-        let context = CertificateRuleContext(chain: chain, anchor: anchor, date: date, rules: rules)
+                                  logs: CTLogList = .apple, path: [CertificateFacts]? = nil,
+                                  ocspStaple: OCSPStaple? = nil,
+                                  distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
+        let context = CertificateRuleContext(chain: chain, anchor: anchor, date: date, rules: rules, path: path,
+                                             deliveredSCTs: deliveredSCTs, ocspStaple: ocspStaple, distrust: distrust)
         var found = SubjectAltNameRule.violations(context)
         if let name = serverName, !found.isEmpty {
             found = found.map { violation in
@@ -53,9 +57,13 @@ public enum AppleCertificatePolicy {
             }
         }
         found += ServerAuthEKURule.violations(context)
+        found += IntermediateEKURule.violations(context)
         found += LifetimeRules.violations(context)
         found += RSAKeySizeRule.violations(context)
+        found += KeyTypeRule.violations(context)
         found += SignatureHashRule.violations(context)
+        found += DistrustedRootRule.violations(context)
+        found += StapledRevocationRule.violations(context)
         let ct = CTPolicy(logs: logs, rules: rules).evaluate(
             leaf: chain.first, deliveredSCTs: deliveredSCTs, anchor: anchor,
             requireCertificateTransparency: requireCertificateTransparency, at: date)

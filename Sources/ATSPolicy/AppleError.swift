@@ -12,6 +12,9 @@ public struct AppleError: Sendable, Hashable, Codable {
     public var localizedDescription: String
     /// NSErrorFailingURLStringKey, when the caller knows the URL.
     public var failingURL: String?
+    /// For trust failures: the OSStatus SecTrustEvaluateWithError gives (errSecNotTrusted -67843, ...),
+    /// shown as the peer trust error's NSOSStatusErrorDomain code.
+    public var osStatus: Int?
 
     public init(domain: String = "NSURLErrorDomain", code: Int, streamErrorCode: Int? = nil, streamErrorDomain: Int? = nil,
                 localizedDescription: String? = nil, failingURL: String? = nil, host: String? = nil) {
@@ -30,6 +33,7 @@ public struct AppleError: Sendable, Hashable, Codable {
         if let streamErrorCode { info.append("_kCFStreamErrorCodeKey=\(streamErrorCode)") }
         if let recoverySuggestion { info.append("NSLocalizedRecoverySuggestion=\(recoverySuggestion)") }
         if let streamErrorDomain { info.append("_kCFStreamErrorDomainKey=\(streamErrorDomain)") }
+        if let osStatus { info.append("NSURLErrorFailingURLPeerTrustErrorKey=Error Domain=NSOSStatusErrorDomain Code=\(osStatus)") }
         if let failingURL {
             let url = UntrustedText.escape(failingURL, limit: 300)
             info.append("NSErrorFailingURLStringKey=\(url)")
@@ -82,8 +86,10 @@ public struct AppleError: Sendable, Hashable, Codable {
         AppleError(code: secureConnectionFailed, streamErrorCode: streamCode, streamErrorDomain: 3, host: host)
     }
 
-    static func untrusted(_ streamCode: Int, host: String) -> AppleError {
-        AppleError(code: serverCertificateUntrusted, streamErrorCode: streamCode, streamErrorDomain: 3, host: host)
+    static func untrusted(_ streamCode: Int, host: String, osStatus: Int? = nil) -> AppleError {
+        var error = AppleError(code: serverCertificateUntrusted, streamErrorCode: streamCode, streamErrorDomain: 3, host: host)
+        error.osStatus = osStatus
+        return error
     }
 }
 

@@ -105,7 +105,10 @@ public enum ExceptionAdvisor {
         case .connection?: cause = "the host cannot be reached over TLS"
         default: cause = "the platform cannot complete a handshake with the server"
         }
-        return .impossible(reason: "even Allow All Loads fails: \(cause): \(first?.message ?? "no reason recorded")" + facts)
+        // The facts say which suite the server chose and why no platform takes it; the reason's
+        // own "the server chooses X, which this offer does not include" would say it again.
+        let message = RepeatedClauses.without(first?.message ?? "no reason recorded", coveredBy: facts)
+        return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + facts)
     }
 
     private static func evidence(for chosen: Candidate, verdict: (Candidate) -> Verdict?,

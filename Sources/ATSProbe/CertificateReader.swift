@@ -115,7 +115,8 @@ enum CertificateReader {
         guard let key = X509_get0_pubkey(cert) else { return PublicKeyFacts(algorithm: .other, bits: 0) }
         let bits = Int(EVP_PKEY_get_bits(key))
         switch EVP_PKEY_get_base_id(key) {
-        case EVP_PKEY_RSA, EVP_PKEY_RSA_PSS: return PublicKeyFacts(algorithm: .rsa, bits: bits)
+        case EVP_PKEY_RSA: return PublicKeyFacts(algorithm: .rsa, bits: bits)
+        case EVP_PKEY_RSA_PSS: return PublicKeyFacts(algorithm: .rsaPSS, bits: bits)
         case EVP_PKEY_EC:
             var buffer = [CChar](repeating: 0, count: 80)
             var length = 0

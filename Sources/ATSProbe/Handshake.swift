@@ -19,6 +19,8 @@ struct Handshake {
     let clock: Stopwatch
     let deadline: Deadline
     let verifier: SCTVerifier
+    /// Missing intermediates by caIssuers URL, shared by every probe of the run; nil with --no-aia.
+    let fetcher: IssuerFetcher?
 
     static let chainLimit = 16
 
@@ -91,19 +93,25 @@ struct Handshake {
                 if let cert = CATSProbeShims_sk_X509_value(stack, index) { served.append(cert) }
             }
         }
+        // Trust first: it may fetch the leaf's missing issuer, which the SCT check below needs.
+        let nameToCheck = request.serverName ?? request.target.host
+        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate, fetcher: fetcher, deadline: deadline)
+            .evaluate(served: served, name: nameToCheck)
         // The leaf's embedded SCTs sign the precertificate, which names the leaf's issuer: looked
-        // up once, at the first such SCT, so a leaf without SCTs costs nothing.
+        // up once, at the first such SCT, so a leaf without SCTs costs nothing. Served, in the
+        // store, or fetched by caIssuers above.
         var leafIssuer: (certificate: OpaquePointer, owned: Bool)?? = nil
         defer { if case let found?? = leafIssuer, found.owned { X509_free(found.certificate) } }
         let chain = served.enumerated().map { index, cert in
             CertificateReader.facts(of: cert) { sct in
                 guard index == 0 else { return .notChecked }
-                if leafIssuer == nil { leafIssuer = .some(trust.issuer(of: cert, served: served)) }
+                if leafIssuer == nil {
+                    leafIssuer = .some(trust.issuer(of: cert, served: served)
+                        ?? fetcher?.fetchedIssuer(of: cert).map { (certificate: $0, owned: true) })
+                }
                 return verifier.check(sct, entry: .precertificate(leaf: cert, issuer: leafIssuer??.certificate))
             }
         }
-        let nameToCheck = request.serverName ?? request.target.host
-        let trustEvaluation = TrustEvaluator(store: trust, date: evaluationDate).evaluate(served: served, name: nameToCheck)
 
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0

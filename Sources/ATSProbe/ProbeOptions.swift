@@ -11,8 +11,12 @@ public struct ProbeOptions: Sendable {
     public var caFile: String?
     /// A directory of PEM files (an OpenSSL hashed directory is one), treated as user-installed roots.
     public var caDirectory: String?
-    /// Trust the system's roots (OpenSSL's default paths) as well.
+    /// Trust a system store's roots as well (which one: `trustStore`).
     public var useSystemTrustStore: Bool
+    /// The system store: Apple's, built in (the default), or the machine's OpenSSL store.
+    public var trustStore: TrustStoreChoice
+    /// Fetch missing intermediates from caIssuers URLs as Apple's trustd does (off: watchOS).
+    public var fetchesMissingIssuers: Bool
     /// The time trust is judged at; nil means now.
     public var evaluationDate: Date?
     /// At most this many handshakes in flight in `probeAll`.
@@ -29,7 +33,10 @@ public struct ProbeOptions: Sendable {
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
                 evaluationDate: Date? = nil, maxConcurrentHandshakes: Int = 16,
-                additionalSystemAnchorsFile: String? = nil, ctLogKeys: [String: [UInt8]] = [:]) {
+                additionalSystemAnchorsFile: String? = nil, ctLogKeys: [String: [UInt8]] = [:],
+                trustStore: TrustStoreChoice = .apple, fetchesMissingIssuers: Bool = true) {
+        self.trustStore = trustStore
+        self.fetchesMissingIssuers = fetchesMissingIssuers
         self.ctLogKeys = ctLogKeys
         self.caFile = caFile
         self.caDirectory = caDirectory
@@ -38,6 +45,14 @@ public struct ProbeOptions: Sendable {
         self.maxConcurrentHandshakes = maxConcurrentHandshakes
         self.additionalSystemAnchorsFile = additionalSystemAnchorsFile
     }
+}
+
+/// Which root store stands for "the system's".
+public enum TrustStoreChoice: String, Sendable, CaseIterable {
+    /// Apple's root store as shipped with iOS/macOS 26 (AppleRootStore), built into the binary.
+    case apple
+    /// The machine's OpenSSL store (OpenSSL's default paths; SSL_CERT_FILE/SSL_CERT_DIR replace them).
+    case system
 }
 
 /// A `Prober` could not be set up. The description is one line naming the file concerned.

@@ -12,6 +12,7 @@ public final class Prober: Sendable {
     private let trust: TrustStore
     private let contexts = ClientContextCache()
     private let counter = Counter()
+    private let fetcher = IssuerFetcher()
 
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
     public init(options: ProbeOptions = .init()) throws {
@@ -21,6 +22,12 @@ public final class Prober: Sendable {
 
     /// Handshakes attempted so far (a connection was tried).
     public var handshakesMade: Int { counter.value }
+
+    /// caIssuers URLs fetched over the network so far (each at most once per Prober).
+    public var issuerFetchesMade: Int { fetcher.fetchesMade }
+
+    /// The system store judged against, named with its version; nil without one.
+    public var trustStoreName: String? { trust.storeName }
 
     /// The widest offer this OpenSSL can make: TLS 1.0-1.3 and every authenticated suite, strongest first.
     public static var widestOffer: ClientOffer {
@@ -40,7 +47,8 @@ public final class Prober: Sendable {
         let deadline = Deadline(secondsFromNow: request.timeout)
         let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
                                   evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline,
-                                  verifier: SCTVerifier(keys: options.ctLogKeys))
+                                  verifier: SCTVerifier(keys: options.ctLogKeys),
+                                  fetcher: options.fetchesMissingIssuers ? fetcher : nil)
         // A hung resolver is the one wait OpenSSL and poll cannot bound; the watchdog answers for it.
         let watchdog = request.timeout + 0.5
         return await BlockingRunner.run(watchdogSeconds: watchdog, onWatchdog: {

@@ -24,15 +24,40 @@ struct TrustEvaluator {
         var errors: [VerifyError] = []
     }
 
+    /// Fetches missing issuers by caIssuers URL (nil: --no-aia), within `deadline`.
+    var fetcher: IssuerFetcher? = nil
+    var deadline: Deadline? = nil
+
     /// `served` is the peer's chain, leaf first (borrowed). `name` is the DNS name or IP literal to match.
     func evaluate(served: [OpaquePointer], name: String?) -> TrustEvaluation {
         var problems: [TrustProblem] = []
         guard let leaf = served.first else {
             return TrustEvaluation(problems: [TrustProblem(kind: .invalidChain, detail: "no certificate served")],
-                                   anchor: nil, evaluatedAt: date)
+                                   anchor: nil, evaluatedAt: date, store: store.storeName)
         }
-        let (errors, builtChain) = verify(leaf: leaf, untrusted: Array(served.dropFirst()))
-        defer { builtChain.forEach { X509_free($0) } }
+        var untrusted = Array(served.dropFirst())
+        var (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
+        var fetched: [OpaquePointer] = []
+        var fetches: [FetchedIssuer] = []
+        defer {
+            builtChain.forEach { X509_free($0) }
+            fetched.forEach { X509_free($0) }
+        }
+        // Apple's path builder asks the network (caIssuers) for a parent no other source has
+        // (SecTrustServer.c, kSecCAIssuerSource): the certificate that lacks an issuer names URLs.
+        if let fetcher {
+            var hops = 0
+            while hops < IssuerFetcher.hopLimit, let depth = missingIssuerDepth(errors), depth < builtChain.count {
+                let child = builtChain[depth]
+                let found = fetchIssuers(of: child, with: fetcher, log: &fetches)
+                guard !found.isEmpty else { break }
+                fetched += found
+                untrusted += found
+                builtChain.forEach { X509_free($0) }
+                (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
+                hops += 1
+            }
+        }
 
         let facts = served.map { CertificateReader.facts(of: $0) }
         func index(of depth: Int32) -> Int? {
@@ -64,7 +89,9 @@ struct TrustEvaluator {
                 chainUntrusted = true
                 let issuer = error.depth >= 0 && Int(error.depth) < builtChain.count
                     ? CertificateReader.name(X509_get_issuer_name(builtChain[Int(error.depth)])) : "?"
-                problems.append(missingIssuer(index: at, issuer: issuer, served: served, facts: facts, label: label(error.depth)))
+                var problem = missingIssuer(index: at, issuer: issuer, served: served, facts: facts, label: label(error.depth))
+                problem.detail += fetchSummary(fetches, fetching: fetcher != nil)
+                problems.append(problem)
             case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
                 continue  // follows from the missing issuer, already reported
             default:
@@ -73,15 +100,94 @@ struct TrustEvaluator {
         }
         if let name, !matches(leaf: leaf, name: name) {
             problems.append(TrustProblem(kind: .nameMismatch, certificateIndex: 0,
-                                         detail: "certificate is not valid for '\(name)'"))
+                                         detail: "certificate is not valid for '\(name)'; \(coveredNames(facts[0]))"))
         }
 
         var anchor: AnchorSource?
         if !chainUntrusted, let top = builtChain.last {
             anchor = store.userAnchorFingerprints.contains(CertificateReader.fingerprint(of: top)) ? .user : .system
         }
-        return TrustEvaluation(problems: deduplicated(problems), anchor: anchor, evaluatedAt: date)
+        let path = anchor == nil ? nil : builtChain.map { CertificateReader.facts(of: $0) }
+        return TrustEvaluation(problems: deduplicated(problems), anchor: anchor, evaluatedAt: date, store: store.storeName,
+                               path: path, fetchedIssuers: fetches.isEmpty ? nil : fetches,
+                               otherStore: compareStores(leaf: leaf, untrusted: untrusted, anchor: anchor, untrustedHere: chainUntrusted))
     }
+
+    /// "it covers DNS:a.example, IP:192.0.2.1" (at most 20), or that it names none.
+    private func coveredNames(_ leaf: CertificateFacts) -> String {
+        let names = leaf.dnsNames.map { "DNS:" + $0 } + leaf.ipAddresses.map { "IP:" + $0 }
+        guard !names.isEmpty else { return "it has no subjectAltName DNS or IP entry (the CommonName is never used)" }
+        let shown = names.prefix(20).joined(separator: ", ")
+        return "it covers " + shown + (names.count > 20 ? " and \(names.count - 20) more" : "")
+    }
+
+    /// The depth of the certificate whose issuer no source had, when that is what stopped the chain.
+    private func missingIssuerDepth(_ errors: [VerifyError]) -> Int? {
+        errors.first { $0.code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY }.map { Int($0.depth) }
+    }
+
+    /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it
+    /// (owned: the caller frees them). Every URL tried is logged.
+    private func fetchIssuers(of child: OpaquePointer, with fetcher: IssuerFetcher, log: inout [FetchedIssuer]) -> [OpaquePointer] {
+        let urls = IssuerFetcher.caIssuerURLs(of: child)
+        let subject = CertificateReader.name(X509_get_subject_name(child))
+        guard urls.count < IssuerFetcher.urlThreshold else {
+            log.append(FetchedIssuer(url: urls[0], forSubject: subject, certificates: [],
+                                     failure: "not fetched: \(urls.count) caIssuers URLs (Apple fetches none from \(IssuerFetcher.urlThreshold) on)"))
+            return []
+        }
+        for url in urls {
+            switch fetcher.fetch(url, deadline: deadline ?? Deadline(secondsFromNow: 10)) {
+            case .failure(let reason):
+                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: [], failure: reason))
+            case .certificates(let ders):
+                let parents = ders.compactMap { der -> OpaquePointer? in
+                    guard let cert = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
+                        var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                        return d2i_X509(nil, &cursor, buffer.count)
+                    }) else { return nil }
+                    if X509_check_issued(cert, child) == X509_V_OK { return cert }
+                    X509_free(cert)
+                    return nil
+                }
+                OpenSSLErrors.clear()
+                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: parents.map { CertificateReader.facts(of: $0) },
+                                         failure: parents.isEmpty ? "none of the \(ders.count) certificate(s) it gave issued '\(subject)'" : nil))
+                if !parents.isEmpty { return parents }
+            }
+        }
+        return []
+    }
+
+    /// Why fetching did not help, for the missing-issuer problem.
+    private func fetchSummary(_ fetches: [FetchedIssuer], fetching: Bool) -> String {
+        guard fetching else { return "; caIssuers fetching is off (--no-aia)" }
+        let failures = fetches.filter { $0.failure != nil }
+        guard !failures.isEmpty else { return fetches.isEmpty ? "; no caIssuers URL to fetch it from" : "" }
+        return "; caIssuers fetch failed: " + failures.prefix(3).map { "\($0.url): \($0.failure ?? "")" }.joined(separator: "; ")
+    }
+
+    /// Judges the same chain against the other system store, and says when the two disagree:
+    /// the chain's root is in one and not the other.
+    private func compareStores(leaf: OpaquePointer, untrusted: [OpaquePointer], anchor: AnchorSource?,
+                               untrustedHere: Bool) -> StoreComparison? {
+        guard let other = store.otherStore, let otherName = store.otherStoreName, let thisName = store.storeName,
+              anchor == .system || untrustedHere else { return nil }
+        let (errors, chain) = verify(leaf: leaf, untrusted: untrusted, in: other)
+        chain.forEach { X509_free($0) }
+        let trustedThere = !errors.contains { TrustEvaluator.untrustedCodes.contains($0.code) }
+        if anchor == .system && !trustedThere {
+            return StoreComparison(store: otherName, trusts: false, detail: "trusted by \(thisName), not by \(otherName)")
+        }
+        if untrustedHere && trustedThere {
+            return StoreComparison(store: otherName, trusts: true, detail: "trusted by \(otherName), not by \(thisName)")
+        }
+        return nil
+    }
+
+    /// The verify errors that mean no anchor was reached.
+    static let untrustedCodes: Set<Int32> = [X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+                                             X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY]
 
     /// The verifier stopped at a certificate whose issuer no store holds. When the server sent
     /// only a leaf (not a CA), the usual cause is a missing intermediate; when it sent CA
@@ -104,14 +210,15 @@ struct TrustEvaluator {
 
     /// CommonName is never consulted, as Apple's clients do today.
     private func matches(leaf: OpaquePointer, name: String) -> Bool {
-        let flags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT)
+        // No partial wildcards ("w*.example.com" matches nothing), as SecPolicyLeafCallbacks.c.
+        let flags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
         if Target.isIPAddress(name) { return X509_check_ip_asc(leaf, name, flags) == 1 }
         return X509_check_host(leaf, name, name.utf8.count, flags, nil) == 1
     }
 
     /// Runs X509_verify_cert with a callback that records each error and carries on.
     /// Returns the errors and the chain it built (owned references, freed by the caller).
-    private func verify(leaf: OpaquePointer, untrusted: [OpaquePointer]) -> ([VerifyError], [OpaquePointer]) {
+    private func verify(leaf: OpaquePointer, untrusted: [OpaquePointer], in anchors: OpaquePointer) -> ([VerifyError], [OpaquePointer]) {
         OpenSSLErrors.clear()
         guard let context = X509_STORE_CTX_new(), let stack = CATSProbeShims_sk_X509_new_null() else { return ([], []) }
         defer {
@@ -119,7 +226,7 @@ struct TrustEvaluator {
             CATSProbeShims_sk_X509_free(stack)
         }
         for cert in untrusted { _ = CATSProbeShims_sk_X509_push(stack, cert) }
-        guard X509_STORE_CTX_init(context, store.store, leaf, stack) == 1 else { return ([], []) }
+        guard X509_STORE_CTX_init(context, anchors, leaf, stack) == 1 else { return ([], []) }
         let parameters = X509_STORE_CTX_get0_param(context)
         X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970))
         _ = X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_X509_STRICT))

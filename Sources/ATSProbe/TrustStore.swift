@@ -12,10 +12,17 @@ internal import COpenSSL
 internal import CATSProbeShims
 import TLSFacts
 
-/// The anchors: the system's (OpenSSL default paths) and the user's (--ca-file, --ca-dir).
-/// Owns an X509_STORE, read-only after init and shared by every verification.
+/// The anchors: a system store (Apple's, built in, by default; or the machine's OpenSSL store)
+/// and the user's (--ca-file, --ca-dir). Owns X509_STOREs, read-only after init and shared by
+/// every verification.
 final class TrustStore: @unchecked Sendable {
     let store: OpaquePointer
+    /// The other system store alone (the machine's when Apple's is chosen, and the other way
+    /// round), to say when the two disagree about a chain; nil without system anchors.
+    let otherStore: OpaquePointer?
+    /// How outputs name the chosen and the other system store, with their versions.
+    let storeName: String?
+    let otherStoreName: String?
     /// SHA-256 fingerprints of the user's anchors, to tell which store ended a chain.
     let userAnchorFingerprints: Set<String>
     static let anchorFileLimit = 4096
@@ -26,7 +33,26 @@ final class TrustStore: @unchecked Sendable {
         guard let store = X509_STORE_new() else { throw ProbeSetupError(path: nil, reason: "cannot create an X509 store") }
         self.store = store
         var fingerprints = Set<String>()
-        if options.useSystemTrustStore { _ = X509_STORE_set_default_paths(store) }
+        if options.useSystemTrustStore {
+            let other = X509_STORE_new()
+            switch options.trustStore {
+            case .apple:
+                TrustStore.addAppleRoots(to: store)
+                if let other { _ = X509_STORE_set_default_paths(other) }
+                storeName = AppleRootStore.description
+                otherStoreName = SystemStoreName.description
+            case .system:
+                _ = X509_STORE_set_default_paths(store)
+                if let other { TrustStore.addAppleRoots(to: other) }
+                storeName = SystemStoreName.description
+                otherStoreName = AppleRootStore.description
+            }
+            otherStore = other
+        } else {
+            otherStore = nil
+            storeName = nil
+            otherStoreName = nil
+        }
         OpenSSLErrors.clear()
         // Test seam (ProbeOptions.additionalSystemAnchorsFile): added to the store but not to the
         // user's fingerprints, so chains ending there count as system (public) roots.
@@ -77,7 +103,18 @@ final class TrustStore: @unchecked Sendable {
         return (found, true)
     }
 
-    deinit { X509_STORE_free(store) }
+    deinit {
+        X509_STORE_free(store)
+        if let otherStore { X509_STORE_free(otherStore) }
+    }
+
+    private static func addAppleRoots(to store: OpaquePointer) {
+        for cert in AppleRootStore.certificates() {
+            _ = X509_STORE_add_cert(store, cert)
+            X509_free(cert)
+        }
+        OpenSSLErrors.clear()
+    }
 
     /// Every certificate in a PEM file (owned by the caller). Unreadable files throw when required.
     static func readPEMCertificates(path: String, required: Bool) throws(ProbeSetupError) -> [OpaquePointer] {

@@ -110,6 +110,10 @@ struct CertificateBuilder {
         if let usages = spec.extendedKeyUsage, !usages.isEmpty {
             extensions.append((NID_ext_key_usage, usages.joined(separator: ",")))
         }
+        if !spec.caIssuersURLs.isEmpty {
+            extensions.append((NID_info_access, spec.caIssuersURLs.map { "caIssuers;URI:\($0)" }.joined(separator: ",")))
+        }
+        if spec.mustStaple { extensions.append((NID_tlsfeature, "status_request")) }
         extensions.append((NID_subject_key_identifier, "hash"))
         if signer?.certificate != nil {
             extensions.append((NID_authority_key_identifier, "keyid:always"))

@@ -20,6 +20,10 @@ public struct CertificateSpec: Sendable {
     public var extendedKeyUsage: [String]?
     /// Embedded SCT list extension (OID 1.3.6.1.4.1.11129.2.4.2), with dummy signatures.
     public var embeddedSCTs: [TestSCT]
+    /// Authority Information Access caIssuers URIs (where the issuer can be fetched).
+    public var caIssuersURLs: [String]
+    /// The TLS feature extension with status_request (RFC 7633 "must-staple").
+    public var mustStaple: Bool
 
     public init(commonName: String = "localhost",
                 dnsNames: [String] = ["localhost"],
@@ -29,7 +33,9 @@ public struct CertificateSpec: Sendable {
                 notBefore: Date = Date(timeIntervalSinceNow: -86_400),
                 notAfter: Date = Date(timeIntervalSinceNow: 90 * 86_400),
                 extendedKeyUsage: [String]? = [CertificateSpec.serverAuth],
-                embeddedSCTs: [TestSCT] = []) {
+                embeddedSCTs: [TestSCT] = [], caIssuersURLs: [String] = [], mustStaple: Bool = false) {
+        self.caIssuersURLs = caIssuersURLs
+        self.mustStaple = mustStaple
         self.commonName = commonName
         self.dnsNames = dnsNames
         self.ipAddresses = ipAddresses

@@ -108,9 +108,9 @@ public final class HostileServer: Sendable {
         return bytes
     }
 
-    private static func sendAll(_ fd: Int32, _ text: String) { sendAll(fd, Array(text.utf8)) }
+    static func sendAll(_ fd: Int32, _ text: String) { sendAll(fd, Array(text.utf8)) }
 
-    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -121,7 +121,7 @@ public final class HostileServer: Sendable {
 
     /// FIN first, then drain until the peer closes (at most ~2 s), so unread client bytes
     /// do not turn our close into a reset that could discard what we sent.
-    private static func closeGracefully(_ fd: Int32) {
+    static func closeGracefully(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_WR))
         LoopbackListener.setTimeouts(fd, seconds: 1)
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -3,6 +3,8 @@ internal import COpenSSL
 /// The key pair a test certificate should carry.
 public enum TestKey: Sendable, Hashable {
     case rsa(bits: Int)
+    /// An RSASSA-PSS SubjectPublicKeyInfo (OID 1.2.840.113549.1.1.10), not rsaEncryption.
+    case rsaPSS(bits: Int)
     case ec(curve: TestCurve)
     case ed25519
 }
@@ -33,6 +35,7 @@ extension TestKey {
     func generate() throws -> PrivateKey {
         let algorithm = switch self {
         case .rsa: "RSA"
+        case .rsaPSS: "RSA-PSS"
         case .ec: "EC"
         case .ed25519: "ED25519"
         }
@@ -42,7 +45,7 @@ extension TestKey {
         defer { EVP_PKEY_CTX_free(context) }
         try check("starting \(algorithm) key generation") { EVP_PKEY_keygen_init(context) }
         switch self {
-        case .rsa(let bits):
+        case .rsa(let bits), .rsaPSS(let bits):
             try check("setting the RSA key size \(bits)") { EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) }
         case .ec(let curve):
             try check("setting the curve \(curve.rawValue)") { EVP_PKEY_CTX_set_group_name(context, curve.rawValue) }

@@ -13,7 +13,7 @@ public final class TestPKI: Sendable {
     /// The root is valid from 2000 for 20 years from now, so leaves dated in the past still chain.
     public init(rootName: String = "atsprobe Test Root", rootKey: TestKey = .ec(curve: .p256),
                 withIntermediate: Bool = false, rootSignatureHash: TestSignatureHash = .sha256,
-                intermediateKey: TestKey = .ec(curve: .p256)) throws {
+                intermediateKey: TestKey = .ec(curve: .p256), intermediateExtendedKeyUsage: [String]? = nil) throws {
         let authorityValidity = (start: Date(timeIntervalSince1970: 946_684_800),
                                  end: Date(timeIntervalSinceNow: 20 * 365 * 86_400))
         let rootSpec = CertificateSpec(commonName: rootName, dnsNames: [], ipAddresses: [], key: rootKey,
@@ -27,7 +27,7 @@ public final class TestPKI: Sendable {
         if withIntermediate {
             let spec = CertificateSpec(commonName: "\(rootName) Intermediate", dnsNames: [], ipAddresses: [],
                                        key: intermediateKey, notBefore: authorityValidity.start,
-                                       notAfter: authorityValidity.end, extendedKeyUsage: nil)
+                                       notAfter: authorityValidity.end, extendedKeyUsage: intermediateExtendedKeyUsage)
             let key = try intermediateKey.generate()
             let certificate = try CertificateBuilder(
                 spec: spec, role: .authority, subjectKey: key,
@@ -59,6 +59,30 @@ public final class TestPKI: Sendable {
                                 chainPEM: intermediate.map { [$0.certificatePEM] } ?? [])
     }
 
+    /// A certs-only PKCS#7 (CMS SignedData without signers) holding `certificates` (DER), the
+    /// form caIssuers URLs may serve (.p7c, RFC 5280 4.2.2.1).
+    public static func certsOnlyPKCS7(_ certificates: [[UInt8]]) throws -> [UInt8] {
+        let p7 = try checkNotNull("allocating a PKCS#7") { PKCS7_new() }
+        defer { PKCS7_free(p7) }
+        try check("making it SignedData") { Int32(PKCS7_set_type(p7, NID_pkcs7_signed)) }
+        try check("adding empty content") { Int32(PKCS7_content_new(p7, NID_pkcs7_data)) }
+        for der in certificates {
+            let x509 = try der.withUnsafeBufferPointer { buffer in
+                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                return try checkNotNull("reading a DER certificate") { d2i_X509(nil, &cursor, buffer.count) }
+            }
+            defer { X509_free(x509) }
+            try check("adding a certificate") { PKCS7_add_certificate(p7, x509) }
+        }
+        let length = try check("encoding the PKCS#7") { i2d_PKCS7(p7, nil) }
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        try bytes.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            try check("encoding the PKCS#7") { i2d_PKCS7(p7, &cursor) }
+        }
+        return bytes
+    }
+
     /// A self-signed leaf (CA:FALSE), trusted by nothing.
     public static func selfSigned(_ spec: CertificateSpec) throws -> TestIdentity {
         let key = try spec.key.generate()
@@ -68,7 +92,7 @@ public final class TestPKI: Sendable {
 
     /// A DER OCSP response saying "good" for `identity`, signed by the CA that issued it
     /// (the intermediate when there is one, else the root), as RFC 6960 expects of a CA-signed response.
-    public func ocspResponse(for identity: TestIdentity, thisUpdate: Date, nextUpdate: Date) throws -> [UInt8] {
+    public func ocspResponse(for identity: TestIdentity, thisUpdate: Date, nextUpdate: Date, revoked: Bool = false) throws -> [UInt8] {
         let issuer = intermediate ?? root
         let issuerCertificate = try Certificate(pem: issuer.certificatePEM)
         let issuerKey = try PrivateKey(pem: issuer.privateKeyPEM)
@@ -86,7 +110,10 @@ public final class TestPKI: Sendable {
         }
         defer { times.forEach { ASN1_TIME_free($0) } }
         _ = try checkNotNull("adding an OCSP status") {
-            OCSP_basic_add1_status(basic, certificateID, V_OCSP_CERTSTATUS_GOOD, 0, nil, times[0], times[1])
+            revoked
+                ? OCSP_basic_add1_status(basic, certificateID, V_OCSP_CERTSTATUS_REVOKED, OCSP_REVOKED_STATUS_KEYCOMPROMISE,
+                                         times[0], times[0], times[1])
+                : OCSP_basic_add1_status(basic, certificateID, V_OCSP_CERTSTATUS_GOOD, 0, nil, times[0], times[1])
         }
         let digest = issuerKey.isEd25519 ? nil : EVP_sha256()
         try check("signing the OCSP response") {

@@ -50,3 +50,8 @@ uint64_t CATSProbeShims_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNOR
 long CATSProbeShims_BIO_set_mem_eof_return(BIO *bio, long value) { return BIO_set_mem_eof_return(bio, value); }
 int CATSProbeShims_X509_STORE_CTX_set_app_data(X509_STORE_CTX *ctx, void *data) { return X509_STORE_CTX_set_app_data(ctx, data); }
 void *CATSProbeShims_X509_STORE_CTX_get_app_data(X509_STORE_CTX *ctx) { return X509_STORE_CTX_get_app_data(ctx); }
+
+// Apple's path building: caIssuers (AIA) and certs-only PKCS#7.
+int CATSProbeShims_sk_ACCESS_DESCRIPTION_num(const AUTHORITY_INFO_ACCESS *stack) { return sk_ACCESS_DESCRIPTION_num(stack); }
+ACCESS_DESCRIPTION *CATSProbeShims_sk_ACCESS_DESCRIPTION_value(const AUTHORITY_INFO_ACCESS *stack, int index) { return sk_ACCESS_DESCRIPTION_value(stack, index); }
+STACK_OF(X509) *CATSProbeShims_PKCS7_signed_certificates(PKCS7 *p7) { return PKCS7_type_is_signed(p7) && p7->d.sign ? p7->d.sign->cert : NULL; }

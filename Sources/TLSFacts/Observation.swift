@@ -57,7 +57,8 @@ public struct Observation: Hashable, Sendable, Codable {
 
 /// A public key's algorithm and size.
 public struct PublicKeyFacts: Hashable, Sendable, Codable, CustomStringConvertible {
-    public enum Algorithm: String, Hashable, Sendable, Codable { case rsa = "RSA", ec = "EC", ed25519 = "Ed25519", ed448 = "Ed448", dsa = "DSA", other }
+    /// `rsaPSS`: an RSASSA-PSS SubjectPublicKeyInfo (OID 1.2.840.113549.1.1.10), not rsaEncryption.
+    public enum Algorithm: String, Hashable, Sendable, Codable { case rsa = "RSA", rsaPSS = "RSA-PSS", ec = "EC", ed25519 = "Ed25519", ed448 = "Ed448", dsa = "DSA", other }
     public var algorithm: Algorithm
     /// Key size in bits (RSA modulus, EC field size).
     public var bits: Int

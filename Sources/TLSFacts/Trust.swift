@@ -11,13 +11,66 @@ public struct TrustEvaluation: Hashable, Sendable, Codable {
     public var anchor: AnchorSource?
     /// The time the chain was judged at.
     public var evaluatedAt: Date
+    /// The system anchors judged against, named with their version ("Apple's root store
+    /// security_certificates-55349.0.11 (156 roots)"); nil when no system store was used.
+    public var store: String?
+    /// The chain as built, leaf first and anchor last, when it reached an anchor: it may hold
+    /// intermediates fetched by caIssuers and a root the server did not send.
+    public var path: [CertificateFacts]?
+    /// Every caIssuers fetch made while building the chain, in order; nil when none was needed.
+    public var fetchedIssuers: [FetchedIssuer]?
+    /// When the other system store (Apple's or the machine's) judges the root differently.
+    public var otherStore: StoreComparison?
 
     public var isTrusted: Bool { problems.isEmpty }
 
-    public init(problems: [TrustProblem], anchor: AnchorSource?, evaluatedAt: Date) {
+    /// The root that ended the chain, when one did.
+    public var anchorCertificate: CertificateFacts? { anchor == nil ? nil : path?.last }
+
+    public init(problems: [TrustProblem], anchor: AnchorSource?, evaluatedAt: Date, store: String? = nil,
+                path: [CertificateFacts]? = nil, fetchedIssuers: [FetchedIssuer]? = nil, otherStore: StoreComparison? = nil) {
         self.problems = problems
         self.anchor = anchor
         self.evaluatedAt = evaluatedAt
+        self.store = store
+        self.path = path
+        self.fetchedIssuers = fetchedIssuers
+        self.otherStore = otherStore
+    }
+}
+
+/// One caIssuers (AIA) URL fetched for a certificate whose issuer was neither served nor an anchor.
+public struct FetchedIssuer: Hashable, Sendable, Codable {
+    /// The URL as the certificate names it (untrusted text).
+    public var url: String
+    /// The subject of the certificate whose issuer was wanted.
+    public var forSubject: String
+    /// The certificates the URL gave that issued it (DER or certs-only PKCS#7); empty on failure.
+    public var certificates: [CertificateFacts]
+    /// Why nothing usable came back ("HTTP 404", "timed out", "not a certificate", "skipped: https"), nil on success.
+    public var failure: String?
+
+    public init(url: String, forSubject: String, certificates: [CertificateFacts], failure: String?) {
+        self.url = url
+        self.forSubject = forSubject
+        self.certificates = certificates
+        self.failure = failure
+    }
+}
+
+/// What the other system store says of the same chain.
+public struct StoreComparison: Hashable, Sendable, Codable {
+    /// The other store, named with its version.
+    public var store: String
+    /// Whether the chain reaches one of its roots.
+    public var trusts: Bool
+    /// One line for people: "trusted by the system store (...), not by Apple's root store (...)".
+    public var detail: String
+
+    public init(store: String, trusts: Bool, detail: String) {
+        self.store = store
+        self.trusts = trusts
+        self.detail = detail
     }
 }
 

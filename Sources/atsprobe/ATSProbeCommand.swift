@@ -12,13 +12,22 @@ struct ATSProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "atsprobe",
         abstract: "Test TLS servers against Apple's App Transport Security, from any machine.",
+        usage: """
+        atsprobe --ats-diagnostics [--verbose] <url>
+        atsprobe <subcommand>
+        """,
         discussion: """
         atsprobe --ats-diagnostics [--verbose] URL   runs nscurl's 16 ATS tests (the same as `atsprobe diagnose URL`).
         Exit codes: 0 passes default ATS, 1 findings, 2 unreachable, 64 bad input, 70 internal error.
         """,
-        version: "0.1.0",
-        subcommands: [Probe.self, Diagnose.self, Audit.self, Pins.self, Plist.self, App.self]
+        version: ToolVersion.current,
+        subcommands: [Probe.self, Diagnose.self, Audit.self, Report.self, Pins.self, Plist.self, App.self]
     )
+
+    /// Never set: Main turns `--ats-diagnostics` into `diagnose` before parsing. Declared so
+    /// that help, the shell completions and the man page (all generated from this model) show it.
+    @Flag(name: .customLong("ats-diagnostics"), help: "Run nscurl's 16 ATS tests on the URL that follows; the same as `atsprobe diagnose URL`, with its options.")
+    var atsDiagnostics = false
 
     func run() async throws {
         throw CleanExit.helpRequest(self)

@@ -12,24 +12,8 @@ import Glibc
 #endif
 import TLSFacts
 
-/// `app`'s output formats: the shared ones plus the Markdown report. Kept apart from
-/// `OutputFormat` so the report renderers of other commands can land without a clash.
-enum AppFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, plist, markdown, html
-}
-
-struct AppOutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: text, json, markdown, html, or plist (the tightened dictionary only).")
-    var format: AppFormat = .text
-
-    @Flag(name: .long, help: "Shorthand for --format json.")
-    var json = false
-
-    @Option(name: .long, help: "Write the result to FILE instead of standard output.")
-    var output: String?
-
-    var effectiveFormat: AppFormat { json ? .json : format }
-}
+/// app: text and JSON, the tightened dictionary, and the report documents.
+enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html] }
 
 extension ATSProbeCommand {
     /// `atsprobe app PATH`: an app's own dictionaries against the hosts it names (docs/app.md).
@@ -70,7 +54,8 @@ extension ATSProbeCommand {
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: AppOutputOptions
+        @OptionGroup var output: OutputOptions<AppFormats>
+        @OptionGroup var colors: ColorOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -101,14 +86,17 @@ extension ATSProbeCommand {
                 let plistBundle = try selectedBundle(inventory)
 
                 let report: AppReport
+                let run: RunInfo
                 if offline {
                     report = .offline(inventory)
+                    run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
                 } else {
                     let logs = try connection.ctLogs()
+                    run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
                     let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
                                                    options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
                     // Progress for people: one line on stderr, redrawn, only when stderr is a terminal.
-                    let showProgress = isatty(STDERR_FILENO) == 1 && !inventory.hosts.isEmpty
+                    let showProgress = isatty(STDERR_FILENO) == 1 && !diagnostics.quiet && !inventory.hosts.isEmpty
                     report = try await AppReport.run(inventory, connection: connection, runner: runner, ruleSet: ruleSet) { done, total in
                         guard showProgress else { return }
                         FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
@@ -118,13 +106,16 @@ extension ATSProbeCommand {
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .text:
-                    sink.write(AppText.render(report, verbose: diagnostics.verbose))
+                    sink.write(AppText.render(report, verbose: diagnostics.verbose,
+                                              palette: colors.palette(format: .text, path: output.output)))
                 case .markdown:
                     sink.write(AppMarkdown.render(report))
                 case .html:
                     sink.write(AppHTML.render(report))
                 case .json:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppJSON(report)), as: UTF8.self) + "\n")
+                    var json = AppJSON(report)
+                    json.run = run
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(json), as: UTF8.self) + "\n")
                 case .plist:
                     let result = report.results.first { $0.bundle.path == plistBundle }
                     if let plist = result?.tightenedPlist {
@@ -134,6 +125,8 @@ extension ATSProbeCommand {
                         Diagnostics.warn("no host was checked under \(report.name(plistBundle))'s dictionary; printing it unchanged")
                         sink.write(try PlistCheckText.plist(result?.bundle.atsDictionary ?? [:]))
                     }
+                default:
+                    throw InputError("app writes text, json, plist, markdown or html only")
                 }
                 try sink.finish()
                 return report.exitStatus

@@ -100,6 +100,7 @@ enum AppHTML {
             fixes += list(advice.fixes.map { fix in
                 h(fix.change) + (fix.keys.isEmpty ? "" : " (removes \(fix.keys.map { "<code>\(h($0))</code>" }.joined(separator: ", ")))")
                     + "<br>nginx: <code>\(h(fix.nginx.joined(separator: " ")))</code><br>Apache: <code>\(h(fix.apache.joined(separator: " | ")))</code>"
+                    + (fix.haproxy.isEmpty ? "" : "<br>HAProxy: <code>\(h(fix.haproxy.joined(separator: " | ")))</code>")
             })
         }
         if !fixes.isEmpty { out += "<section id=\"server-fixes\"><h2>Server fixes</h2>\n\(fixes)</section>\n" }

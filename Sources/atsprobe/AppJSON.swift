@@ -9,6 +9,8 @@ import TLSFacts
 /// dictionaries themselves (`ats`, `tightened`) are data and stay as written.
 struct AppJSON: Encodable {
     let schemaVersion = jsonSchemaVersion
+    /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
+    var run: RunInfo?
     let input: String
     let kind: String
     let app: String

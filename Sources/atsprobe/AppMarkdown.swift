@@ -86,6 +86,7 @@ enum AppMarkdown {
                 let removes = fix.keys.isEmpty ? "" : " (removes \(fix.keys.map { "`\($0)`" }.joined(separator: ", ")))"
                 fixes += "- \(md(fix.change))\(removes)\n"
                 fixes += "  - nginx: `\(code(fix.nginx.joined(separator: " ")))`\n  - Apache: `\(code(fix.apache.joined(separator: " | ")))`\n"
+                if !fix.haproxy.isEmpty { fixes += "  - HAProxy: `\(code(fix.haproxy.joined(separator: " | ")))`\n" }
             }
         }
         if !fixes.isEmpty { out += "\n## Server fixes\n" + fixes }

@@ -7,7 +7,7 @@ import TLSFacts
 /// (unless --offline) each load, the failures, what no host needs, the tightened dictionaries
 /// and the server fixes. Everything read from the app or the network is escaped.
 enum AppText {
-    static func render(_ report: AppReport, verbose: Bool) -> String {
+    static func render(_ report: AppReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         let inventory = report.inventory
         var out = "atsprobe app \(esc(inventory.input)) (\(inventory.inputKind.rawValue)): \(esc(inventory.appName))"
         out += report.ruleSet.map { ", rule set \($0.id)\n" } ?? ", offline\n"
@@ -21,7 +21,7 @@ enum AppText {
         for result in report.results where !result.checks.isEmpty {
             out += "\nLoads under \(esc(report.name(result.bundle.path)))'s dictionary\n"
             for check in result.checks {
-                out += "\n" + PlistCheckText.target(check.check, verbose: verbose).split(separator: "\n", omittingEmptySubsequences: false)
+                out += "\n" + PlistCheckText.target(check.check, verbose: verbose, palette: palette).split(separator: "\n", omittingEmptySubsequences: false)
                     .map { $0.isEmpty ? "" : "  " + $0 }.joined(separator: "\n")
             }
         }

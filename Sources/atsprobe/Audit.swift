@@ -17,7 +17,8 @@ extension ATSProbeCommand {
             Targets come from the arguments, then from --input (a file, or - for standard input): one per \
             line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
             reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
-            --format plist writes one merged NSExceptionDomains dictionary.
+            --format plist writes one merged NSExceptionDomains dictionary; html, csv and markdown write a report \
+            (docs/reports.md) once every target is done.
             Exit codes (narrowed by --fail-on): 0 every target passes; 1 a target needs an exception or cannot \
             load; 2 a target is unreachable or timed out; 64 bad options or bad input lines.
             """
@@ -26,7 +27,7 @@ extension ATSProbeCommand {
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT; several allowed.")
         var targets: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("Read targets from FILE, one per line; - reads standard input.", valueName: "file"))
+        @Option(name: .long, help: ArgumentHelp("Read targets from FILE, one per line; - reads standard input.", valueName: "file"), completion: .file())
         var input: String?
 
         @Option(name: .long, help: ArgumentHelp("Targets audited at once, in all.", valueName: "n"))
@@ -44,12 +45,16 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("Take the K-th of N shares of the input (K/N, 1-based), for N machines.", valueName: "k/n"))
         var shard: String?
 
+        @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"))
+        var records: String?
+
         @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any.")
         var failOn: AuditFailOn = .any
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions<DiagnosticsFormats>
+        @OptionGroup var colors: ColorOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded { try await audit() }
@@ -61,11 +66,24 @@ extension ATSProbeCommand {
             let share = try shard.map(AuditShard.init(parsing:)) ?? .whole
             let source = try AuditInput(arguments: targets, path: input)
             let logs = try connection.ctLogs()
+            let ruleSet = try diagnostics.ruleSet()
             let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs, maxConcurrent: concurrency),
-                                           options: try connection.diagnosticsOptions(ruleSet: try diagnostics.ruleSet(), logs: logs))
-            var progress = AuditProgress()
+                                           options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+            var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
-            let sink = try AuditOutput(format: output.effectiveFormat, verbose: diagnostics.verbose, path: output.output, progress: progress)
+            let format = output.effectiveFormat
+            let sink = try AuditOutput(format: format, verbose: diagnostics.verbose, quiet: diagnostics.quiet,
+                                       palette: colors.palette(format: format, path: output.output),
+                                       run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
+                                       path: output.output, recordsPath: records, progress: progress)
+            // Redraws the progress line twice a second, so a silent host's time is seen growing.
+            let ticker = progress.enabled ? Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    await sink.tick()
+                }
+            } : nil
+            defer { ticker?.cancel() }
             var rateLimiter = AuditRateLimiter(perSecond: rate)
 
             // Targets whose host is at --per-host wait here, not in the task group, so they never
@@ -78,7 +96,7 @@ extension ATSProbeCommand {
                     await rateLimiter.wait()
                     inFlight += 1
                     group.addTask {
-                        await sink.started()
+                        await sink.started(item.entry, name: item.target.authority)
                         let report = await withDeadline(seconds: deadline) { await runner.run(item.target) }
                         if let report {
                             await sink.finished(report, entry: item.entry)
@@ -114,6 +132,7 @@ extension ATSProbeCommand {
                 }
                 while inFlight > 0 { await finishOne() }
             }
+            ticker?.cancel()
             try await sink.finish()
             return await sink.tally.status(failOn: failOn)
         }

@@ -7,56 +7,59 @@ import Foundation
 #endif
 import TLSFacts
 
-/// Where finished targets go, one at a time, as they finish: a record to stdout (or --output),
-/// a count in the tally, the progress line, and for plist the exception to merge at the end.
+/// Where finished targets go, one at a time, as they finish: a record to stdout (or --output)
+/// and to --records, a count in the tally, the progress line, and for plist the exception to
+/// merge at the end. Every format is rendered from the JSON record decoded again
+/// (`ReportRecord`), the same way `atsprobe report` renders a file, so the two agree.
 actor AuditOutput {
     private let format: OutputFormat
     private let verbose: Bool
+    private let quiet: Bool
+    private let palette: Palette
+    private let run: RunInfo
     private let handle: FileStream
+    /// --records: the JSON Lines as well, whatever the format.
+    private let records: FileStream?
     private let encoder = JSONEncoder.atsprobe(pretty: false)
+    private let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
     private(set) var tally = AuditTally()
     private var progress: AuditProgress
-    private var running = 0
     /// Only for --format plist: one entry per host that needs an exception.
     private var exceptions: [String: DomainException] = [:]
+    /// Only for html, csv and markdown: the report needs every target before its first line.
+    private var collected: [ReportRecord] = []
 
-    /// `path` nil writes to standard output. Throws an InputError when the file cannot be created.
-    init(format: OutputFormat, verbose: Bool, path: String?, progress: AuditProgress) throws {
+    /// `path` nil writes to standard output. Throws an InputError when a file cannot be created.
+    init(format: OutputFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, path: String?,
+         recordsPath: String?, progress: AuditProgress) throws {
         self.format = format
         self.verbose = verbose
+        self.quiet = quiet
+        self.palette = palette
+        self.run = run
         self.progress = progress
-        if let path {
-            handle = try FileStream(creating: path)
-        } else {
-            handle = FileStream.standardOutput
-        }
+        handle = try path.map { try FileStream(creating: $0) } ?? FileStream.standardOutput
+        records = try recordsPath.map { try FileStream(creating: $0) }
     }
 
-    func started() {
-        running += 1
-        progress.update(tally, running: running)
+    func started(_ entry: AuditEntry, name: String) {
+        progress.started(entry.position, name: name)
+        progress.update(tally)
     }
 
     func finished(_ report: DiagnosticsReport, entry: AuditEntry) {
-        running -= 1
-        let verdict = AuditVerdict(report)
-        var exception: DomainException?
-        if case .exception(let domain, let suggested, _) = report.suggestion {
-            exception = suggested
-            if format == .plist { exceptions[domain] = exceptions[domain]?.widened(toCover: suggested) ?? suggested }
+        if format == .plist, case .exception(let domain, let suggested, _) = report.suggestion {
+            exceptions[domain] = exceptions[domain]?.widened(toCover: suggested) ?? suggested
         }
-        emit(.result(DiagnosticsJSON(report, verbose: verbose), verdict: verdict, entry: entry),
-             text: "\(textVerdict(verdict)) \(report.target.url)\(exceptionText(exception))")
-        tally.add(verdict, exception: exception)
-        progress.update(tally, running: running)
+        emit(.result(DiagnosticsJSON(report, run: run), verdict: AuditVerdict(report), entry: entry), entry: entry)
     }
 
     func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
-        running -= 1
-        emit(.timeout(target, deadlineSeconds: deadline, entry: entry),
-             text: "\(textVerdict(.timeout)) \(target.url) (no result within \(deadline) s)")
-        tally.add(.timeout)
-        progress.update(tally, running: running)
+        emit(.timeout(target, deadlineSeconds: deadline, entry: entry, run: run, finishedAt: Date()), entry: entry)
     }
 
     /// A bad line: named with its number on stderr, and a record of kind "error" in the results.
@@ -64,43 +67,58 @@ actor AuditOutput {
         progress.clear()
         let place = entry.line.map { "line \($0)" } ?? "argument \(entry.position)"
         Diagnostics.warn("\(place): \(message)")
-        emit(.error(message: message, entry: entry),
-             text: "\(textVerdict(.error)) \(UntrustedText.escape(entry.text, limit: 200)) (\(place): \(message))")
-        tally.add(.error)
-        progress.update(tally, running: running, force: true)
+        emit(.error(message: message, entry: entry, run: run, finishedAt: Date()), entry: entry)
     }
 
-    /// Writes the plist (if that is the format), clears the progress line, prints the summary.
+    /// The ticker's redraw: elapsed times keep growing while a host is silent.
+    func tick() {
+        guard !done else { return }
+        progress.update(tally)
+    }
+
+    /// Set by finish(): nothing is drawn after the summary.
+    private var done = false
+
+    /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.
     func finish() throws {
-        if format == .plist {
-            handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
+        done = true
+        switch format {
+        case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
+        case .html, .csv, .markdown: handle.write(Report(collected).render(format, verbose: verbose))
+        default: break
         }
         progress.clear()
-        FileStream.standardError.write(tally.summary)
+        if !quiet { FileStream.standardError.write(tally.summary) }
+        try records?.finish()
         try handle.finish()
     }
 
-    private func emit(_ record: AuditRecord, text: String) {
+    private func emit(_ record: AuditRecord, entry: AuditEntry) {
+        progress.finished(entry.position)
+        guard var data = try? encoder.encode(record) else { return }
+        data.append(UInt8(ascii: "\n"))
+        records?.write(data)
+        let decoded: ReportRecord
+        do {
+            decoded = try decoder.decode(ReportRecord.self, from: data)
+        } catch {
+            Diagnostics.warn("internal error: a record does not decode: \(error) (please report it)")
+            return
+        }
+        tally.add(decoded.verdict, keys: decoded.exceptionKeys.map(\.key))
         switch format {
         case .json:
-            guard var data = try? encoder.encode(record) else { return }
-            data.append(UInt8(ascii: "\n"))
             progress.clear()
             handle.write(data)
         case .text:
             progress.clear()
-            handle.write(text + "\n")
+            handle.write(ReportText.entry(decoded, verbose: verbose, palette: palette))
+        case .html, .csv, .markdown:
+            collected.append(decoded)
         case .plist:
             break
         }
-    }
-
-    private func textVerdict(_ verdict: AuditVerdict) -> String {
-        verdict.rawValue.uppercased().padded(to: 12)
-    }
-
-    private func exceptionText(_ exception: DomainException?) -> String {
-        guard let exception else { return "" }
-        return " needs " + exception.propertyList.keys.sorted().joined(separator: ", ")
+        // Drawn again at once: a line written after the bar must not leave it erased.
+        progress.update(tally, force: true)
     }
 }

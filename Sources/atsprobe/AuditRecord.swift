@@ -9,11 +9,11 @@ import Foundation
 /// single-host diagnostics document (`DiagnosticsJSON`) with the audit's fields added.
 enum AuditRecord: Encodable {
     case result(DiagnosticsJSON, verdict: AuditVerdict, entry: AuditEntry)
-    case timeout(TargetReport, deadlineSeconds: Double, entry: AuditEntry)
-    case error(message: String, entry: AuditEntry)
+    case timeout(TargetReport, deadlineSeconds: Double, entry: AuditEntry, run: RunInfo, finishedAt: Date)
+    case error(message: String, entry: AuditEntry, run: RunInfo, finishedAt: Date)
 
     private enum Key: String, CodingKey {
-        case schemaVersion, kind, verdict, input, line, target, deadlineSeconds, message
+        case schemaVersion, kind, verdict, input, line, target, deadlineSeconds, message, run, finishedAt
     }
 
     func encode(to encoder: Encoder) throws {
@@ -25,15 +25,19 @@ enum AuditRecord: Encodable {
             try container.encode("result", forKey: .kind)
             try container.encode(verdict, forKey: .verdict)
             try encode(entry, into: &container)
-        case .timeout(let target, let deadline, let entry):
+        case .timeout(let target, let deadline, let entry, let run, let finishedAt):
             try container.encode(jsonSchemaVersion, forKey: .schemaVersion)
+            try container.encode(run, forKey: .run)
+            try container.encode(Date(timeIntervalSince1970: finishedAt.timeIntervalSince1970.rounded(.down)), forKey: .finishedAt)
             try container.encode("timeout", forKey: .kind)
             try container.encode(AuditVerdict.timeout, forKey: .verdict)
             try container.encode(target, forKey: .target)
             try container.encode(deadline, forKey: .deadlineSeconds)
             try encode(entry, into: &container)
-        case .error(let message, let entry):
+        case .error(let message, let entry, let run, let finishedAt):
             try container.encode(jsonSchemaVersion, forKey: .schemaVersion)
+            try container.encode(run, forKey: .run)
+            try container.encode(Date(timeIntervalSince1970: finishedAt.timeIntervalSince1970.rounded(.down)), forKey: .finishedAt)
             try container.encode("error", forKey: .kind)
             try container.encode(AuditVerdict.error, forKey: .verdict)
             try container.encode(message, forKey: .message)

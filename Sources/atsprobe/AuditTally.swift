@@ -14,8 +14,17 @@ struct AuditTally {
     var finished: Int { byVerdict.values.reduce(0, +) }
 
     mutating func add(_ verdict: AuditVerdict, exception: DomainException? = nil) {
+        add(verdict, keys: exception.map { Array($0.propertyList.keys) } ?? [])
+    }
+
+    mutating func add(_ verdict: AuditVerdict, keys: [String]) {
         byVerdict[verdict, default: 0] += 1
-        for key in exception?.propertyList.keys ?? [:].keys { exceptionKeys[key, default: 0] += 1 }
+        for key in keys { exceptionKeys[key, default: 0] += 1 }
+    }
+
+    /// Exception keys by how many targets need them, most first.
+    var keysByCount: [(key: String, count: Int)] {
+        exceptionKeys.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) }
     }
 
     func count(_ verdict: AuditVerdict) -> Int { byVerdict[verdict, default: 0] }
@@ -38,7 +47,7 @@ struct AuditTally {
         var out = "atsprobe audit: \(line)\n"
         if !exceptionKeys.isEmpty {
             out += "exceptions needed:\n"
-            for (key, count) in exceptionKeys.sorted(by: { ($1.value, $0.key) < ($0.value, $1.key) }) {
+            for (key, count) in keysByCount {
                 out += "  \(key): \(count) target\(count == 1 ? "" : "s")\n"
             }
         }

@@ -3,7 +3,7 @@ import ATSDiagnostics
 import ATSPolicy
 
 /// What one audit entry came to, in the words of the summary and the `verdict` JSON field.
-enum AuditVerdict: String, Encodable, CaseIterable, Sendable {
+enum AuditVerdict: String, Codable, CaseIterable, Sendable {
     /// Default ATS loads the target.
     case pass
     /// An NSExceptionDomains entry makes it load.

@@ -18,8 +18,14 @@ struct DiagnosticsJSON: Encodable {
     let defaultPasses: Bool
     let tests: [TestJSON]
     let suggestion: SuggestionJSON
+    /// What the run was made with (docs/json-schema.md, "run").
+    let run: RunInfo
+    /// When this target's diagnostics ended (whole seconds).
+    let finishedAt: Date
 
-    init(_ report: DiagnosticsReport, verbose: Bool) {
+    init(_ report: DiagnosticsReport, run: RunInfo, finishedAt: Date = Date()) {
+        self.run = run
+        self.finishedAt = Date(timeIntervalSince1970: finishedAt.timeIntervalSince1970.rounded(.down))
         target = TargetReport(report.target)
         ruleSet = report.ruleSet
         handshakes = report.handshakes
@@ -88,7 +94,7 @@ struct DiagnosticsJSON: Encodable {
                 kind = "exception"; domain = d; exception = PlistValue(e.propertyList); evidence = advice.evidence
                 fixes = advice.fixes; reason = nil
             case .impossible(let r):
-                kind = "impossible"; domain = nil; exception = nil; evidence = nil; fixes = nil; reason = r
+                kind = "impossible"; domain = nil; exception = nil; evidence = nil; fixes = advice.fixes; reason = r
             }
         }
     }

@@ -13,39 +13,53 @@ enum DiagnosticsText {
     static let rule = String(repeating: "=", count: 80)
 
     static func render(_ report: DiagnosticsReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
-        var out = """
+        var out = header(report.target)
+        for (index, test) in report.tests.enumerated() {
+            out += self.test(test, index: index, previous: index > 0 ? report.tests[index - 1] : nil, host: report.target.host,
+                             verbose: verbose, palette: palette)
+        }
+        return out + footer(report)
+    }
+
+    /// What nscurl prints before the first test: written at once when the run streams.
+    static func header(_ target: Target) -> String {
+        """
         Starting ATS Diagnostics
 
-        Configuring ATS Info.plist keys and displaying the result of HTTPS loads to \(report.target.url).
+        Configuring ATS Info.plist keys and displaying the result of HTTPS loads to \(target.url).
         A test will "PASS" if URLSession:task:didCompleteWithError: returns a nil error.
         Use '--verbose' to view the ATS dictionaries used and to display the error received in URLSession:task:didCompleteWithError:.
         \(rule)
 
 
         """
-        var section: String?
-        for test in report.tests {
-            if test.section != section {
-                if section != nil { out += "\(rule)\n\n" }
-                out += test.section + "\n"
-                // nscurl puts a blank line under the per-host section titles only.
-                if test.section.hasSuffix(" for \(report.target.host)") { out += "\n" }
-                section = test.section
-            }
-            out += "---\n\(test.title)\n"
-            if verbose {
-                out += "ATS Dictionary:\n\(test.configuration.nsDictionaryDescription())\n"
-            }
-            out += "Result : \(test.verdict.passed ? palette.pass("PASS") : palette.fail("FAIL"))\n"
-            if !test.verdict.passed {
-                if verbose, let error = test.verdict.error { out += "Error : \(error.nscurlDescription)\n" }
-                for reason in test.verdict.reasons { out += "Reason : \(UntrustedText.escape(reason.message))\n" }
-            }
-            out += "---\n\n"
+    }
+
+    /// One test's block, with its section title when the section changes.
+    static func test(_ test: TestOutcome, index: Int, previous: TestOutcome?, host: String, verbose: Bool,
+                     palette: Palette) -> String {
+        var out = ""
+        if test.section != previous?.section {
+            if previous != nil { out += "\(rule)\n\n" }
+            out += test.section + "\n"
+            // nscurl puts a blank line under the per-host section titles only.
+            if test.section.hasSuffix(" for \(host)") { out += "\n" }
         }
-        out += "\(rule)\n\n"
-        out += summary(report)
-        return out
+        out += "---\n\(test.title)\n"
+        if verbose {
+            out += "ATS Dictionary:\n\(test.configuration.nsDictionaryDescription())\n"
+        }
+        out += "Result : \(test.verdict.passed ? palette.pass("PASS") : palette.fail("FAIL"))\n"
+        if !test.verdict.passed {
+            if verbose, let error = test.verdict.error { out += "Error : \(error.nscurlDescription)\n" }
+            for reason in test.verdict.reasons { out += "Reason : \(UntrustedText.escape(reason.message))\n" }
+        }
+        return out + "---\n\n"
+    }
+
+    /// After the last test: the rule and atsprobe's summary.
+    static func footer(_ report: DiagnosticsReport) -> String {
+        "\(rule)\n\n" + summary(report)
     }
 
     static func summary(_ report: DiagnosticsReport) -> String {
@@ -56,6 +70,11 @@ enum DiagnosticsText {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
             if let leaf = observation.leaf { facts += ", leaf \(leaf.publicKey), \(leaf.signatureHash.rawValue)" }
             out += "Server     : \(facts)\(report.widestProbe == nil ? "" : " (widest offer)")\n"
+            out += "Trust      : \(trustSummary(observation.trust))\n"
+            if let warning = TrustAdvice.missingIntermediateWarning(observation.trust) {
+                out += "Warning    : \(warning)\n"
+                out += "Server fix : \(TrustAdvice.missingIntermediateFix)\n"
+            }
         }
         out += "Default    : \(report.defaultPasses ? "PASS" : "FAIL")\n"
         switch report.suggestion {
@@ -67,8 +86,21 @@ enum DiagnosticsText {
             out += ExceptionPlist.adviceLines(HostAdvice(report))
         case .impossible(let reason):
             out += "Exception  : no exception makes this host load, because \(UntrustedText.escape(reason))\n"
+            out += ExceptionPlist.adviceLines(HostAdvice(report))
         }
         return out
+    }
+
+    /// The store judged against (with its version) and where the chain ended.
+    static func trustSummary(_ trust: TrustEvaluation) -> String {
+        var text = trust.store.map { UntrustedText.escape($0) } ?? "no system store (--ca-file/--ca-dir roots only)"
+        switch trust.anchor {
+        case .user: text += "; chain ends at a user-installed root"
+        case .system: text += "; chain ends at " + (trust.anchorCertificate.map { "'\(UntrustedText.escape($0.subject, limit: 200))'" } ?? "a system root")
+        case nil: text += "; chain NOT trusted"
+        }
+        if let other = trust.otherStore { text += "; \(UntrustedText.escape(other.detail))" }
+        return text
     }
 
     /// The handshake with the most to say: the widest successful one.

@@ -10,9 +10,11 @@ import TLSFacts
 extension HostAdvice {
     /// The advice for one diagnostics run, with evidence from every handshake it made.
     init(_ report: DiagnosticsReport) {
-        let observations = report.tests.flatMap(\.hops).compactMap(\.result)
+        let observations = report.tests.flatMap(\.hops).compactMap(\.result) + (report.widestProbe.map { [$0] } ?? [])
+        // The default connection's reasons, then Allow All Loads': what fails whatever the dictionary.
+        let failures = report.tests.prefix(2).flatMap(\.verdict.reasons)
         self.init(target: report.target.url, host: report.target.host, suggestion: report.suggestion,
-                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .documented)
+                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .documented, failures: failures)
     }
 }
 
@@ -41,7 +43,7 @@ enum ExceptionPlist {
 
     /// `--format plist` and `--merge`: the dictionary, or the app's property list with it merged in.
     static func write(_ reports: [DiagnosticsReport], options: MergeOptions, document: PropertyListDocument?,
-                      output: OutputOptions) throws {
+                      output: OutputOptions<DiagnosticsFormats>) throws {
         let suggested = suggested(reports, includeSubdomains: options.includeSubdomains)
         reportUnhelpable(suggested)
         guard let document else {
@@ -87,9 +89,11 @@ enum ExceptionPlist {
             out += "  \(item.key): \(UntrustedText.escape(item.observation))\n"
         }
         for fix in advice.fixes {
-            out += "  Better fix for \(fix.keys.joined(separator: " and ")): \(UntrustedText.escape(fix.change))\n"
-            out += "    nginx : \(fix.nginx.joined(separator: " "))\n"
-            out += "    Apache: \(fix.apache.joined(separator: " | "))\n"
+            let what = fix.keys.isEmpty ? "Server fix" : "Better fix for \(fix.keys.joined(separator: " and "))"
+            out += "  \(what): \(UntrustedText.escape(fix.change))\n"
+            out += "    nginx  : \(fix.nginx.joined(separator: " "))\n"
+            out += "    Apache : \(fix.apache.joined(separator: " | "))\n"
+            if !fix.haproxy.isEmpty { out += "    HAProxy: \(fix.haproxy.joined(separator: " | "))\n" }
         }
         return out
     }

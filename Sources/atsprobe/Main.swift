@@ -1,14 +1,19 @@
-/// Entry point. `--ats-diagnostics` is nscurl's spelling and may sit anywhere on the line
-/// (`atsprobe --ats-diagnostics --verbose URL`); it names the `diagnose` command, so it is
-/// turned into that before parsing: argument-parser cannot mix a root positional with subcommands.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Entry point. The command line is repaired first (CommandLineRepair): nscurl's
+/// `--ats-diagnostics` anywhere names `diagnose` (argument-parser cannot mix a root positional
+/// with subcommands), `--color` may come before the subcommand, and typos get "did you mean".
 @main
 enum Main {
     static func main() async {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        if let index = arguments.firstIndex(of: "--ats-diagnostics") {
-            arguments.remove(at: index)
-            arguments.insert("diagnose", at: 0)
+        switch CommandLineRepair.repair(Array(CommandLine.arguments.dropFirst())) {
+        case .run(let arguments):
+            await ATSProbeCommand.main(arguments)
+        case .usage(let message):
+            Diagnostics.warn(message)
+            exit(ExitStatus.usage.rawValue)
         }
-        await ATSProbeCommand.main(arguments)
     }
 }

@@ -10,14 +10,14 @@ import TLSFacts
 /// Options for suggested exception dictionaries: many targets merged into one dictionary, and
 /// that dictionary merged into an app's Info.plist (docs/exceptions.md).
 struct MergeOptions: ParsableArguments {
-    @Option(name: .long, help: "Read more targets from FILE ('-' for standard input), one per line; '#' starts a comment.")
+    @Option(name: .long, help: "Read more targets from FILE ('-' for standard input), one per line; '#' starts a comment.", completion: .file())
     var input: String?
 
     @Flag(name: .customLong("include-subdomains"),
           help: "With --format plist or --merge: one parent entry with NSIncludesSubdomains when every probed subdomain of it needs the same entry.")
     var includeSubdomains = false
 
-    @Option(name: .long, help: "Merge the suggested exceptions into this Info.plist (XML or binary) and write the result to stdout or --output.")
+    @Option(name: .long, help: "Merge the suggested exceptions into this Info.plist (XML or binary) and write the result to stdout or --output.", completion: .file())
     var merge: String?
 
     @Option(name: .customLong("merge-format"), help: "Encoding of the merged property list: xml or binary. Default: the input's.")

@@ -12,47 +12,110 @@ import ATSPolicy
 import ATSProbe
 import TLSFacts
 
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, plist
+/// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
+/// its help lists only those.
+enum OutputFormat: String, Sendable {
+    case text, json, plist, html, csv, markdown
 }
 
-/// Output choices shared by every command.
-struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: "Output format: text, json or plist.")
-    var format: OutputFormat = .text
+/// The formats one command writes.
+protocol FormatSet {
+    static var formats: [OutputFormat] { get }
+}
+
+/// `--format` for one command: parses only the formats of `Formats`, so help, completions and
+/// the error for a wrong value name only those.
+struct FormatChoice<Formats: FormatSet>: ExpressibleByArgument, Sendable {
+    let format: OutputFormat
+
+    init(_ format: OutputFormat) { self.format = format }
+
+    init?(argument: String) {
+        guard let format = OutputFormat(rawValue: argument.lowercased()), Formats.formats.contains(format) else { return nil }
+        self.format = format
+    }
+
+    var defaultValueDescription: String { format.rawValue }
+    static var allValueStrings: [String] { Formats.formats.map(\.rawValue) }
+}
+
+/// probe, plist lint: text for people, JSON for programs.
+enum TextOrJSON: FormatSet { static let formats: [OutputFormat] = [.text, .json] }
+/// pins, plist check: a dictionary is also a product.
+enum TextJSONOrPlist: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist] }
+/// diagnose and audit: also reports to hand over (docs/reports.md).
+enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown] }
+/// report: renders a JSON Lines file again.
+enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown] }
+
+/// Output choices shared by every command; `Formats` are the ones the command writes.
+struct OutputOptions<Formats: FormatSet>: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Output format; the values this command writes are listed.", valueName: "format"))
+    var format = FormatChoice<Formats>(.text)
 
     @Flag(name: .long, help: "Shorthand for --format json.")
     var json = false
 
-    @Option(name: .long, help: "Write the result to FILE instead of standard output.")
+    @Option(name: .long, help: ArgumentHelp("Write the result to FILE instead of standard output.", valueName: "file"), completion: .file())
     var output: String?
 
-    @Option(name: .long, help: "Colour: auto, always or never (NO_COLOR is honoured).")
+    var effectiveFormat: OutputFormat { json ? .json : format.format }
+
+    func validate() throws {
+        if json && !Formats.formats.contains(.json) {
+            throw ValidationError("--json: this command writes \(Formats.formats.map(\.rawValue).joined(separator: " or ")) only")
+        }
+    }
+}
+
+/// `--color`, for the commands whose text output has something to colour (verdict words).
+/// Also accepted before the subcommand (`atsprobe --color never diagnose ...`, see Main).
+struct ColorOptions: ParsableArguments {
+    @Option(name: .long, help: "Colour the verdict words: auto, always or never (NO_COLOR is honoured by auto).")
     var color: ColorChoice = .auto
 
-    var effectiveFormat: OutputFormat { json ? .json : format }
+    /// Colour only for people: text format, standard output a terminal, no --output file,
+    /// NO_COLOR unset (https://no-color.org), unless --color always/never says otherwise.
+    func palette(format: OutputFormat, path: String?) -> Palette {
+        switch color {
+        case .always: return Palette(enabled: format == .text)
+        case .never: return Palette(enabled: false)
+        case .auto:
+            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return Palette(enabled: format == .text && path == nil && !noColor && isatty(STDOUT_FILENO) == 1)
+        }
+    }
 }
+
+extension TrustStoreChoice: ExpressibleByArgument {}
 
 enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
 
 /// Options shared by every command that connects.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("ca-file"), help: "PEM bundle of extra anchors, treated as user-installed roots.")
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM bundle of extra anchors, treated as user-installed roots.", valueName: "file"), completion: .file())
     var caFile: String?
 
-    @Option(name: .customLong("ca-dir"), help: "Directory of extra anchors (PEM), treated as user-installed roots.")
+    @Option(name: .customLong("ca-dir"), help: ArgumentHelp("Directory of extra anchors (PEM), treated as user-installed roots.", valueName: "dir"), completion: .directory)
     var caDir: String?
 
-    @Option(name: .customLong("connect-to"), help: "HOST:PORT:ADDR:PORT, as curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.")
+    @Option(name: .customLong("trust-store"), help: "System roots to judge against: apple (Apple's root store, built in; the default) or system (this machine's OpenSSL store).")
+    var trustStore: TrustStoreChoice = .apple
+
+    @Flag(name: .customLong("no-aia"), help: "Do not fetch missing intermediates from caIssuers URLs (as watchOS, which has no network for trust).")
+    var noAIA = false
+
+    @Option(name: .customLong("connect-to"), help: ArgumentHelp("As curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.", valueName: "host:port:addr:port"))
     var connectTo: [String] = []
 
-    @Option(name: .long, help: "Deadline in seconds for each connection's connect, handshake and request.")
+    @Option(name: .long, help: ArgumentHelp("Deadline in seconds for each connection's connect, handshake and request.", valueName: "seconds"))
     var timeout: Double = 10
 
-    @Option(name: .long, help: "Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).")
+    @Option(name: .long, help: ArgumentHelp("Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).", valueName: "date"))
     var at: String?
 
-    @Option(name: .customLong("ct-log-list"), help: "Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.")
+    @Option(name: .customLong("ct-log-list"), help: ArgumentHelp("Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.", valueName: "file"),
+            completion: .file(extensions: ["json"]))
     var ctLogList: String?
 
     /// Checks every option; called inside the command so errors stay one line (exit 64).
@@ -139,23 +202,10 @@ struct ConnectionOptions: ParsableArguments {
     }
 }
 
-extension OutputOptions {
-    /// Colour only for people: text format, standard output a terminal, no --output file,
-    /// NO_COLOR unset (https://no-color.org), unless --color always/never says otherwise.
-    var usesColor: Bool {
-        switch color {
-        case .always: return effectiveFormat == .text
-        case .never: return false
-        case .auto:
-            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-            return effectiveFormat == .text && output == nil && !noColor && isatty(STDOUT_FILENO) == 1
-        }
-    }
-}
-
 /// ANSI colour for the PASS/FAIL words; nothing else is coloured.
 struct Palette {
     let enabled: Bool
     func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
     func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
+    func warn(_ text: String) -> String { enabled ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
 }

@@ -45,4 +45,7 @@ extension JSONEncoder {
 }
 
 /// The version of every JSON document atsprobe writes; bumped on any incompatible change.
-let jsonSchemaVersion = 1
+/// 2: every document and record carries `run` (tool, OpenSSL, rule set, trust store, CT list,
+/// start) and `finishedAt`; server fixes carry `haproxy` and appear for "impossible" too; probe
+/// documents carry `appleRules`, `certificateTransparency` and `failed`.
+let jsonSchemaVersion = 2

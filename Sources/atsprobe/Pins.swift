@@ -24,22 +24,24 @@ extension ATSProbeCommand {
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT.")
         var target: String
 
-        @Option(name: .long, help: "Info.plist (or a bare NSAppTransportSecurity dictionary) whose NSPinnedDomains to check against the served chain.")
+        @Option(name: .long, help: "Info.plist (or a bare NSAppTransportSecurity dictionary) whose NSPinnedDomains to check against the served chain.", completion: .file())
         var plist: String?
 
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions<TextJSONOrPlist>
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 let target = try connection.target(self.target)
                 // Bad input first: the plist is read before any connection.
                 let configuration = try plist.map(PinsPlist.configuration(path:))
-                let prober = try makeProber(connection, logs: try connection.ctLogs())
+                let logs = try connection.ctLogs()
+                let prober = try makeProber(connection, logs: logs)
                 let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false,
                                            timeout: connection.timeout)
                 let result = await prober.probe(request)
-                let report = PinsReport(target: target, result: result, configuration: configuration)
+                var report = PinsReport(target: target, result: result, configuration: configuration)
+                report.run = RunInfo(ruleSet: nil, connection: connection, logs: logs)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:
@@ -54,6 +56,8 @@ extension ATSProbeCommand {
                     } else if let failure = report.failure {
                         Diagnostics.warn("no plist: handshake failed: \(ProbeText.describe(failure))")
                     }
+                default:
+                    throw InputError("pins writes text, json or plist only")
                 }
                 try sink.finish()
                 return report.exitStatus

@@ -9,6 +9,8 @@ import TLSFacts
 /// What `pins` found: the served chain's SPKI pins, the suggested NSPinnedDomains entry, and
 /// the judgement of each --plist pin set that applies to the host. Also the JSON document.
 struct PinsReport: Encodable {
+    /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
+    var run: RunInfo?
     /// One served certificate and its pin.
     struct Certificate: Encodable {
         let index: Int
@@ -73,7 +75,7 @@ struct PinsReport: Encodable {
             let suggestion = PinningPolicy.suggestedPinnedDomains(host: target.host, chain: observation.chain)
             self.suggestion = suggestion
             suggestedPinnedDomains = PlistValue(suggestion)
-            let checks = configuration.map { PinsReport.checks(host: target.host, chain: observation.chain, configuration: $0) } ?? []
+            let checks = configuration.map { PinsReport.checks(host: target.host, chain: observation.trust.path ?? observation.chain, configuration: $0) } ?? []
             pinChecks = checks
             pinsSatisfied = configuration == nil ? nil : checks.allSatisfy(\.result.isSatisfied)
         }

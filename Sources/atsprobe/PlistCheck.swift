@@ -23,18 +23,19 @@ extension ATSProbeCommand {
             """
         )
 
-        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.")
+        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.", completion: .file())
         var file: String
 
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT the app loads; several allowed.")
         var targets: [String] = []
 
-        @Option(name: .long, help: "File of targets, one per line; lines starting with # are comments.")
+        @Option(name: .long, help: "File of targets, one per line; lines starting with # are comments.", completion: .file())
         var input: String?
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions<TextJSONOrPlist>
+        @OptionGroup var colors: ColorOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -62,13 +63,17 @@ extension ATSProbeCommand {
                 case .text:
                     sink.write(PlistCheckText.render(file: file, document: document, ruleSet: ruleSet, checks: checks,
                                                      tightening: tightening, tightenedPlist: tightenedPlist,
-                                                     verbose: diagnostics.verbose))
+                                                     verbose: diagnostics.verbose,
+                                                     palette: colors.palette(format: .text, path: output.output)))
                 case .json:
-                    let report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
+                    var report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
                                                 tightening: tightening, tightenedPlist: tightenedPlist)
+                    report.run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .plist:
                     sink.write(tightenedPlist)
+                default:
+                    throw InputError("plist check writes text, json or plist only")
                 }
                 try sink.finish()
                 return exitStatus(checks, tightening)

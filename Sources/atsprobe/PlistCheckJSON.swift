@@ -10,6 +10,8 @@ import TLSFacts
 /// `plist check --format json` (docs/plist.md). Versioned by schemaVersion.
 struct PlistCheckJSON: Encodable {
     let schemaVersion = jsonSchemaVersion
+    /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
+    var run: RunInfo?
     let file: String
     let format: String
     let ruleSet: String

@@ -11,11 +11,12 @@ import TLSFacts
 /// tightened dictionary as an XML plist.
 enum PlistCheckText {
     static func render(file: String, document: PropertyListDocument, ruleSet: RuleSet, checks: [PlistTargetCheck],
-                       tightening: TighteningReport, tightenedPlist: String, verbose: Bool) -> String {
+                       tightening: TighteningReport, tightenedPlist: String, verbose: Bool,
+                       palette: Palette = Palette(enabled: false)) -> String {
         var out = "atsprobe plist check \(UntrustedText.escape(file, limit: 400)) (\(document.format.rawValue)), rule set \(ruleSet.id)\n"
         if document.atsDictionary == nil { out += "No NSAppTransportSecurity dictionary: the ATS defaults apply.\n" }
         for check in checks {
-            out += "\n" + target(check, verbose: verbose)
+            out += "\n" + target(check, verbose: verbose, palette: palette)
         }
 
         out += "\n"
@@ -40,7 +41,7 @@ enum PlistCheckText {
         return out
     }
 
-    static func target(_ check: PlistTargetCheck, verbose: Bool) -> String {
+    static func target(_ check: PlistTargetCheck, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         var rows: [(String, String)] = [("Governed by", check.policy.governedBy)]
         if let disagreement = check.policy.subdomainDisagreement {
             func entry(_ match: DomainMatch?) -> String {
@@ -53,13 +54,13 @@ enum PlistCheckText {
         var out = "\(check.target.url)\n"
         for load in check.loads {
             let name = check.loads.count == 1 ? "Load" : (load.reading == .anyDepth ? "Load (code)" : "Load (docs)")
-            var line = load.load.verdict.passed ? "PASS" : "FAIL"
+            var line = load.load.verdict.passed ? palette.pass("PASS") : palette.fail("FAIL")
             if check.loads.count > 1 { line += ", under \(load.reading.label): \(load.policy.governedBy)" }
             rows.append((name, line))
             for reason in load.load.verdict.reasons { rows.append(("  reason", esc(reason.message))) }
             if load.load.hops.count > 1 || verbose {
                 for hop in load.load.hops {
-                    rows.append(("  hop", "\(esc(hop.url)) \(hop.verdict.passed ? "PASS" : "FAIL")"))
+                    rows.append(("  hop", "\(esc(hop.url)) \(hop.verdict.passed ? palette.pass("PASS") : palette.fail("FAIL"))"))
                 }
             }
         }

@@ -32,13 +32,13 @@ extension ATSProbeCommand {
             discussion: "Exit codes: 0 no finding at or above --fail-on; 1 findings; 64 unreadable file or not a property list."
         )
 
-        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.")
+        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.", completion: .file())
         var file: String
 
         @Option(name: .customLong("fail-on"), help: "Exit 1 on findings at or above: error, warning, info or never. Default: warning.")
         var failOn: LintFailOn = .warning
 
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions<TextOrJSON>
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -51,8 +51,9 @@ extension ATSProbeCommand {
                 case .json:
                     let report = PlistLintJSON(file: file, format: document.format.rawValue, findings: findings)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                case .plist:
-                    throw InputError("plist lint has no plist output (use --format text or json)")
+                default:
+                    // OutputOptions<TextOrJSON> parses no other format.
+                    throw InputError("plist lint writes text or json only")
                 }
                 try sink.finish()
                 return failOn.fails(findings) ? .findings : .clear
@@ -67,6 +68,8 @@ struct PlistLintJSON: Encodable {
     let file: String
     let format: String
     let findings: [LintFinding]
+    /// The tool and when it ran; no rule set, trust store or CT list is used.
+    var run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
 }
 
 /// One finding per line (severity, key path, message, fix), then a count by severity.

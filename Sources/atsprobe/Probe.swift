@@ -19,8 +19,13 @@ extension ATSProbeCommand {
         @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT.")
         var target: String
 
+        @Option(name: .customLong("fail-on"), parsing: .upToNextOption,
+                help: ArgumentHelp("Which verdicts exit 1 when the handshake succeeds: trust, apple-rules, ct, all or none (several allowed; default all).", valueName: "check"))
+        var failOn: [ProbeCheck] = [.all]
+
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var colors: ColorOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -28,19 +33,22 @@ extension ATSProbeCommand {
                 let logs = try connection.ctLogs()
                 let prober = try makeProber(connection, logs: logs)
                 let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: connection.timeout)
+                let run = RunInfo(ruleSet: nil, connection: connection, logs: logs)
                 let result = await prober.probe(request)
                 var sink = OutputSink(path: output.output)
+                let report = ProbeReport(target: target, result: result, logs: logs, run: run)
                 switch output.effectiveFormat {
                 case .json:
-                    let report = ProbeReport(target: target, result: result)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .text:
-                    sink.write(ProbeText.render(target: target, result: result, logs: logs))
-                case .plist:
-                    throw InputError("probe has no plist output (use --format text or json; plist is for diagnose, audit and pins)")
+                    sink.write(ProbeText.render(target: target, result: result, logs: logs,
+                                                palette: colors.palette(format: .text, path: output.output)))
+                default:
+                    // OutputOptions<TextOrJSON> parses no other format.
+                    throw InputError("probe writes text or json only")
                 }
                 try sink.finish()
-                return ProbeReport.exitStatus(for: result)
+                return report.exitStatus(failOn: Set(failOn))
             }
         }
     }
@@ -53,7 +61,7 @@ func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent:
         return try Prober(options: ProbeOptions(
             caFile: connection.caFile, caDirectory: connection.caDir,
             evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
-            ctLogKeys: logs.keys))
+            ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA))
     } catch let error as InputError {
         throw error
     } catch let error as ProbeSetupError {
@@ -67,15 +75,33 @@ func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent:
     }
 }
 
-/// `probe --json`: see docs/json-schema.md.
+/// What `probe --fail-on` can make fail.
+enum ProbeCheck: String, ExpressibleByArgument, CaseIterable, Codable {
+    /// The chain does not verify to an anchor (expired, wrong name, unknown root, ...).
+    case trust
+    /// Apple's certificate rules other than CT (key size, SHA-1, lifetime, SAN, EKU).
+    case appleRules = "apple-rules"
+    /// Apple's Certificate Transparency policy.
+    case ct
+    case all, none
+}
+
+/// `probe --json`: see docs/json-schema.md. Everything the text shows: the handshake, trust,
+/// Apple's certificate rules and the CT verdict, and which of them failed.
 struct ProbeReport: Encodable {
     let schemaVersion = jsonSchemaVersion
+    let run: RunInfo
     let target: TargetReport
     let outcome: String
     let observation: Observation?
     /// The negotiated suite named three ways (IANA, code point, OpenSSL).
     let suite: SuiteReport?
     let failure: ProbeFailure?
+    /// Apple's certificate rules as of `evaluatedAt` (--at or now); nil without a handshake.
+    let appleRules: AppleRules?
+    let certificateTransparency: CTPolicyResult?
+    /// The checks that failed: "trust", "apple-rules", "ct" (whatever --fail-on says).
+    let failed: [ProbeCheck]
 
     struct SuiteReport: Encodable {
         let ianaName: String
@@ -83,23 +109,42 @@ struct ProbeReport: Encodable {
         let openSSLName: String
     }
 
-    init(target: Target, result: ProbeResult) {
+    struct AppleRules: Encodable {
+        let met: Bool
+        let evaluatedAt: Date
+        let violations: [CertificateRuleViolation]
+    }
+
+    init(target: Target, result: ProbeResult, logs: CTLogList, run: RunInfo) {
+        self.run = run
         self.target = TargetReport(target)
         switch result {
         case .success(let observation):
             outcome = "handshake"; self.observation = observation; failure = nil
             suite = SuiteReport(ianaName: observation.cipherSuite.ianaName, codePoint: observation.cipherSuite.codePoint,
                                 openSSLName: observation.openSSLCipherName)
+            let at = observation.trust.evaluatedAt
+            let violations = AppleCertificatePolicy.violations(in: observation, at: at, logs: logs)
+            appleRules = AppleRules(met: violations.isEmpty, evaluatedAt: at, violations: violations)
+            let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: at, logs: logs)
+            certificateTransparency = ct
+            var failed: [ProbeCheck] = []
+            if !observation.trust.isTrusted { failed.append(.trust) }
+            if violations.contains(where: { $0.rule != CertificateRuleID.certificateTransparency }) { failed.append(.appleRules) }
+            if ct.verdict == .nonCompliant { failed.append(.ct) }
+            self.failed = failed
         case .failure(let failure):
             outcome = "failure"; observation = nil; self.failure = failure; suite = nil
+            appleRules = nil; certificateTransparency = nil; failed = []
         }
     }
 
-    static func exitStatus(for result: ProbeResult) -> ExitStatus {
-        switch result {
-        case .success(let observation): return observation.trust.isTrusted ? .clear : .findings
-        case .failure(let failure): return failure.isUnreachable ? .unreachable : .findings
-        }
+    /// 2 unreachable; 1 handshake failed, or a check --fail-on names failed; else 0.
+    func exitStatus(failOn: Set<ProbeCheck>) -> ExitStatus {
+        if let failure { return failure.isUnreachable ? .unreachable : .findings }
+        if failOn.contains(.none) { return .clear }
+        let checked = failOn.contains(.all) ? Set([ProbeCheck.trust, .appleRules, .ct]) : failOn
+        return failed.contains(where: checked.contains) ? .findings : .clear
     }
 }
 

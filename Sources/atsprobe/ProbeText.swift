@@ -8,11 +8,11 @@ import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
 enum ProbeText {
-    static func render(target: Target, result: ProbeResult, logs: CTLogList = .apple) -> String {
+    static func render(target: Target, result: ProbeResult, logs: CTLogList = .apple, palette: Palette = Palette(enabled: false)) -> String {
         var out = "atsprobe probe \(target.url)\n"
         switch result {
         case .failure(let failure):
-            out += "Handshake failed: \(describe(failure))\n"
+            out += "\(palette.fail("Handshake failed")): \(describe(failure))\n"
         case .success(let o):
             out += "Connected to \(o.peerAddress) port \(o.port)"
             out += o.serverName.map { " (SNI \(esc($0)))" } ?? " (no SNI)"
@@ -28,9 +28,11 @@ enum ProbeText {
                 rows.append(("Leaf key", leaf.publicKey.description))
                 rows.append(("Leaf signature", "\(esc(leaf.signatureAlgorithm)) (hash \(leaf.signatureHash.rawValue))"))
             }
-            rows.append(("Trust", trustLine(o.trust)))
+            rows.append(("Trust", o.trust.isTrusted ? palette.pass(trustLine(o.trust)) : palette.fail(trustLine(o.trust))))
+            rows.append(("Trust store", o.trust.store.map(esc) ?? "none (only --ca-file/--ca-dir roots)"))
             out += table(rows)
             for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
+            out += trustDetails(o.trust)
             out += appleRules(o, logs: logs)
             out += "\nChain as served (\(o.chain.count) certificate\(o.chain.count == 1 ? "" : "s"))\n"
             for (index, cert) in o.chain.enumerated() { out += certificate(cert, index: index) }
@@ -106,11 +108,28 @@ enum ProbeText {
         return text
     }
 
+    /// The other store's opinion, every caIssuers fetch, and the chain as built when it differs
+    /// from the one served.
+    static func trustDetails(_ trust: TrustEvaluation) -> String {
+        var out = ""
+        if let other = trust.otherStore { out += "  Other store: \(esc(other.detail))\n" }
+        for fetch in trust.fetchedIssuers ?? [] {
+            let what = fetch.failure.map { "failed: \(esc($0))" }
+                ?? "got " + fetch.certificates.map { "'\(esc($0.subject))'" }.joined(separator: ", ")
+            out += "  Fetched issuer of '\(esc(fetch.forSubject))' from \(esc(fetch.url)): \(what)\n"
+        }
+        if let warning = TrustAdvice.missingIntermediateWarning(trust) { out += "  Warning: \(esc(warning))\n" }
+        if let path = trust.path, path.count > 1 {
+            out += "  Chain as built: " + path.map { "'\(esc($0.subject))'" }.joined(separator: " <- ") + "\n"
+        }
+        return out
+    }
+
     static func trustLine(_ trust: TrustEvaluation) -> String {
         if trust.isTrusted {
             switch trust.anchor {
             case .user: return "trusted (anchor: user-installed root from --ca-file/--ca-dir)"
-            case .system: return "trusted (anchor: system trust store)"
+            case .system: return "trusted (anchor: \(trust.store.map(esc) ?? "system trust store"))"
             case nil: return "trusted"
             }
         }

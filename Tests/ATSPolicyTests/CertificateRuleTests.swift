@@ -7,11 +7,22 @@ import TLSFacts
 struct CertificateRuleTests {
     typealias F = CertificateFixture
 
-    @Test func serverAuthEKUFromCertificatesIssuedOn20190701() {
+    /// SecPolicyCheckServerAuthEKU: system roots always need serverAuth; user roots are skipped
+    /// (only the loose check: an EKU, when present, must allow serverAuth or anyEKU); chains
+    /// to no known root from 2019-07-01. `.everyAnchor` reads HT210176 literally.
+    @Test func serverAuthEKUByAnchor() {
         let before = F.leaf(notBefore: F.date(2019, 6, 30), days: 365, extendedKeyUsage: nil)
         let on = F.leaf(notBefore: F.date(2019, 7, 1), days: 365, extendedKeyUsage: nil)
+        #expect(F.nonCTRules(F.chain(before), anchor: .system) == [CertificateRuleID.serverAuthEKU])
+        #expect(F.nonCTRules(F.chain(on), anchor: .system) == [CertificateRuleID.serverAuthEKU])
         #expect(F.nonCTRules(F.chain(before), anchor: .user) == [])
-        #expect(F.nonCTRules(F.chain(on), anchor: .user) == [CertificateRuleID.serverAuthEKU])
+        #expect(F.nonCTRules(F.chain(on), anchor: .user) == [])
+        #expect(F.nonCTRules(F.chain(before), anchor: nil) == [])
+        #expect(F.nonCTRules(F.chain(on), anchor: nil) == [CertificateRuleID.serverAuthEKU])
+        var literal = CertificateRuleSet.documented
+        literal.leafEKUScope = .everyAnchor
+        #expect(F.nonCTRules(F.chain(before), anchor: .system, rules: literal) == [])
+        #expect(F.nonCTRules(F.chain(on), anchor: .user, rules: literal) == [CertificateRuleID.serverAuthEKU])
     }
 
     @Test func serverAuthEKUMustBeListed() {
@@ -21,9 +32,12 @@ struct CertificateRuleTests {
         #expect(F.nonCTRules(F.chain(clientOnly)) == [CertificateRuleID.serverAuthEKU])
         #expect(F.nonCTRules(F.chain(anyOnly)) == [CertificateRuleID.serverAuthEKU])
         #expect(F.nonCTRules(F.chain(both)) == [])
-        let detail = AppleCertificatePolicy.violations(chain: F.chain(anyOnly), anchor: .user, at: F.date(2026, 3, 1))
+        let detail = AppleCertificatePolicy.violations(chain: F.chain(anyOnly), anchor: .system, at: F.date(2026, 3, 1))
             .first?.detail ?? ""
         #expect(detail.contains("anyExtendedKeyUsage"))
+        // A user-installed root: anyEKU passes, clientAuth alone still fails (the loose check).
+        #expect(F.nonCTRules(F.chain(anyOnly), anchor: .user) == [])
+        #expect(F.nonCTRules(F.chain(clientOnly), anchor: .user) == [CertificateRuleID.serverAuthEKU])
     }
 
     @Test func leafWithoutAnySubjectAltName() {
@@ -37,13 +51,22 @@ struct CertificateRuleTests {
         #expect(found.first?.detail.contains("asked for www.example.com") == true)
     }
 
+    /// Compared in bytes (SecCertificateIsAtLeastMinKeySize): 2041-2047 bits are 256 bytes and
+    /// pass, 2040 bits (255 bytes) fails; `.bits` compares bits as HT210176 reads.
     @Test func rsaKeysOf2048BitsForLeafAndIssuingCAs() {
+        let rsa2040 = PublicKeyFacts(algorithm: .rsa, bits: 2040)
+        let rsa2041 = PublicKeyFacts(algorithm: .rsa, bits: 2041)
         let rsa2047 = PublicKeyFacts(algorithm: .rsa, bits: 2047)
         let rsa2048 = PublicKeyFacts(algorithm: .rsa, bits: 2048)
         #expect(F.nonCTRules(F.chain(F.leaf(key: rsa2048))) == [])
-        #expect(F.nonCTRules(F.chain(F.leaf(key: rsa2047))) == [CertificateRuleID.rsaKeySize])
+        #expect(F.nonCTRules(F.chain(F.leaf(key: rsa2047))) == [])
+        #expect(F.nonCTRules(F.chain(F.leaf(key: rsa2041))) == [])
+        #expect(F.nonCTRules(F.chain(F.leaf(key: rsa2040))) == [CertificateRuleID.rsaKeySize])
+        var bits = CertificateRuleSet.documented
+        bits.keySizeCounting = .bits
+        #expect(F.nonCTRules(F.chain(F.leaf(key: rsa2047)), rules: bits) == [CertificateRuleID.rsaKeySize])
         #expect(F.nonCTRules(F.chain(intermediate: F.ca(key: rsa2048))) == [])
-        let weakCA = AppleCertificatePolicy.violations(chain: F.chain(intermediate: F.ca(key: rsa2047)), anchor: .user,
+        let weakCA = AppleCertificatePolicy.violations(chain: F.chain(intermediate: F.ca(key: rsa2040)), anchor: .user,
                                                        at: F.date(2026, 3, 1))
         #expect(weakCA.map(\.rule) == [CertificateRuleID.rsaKeySize])
         #expect(weakCA.map(\.certificateIndex) == [1])
@@ -87,7 +110,7 @@ struct CertificateRuleTests {
     }
 
     @Test func observationEntryPointUsesChainAnchorAndDeliveredSCTs() {
-        let leaf = F.leaf(notBefore: F.date(2026, 1, 10), days: 200, key: PublicKeyFacts(algorithm: .rsa, bits: 2047))
+        let leaf = F.leaf(notBefore: F.date(2026, 1, 10), days: 200, key: PublicKeyFacts(algorithm: .rsa, bits: 2040))
         func observation(anchor: AnchorSource?, delivered: [SignedCertificateTimestamp]) -> Observation {
             Observation(peerAddress: "127.0.0.1", port: 443, serverName: "www.example.com", protocolVersion: .tls13,
                         cipherSuite: CipherSuite(rawValue: 0x1301), openSSLCipherName: "TLS_AES_128_GCM_SHA256",

@@ -63,19 +63,20 @@ struct AppleTrustRuleTests {
 
     // MARK: RSA 2048, leaf and issuing CA
 
-    @Test func rsaLeaf2048Passes2047Fails() async throws {
+    /// Apple compares whole bytes: a 2047-bit modulus (256 bytes) passes, 2040 bits (255) fails.
+    @Test func rsaLeaf2047Passes2040Fails() async throws {
         let fixture = try AppleTrustFixture(anchor: .user, at: TrustClock.judged)
-        let ok = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, key: .rsa(bits: 2048)))
-        #expect(ok.leaf?.publicKey == PublicKeyFacts(algorithm: .rsa, bits: 2048))
+        let ok = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, key: .rsa(bits: 2047)))
+        #expect(ok.leaf?.publicKey == PublicKeyFacts(algorithm: .rsa, bits: 2047))
         #expect(fixture.violations(ok).isEmpty)
-        let small = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, key: .rsa(bits: 2047)))
-        #expect(small.leaf?.publicKey == PublicKeyFacts(algorithm: .rsa, bits: 2047))
+        let small = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, key: .rsa(bits: 2040)))
+        #expect(small.leaf?.publicKey == PublicKeyFacts(algorithm: .rsa, bits: 2040))
         let violations = fixture.violations(small)
         #expect(ids(violations) == [CertificateRuleID.rsaKeySize])
         #expect(violations.first?.certificateIndex == 0)
     }
 
-    @Test(arguments: [(2048, false), (2047, true)])
+    @Test(arguments: [(2047, false), (2040, true)])
     func rsaIntermediate(bits: Int, fails: Bool) async throws {
         let fixture = try AppleTrustFixture(anchor: .user, at: TrustClock.judged, withIntermediate: true,
                                             intermediateKey: .rsa(bits: bits))
@@ -116,20 +117,36 @@ struct AppleTrustRuleTests {
 
     // MARK: EKU
 
-    @Test func missingEKUFailsServerAuthPasses() async throws {
+    /// A user-installed root skips the strict leaf EKU check (SecPolicyCheckServerAuthEKU): no
+    /// EKU and anyEKU pass; an EKU without serverAuth or anyEKU still fails the loose SSL check.
+    @Test func userAnchoredLeafEKU() async throws {
         let fixture = try AppleTrustFixture(anchor: .user, at: TrustClock.judged)
         let none = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, extendedKeyUsage: nil))
         #expect(none.leaf?.extendedKeyUsage == nil)
-        let violations = fixture.violations(none)
-        #expect(ids(violations) == [CertificateRuleID.serverAuthEKU])
-        #expect(violations.first?.detail.contains("no extendedKeyUsage extension") == true)
+        #expect(none.trust.anchor == .user)
+        #expect(fixture.violations(none).isEmpty)
+
+        let any = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, extendedKeyUsage: [CertificateFacts.anyExtendedKeyUsageOID]))
+        #expect(fixture.violations(any).isEmpty)
 
         let clientOnly = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, extendedKeyUsage: [CertificateSpec.clientAuth]))
         #expect(ids(fixture.violations(clientOnly)) == [CertificateRuleID.serverAuthEKU])
+    }
 
+    /// A system root: the leaf needs an EKU with id-kp-serverAuth itself.
+    @Test func systemAnchoredLeafEKU() async throws {
+        let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged)
+        func nonCT(_ o: Observation) -> [String] { ids(fixture.violations(o)).filter { $0 != CertificateRuleID.certificateTransparency } }
+        let none = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, extendedKeyUsage: nil))
+        #expect(none.trust.anchor == .system)
+        let violations = fixture.violations(none)
+        #expect(nonCT(none) == [CertificateRuleID.serverAuthEKU])
+        #expect(violations.first?.detail.contains("no extendedKeyUsage extension") == true)
+        let any = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, extendedKeyUsage: [CertificateFacts.anyExtendedKeyUsageOID]))
+        #expect(nonCT(any) == [CertificateRuleID.serverAuthEKU])
         let serverAuth = try await fixture.observe(TrustClock.spec(inclusiveDays: 90))
         #expect(serverAuth.leaf?.extendedKeyUsage == [CertificateFacts.serverAuthOID])
-        #expect(fixture.violations(serverAuth).isEmpty)
+        #expect(nonCT(serverAuth).isEmpty)
     }
 
     /// --at moves every judgement: the same observation under two clocks.

@@ -14,9 +14,10 @@ struct AppleTrustFixture {
     let date: Date
 
     init(anchor: AnchorSource, at date: Date, withIntermediate: Bool = false,
-         intermediateKey: TestKey = .ec(curve: .p256), rootSignatureHash: TestSignatureHash = .sha256) throws {
+         intermediateKey: TestKey = .ec(curve: .p256), rootSignatureHash: TestSignatureHash = .sha256,
+         intermediateExtendedKeyUsage: [String]? = nil) throws {
         pki = try TestPKI(withIntermediate: withIntermediate, rootSignatureHash: rootSignatureHash,
-                          intermediateKey: intermediateKey)
+                          intermediateKey: intermediateKey, intermediateExtendedKeyUsage: intermediateExtendedKeyUsage)
         rootPath = try pki.writeRootPEM()
         self.date = date
         let options = switch anchor {
@@ -47,9 +48,11 @@ struct AppleTrustFixture {
         return try await prober.probe(request).get()
     }
 
-    func violations(_ observation: Observation, requireCertificateTransparency: Bool = false) -> [CertificateRuleViolation] {
+    func violations(_ observation: Observation, requireCertificateTransparency: Bool = false,
+                    distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
         AppleCertificatePolicy.violations(in: observation, at: date,
-                                          requireCertificateTransparency: requireCertificateTransparency, logs: TrustLogs.list)
+                                          requireCertificateTransparency: requireCertificateTransparency, logs: TrustLogs.list,
+                                          distrust: distrust)
     }
 
     func ct(_ observation: Observation, requireCertificateTransparency: Bool = false) -> CTPolicyResult {

@@ -9,6 +9,9 @@ struct BinaryRunner {
         var stdout: String
         var stderr: String
         var timedOut: Bool
+        /// From spawn to exit, measured on the waiting thread: unlike a clock read after the await,
+        /// it does not count the time the test task waits for a cooperative thread to resume on.
+        var elapsedSeconds: Double = 0
     }
 
     /// The binary sits beside the test bundle in the build products directory.
@@ -45,10 +48,20 @@ struct BinaryRunner {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment.merge(extra) { _, new in new }
+        let started = Date()
         let process = try SpawnedProcess(binaryURL.path, arguments, environment: environment)
         if let stdin { process.writeStdin(stdin) }
         let timedOut = process.finish(within: timeout)
         return Result(status: process.exitCode, stdout: String(decoding: process.stdout, as: UTF8.self),
-                      stderr: String(decoding: process.stderr, as: UTF8.self), timedOut: timedOut)
+                      stderr: String(decoding: process.stderr, as: UTF8.self), timedOut: timedOut,
+                      elapsedSeconds: Date().timeIntervalSince(started))
+    }
+}
+
+/// Runs blocking work (waiting on a process) on a thread of its own, so it never holds one of
+/// Swift's few cooperative threads while other tests' servers and probes need them.
+func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
     }
 }

@@ -136,7 +136,7 @@ struct DiagnosticsJSONView {
         guard let root = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw CocoaError(.coderReadCorrupt)
         }
-        #expect(root["schemaVersion"] as? Int == 1)
+        #expect(root["schemaVersion"] as? Int == 2)
         tests = (root["tests"] as? [[String: Any]] ?? []).map { test in
             let verdict = test["verdict"] as? [String: Any] ?? [:]
             let reasons = (verdict["reasons"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }

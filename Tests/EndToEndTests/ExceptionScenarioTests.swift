@@ -128,7 +128,7 @@ import TLSFacts
         let result = try await Self.run(tls10, [])
         #expect(result.stdout.contains("  NSExceptionMinimumTLSVersion: server's highest protocol is TLS 1.0 ("), "\(result.stdout)")
         #expect(result.stdout.contains("  Better fix for NSExceptionMinimumTLSVersion: enable TLS 1.2 and TLS 1.3 with ECDHE-RSA-AES128-GCM-SHA256"))
-        #expect(result.stdout.contains("    nginx : ssl_protocols TLSv1.2 TLSv1.3; ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;"))
-        #expect(result.stdout.contains("    Apache: SSLProtocol -all +TLSv1.2 +TLSv1.3 | SSLCipherSuite ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"))
+        #expect(result.stdout.contains("    nginx  : ssl_protocols TLSv1.2 TLSv1.3; ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;"))
+        #expect(result.stdout.contains("    Apache : SSLProtocol -all +TLSv1.2 +TLSv1.3 | SSLCipherSuite ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"))
     }
 }

@@ -19,20 +19,25 @@ struct TrustEndToEndTests {
     @Test func everyFailNamesTheCertificateAndRule() throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: nil))
+        // A user-installed root skips the strict EKU check, but an EKU without serverAuth or
+        // anyEKU fails every chain.
+        let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: [CertificateSpec.clientAuth]))
         let result = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
-            try TrustSupport.run(["--ats-diagnostics", "--ca-file", root, "--at", "2025-03-10", "https://127.0.0.1:\(port)/"])
+            try TrustSupport.run(["--ats-diagnostics", "--verbose", "--ca-file", root, "--at", "2025-03-10", "https://127.0.0.1:\(port)/"])
         }
         #expect(result.status == 1, "stderr: \(result.stderr)")
         let fails = TrustSupport.failBlocks(result.stdout)
         #expect(fails.count == 16, "\(result.stdout)")
         for block in fails {
-            #expect(block.contains("Reason : certificate 0 [leaf] (O=atsprobe tests,CN=localhost): no extendedKeyUsage extension"), "\(block)")
-            #expect(block.contains("[eku-server-auth]"), "\(block)")
+            #expect(block.contains("Reason : certificate 0 [leaf] (O=atsprobe tests,CN=localhost): extendedKeyUsage allows neither id-kp-serverAuth nor anyExtendedKeyUsage"), "\(block)")
+            #expect(block.contains("[eku-server-auth] (NSURLError -1202, SecureTransport -9807, OSStatus -67609 errSecInvalidExtendedKeyUsage)"), "\(block)")
+            #expect(block.contains("_kCFStreamErrorCodeKey=-9807"), "\(block)")
+            #expect(block.contains("NSURLErrorFailingURLPeerTrustErrorKey=Error Domain=NSOSStatusErrorDomain Code=-67609"), "\(block)")
         }
+        #expect(result.stdout.contains("Trust      : Apple's root store security_certificates-55349.0.11 (156 roots); chain ends at a user-installed root"), "\(result.stdout)")
     }
 
-    /// SSL_CERT_FILE puts the test root in OpenSSL's system store: a public root, so 398 days and
+    /// SSL_CERT_FILE with --trust-store system puts the test root in OpenSSL's system store: a public root, so 398 days and
     /// CT apply. --at judges as of 2025-03-10; at 2026-06-01 the same leaf has expired.
     @Test func publicRootRulesAndTheClock() throws {
         let pki = try TestPKI()
@@ -40,8 +45,8 @@ struct TrustEndToEndTests {
         let identity = try pki.issue(Self.spec(days: 399))
         let (judged, later) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
-            return (try TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
-                    try TrustSupport.run(["--ats-diagnostics", "--at", "2026-06-01", url], environment: ["SSL_CERT_FILE": root]))
+            return (try TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2026-06-01", url], environment: ["SSL_CERT_FILE": root]))
         }
         #expect(judged.status == 1)
         let fails = TrustSupport.failBlocks(judged.stdout)
@@ -61,23 +66,45 @@ struct TrustEndToEndTests {
         let root = try pki.writeRootPEM()
         let sct = TestSCT(logID: Array(Data(base64Encoded: Self.googleArgon)!), timestamp: Self.issued)
         let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: nil, scts: [sct]))
-        let (user, system) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+        let (user, system, apple, appleDiagnostics) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
             return (try TrustSupport.run(["probe", "--ca-file", root, "--at", "2025-03-10", url]),
-                    try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]))
+                    try TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]))
         }
-        #expect(user.status == 0, "\(user.stderr)")
+        // Trusted, but an Apple rule is broken: probe fails on it by default (--fail-on all).
+        #expect(user.status == 1, "\(user.stderr)")
         #expect(user.stdout.contains("trusted (anchor: user-installed root from --ca-file/--ca-dir)"))
-        #expect(user.stdout.contains("Apple certificate rules: 1 broken (as of 2025-03-10T00:00:00Z)"), "\(user.stdout)")
-        #expect(user.stdout.contains("  - certificate 0 [leaf] (O=atsprobe tests,CN=localhost): no extendedKeyUsage extension"))
+        #expect(user.stdout.contains("Trust store      Apple's root store security_certificates-55349.0.11 (156 roots)"), "\(user.stdout)")
+        // No EKU under a user-installed root: Apple skips the strict check.
+        #expect(user.stdout.contains("Apple certificate rules: met (as of 2025-03-10T00:00:00Z)"), "\(user.stdout)")
         #expect(user.stdout.contains("embedded: log \(Self.googleArgon) (Google 'Argon 2026H1' log, usable) at 2025-03-01T00:00:00Z"))
         #expect(user.stdout.contains("Certificate Transparency: not required: the chain ends at a user-installed root"))
         #expect(user.stdout.contains("SCTs: 1 embedded, 0 TLS extension, 0 OCSP staple; 2 embedded needed for 90 days"))
 
-        #expect(system.stdout.contains("trusted (anchor: system trust store)"), "\(system.stdout)")
+        let systemStore = "the system store (OpenSSL: SSL_CERT_FILE=\(root)"
+        #expect(system.stdout.contains("trusted (anchor: \(systemStore)"), "\(system.stdout)")
+        #expect(system.stdout.contains("Other store: trusted by \(systemStore)"), "\(system.stdout)")
+        #expect(system.stdout.contains("not by Apple's root store security_certificates-55349.0.11 (156 roots)"), "\(system.stdout)")
         #expect(system.stdout.contains("Apple certificate rules: 2 broken"))
+        #expect(system.stdout.contains("  - certificate 0 [leaf] (O=atsprobe tests,CN=localhost): no extendedKeyUsage extension; Apple requires id-kp-serverAuth of every leaf chaining to a system root [eku-server-auth]"), "\(system.stdout)")
+        #expect(system.stdout.contains("[eku-server-auth]"), "\(system.stdout)")
         #expect(system.stdout.contains("Certificate Transparency: NOT compliant, required (the chain ends at a public (system) root)"))
         #expect(system.stdout.contains("[certificate-transparency]"))
+
+        // Apple's store (the default) does not hold the test root, the machine's store does.
+        #expect(apple.status == 1)
+        #expect(apple.stdout.contains("NOT trusted"), "\(apple.stdout)")
+        #expect(apple.stdout.contains("Other store: trusted by \(systemStore)"), "\(apple.stdout)")
+        #expect(apple.stdout.contains("not by Apple's root store security_certificates-55349.0.11 (156 roots)"), "\(apple.stdout)")
+        let blocks = TrustSupport.failBlocks(appleDiagnostics.stdout)
+        #expect(blocks.count == 16, "\(appleDiagnostics.stdout)")
+        for block in blocks {
+            #expect(block.contains("is not an anchor (missing intermediate?); no caIssuers URL to fetch it from (trusted by \(systemStore)"), "\(block)")
+            #expect(block.contains("not by Apple's root store security_certificates-55349.0.11 (156 roots)) (NSURLError -1202, SecureTransport -9813, OSStatus -25318 errSecCreateChainFailed)"), "\(block)")
+        }
+        #expect(appleDiagnostics.stdout.contains("Trust      : Apple's root store security_certificates-55349.0.11 (156 roots); chain NOT trusted; trusted by \(systemStore)"), "\(appleDiagnostics.stdout)")
     }
 
     /// --ct-log-list replaces the built-in list: the same two SCTs from test logs are unknown
@@ -99,9 +126,9 @@ struct TrustEndToEndTests {
         let (builtIn, custom, diagnose, bad, badKey) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
             let environment = ["SSL_CERT_FILE": root]  // a public root: CT is required
-            return (try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: environment),
-                    try TrustSupport.run(["probe", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
-                    try TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
+            return (try TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", url], environment: environment),
+                    try TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
+                    try TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
                     try TrustSupport.run(["probe", "--ct-log-list", badPath, url], environment: environment),
                     try TrustSupport.run(["probe", "--ct-log-list", swappedPath, url], environment: environment))
         }

@@ -14,15 +14,50 @@ public struct CertificateRuleContext: Sendable {
     public var anchor: AnchorSource?
     public var date: Date
     public var rules: CertificateRuleSet
+    /// The chain as built (leaf first, anchor last), when it reached an anchor: fetched
+    /// intermediates and an unsent root included. Nil: only the served chain is known.
+    public var path: [CertificateFacts]?
+    /// SCTs from the TLS extension and the OCSP staple (the embedded ones are on the leaf).
+    public var deliveredSCTs: [SignedCertificateTimestamp]
+    public var ocspStaple: OCSPStaple?
+    /// Apple's date-based distrust of roots (article 121668, WoSign/StartCom).
+    public var distrust: AppleDistrustList
 
-    public init(chain: [CertificateFacts], anchor: AnchorSource?, date: Date, rules: CertificateRuleSet = .documented) {
+    public init(chain: [CertificateFacts], anchor: AnchorSource?, date: Date, rules: CertificateRuleSet = .documented,
+                path: [CertificateFacts]? = nil, deliveredSCTs: [SignedCertificateTimestamp] = [],
+                ocspStaple: OCSPStaple? = nil, distrust: AppleDistrustList = .apple) {
         self.chain = chain
         self.anchor = anchor
         self.date = date
         self.rules = rules
+        self.path = path
+        self.deliveredSCTs = deliveredSCTs
+        self.ocspStaple = ocspStaple
+        self.distrust = distrust
     }
 
     public var leaf: CertificateFacts? { chain.first }
+
+    /// The chain as built when known, else as served.
+    public var builtPath: [CertificateFacts] { path ?? chain }
+
+    /// A self-signed leaf served alone and trusted as the anchor itself.
+    public func isSelfSignedAnchorLeaf(_ index: Int) -> Bool {
+        index == 0 && chain.count == 1 && chain[0].isSelfIssued && anchor != nil
+    }
+
+    /// When Apple takes the leaf to have been issued: the earliest SCT (embedded or delivered)
+    /// whose signature was not found bad, else the leaf's notBefore (SecPolicyServer.c,
+    /// SecPVCCheckRequireCTConstraints: SecCertificatePathVCIssuanceTime, else notBefore).
+    public var issuanceTime: Date? { issuance?.date }
+
+    /// The issuance time and whether an SCT gave it.
+    public var issuance: (date: Date, fromSCT: Bool)? {
+        guard let leaf else { return nil }
+        let counted = (leaf.embeddedSCTs + deliveredSCTs).filter { $0.signature == .valid || $0.signature == .notChecked }
+        if let earliest = counted.map(\.timestamp).min() { return (earliest, true) }
+        return (leaf.notBefore, false)
+    }
 
     /// Whether `index` is the root's place: the last certificate, self-issued, not the leaf.
     public func isSelfIssuedRoot(_ index: Int) -> Bool {
@@ -37,6 +72,18 @@ public struct CertificateRuleContext: Sendable {
 
     func violation(_ rule: String, _ index: Int, _ what: String) -> CertificateRuleViolation {
         CertificateRuleViolation(rule: rule, certificateIndex: index, detail: "\(name(index)): \(what) [\(rule)]")
+    }
+
+    /// A violation by a certificate of the chain as built. It keeps the served index when the
+    /// server sent that certificate; otherwise (fetched, or the store's root) the index is nil.
+    func violation(_ rule: String, _ pathIndex: Int, _ what: String, inPath: Bool) -> CertificateRuleViolation {
+        let certificate = builtPath[pathIndex]
+        if let served = chain.firstIndex(where: { $0.sha256Fingerprint == certificate.sha256Fingerprint }) {
+            return violation(rule, served, what)
+        }
+        let role = pathIndex == builtPath.count - 1 ? "root" : "CA, not served"
+        return CertificateRuleViolation(rule: rule, certificateIndex: nil,
+            detail: "chain certificate \(pathIndex) [\(role)] (\(UntrustedText.escape(certificate.subject, limit: 200))): \(what) [\(rule)]")
     }
 }
 

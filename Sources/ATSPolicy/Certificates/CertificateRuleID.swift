@@ -18,6 +18,21 @@ public enum CertificateRuleID {
     /// Certificate Transparency required and not met (CTPolicyResult says why).
     public static let certificateTransparency = "certificate-transparency"
 
+    /// A CA certificate between leaf and anchor whose extendedKeyUsage allows neither
+    /// serverAuth nor anyExtendedKeyUsage (SecPolicyServer.c, SecPolicyCheckExtendedKeyUsage).
+    public static let caServerAuthEKU = "eku-ca-server-auth"
+    /// An RSA modulus larger than Apple parses (8192 bits, SecRSAKey.c kMaximumRSAKeyBits).
+    public static let rsaKeyTooLarge = "rsa-key-too-large"
+    /// A key Apple cannot use: an SPKI SecKey.m does not parse (RSA-PSS, DSA, ...), or a leaf
+    /// key no signature scheme Apple offers can prove (Ed25519, Ed448).
+    public static let keyTypeUnsupported = "key-type-unsupported"
+    /// The chain ends at a root Apple distrusts for certificates issued after a date
+    /// (support article 121668), or at a WoSign/StartCom root (notBefore >= 2016-12-01).
+    public static let distrustedRoot = "distrusted-root"
+    /// A stapled OCSP response says the leaf is revoked (SecRevocationServer.c).
+    public static let ocspRevoked = "ocsp-revoked"
+
     public static let all = [subjectAltNameMissing, serverAuthEKU, validity825, validity398,
-                             rsaKeySize, sha1Signature, md5Signature, certificateTransparency]
+                             rsaKeySize, sha1Signature, md5Signature, certificateTransparency,
+                             caServerAuthEKU, rsaKeyTooLarge, keyTypeUnsupported, distrustedRoot, ocspRevoked]
 }

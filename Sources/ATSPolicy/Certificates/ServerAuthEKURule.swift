@@ -1,21 +1,66 @@
 import TLSFacts
 
-/// HT210176: a TLS server certificate issued on or after 2019-07-01 must carry an
-/// extendedKeyUsage extension that contains id-kp-serverAuth. A missing extension fails, and
-/// so does anyExtendedKeyUsage on its own (Apple's stricter check in SecPolicyServer.c asks
-/// for "the one true Server Auth EKU OID"; see docs/certificates.md).
+/// The leaf's extendedKeyUsage, as Apple checks it (SecPolicyServer.c):
+/// - every TLS chain (SecPolicyCheckExtendedKeyUsage with the SSL server EKUs of SecPolicy.c
+///   set_ssl_ekus): an EKU extension, when present, must allow id-kp-serverAuth,
+///   anyExtendedKeyUsage, Netscape SGC or Microsoft SGC; no extension is fine;
+/// - the strict check (SecPolicyCheckServerAuthEKU, HT210176): an EKU extension that contains
+///   id-kp-serverAuth itself, for chains to a system root (any date) and for chains to neither
+///   a system nor a user root issued on or after 2019-07-01. User-installed roots skip it.
+/// `LeafEKUScope.everyAnchor` applies the strict check to every anchor from 2019-07-01 instead.
 public enum ServerAuthEKURule {
+    /// Usages the looser SSL server check accepts besides serverAuth.
+    static let looseUsages: Set<String> = [CertificateFacts.serverAuthOID, CertificateFacts.anyExtendedKeyUsageOID,
+                                           "2.16.840.1.113730.4.1", "1.3.6.1.4.1.311.10.3.3"]
+
     public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
-        guard let leaf = context.leaf, leaf.notBefore >= context.rules.serverAuthAndLifetimeFrom else { return [] }
-        let since = "required for certificates issued on or after \(dayString(context.rules.serverAuthAndLifetimeFrom))"
-        guard let usages = leaf.extendedKeyUsage else {
-            return [context.violation(CertificateRuleID.serverAuthEKU, 0,
-                                      "no extendedKeyUsage extension; id-kp-serverAuth is \(since)")]
+        guard let leaf = context.leaf else { return [] }
+        let issuedSinceRule = leaf.notBefore >= context.rules.serverAuthAndLifetimeFrom
+        let strict: Bool
+        switch context.rules.leafEKUScope {
+        case .securityFramework:
+            strict = context.anchor == .system || (context.anchor == nil && issuedSinceRule)
+        case .everyAnchor:
+            strict = issuedSinceRule
         }
-        if usages.contains(CertificateFacts.serverAuthOID) { return [] }
-        let what = usages.contains(CertificateFacts.anyExtendedKeyUsageOID)
-            ? "extendedKeyUsage has anyExtendedKeyUsage but not id-kp-serverAuth, which is \(since)"
-            : "extendedKeyUsage lacks id-kp-serverAuth (\(CertificateFacts.serverAuthOID)), which is \(since)"
-        return [context.violation(CertificateRuleID.serverAuthEKU, 0, what)]
+        let usages = leaf.extendedKeyUsage
+        if strict {
+            let requirement = context.anchor == .system && context.rules.leafEKUScope == .securityFramework
+                ? "Apple requires id-kp-serverAuth of every leaf chaining to a system root"
+                : "id-kp-serverAuth is required for certificates issued on or after \(dayString(context.rules.serverAuthAndLifetimeFrom))"
+            guard let usages else {
+                return [context.violation(CertificateRuleID.serverAuthEKU, 0, "no extendedKeyUsage extension; \(requirement)")]
+            }
+            if usages.contains(CertificateFacts.serverAuthOID) { return [] }
+            let what = usages.contains(CertificateFacts.anyExtendedKeyUsageOID)
+                ? "extendedKeyUsage has anyExtendedKeyUsage but not id-kp-serverAuth; \(requirement)"
+                : "extendedKeyUsage lacks id-kp-serverAuth (\(CertificateFacts.serverAuthOID)); \(requirement)"
+            return [context.violation(CertificateRuleID.serverAuthEKU, 0, what)]
+        }
+        guard let usages, !usages.isEmpty, looseUsages.isDisjoint(with: usages) else { return [] }
+        return [context.violation(CertificateRuleID.serverAuthEKU, 0,
+                                  "extendedKeyUsage allows neither id-kp-serverAuth nor anyExtendedKeyUsage; Apple checks it whatever the root")]
+    }
+}
+
+/// Every CA between the leaf and the anchor (in the chain as built, fetched intermediates
+/// included) whose extendedKeyUsage extension lists usages must allow id-kp-serverAuth or
+/// anyExtendedKeyUsage (SecPolicyServer.c: SecPolicyCheckServerAuthEKU for system roots,
+/// SecPolicyCheckExtendedKeyUsage for every chain, which also accepts the SGC usages).
+/// The anchor itself is not checked.
+public enum IntermediateEKURule {
+    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+        let path = context.builtPath
+        guard path.count > 2 else { return [] }
+        let accepted: Set<String> = context.anchor == .system
+            ? [CertificateFacts.serverAuthOID, CertificateFacts.anyExtendedKeyUsageOID]
+            : ServerAuthEKURule.looseUsages
+        return (1..<(path.count - 1)).compactMap { index in
+            guard let usages = path[index].extendedKeyUsage, !usages.isEmpty, accepted.isDisjoint(with: usages) else { return nil }
+            let listed = usages.prefix(8).map { UntrustedText.escape($0, limit: 80) }.joined(separator: ", ")
+            return context.violation(CertificateRuleID.caServerAuthEKU, index,
+                                     "CA extendedKeyUsage (\(listed)) allows neither id-kp-serverAuth nor anyExtendedKeyUsage",
+                                     inPath: true)
+        }
     }
 }

@@ -1,12 +1,14 @@
 import TLSFacts
 
 /// HT210176: SHA-1 signatures are not trusted (MD5 even less). The root's self-signature is
-/// never verified (the root is trusted as itself), so a self-issued last certificate is exempt.
+/// never verified (the root is trusted as itself), so a self-issued last certificate is exempt,
+/// and so is a self-signed leaf that is itself the anchor (SecPolicyLeafCallbacks.c skips the
+/// weak-hash check for a self-signed leaf trusted as an anchor).
 public enum SignatureHashRule {
     public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         context.chain.indices.compactMap { index in
             let certificate = context.chain[index]
-            guard !context.isSelfIssuedRoot(index) else { return nil }
+            guard !context.isSelfIssuedRoot(index), !context.isSelfSignedAnchorLeaf(index) else { return nil }
             let rule: String
             switch certificate.signatureHash {
             case .sha1: rule = CertificateRuleID.sha1Signature

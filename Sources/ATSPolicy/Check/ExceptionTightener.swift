@@ -18,7 +18,60 @@ public enum ExceptionTightener {
     public static func tighten(_ ats: [String: Any], needs: [HostNeed], ruleSet: RuleSet = .documented) -> TighteningReport {
         var pass = TighteningPass(ats: ats, ruleSet: ruleSet)
         pass.run(needs)
-        return TighteningReport(findings: pass.findings, notes: pass.notes, tightened: pass.tightened)
+        var report = TighteningReport(findings: pass.findings, notes: pass.notes, tightened: pass.tightened)
+        removeIgnored(from: &report)
+        return report
+    }
+
+    /// Lint errors that mean ATS ignores the key (or the whole entry, for domain keys that
+    /// match no host): removing them changes no load, and the tightened dictionary then passes
+    /// `plist lint` without errors.
+    static let ignoredKeyRules: Set<String> = [LintRule.unknownKey.id, LintRule.misplacedKey.id, LintRule.wrongType.id,
+                                              LintRule.tlsVersionUnparsed.id, LintRule.niapValue.id]
+    static let ignoredEntryRules: Set<String> = [LintRule.domainEmpty.id, LintRule.domainWhitespace.id, LintRule.domainScheme.id,
+                                                LintRule.domainPort.id, LintRule.domainPath.id, LintRule.domainWildcard.id,
+                                                LintRule.domainUppercase.id, LintRule.cidrMalformed.id]
+
+    /// The first lint error of `rules` for `ats` alone, wrapped as an Info.plist root. Each key is
+    /// linted on its own, so a finding's dotted path (domain keys contain dots) need not be parsed.
+    private static func ignored(_ ats: [String: Any], rules: Set<String>) -> LintFinding? {
+        ATSLinter.lint([root: ats]).first { $0.severity == .error && rules.contains($0.rule) }
+    }
+
+    static func removeIgnored(from report: inout TighteningReport) {
+        var ats = report.tightened
+        func drop(_ path: String, _ finding: LintFinding) {
+            report.findings.append(TighteningFinding(kind: .unnecessary, keyPath: path, appValue: "present", neededValue: "absent",
+                                                     message: finding.message.contains("ignore") ? finding.message : "ATS ignores it: \(finding.message)"))
+        }
+        let domainsKey = ATSKey.exceptionDomains.name
+        for key in ats.keys.sorted() where key != domainsKey && key != ATSKey.pinnedDomains.name {
+            if let finding = ignored([key: ats[key]!], rules: ignoredKeyRules) {
+                ats.removeValue(forKey: key)
+                drop(root + "." + key, finding)
+            }
+        }
+        if var domains = PropertyListValue.dictionary(ats[domainsKey]) {
+            for name in domains.keys.sorted() {
+                let path = domainsPath + "." + UntrustedText.escape(name, limit: 255)
+                guard var entry = PropertyListValue.dictionary(domains[name]) else { continue }
+                if let finding = ignored([domainsKey: [name: entry]], rules: ignoredEntryRules) {
+                    domains.removeValue(forKey: name)
+                    drop(path, finding)
+                    report.notes.removeAll { $0.hasPrefix("NSExceptionDomains entry \"\(UntrustedText.escape(name, limit: 255))\" kept as written") }
+                    continue
+                }
+                for key in entry.keys.sorted() {
+                    if let finding = ignored([domainsKey: [name: [key: entry[key]!]]], rules: ignoredKeyRules) {
+                        entry.removeValue(forKey: key)
+                        drop(path + "." + key, finding)
+                    }
+                }
+                domains[name] = entry
+            }
+            if domains.isEmpty { ats.removeValue(forKey: domainsKey) } else { ats[domainsKey] = domains }
+        }
+        report.tightened = ats
     }
 }
 

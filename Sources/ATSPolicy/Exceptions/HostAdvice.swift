@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import TLSFacts
 
 /// What one probed target needs, with each key traced to what the server did and the
@@ -14,15 +19,22 @@ public struct HostAdvice: Sendable, Hashable {
     /// the server change that removes the need.
     public var fixes: [ServerFix]
 
-    /// `observations` are every handshake made with the host, under every offer.
-    public init(target: String, host: String, suggestion: ExceptionSuggestion, observations: [ProbeResult], ruleSet: RuleSet) {
+    /// `observations` are every handshake made with the host, under every offer. `failures` are
+    /// the reasons the loads failed (the default connection's, then Allow All Loads'): when no
+    /// exception helps, they say what to change on the server.
+    public init(target: String, host: String, suggestion: ExceptionSuggestion, observations: [ProbeResult], ruleSet: RuleSet,
+                failures: [FailureReason] = []) {
         self.target = target
         self.host = host
         self.suggestion = suggestion
         let seen = observations.compactMap { try? $0.get() }
         guard case .exception(_, let exception, let rationale) = suggestion else {
             evidence = []
-            fixes = []
+            if case .impossible = suggestion {
+                fixes = HostAdvice.serverFixes(for: failures, host: host, seen: seen, ruleSet: ruleSet)
+            } else {
+                fixes = []
+            }
             return
         }
         evidence = rationale.map { HostAdvice.precise($0, in: exception, seen: seen, ruleSet: ruleSet) }
@@ -86,7 +98,10 @@ public struct HostAdvice: Sendable, Hashable {
            comparison.hasSuffix("not tested separately") {
             comparison = "NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites"
         }
-        return KeyEvidence(key: item.key, value: item.value, observation: (facts + [comparison]).joined(separator: "; "))
+        // A clause of the comparison that a fact already states is not said again.
+        let said = facts.joined(separator: "; ")
+        let rest = RepeatedClauses.without(comparison, coveredBy: said)
+        return KeyEvidence(key: item.key, value: item.value, observation: rest.isEmpty ? said : said + "; " + rest)
     }
 
     private static func minimumKeyBits(_ key: PublicKeyFacts) -> Int? {
@@ -95,6 +110,58 @@ public struct HostAdvice: Sendable, Hashable {
         case .ec: 256
         default: nil
         }
+    }
+
+    /// When no exception helps: one fix per failure class (certificate, chain, root, protocol,
+    /// suites), each said once whatever the number of reasons behind it.
+    static func serverFixes(for failures: [FailureReason], host: String, seen: [Observation], ruleSet: RuleSet) -> [ServerFix] {
+        let leaf = seen.compactMap(\.leaf).first
+        var certificate: [String] = []
+        var chain: String?, root: String?
+        var protocolTooOld = false, suitesRefused = false
+        func note(_ text: String) { if !certificate.contains(text) { certificate.append(text) } }
+        for reason in failures {
+            switch reason.kind {
+            case .trust(.expired): note("expired")
+            case .trust(.notYetValid): note("not yet valid")
+            case .trust(.nameMismatch):
+                let names = (leaf.map { $0.dnsNames + $0.ipAddresses } ?? []).prefix(8)
+                note(names.isEmpty ? "it names no host" : "it covers \(names.joined(separator: " and ")), not \(host)")
+            case .trust(.incompleteChain), .trust(.invalidChain): chain = chain ?? reason.message
+            case .trust(.untrustedRoot), .trust(.selfSigned): root = root ?? reason.message
+            case .certificateRule(let rule):
+                switch rule {
+                case CertificateRuleID.subjectAltNameMissing: note("no subjectAltName")
+                case CertificateRuleID.serverAuthEKU: note("no serverAuth extendedKeyUsage")
+                case CertificateRuleID.validity398, CertificateRuleID.validity825:
+                    note(leaf.map { "valid for \(CertificateLifetime($0).days) days" } ?? "valid too long")
+                case CertificateRuleID.rsaKeySize:
+                    let small = leaf.map { $0.publicKey.algorithm == .rsa && $0.publicKey.bits < 2048 } ?? false
+                    note(small ? "leaf key \(leaf!.publicKey)" : "an RSA key under 2048 bits in the chain")
+                case CertificateRuleID.sha1Signature: note("a SHA-1 signature")
+                case CertificateRuleID.md5Signature: note("an MD5 signature")
+                case CertificateRuleID.certificateTransparency: note("too few SCTs from Apple's CT logs")
+                default: note(rule)
+                }
+            case .leafKeyTooSmall: note(leaf.map { "leaf key \($0.publicKey)" } ?? "a leaf key too small")
+            case .leafSignatureHashWeak: note(leaf.map { "signed with \($0.signatureHash.rawValue)" } ?? "a weak signature hash")
+            case .protocolTooOld, .handshakeFailed(.noSharedProtocol): protocolTooOld = true
+            case .suiteNotAllowed, .notForwardSecret, .handshakeFailed(.noSharedCipher): suitesRefused = true
+            default: break
+            }
+        }
+        var fixes: [ServerFix] = []
+        if protocolTooOld {
+            let best = seen.map(\.protocolVersion).max()
+            fixes.append(.protocols(serverSpeaks: best.map { "\($0)" }, leaf: leaf?.publicKey))
+        }
+        if suitesRefused {
+            fixes.append(.suites(serverSpeaks: suites(seen).map(\.ianaName), leaf: leaf?.publicKey))
+        }
+        if !certificate.isEmpty { fixes.append(.reissueCertificate(host: host, problems: certificate)) }
+        if let chain { fixes.append(.serveFullChain(problem: chain)) }
+        if let root { fixes.append(.publiclyTrustedCertificate(problem: root)) }
+        return fixes
     }
 
     static func fixes(for exception: DomainException, seen: [Observation], ruleSet: RuleSet) -> [ServerFix] {

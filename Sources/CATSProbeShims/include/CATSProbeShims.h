@@ -6,6 +6,7 @@
 #include <openssl/ct.h>
 #include <openssl/ocsp.h>
 #include <openssl/err.h>
+#include <openssl/pkcs7.h>
 
 long CATSProbeShims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
 long CATSProbeShims_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version);
@@ -57,5 +58,10 @@ uint64_t CATSProbeShims_SSL_OP_IGNORE_UNEXPECTED_EOF(void);
 long CATSProbeShims_BIO_set_mem_eof_return(BIO *bio, long value);
 int CATSProbeShims_X509_STORE_CTX_set_app_data(X509_STORE_CTX *ctx, void *data);
 void *CATSProbeShims_X509_STORE_CTX_get_app_data(X509_STORE_CTX *ctx);
+
+// Apple's path building: caIssuers (AIA) and certs-only PKCS#7.
+int CATSProbeShims_sk_ACCESS_DESCRIPTION_num(const AUTHORITY_INFO_ACCESS *stack);
+ACCESS_DESCRIPTION *CATSProbeShims_sk_ACCESS_DESCRIPTION_value(const AUTHORITY_INFO_ACCESS *stack, int index);
+STACK_OF(X509) *CATSProbeShims_PKCS7_signed_certificates(PKCS7 *p7);
 
 #endif

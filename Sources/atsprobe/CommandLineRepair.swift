@@ -1,0 +1,173 @@
+import ArgumentParser
+import TLSFacts
+
+/// What the command line is turned into before argument-parser sees it, so that people coming
+/// from nscurl and curl are understood or told the nearest right spelling:
+/// - `--ats-diagnostics` anywhere names `diagnose` (nscurl's spelling);
+/// - `--color` before the subcommand moves after it (dropped for commands that colour nothing);
+/// - an unknown subcommand (also after `help`) or long option gets "did you mean" and exit 64.
+/// Command and option names come from argument-parser's own model (the commands' configurations
+/// and help), so they never drift from what the parser accepts.
+enum CommandLineRepair {
+    enum Outcome: Equatable {
+        case run([String])
+        /// A one-line message; exit 64.
+        case usage(String)
+    }
+
+    static func repair(_ arguments: [String]) -> Outcome {
+        var args = arguments
+        let end = args.firstIndex(of: "--") ?? args.count
+        if let index = args[..<end].firstIndex(of: "--ats-diagnostics") {
+            args.remove(at: index)
+            args.insert("diagnose", at: 0)
+        }
+
+        // Options before the subcommand: --color is global; anything else unknown gets a suggestion.
+        var color: [String] = []
+        var index = 0
+        while index < args.count, args[index].hasPrefix("-"), args[index] != "--" {
+            let arg = args[index]
+            if arg == "--color", index + 1 < args.count {
+                color = [arg, args[index + 1]]
+                args.removeSubrange(index...(index + 1))
+                continue
+            }
+            if arg.hasPrefix("--color=") {
+                color = [arg]
+                args.remove(at: index)
+                continue
+            }
+            if arg.hasPrefix("--"), let message = unknownOption(arg, in: ATSProbeCommand.self, path: [], extra: ["--ats-diagnostics"]) {
+                return .usage(message)
+            }
+            index += 1
+        }
+        guard index < args.count, args[index] != "--" else { return .run(args) }
+
+        // `help WORDS`: the words must name a command.
+        if args[index] == "help" {
+            let words = args[(index + 1)...].prefix { !$0.hasPrefix("-") }
+            if case .failure(let message) = resolve(Array(words)) { return .usage(message) }
+            return .run(args)
+        }
+
+        // The subcommand path: `diagnose`, `plist lint`.
+        let words = args[index...].prefix { !$0.hasPrefix("-") }
+        let command: ParsableCommand.Type
+        let path: [String]
+        switch resolve(Array(words), stopAtLeaf: true) {
+        case .failure(let message): return .usage(message)
+        case .success(let found): (command, path) = found
+        }
+        let afterPath = index + path.count
+        let options = longOptions(of: command)
+        let stop = args.firstIndex(of: "--") ?? args.count
+        for arg in args[min(afterPath, stop)..<stop] where arg.hasPrefix("--") {
+            if let message = unknownOption(arg, in: command, path: path, extra: []) { return .usage(message) }
+        }
+        if !color.isEmpty && options.contains("--color") {
+            args.insert(contentsOf: color, at: afterPath)
+        }
+        return .run(args)
+    }
+
+    enum Resolution {
+        case success((ParsableCommand.Type, [String]))
+        case failure(String)
+    }
+
+    /// Follows `words` down the command tree. With `stopAtLeaf`, words after a command without
+    /// subcommands are its arguments.
+    static func resolve(_ words: [String], stopAtLeaf: Bool = false) -> Resolution {
+        var command: ParsableCommand.Type = ATSProbeCommand.self
+        var path: [String] = []
+        for word in words {
+            let children = command.configuration.subcommands
+            if children.isEmpty {
+                if stopAtLeaf { break }
+                return .failure("'atsprobe \(path.joined(separator: " "))' has no subcommand '\(shown(word))'")
+            }
+            var names: [String] = []
+            var found: ParsableCommand.Type?
+            for child in children {
+                let name = commandName(child)
+                names.append(name)
+                if name == word { found = child }
+            }
+            guard let child = found else {
+                let place = path.isEmpty ? "atsprobe" : "atsprobe \(path.joined(separator: " "))"
+                var message = "unknown command '\(shown(word))' for '\(place)'"
+                if let near = nearest(word, in: names) { message += "; did you mean '\(near)'?" }
+                return .failure(message + " (commands: \(names.joined(separator: ", ")))")
+            }
+            command = child
+            path.append(word)
+        }
+        return .success((command, path))
+    }
+
+    static func commandName(_ command: ParsableCommand.Type) -> String {
+        command._commandName
+    }
+
+    /// A message when `arg` is a long option `command` does not know and a near name exists;
+    /// nil otherwise (argument-parser then reports it as usual).
+    static func unknownOption(_ arg: String, in command: ParsableCommand.Type, path: [String], extra: [String]) -> String? {
+        let name = String(arg.split(separator: "=", maxSplits: 1).first ?? "")
+        let known = longOptions(of: command) + extra
+        guard name.count > 2, !known.contains(name), let near = nearest(name, in: known) else { return nil }
+        let place = (["atsprobe"] + path).joined(separator: " ")
+        return "unknown option '\(shown(name))' for '\(place)'; did you mean '\(near)'?"
+    }
+
+    /// Every long option of `command`, read from the help argument-parser generates for it.
+    static func longOptions(of command: ParsableCommand.Type) -> [String] {
+        let help = ATSProbeCommand.helpMessage(for: command, includeHidden: true, columns: 10_000)
+        var names: Set<String> = ["--help", "--version"]
+        var current = ""
+        for ch in help + " " {
+            if ch.isLetter || ch.isNumber || ch == "-" {
+                current.append(ch)
+            } else {
+                if current.hasPrefix("--"), current.count > 2 {
+                    names.insert(String(current.reversed().drop { $0 == "-" }.reversed()))
+                }
+                current = ""
+            }
+        }
+        return names.sorted()
+    }
+
+    /// The closest name by edit distance, when close enough to be a typo (or a unique prefix).
+    static func nearest(_ word: String, in names: [String]) -> String? {
+        let prefixed = names.filter { $0.hasPrefix(word) }
+        if prefixed.count == 1 { return prefixed[0] }
+        let scored = names.map { ($0, distance(word, $0)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+        guard let best = scored.first else { return nil }
+        let allowed = max(1, min(3, word.count / 3))
+        return best.1 <= allowed ? best.0 : nil
+    }
+
+    /// Damerau-Levenshtein distance (adjacent transpositions count one).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[a.count][b.count]
+    }
+
+    private static func shown(_ text: String) -> String {
+        UntrustedText.escape(text, limit: 60)
+    }
+}

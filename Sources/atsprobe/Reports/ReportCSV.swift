@@ -1,0 +1,45 @@
+import TLSFacts
+
+/// `--format csv`: one row per target, RFC 4180, with stable columns (docs/reports.md): never
+/// renamed or reordered; new columns are only appended. A cell that a spreadsheet would run as a
+/// formula (= + - @ first) is prefixed with an apostrophe.
+enum ReportCSV {
+    /// The fixed columns, then one per nscurl test (`testColumns`).
+    static let columns = ["input", "line", "url", "host", "port", "verdict", "exception_keys", "reason", "server_fix"]
+
+    /// nscurl's 16 tests as column names, in nscurl's order.
+    static let testColumns = [
+        "default", "allow_all_loads", "tls13", "tls12", "tls11", "tls10", "no_pfs", "no_pfs_insecure_http",
+        "tls13_no_pfs", "tls12_no_pfs", "tls11_no_pfs", "tls10_no_pfs",
+        "tls13_no_pfs_insecure_http", "tls12_no_pfs_insecure_http", "tls11_no_pfs_insecure_http", "tls10_no_pfs_insecure_http",
+    ]
+
+    static func render(_ report: Report) -> String {
+        var out = row(columns + testColumns)
+        for record in report.records {
+            let keys: String = record.exceptionKeys.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            let reasons: [String] = (record.reason.map { [$0] } ?? []) + record.otherReasons
+            let fixes: [String] = (record.suggestion?.fixes ?? []).map(\.change)
+            let port: String = record.target.map { String($0.port) } ?? ""
+            let line: String = record.line.map { String($0) } ?? ""
+            var cells: [String] = [record.input ?? "", line, record.target?.url ?? "", record.target?.host ?? "", port]
+            cells += [record.verdict.rawValue, keys, reasons.joined(separator: " | "), fixes.joined(separator: " | ")]
+            for index in testColumns.indices {
+                cells.append(index < record.tests.count ? (record.tests[index].verdict.passed ? "PASS" : "FAIL") : "")
+            }
+            out += row(cells)
+        }
+        return out
+    }
+
+    static func row(_ cells: [String]) -> String {
+        cells.map(cell).joined(separator: ",") + "\r\n"
+    }
+
+    static func cell(_ text: String) -> String {
+        var value = UntrustedText.escape(text, limit: 4000)
+        if let first = value.first, "=+-@".contains(first) { value = "'" + value }
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacing("\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import ATSProbe
+import ATSTestServers
+import TLSFacts
+
+/// Apple's root store as built in, and which store judges a chain.
+@Suite("Apple's root store")
+struct AppleRootStoreTests {
+    /// Every root's DER hashes to the SHA-256 Apple named its file by, and parses.
+    @Test func everyRootMatchesItsName() throws {
+        #expect(AppleRootStore.roots.count == 156)
+        #expect(AppleRootStore.version == "security_certificates-55349.0.11")
+        for root in AppleRootStore.roots {
+            let digest = root.der.withUnsafeBytes { CertificateReader.sha256($0) }
+            #expect(digest.hexEncoded().uppercased() == root.sha256, "\(root.name)")
+            #expect(!root.name.isEmpty, "\(root.sha256)")
+        }
+        #expect(AppleRootStore.parseableCount() == 156)
+        #expect(Set(AppleRootStore.roots.map(\.sha256)).count == 156)
+    }
+
+    /// Apple's store holds Apple's own roots and the article-121668 roots; the Debian-only
+    /// roots the issue names are absent.
+    @Test func knownMembersAndNonMembers() {
+        let names = AppleRootStore.roots.map(\.name)
+        #expect(names.contains { $0.contains("CN=Apple Root CA - G3") })
+        #expect(names.contains { $0.contains("SSL.com TLS RSA Root CA 2022") })
+        #expect(!names.contains { $0.contains("vTrus") })
+        #expect(!names.contains { $0.contains("TunTrust") })
+    }
+
+    /// The default store is Apple's: a loopback test root is in no store, and the output names
+    /// the store with its version.
+    @Test func defaultStoreIsApples() async throws {
+        let pki = try TestPKI()
+        let prober = try Prober(options: ProbeOptions())
+        #expect(prober.trustStoreName == "Apple's root store security_certificates-55349.0.11 (156 roots)")
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
+        defer { server.stop() }
+        let observation = try await prober.probe(loopbackRequest(port: server.port)).get()
+        #expect(observation.trust.store == "Apple's root store security_certificates-55349.0.11 (156 roots)")
+        #expect(observation.trust.anchor == nil)
+        #expect(observation.trust.problems.map(\.kind) == [.incompleteChain])
+        #expect(observation.trust.problems.first?.detail.hasSuffix("; no caIssuers URL to fetch it from") == true)
+        #expect(observation.trust.otherStore == nil, "the machine's store lacks the test root too")
+    }
+
+    /// A root only in the chosen store (the test seam adds it to Apple's): the comparison says
+    /// the machine's store does not trust it. With --trust-store system the names swap.
+    @Test func storesDisagree() async throws {
+        let pki = try TestPKI()
+        let rootPath = try pki.writeRootPEM()
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
+        defer { server.stop() }
+        for choice in TrustStoreChoice.allCases {
+            let prober = try Prober(options: ProbeOptions(additionalSystemAnchorsFile: rootPath, trustStore: choice))
+            let observation = try await prober.probe(loopbackRequest(port: server.port)).get()
+            #expect(observation.trust.anchor == .system)
+            #expect(observation.trust.isTrusted)
+            let other = try #require(observation.trust.otherStore)
+            #expect(other.trusts == false)
+            let apple = "Apple's root store security_certificates-55349.0.11 (156 roots)"
+            if choice == .apple {
+                #expect(other.detail.hasPrefix("trusted by \(apple), not by the system store (OpenSSL: "), "\(other.detail)")
+            } else {
+                #expect(other.detail.hasPrefix("trusted by the system store (OpenSSL: "), "\(other.detail)")
+                #expect(other.detail.hasSuffix("not by \(apple)"), "\(other.detail)")
+            }
+            #expect(observation.trust.path?.count == 2)
+            #expect(observation.trust.anchorCertificate?.subject.contains("atsprobe Test Root") == true)
+        }
+    }
+}
