@@ -45,7 +45,7 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("Take the K-th of N shares of the input (K/N, 1-based), for N machines.", valueName: "k/n"))
         var shard: String?
 
-        @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"))
+        @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"), completion: .file())
         var records: String?
 
         @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any.")

@@ -15,8 +15,16 @@ enum CommandLineRepair {
         case usage(String)
     }
 
+    /// argument-parser's own entry points (shell completions, the man page's help dump): passed
+    /// through untouched, whatever follows them.
+    static let parserEntryPoints: Set<String> = ["--generate-completion-script", "--experimental-dump-help",
+                                                 "--experimental-complete"]
+
     static func repair(_ arguments: [String]) -> Outcome {
         var args = arguments
+        if args.contains(where: { arg in parserEntryPoints.contains { arg == $0 || arg.hasPrefix($0 + "=") } }) {
+            return .run(args)
+        }
         let end = args.firstIndex(of: "--") ?? args.count
         if let index = args[..<end].firstIndex(of: "--ats-diagnostics") {
             args.remove(at: index)

@@ -37,6 +37,8 @@ struct FormatChoice<Formats: FormatSet>: ExpressibleByArgument, Sendable {
 
     var defaultValueDescription: String { format.rawValue }
     static var allValueStrings: [String] { Formats.formats.map(\.rawValue) }
+    /// The shells complete exactly the formats this command writes.
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
 /// probe, plist lint: text for people, JSON for programs.
