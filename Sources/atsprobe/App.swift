@@ -31,7 +31,7 @@ extension ATSProbeCommand {
             """
         )
 
-        @Argument(help: "An .ipa file, an .app directory or an .xcarchive directory.")
+        @Argument(help: "An .ipa file, an .app directory or an .xcarchive directory.", completion: .file())
         var path: String
 
         @Flag(name: .long, help: "Read the app and list its dictionaries and hosts; connect to nothing.")
@@ -43,7 +43,7 @@ extension ATSProbeCommand {
         @Option(name: .long, help: "Do not check HOST (.DOMAIN or *.DOMAIN: with its subdomains); repeatable.")
         var exclude: [String] = []
 
-        @Option(name: .customLong("hosts-only"), help: "Check only the targets in FILE (one per line, # comments); listed hosts the app does not name are checked under the app's dictionary.")
+        @Option(name: .customLong("hosts-only"), help: "Check only the targets in FILE (one per line, # comments); listed hosts the app does not name are checked under the app's dictionary.", completion: .file())
         var hostsOnly: String?
 
         @Option(name: .long, help: "With --format plist: the bundle whose tightened dictionary to print (its path, e.g. PlugIns/Share.appex, or its CFBundleIdentifier). Default: the app.")
