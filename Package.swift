@@ -12,6 +12,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // HPACK (RFC 7541) for the HTTP/2 request when a server selects h2: a well-kept codec
+        // rather than one of our own. Only the NIOHPACK product is used.
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.82.0"),
     ],
     targets: [
         // The system OpenSSL (Debian: libssl-dev). Includes only; see shim.h.
@@ -29,7 +33,9 @@ let package = Package(
         // The ATS rules, pure Swift: no OpenSSL, no sockets.
         .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
         // Real handshakes over the system OpenSSL.
-        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims"]),
+        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims",
+                                                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                                                 .product(name: "NIOCore", package: "swift-nio")]),
         // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
         .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
@@ -37,7 +43,9 @@ let package = Package(
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
         .target(name: "ATSAppFixtures", dependencies: ["CZlib"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
-        .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims"]),
+        .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims",
+                                                       .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                                                 .product(name: "NIOCore", package: "swift-nio")]),
         .executableTarget(
             name: "atsprobe",
             dependencies: [

@@ -12,6 +12,23 @@ public struct HopOutcome: Sendable {
     public var offer: ClientOffer?
     public var result: ProbeResult?
     public var verdict: Verdict
+    /// The response to an http:// hop atsprobe loaded in cleartext.
+    public var cleartext: HTTPExchange?
+
+    public init(url: String, offer: ClientOffer?, result: ProbeResult?, verdict: Verdict, cleartext: HTTPExchange? = nil) {
+        self.url = url
+        self.offer = offer
+        self.result = result
+        self.verdict = verdict
+        self.cleartext = cleartext
+    }
+
+    /// The HTTP response of this hop, over TLS or in cleartext.
+    public var response: HTTPExchange? {
+        if let cleartext { return cleartext }
+        if case .success(let observation)? = result { return observation.http }
+        return nil
+    }
 }
 
 /// One of nscurl's 16 tests.
@@ -27,7 +44,8 @@ public struct TestOutcome: Sendable {
 /// The whole diagnostics run for one target.
 public struct DiagnosticsReport: Sendable {
     public enum Reachability: String, Sendable, Codable {
-        /// The server spoke TLS: a handshake completed, or it answered with a TLS alert.
+        /// The server spoke TLS (a handshake completed, or it answered with a TLS alert), or
+        /// answered an http:// request.
         case answered
         /// Nothing spoke TLS: not resolved, refused, timed out, silent, reset, or not TLS.
         case unreachable

@@ -18,7 +18,7 @@ public struct DiagnosticsOptions: Sendable {
     /// The CT logs SCTs are judged against (Apple's list as built in, or --ct-log-list).
     public var ctLogs: CTLogList
 
-    public init(ruleSet: RuleSet = .documented, timeout: Double = 10, maxRedirects: Int = 10, evaluationDate: Date? = nil,
+    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, evaluationDate: Date? = nil,
                 ctLogs: CTLogList = .apple) {
         self.ruleSet = ruleSet
         self.timeout = timeout
@@ -103,7 +103,9 @@ public struct DiagnosticsRunner: Sendable {
             target: target, ruleSet: options.ruleSet.id, tests: outcomes, suggestion: suggestion,
             handshakes: handshakes,
             wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
-            reachability: DiagnosticsReport.reachability(of: observations), widestProbe: widestProbe)
+            reachability: outcomes.contains(where: { $0.hops.contains { $0.cleartext != nil } })
+                ? .answered : DiagnosticsReport.reachability(of: observations),
+            widestProbe: widestProbe)
     }
 
     static func supplementaryTests(host: String) -> [DiagnosticTest] {
@@ -144,38 +146,62 @@ public struct DiagnosticsRunner: Sendable {
               loads: LoadCache) async -> LoadOutcome {
         var hops: [HopOutcome] = []
         var current = target
-        var visited: Set<String> = []
-        for _ in 0...options.maxRedirects {
+        // URLs loaded so far, in order: a Location back to one of them is a loop.
+        var visited: [String] = []
+        while true {
             let policy = EffectivePolicy(configuration: configuration, host: current.host, scheme: current.scheme,
                                          ruleSet: options.ruleSet, subdomainReading: reading)
-            guard current.scheme == .https else {
-                // Cleartext: ATS blocks it (-1022) unless insecure HTTP loads are allowed for the
-                // host. atsprobe does not load cleartext HTTP: an allowed http:// hop ends the load.
-                let verdict = ATSEvaluator.evaluateRedirect(to: current, under: policy)
-                hops.append(HopOutcome(url: current.url, offer: nil, result: nil, verdict: verdict))
+            let hop: HopOutcome
+            if current.scheme == .http {
+                // Cleartext: ATS blocks it (-1022) without connecting unless insecure HTTP loads are
+                // allowed for the host; then the GET is made for real, as URLSession makes it.
+                let request = ProbeRequest(target: current, offer: policy.clientOffer(ruleSet: options.ruleSet),
+                                           httpRequest: true, timeout: options.timeout, requestStatus: false)
+                let result = policy.allowsInsecureHTTP ? await loads.cleartext(for: request) : nil
+                let verdict = ATSEvaluator.evaluateCleartext(result, under: policy, ruleSet: options.ruleSet)
+                var probe: ProbeResult?
+                if case .failure(let failure)? = result { probe = .failure(failure) }
+                hop = HopOutcome(url: current.url, offer: nil, result: probe, verdict: verdict,
+                                 cleartext: try? result?.get())
+            } else {
+                guard let request = request(for: current, under: configuration, reading: reading) else { break }
+                // A redirect hop on an authority already handshaken with this offer reuses that
+                // handshake, as URLSession reuses the connection; only the new path's response is
+                // fetched, once per URL for all tests.
+                let result = hops.isEmpty ? await loads.result(for: request) : await loads.hopResult(for: request)
+                let violations: [CertificateRuleViolation]
+                if case .success(let observation) = result {
+                    violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date(),
+                                                                   requireCertificateTransparency: policy.requiresCertificateTransparency,
+                                                                   logs: options.ctLogs)
+                } else {
+                    violations = []
+                }
+                let verdict = ATSEvaluator.evaluate(result, under: policy, ruleSet: options.ruleSet, certificateViolations: violations)
+                hop = HopOutcome(url: current.url, offer: request.offer, result: result, verdict: verdict)
+            }
+            hops.append(hop)
+            visited.append(current.url)
+            guard hop.verdict.passed, let response = hop.response,
+                  let status = response.statusCode, [301, 302, 303, 307, 308].contains(status),
+                  let location = response.location,
+                  let next = Redirects.resolve(location, from: current) else { break }
+            // URLSession follows at most 16 redirects and fails the 17th with -1007. A Location
+            // back to a URL already loaded would repeat the same answers until then (atsprobe
+            // sends no cookies), so it fails at once with the loop named.
+            if let first = visited.firstIndex(of: next.url) {
+                hops.append(HopOutcome(url: next.url, offer: nil, result: nil,
+                                       verdict: ATSEvaluator.tooManyRedirects(limit: options.maxRedirects,
+                                                                              loop: Array(visited[first...]) + [next.url],
+                                                                              failingURL: next.url)))
                 break
             }
-            guard let request = request(for: current, under: configuration, reading: reading) else { break }
-            // A redirect hop on an authority already handshaken with this offer reuses that
-            // handshake, as URLSession reuses the connection; only the new path's response is
-            // fetched, once per URL for all tests.
-            let result = hops.isEmpty ? await loads.result(for: request) : await loads.hopResult(for: request)
-            let violations: [CertificateRuleViolation]
-            if case .success(let observation) = result {
-                violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date(),
-                                                               requireCertificateTransparency: policy.requiresCertificateTransparency,
-                                                               logs: options.ctLogs)
-            } else {
-                violations = []
+            if visited.count > options.maxRedirects {
+                hops.append(HopOutcome(url: next.url, offer: nil, result: nil,
+                                       verdict: ATSEvaluator.tooManyRedirects(limit: options.maxRedirects, loop: nil,
+                                                                              failingURL: next.url)))
+                break
             }
-            let verdict = ATSEvaluator.evaluate(result, under: policy, ruleSet: options.ruleSet, certificateViolations: violations)
-            hops.append(HopOutcome(url: current.url, offer: request.offer, result: result, verdict: verdict))
-            guard verdict.passed, case .success(let observation) = result,
-                  let status = observation.http?.statusCode, [301, 302, 303, 307, 308].contains(status),
-                  let location = observation.http?.location,
-                  let next = Redirects.resolve(location, from: current) else { break }
-            visited.insert(current.url)
-            if visited.contains(next.url) { break }
             current = next
         }
         let final = hops.first(where: { !$0.verdict.passed })?.verdict ?? hops.last?.verdict ?? .pass
@@ -234,6 +260,19 @@ actor LoadCache {
         case .failure(let failure): observation.http = HTTPExchange(statusCode: nil, failure: "request for \(url) failed: \(failure)")
         }
         return .success(observation)
+    }
+
+    /// One cleartext GET per URL and deadline, shared by every test that allows it.
+    private var cleartextTasks: [ProbeRequest: Task<CleartextResult, Never>] = [:]
+
+    func cleartext(for request: ProbeRequest) async -> CleartextResult {
+        var key = request
+        key.offer = ClientOffer(minVersion: .tls12, maxVersion: .tls12, suites: [])  // no TLS: the offer is moot
+        if let task = cleartextTasks[key] { return await task.value }
+        let prober = self.prober
+        let task = Task { await prober.fetchCleartext(request) }
+        cleartextTasks[key] = task
+        return await task.value
     }
 
     private func task(for request: ProbeRequest) -> Task<ProbeResult, Never> {

@@ -31,10 +31,52 @@ enum Explanations {
         default:
             clause = nil
         }
-        guard let clause, var first = outcome.verdict.reasons.first else { return outcome }
-        first.message += "; \(clause)"
+        // A refusal that the suites and protocols do not explain: what the server picked with
+        // the widest offer shows which part of Apple's ClientHello it could not use.
+        let offerClause = [.noSharedCipher, .tlsAlert, .other].contains(failure.kind)
+            ? offerMismatch(offer: offer, seen: seen) : nil
+        guard let clause = offerClause ?? clause, var first = outcome.verdict.reasons.first else { return outcome }
+        if let offerClause {
+            // The alert says "no cipher suite in common" or the like; the cause is elsewhere in the hello.
+            let alert = failure.alert.map { " (\($0.name) alert)" } ?? ""
+            first.message = "server refused Apple's ClientHello\(alert): \(offerClause)"
+        } else {
+            first.message += "; \(clause)"
+        }
         var copy = outcome
         copy.verdict.reasons[0] = first
         return copy
+    }
+
+    /// The first thing a completed handshake used that `offer` does not hold: the key exchange
+    /// group, then the server's signature scheme. When nothing completed and the offer holds a
+    /// group OpenSSL cannot send, says atsprobe cannot tell.
+    static func offerMismatch(offer: ClientOffer, seen: [Observation]) -> String? {
+        let offered = offer.groups.map(\.name).joined(separator: ", ")
+        for o in seen {
+            if let name = o.keyExchangeGroup, let group = NamedGroup(name: name), !offer.groups.contains(group) {
+                return "the server's key exchange uses \(group), a group Apple's client does not offer (it offers \(offered))"
+            }
+            guard let scheme = o.serverSignatureScheme, !offer.signatureSchemes.contains(scheme) else { continue }
+            switch scheme {
+            case .ed25519, .ed448:
+                return "the leaf key is \(scheme == .ed25519 ? "Ed25519" : "Ed448"); Apple's client offers no \(scheme) signature algorithm"
+            case .rsaPSSPSSSHA256, .rsaPSSPSSSHA384, .rsaPSSPSSSHA512:
+                return "the leaf key is an RSA-PSS key (\(scheme)); Apple's client offers no rsa_pss_pss signature algorithm"
+            case .ecdsaSecp521r1SHA512 where o.protocolVersion >= .tls13:
+                return "the leaf is ECDSA P-521: on TLS 1.3 it needs ecdsa_secp521r1_sha512, which Apple's client does not offer"
+            case .ecdsaSHA1:
+                return "the server signs its key exchange with ecdsa_sha1, which Apple's client no longer offers (releases after 15.x)"
+            case _ where o.protocolVersion >= .tls13:
+                return "the server signs with \(scheme), which Apple's client does not offer"
+            default:
+                // TLS 1.2 schemes name no curve: the server could have signed with one Apple offers.
+                continue
+            }
+        }
+        if seen.isEmpty, let missing = offer.groups.first(where: { $0 == .x25519MLKEM768 }) {
+            return "if the server accepts only \(missing) (post-quantum hybrid), atsprobe cannot judge it: OpenSSL 3.0 cannot offer that group"
+        }
+        return nil
     }
 }

@@ -47,14 +47,50 @@ public enum ATSEvaluator {
     }
 
     private static func evaluateCleartext(_ result: ProbeResult, under policy: EffectivePolicy, ruleSet: RuleSet) -> Verdict {
-        guard policy.allowsInsecureHTTP else {
-            return .fail([cleartextReason(policy.host)], AppleError(code: AppleError.appTransportSecurityRequiresSecureConnection))
+        switch result {
+        case .failure(let failure): return evaluateCleartext(.failure(failure), under: policy, ruleSet: ruleSet)
+        case .success(let observation):
+            return evaluateCleartext(.success(observation.http ?? HTTPExchange(statusCode: nil, failure: "no response")),
+                                     under: policy, ruleSet: ruleSet)
         }
-        if case .failure(let failure) = result, failure.isUnreachable {
+    }
+
+    /// An http:// load that ATS allowed and atsprobe made (nil: ATS blocked it before any
+    /// connection, -1022). A refused port is -1004, a port that never answers -1001, a lost
+    /// connection -1005; any HTTP response, error statuses included, is a completed load.
+    public static func evaluateCleartext(_ result: Result<HTTPExchange, ProbeFailure>?, under policy: EffectivePolicy,
+                                         ruleSet: RuleSet) -> Verdict {
+        guard policy.allowsInsecureHTTP, let result else {
+            return .fail([cleartextReason(policy.host)],
+                         AppleError(code: AppleError.appTransportSecurityRequiresSecureConnection))
+        }
+        switch result {
+        case .failure(let failure) where failure.kind == .connectTimeout || failure.kind == .handshakeTimeout:
+            let kind: FailureReason.Kind = failure.kind == .connectTimeout ? .unreachable(failure.kind) : .httpFailure
+            return .fail([FailureReason(kind, layer: .connection, "timed out: " + UntrustedText.escape(failure.detail, limit: 200))],
+                         AppleError(code: AppleError.timedOut, streamErrorCode: -2102, streamErrorDomain: 4))
+        case .failure(let failure):
             let (reason, error) = judge(failure, policy: policy, ruleSet: ruleSet)
             return .fail([reason], error)
+        case .success(let exchange):
+            guard let failure = exchange.failure else { return .pass }
+            return .fail([FailureReason(.httpFailure, layer: .connection,
+                                        "the http:// request failed: \(UntrustedText.escape(failure, limit: 200))")],
+                         AppleError(code: AppleError.networkConnectionLost, streamErrorCode: -4, streamErrorDomain: 4))
         }
-        return .pass
+    }
+
+    /// A redirect loop or a 17th redirect: URLSession stops with NSURLErrorHTTPTooManyRedirects.
+    /// `loop` is the URLs from the first visit of the repeated URL back to it.
+    public static func tooManyRedirects(limit: Int, loop: [String]?, failingURL: String) -> Verdict {
+        let message: String
+        if let loop {
+            message = "redirect loop: " + loop.map { UntrustedText.escape($0, limit: 200) }.joined(separator: " -> ")
+        } else {
+            message = "more than \(limit) redirects (URLSession follows at most \(limit))"
+        }
+        return .fail([FailureReason(.tooManyRedirects, layer: .connection, message)],
+                     AppleError(code: AppleError.httpTooManyRedirects, failingURL: failingURL))
     }
 
     // MARK: - Handshake failures

@@ -64,6 +64,8 @@ public struct AppleError: Sendable, Hashable, Codable {
     public static let timedOut = -1001
     public static let cannotFindHost = -1003
     public static let networkConnectionLost = -1005
+    /// NSURLErrorHTTPTooManyRedirects: URLSession follows at most 16 redirects.
+    public static let httpTooManyRedirects = -1007
 
     /// Apple's English localized descriptions (Foundation's NSURLError strings).
     static func description(code: Int, host: String?) -> String {
@@ -78,6 +80,7 @@ public struct AppleError: Sendable, Hashable, Codable {
         case timedOut: return "The request timed out."
         case cannotFindHost: return "A server with the specified hostname could not be found."
         case networkConnectionLost: return "The network connection was lost."
+        case httpTooManyRedirects: return "too many HTTP redirects"
         default: return "An unknown error occurred."
         }
     }

@@ -7,7 +7,8 @@ public struct EffectivePolicy: Sendable, Hashable {
     public enum Exemption: String, Sendable, Hashable, Codable {
         /// NSAllowsArbitraryLoads (effective) and no exception entry for the host.
         case arbitraryLoads
-        /// NSAllowsLocalNetworking and an unqualified name, a .local name or an IP address.
+        /// NSAllowsLocalNetworking = YES and an unqualified name, a .local name or an IP address;
+        /// or, by Apple's code, the key absent and an unqualified name, a .local name or a loopback address.
         case localNetworking
         /// An IP address under a rule set before iOS 17.
         case ipAddressBeforeIOS17
@@ -64,6 +65,10 @@ public struct EffectivePolicy: Sendable, Hashable {
                 exemption = .ipAddressBeforeIOS17
             } else if configuration.allowsLocalNetworking == true && EffectivePolicy.isLocal(host) {
                 exemption = .localNetworking
+            } else if configuration.allowsLocalNetworking == nil && ruleSet.localNetworkingByDefault && EffectivePolicy.isDirect(host) {
+                // SecProtocolConfiguration.m: a direct (local) host with no exception entry does not
+                // require TLS unless NSAllowsLocalNetworking is explicitly NO.
+                exemption = .localNetworking
             } else if configuration.effectiveAllowsArbitraryLoads {
                 exemption = .arbitraryLoads
             } else {
@@ -88,7 +93,9 @@ public struct EffectivePolicy: Sendable, Hashable {
             // also off the cipher list is no longer restricted.
             atsRequired = !allowsInsecureHTTP
             restrictsCipherSuites = !(allowsInsecureHTTP && !requiresForwardSecrecy)
-            minimumVersion = max(exception.effectiveMinimumTLSVersion, ruleSet.platformMinimumVersion)
+            // Apple's code sets the minimum from the entry, below the platform default too
+            // (SecProtocolConfiguration.m: sec_protocol_options_set_min_tls_protocol_version).
+            minimumVersion = exception.effectiveMinimumTLSVersion
         }
         checksLeafSignatureHash = atsRequired
         notes = EffectivePolicy.notes(configuration: configuration, host: host, match: match, ruleSet: ruleSet)
@@ -121,14 +128,35 @@ public struct EffectivePolicy: Sendable, Hashable {
                 notes.append("NSExceptionMinimumTLSVersion \"\(text)\" is not a value Apple reads (TLSv1.0-TLSv1.3); TLSv1.2 applies")
             }
             if match.exception.effectiveMinimumTLSVersion < ruleSet.platformMinimumVersion {
-                notes.append("\(match.exception.effectiveMinimumTLSVersion) is below what the platform (\(ruleSet.id)) speaks; "
-                    + "\(ruleSet.platformMinimumVersion) is the lowest offered")
+                notes.append("\(match.exception.effectiveMinimumTLSVersion) is below what the platform (\(ruleSet.id)) offers by default "
+                    + "(\(ruleSet.platformMinimumVersion)); the exception sets the minimum, as Apple's code does")
             }
         } else if Target.isIPAddress(host) && !ruleSet.ipAddressesSubjectToATS
                     && configuration.exceptionDomains.keys.contains(where: { IPAddressRange($0) != nil }) {
             notes.append("IP/CIDR exception keys are read only from iOS 17 / macOS 14 on")
         }
         return notes
+    }
+
+    /// What Apple's code treats as a direct (local) host: an unqualified name, a name ending in
+    /// .local (trailing dot allowed, as isLocalTLD in SecProtocolConfigurationTest.m), or a
+    /// loopback address.
+    public static func isDirect(_ host: String) -> Bool {
+        if Target.isIPAddress(host) { return isLoopback(host) }
+        var name = host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        return !name.isEmpty && (!name.contains(".") || name.hasSuffix(".local"))
+    }
+
+    /// 127.0.0.0/8 and ::1 (an IPv4-mapped 127/8 too).
+    public static func isLoopback(_ address: String) -> Bool {
+        var text = Substring(address)
+        if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        guard let bytes = IPAddressRange.parseAddress(String(text)) else { return false }
+        if bytes.count == 4 { return bytes[0] == 127 }
+        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
+        // ::ffff:127.x.y.z
+        return bytes.prefix(12) == ArraySlice([UInt8](repeating: 0, count: 10) + [0xFF, 0xFF]) && bytes[12] == 127
     }
 
     /// NSAllowsLocalNetworking covers unqualified names, names ending in .local, and IP addresses.
@@ -140,10 +168,12 @@ public struct EffectivePolicy: Sendable, Hashable {
     }
 
     /// The ClientHello an Apple client sends under this policy (ats-reference 4b): the protocol
-    /// range and suites in Apple's order, TLS 1.3 suites only when the range reaches 1.3.
+    /// range and suites in Apple's order, TLS 1.3 suites only when the range reaches 1.3, and the
+    /// release's groups, signature algorithms and ALPN (docs/rules.md, "The offer").
     public func clientOffer(ruleSet: RuleSet) -> ClientOffer {
         var suites = allowedSuites(ruleSet: ruleSet)
         if maximumVersion < .tls13 { suites.removeAll(where: \.isTLS13) }
-        return ClientOffer(minVersion: minimumVersion, maxVersion: maximumVersion, suites: suites)
+        return ClientOffer(minVersion: minimumVersion, maxVersion: maximumVersion, suites: suites,
+                           groups: ruleSet.groups, signatureSchemes: ruleSet.signatureSchemes, alpn: ruleSet.alpn)
     }
 }

@@ -25,6 +25,8 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
         case cleartextBlocked
         /// The request failed after the handshake.
         case httpFailure
+        /// A redirect loop, or more redirects than URLSession follows (16).
+        case tooManyRedirects
     }
 
     /// Which part of the rules the reason belongs to.
@@ -69,6 +71,7 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
         case .handshakeFailed(let k): "handshakeFailed.\(k.rawValue)"
         case .cleartextBlocked: "cleartextBlocked"
         case .httpFailure: "httpFailure"
+        case .tooManyRedirects: "tooManyRedirects"
         }
     }
 
@@ -88,6 +91,7 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
         case "handshakeFailed": return ProbeFailure.Kind(rawValue: detail).map(Kind.handshakeFailed)
         case "cleartextBlocked": return .cleartextBlocked
         case "httpFailure": return .httpFailure
+        case "tooManyRedirects": return .tooManyRedirects
         default: return nil
         }
     }

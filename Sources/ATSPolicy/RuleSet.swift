@@ -27,11 +27,26 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
     public var forwardSecrecyExceptionDropsKeySizeCheck: Bool
     /// iOS 13 certificate rules (SAN only, EKU, 825 days, RSA 2048, no SHA-1) in default trust evaluation.
     public var appliesIOS13CertificateRules: Bool
+    /// supported_groups as the release sends them, in order. Groups OpenSSL 3.0 cannot offer
+    /// (X25519MLKEM768) stay in the data; the probe leaves them out and says so.
+    public var groups: [NamedGroup]
+    /// signature_algorithms as the release sends them, in order.
+    public var signatureSchemes: [SignatureScheme]
+    /// ALPN as the release sends it.
+    public var alpn: [String]
+    /// Apple's code (`sec_protocol_configuration_tls_required_for_host` with is_direct): `.local`
+    /// names, unqualified names and loopback addresses are not subject to ATS unless
+    /// NSAllowsLocalNetworking is explicitly NO. False reads Apple's documentation: only
+    /// NSAllowsLocalNetworking = YES exempts them.
+    public var localNetworkingByDefault: Bool
 
     public init(id: String, title: String, summary: String, tls13Suites: [CipherSuite], forwardSecretSuites: [CipherSuite],
                 nonForwardSecretSuites: [CipherSuite], platformSuites: [CipherSuite], platformMinimumVersion: TLSVersion,
                 platformMaximumVersion: TLSVersion = .tls13, ipAddressesSubjectToATS: Bool,
-                forwardSecrecyExceptionDropsKeySizeCheck: Bool, appliesIOS13CertificateRules: Bool) {
+                forwardSecrecyExceptionDropsKeySizeCheck: Bool, appliesIOS13CertificateRules: Bool,
+                groups: [NamedGroup] = RuleSet.classicalGroups,
+                signatureSchemes: [SignatureScheme] = RuleSet.signatureSchemes2024,
+                alpn: [String] = ["h2", "http/1.1"], localNetworkingByDefault: Bool = true) {
         self.id = id
         self.title = title
         self.summary = summary
@@ -44,20 +59,42 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         self.ipAddressesSubjectToATS = ipAddressesSubjectToATS
         self.forwardSecrecyExceptionDropsKeySizeCheck = forwardSecrecyExceptionDropsKeySizeCheck
         self.appliesIOS13CertificateRules = appliesIOS13CertificateRules
+        self.groups = groups
+        self.signatureSchemes = signatureSchemes
+        self.alpn = alpn
+        self.localNetworkingByDefault = localNetworkingByDefault
     }
+
+    /// Safari 18.4's supported_groups (client-hellos.md): x25519, P-256, P-384, P-521, nothing else.
+    public static let classicalGroups: [NamedGroup] = [.x25519, .secp256r1, .secp384r1, .secp521r1]
+    /// Safari 26.4's: the post-quantum hybrid first, then the classical four.
+    public static let groups26: [NamedGroup] = [.x25519MLKEM768] + classicalGroups
+    /// Safari 18.4 and 26.4's signature_algorithms (client-hellos.md; 0x0805 is sent twice, kept
+    /// once here): no Ed25519, Ed448, rsa_pss_pss_*, ecdsa_secp521r1_sha512 or ecdsa_sha1.
+    public static let signatureSchemes2024: [SignatureScheme] = [
+        .ecdsaSecp256r1SHA256, .rsaPSSRSAESHA256, .rsaPKCS1SHA256, .ecdsaSecp384r1SHA384, .rsaPSSRSAESHA384,
+        .rsaPKCS1SHA384, .rsaPSSRSAESHA512, .rsaPKCS1SHA512, .rsaPKCS1SHA1,
+    ]
+    /// Releases up to 15.x also offer ecdsa_sha1 (ats-reference section 7); placed after
+    /// ecdsa_secp384r1_sha384, an assumption: no capture of that era is in client-hellos.md.
+    public static let signatureSchemesThrough15: [SignatureScheme] = [
+        .ecdsaSecp256r1SHA256, .rsaPSSRSAESHA256, .rsaPKCS1SHA256, .ecdsaSecp384r1SHA384, .ecdsaSHA1, .rsaPSSRSAESHA384,
+        .rsaPKCS1SHA384, .rsaPSSRSAESHA512, .rsaPKCS1SHA512, .rsaPKCS1SHA1,
+    ]
 
     public var description: String { id }
 
     /// TLS 1.3 suites plus the forward-secret group: what an ATS-required connection may use.
     public var atsSuites: [CipherSuite] { tls13Suites + forwardSecretSuites }
 
-    /// The default: Apple's documented suite list, current behaviour otherwise.
+    /// Apple's published rules: the documented suite lists, NSAllowsLocalNetworking as documented.
     public static let documented = RuleSet(
         id: "documented",
         title: "Documented ATS rules",
         summary: "Apple's published requirements: the 11-suite forward-secret list and 6 TLS_RSA suites; "
             + "the platform offer is the iOS 12.2-15.3 list (it holds every documented suite), TLS 1.0 the platform minimum; "
-            + "IP addresses are subject to ATS as on iOS 17 and later.",
+            + "IP addresses are subject to ATS as on iOS 17 and later; local names need NSAllowsLocalNetworking = YES; "
+            + "the ClientHello of iOS 12.2-15 (ecdsa_sha1 still offered).",
         tls13Suites: SuiteTables.tls13,
         forwardSecretSuites: SuiteTables.documentedForwardSecret,
         nonForwardSecretSuites: SuiteTables.documentedNonForwardSecret,
@@ -65,7 +102,9 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         platformMinimumVersion: .tls10,
         ipAddressesSubjectToATS: true,
         forwardSecrecyExceptionDropsKeySizeCheck: true,
-        appliesIOS13CertificateRules: true)
+        appliesIOS13CertificateRules: true,
+        signatureSchemes: signatureSchemesThrough15,
+        localNetworkingByDefault: false)
 
     /// Apple's Security code since Security-60158 (iOS 15.4 / macOS 12.3, spring 2022).
     public static let appleCode2022 = RuleSet(
@@ -73,7 +112,8 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         title: "iOS 15.4 - 18 / macOS 12.3 - 15 (Apple's Security code)",
         summary: "The suite groups of Security-60158's SecProtocolInternal.h: 10 forward-secret suites "
             + "(CHACHA20 and ECDHE_RSA_AES_256_CBC_SHA in, every CBC_SHA256/SHA384 suite out) and 4 TLS_RSA suites; "
-            + "the platform offer is the iOS 15.4-26 list, TLS 1.0 the platform minimum.",
+            + "the platform offer is the iOS 15.4-26 list, TLS 1.0 the platform minimum; Safari 18.4's ClientHello "
+            + "(no ecdsa_sha1); local names and loopback addresses exempt unless NSAllowsLocalNetworking is NO.",
         tls13Suites: SuiteTables.tls13,
         forwardSecretSuites: SuiteTables.appleCode2022ForwardSecret,
         nonForwardSecretSuites: SuiteTables.appleCode2022NonForwardSecret,
@@ -83,16 +123,22 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         forwardSecrecyExceptionDropsKeySizeCheck: true,
         appliesIOS13CertificateRules: true)
 
-    /// iOS 26 / macOS 26 (apps built with the 2025 SDKs): TLS 1.0 and 1.1 are not spoken at all.
+    /// iOS 26 / macOS 26 with an app built on the 2025 SDKs, as nscurl on a current Mac: the default.
     public static let ios26: RuleSet = {
         var set = RuleSet.appleCode2022
         set.id = "ios26"
         set.title = "iOS 26 / macOS 26"
-        set.summary = "As ios15.4, but the platform minimum is TLS 1.2: TLS 1.0 and 1.1 are not offered even with ATS off, "
-            + "so a TLS 1.0 server fails Allow All Loads with -9836."
+        set.summary = "As ios15.4, but the default minimum is TLS 1.2 (SecProtocol.c, sec_protocol_options_get_default_min_tls_protocol_version): "
+            + "TLS 1.0 and 1.1 are not offered with ATS off, so a TLS 1.0 server fails Allow All Loads with -9836, "
+            + "while an explicit NSExceptionMinimumTLSVersion of TLSv1.0 or TLSv1.1 still sets the minimum; "
+            + "Safari 26.4's ClientHello (X25519MLKEM768 first, which OpenSSL 3.0 cannot send)."
         set.platformMinimumVersion = .tls12
+        set.groups = RuleSet.groups26
         return set
     }()
+
+    /// What atsprobe judges by unless --rules says otherwise: the newest release.
+    public static let `default` = RuleSet.ios26
 
     /// Before iOS 17 / macOS 14: the documented rules, but connections to IP addresses are not
     /// subject to ATS and IP/CIDR exception keys are not read.
@@ -105,7 +151,7 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         return set
     }()
 
-    public static let all: [RuleSet] = [.documented, .appleCode2022, .ios26, .beforeIOS17]
+    public static let all: [RuleSet] = [.ios26, .documented, .appleCode2022, .beforeIOS17]
 
     public static func named(_ id: String) -> RuleSet? {
         all.first { $0.id == id.lowercased() }

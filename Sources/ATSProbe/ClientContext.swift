@@ -14,16 +14,24 @@ final class ClientContext: @unchecked Sendable {
     // Immutable after init; OpenSSL allows SSL_new from many threads on a configured SSL_CTX.
     let pointer: OpaquePointer
 
-    /// Every group we can name, strongest-curves first; finite-field last (TLS 1.3 only).
-    static let groups = "X25519:P-256:P-384:P-521:X448:ffdhe2048:ffdhe3072:ffdhe4096:ffdhe6144:ffdhe8192"
-    /// Permissive: SHA-1 and SHA-224 last, so servers that can only sign with them are still observed.
-    static let signatureAlgorithms = [
-        "ECDSA+SHA256", "ECDSA+SHA384", "ECDSA+SHA512", "ed25519", "ed448",
-        "rsa_pss_rsae_sha256", "rsa_pss_rsae_sha384", "rsa_pss_rsae_sha512",
-        "rsa_pss_pss_sha256", "rsa_pss_pss_sha384", "rsa_pss_pss_sha512",
-        "RSA+SHA256", "RSA+SHA384", "RSA+SHA512",
-        "ECDSA+SHA224", "RSA+SHA224", "ECDSA+SHA1", "RSA+SHA1",
-    ].joined(separator: ":")
+    /// OpenSSL 3.0's names for the groups it can offer. X25519MLKEM768 is not among them: an
+    /// offer's groups without a name here are left out of the ClientHello, and the verdict is
+    /// what it would be had the server picked a classical group (docs/rules.md, "The offer").
+    static let groupNames: [NamedGroup: String] = [
+        .x25519: "X25519", .secp256r1: "P-256", .secp384r1: "P-384", .secp521r1: "P-521", .x448: "X448",
+        .ffdhe2048: "ffdhe2048", .ffdhe3072: "ffdhe3072", .ffdhe4096: "ffdhe4096", .ffdhe6144: "ffdhe6144",
+        .ffdhe8192: "ffdhe8192",
+    ]
+    /// OpenSSL's names for signature schemes. In TLS 1.2 "ECDSA+SHA256" is any curve with SHA-256;
+    /// in TLS 1.3 it is ecdsa_secp256r1_sha256 only, as RFC 8446 binds the curve.
+    static let schemeNames: [SignatureScheme: String] = [
+        .rsaPKCS1SHA1: "RSA+SHA1", .ecdsaSHA1: "ECDSA+SHA1", .rsaPKCS1SHA224: "RSA+SHA224", .ecdsaSHA224: "ECDSA+SHA224",
+        .rsaPKCS1SHA256: "RSA+SHA256", .ecdsaSecp256r1SHA256: "ECDSA+SHA256", .rsaPKCS1SHA384: "RSA+SHA384",
+        .ecdsaSecp384r1SHA384: "ECDSA+SHA384", .rsaPKCS1SHA512: "RSA+SHA512", .ecdsaSecp521r1SHA512: "ECDSA+SHA512",
+        .rsaPSSRSAESHA256: "rsa_pss_rsae_sha256", .rsaPSSRSAESHA384: "rsa_pss_rsae_sha384",
+        .rsaPSSRSAESHA512: "rsa_pss_rsae_sha512", .ed25519: "ed25519", .ed448: "ed448",
+        .rsaPSSPSSSHA256: "rsa_pss_pss_sha256", .rsaPSSPSSSHA384: "rsa_pss_pss_sha384", .rsaPSSPSSSHA512: "rsa_pss_pss_sha512",
+    ]
 
     init(offer: ClientOffer) throws(ProbeFailure) {
         OpenSSLErrors.clear()
@@ -50,14 +58,20 @@ final class ClientContext: @unchecked Sendable {
         guard SSL_CTX_set_cipher_list(ctx, legacy.isEmpty ? "-ALL" : legacy.joined(separator: ":")) == 1
                 || legacy.isEmpty else { throw fail("cipher list") }
         guard SSL_CTX_set_ciphersuites(ctx, modern.joined(separator: ":")) == 1 else { throw fail("TLS 1.3 suites") }
-        guard CATSProbeShims_SSL_CTX_set1_groups_list(ctx, ClientContext.groups) == 1 else { throw fail("groups") }
-        guard CATSProbeShims_SSL_CTX_set1_sigalgs_list(ctx, ClientContext.signatureAlgorithms) == 1 else {
+        let groups = offer.groups.compactMap { ClientContext.groupNames[$0] }
+        guard !groups.isEmpty, CATSProbeShims_SSL_CTX_set1_groups_list(ctx, groups.joined(separator: ":")) == 1 else {
+            throw fail("groups")
+        }
+        // Duplicates (Apple sends rsa_pss_rsae_sha384 twice) would make OpenSSL refuse the list.
+        var seen = Set<String>()
+        let schemes = offer.signatureSchemes.compactMap { ClientContext.schemeNames[$0] }.filter { seen.insert($0).inserted }
+        guard !schemes.isEmpty, CATSProbeShims_SSL_CTX_set1_sigalgs_list(ctx, schemes.joined(separator: ":")) == 1 else {
             throw fail("signature algorithms")
         }
         // Trust is judged after the handshake, on its own; never abort on it.
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
-        let alpn: [UInt8] = [8] + Array("http/1.1".utf8)
-        guard SSL_CTX_set_alpn_protos(ctx, alpn, UInt32(alpn.count)) == 0 else { throw fail("ALPN") }
+        let alpn: [UInt8] = offer.alpn.filter { (1...255).contains($0.utf8.count) }.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+        guard alpn.isEmpty || SSL_CTX_set_alpn_protos(ctx, alpn, UInt32(alpn.count)) == 0 else { throw fail("ALPN") }
         OpenSSLErrors.clear()
     }
 

@@ -76,7 +76,9 @@ struct Handshake {
         var observation = observe(session: session, connectMilliseconds: connectMilliseconds,
                                   handshakeMilliseconds: handshakeMilliseconds)
         if request.httpRequest {
-            observation.http = exchangeHTTP(session: session, deadline: deadline)
+            observation.http = observation.alpn == "h2"
+                ? exchangeHTTP2(session: session, deadline: deadline)
+                : exchangeHTTP(session: session, deadline: deadline)
         }
         return .success(observation)
     }
@@ -134,7 +136,37 @@ struct Handshake {
             deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: ssl) { sct in
                 served.first.map { verifier.check(sct, entry: .certificate(leaf: $0)) } ?? .noIssuer
             } : [],
-            ocspStaple: StatusReader.ocspStaple(of: ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil))
+            ocspStaple: StatusReader.ocspStaple(of: ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil),
+            serverSignatureScheme: serverSignatureScheme(ssl: ssl, leaf: served.first))
+    }
+
+    /// The scheme of the server's handshake signature, from OpenSSL's signature type and hash.
+    private func serverSignatureScheme(ssl: OpaquePointer, leaf: OpaquePointer?) -> SignatureScheme? {
+        var type: Int32 = NID_undef
+        var hash: Int32 = NID_undef
+        guard SSL_get_peer_signature_type_nid(ssl, &type) == 1 else { return nil }
+        _ = CATSProbeShims_SSL_get_peer_signature_nid(ssl, &hash)
+        let hashIndex: [Int32: Int] = [NID_sha1: 0, NID_sha224: 1, NID_sha256: 2, NID_sha384: 3, NID_sha512: 4]
+        switch type {
+        case EVP_PKEY_ED25519: return .ed25519
+        case EVP_PKEY_ED448: return .ed448
+        case EVP_PKEY_RSA:
+            guard let index = hashIndex[hash] else { return nil }
+            return [.rsaPKCS1SHA1, .rsaPKCS1SHA224, .rsaPKCS1SHA256, .rsaPKCS1SHA384, .rsaPKCS1SHA512][index]
+        case EVP_PKEY_EC:
+            guard let index = hashIndex[hash] else { return nil }
+            return [.ecdsaSHA1, .ecdsaSHA224, .ecdsaSecp256r1SHA256, .ecdsaSecp384r1SHA384, .ecdsaSecp521r1SHA512][index]
+        case EVP_PKEY_RSA_PSS:
+            // rsa_pss_pss_* when the leaf key itself is an RSA-PSS key, rsa_pss_rsae_* otherwise.
+            let pssKey = leaf.flatMap { X509_get0_pubkey($0) }.map { EVP_PKEY_get_base_id($0) == EVP_PKEY_RSA_PSS } ?? false
+            switch hash {
+            case NID_sha256: return pssKey ? .rsaPSSPSSSHA256 : .rsaPSSRSAESHA256
+            case NID_sha384: return pssKey ? .rsaPSSPSSSHA384 : .rsaPSSRSAESHA384
+            case NID_sha512: return pssKey ? .rsaPSSPSSSHA512 : .rsaPSSRSAESHA512
+            default: return nil
+            }
+        default: return nil
+        }
     }
 
     /// "X25519", "secp256r1", "ffdhe2048"; "DH 2048" for TLS 1.2 DHE; nil for static RSA.
@@ -183,6 +215,28 @@ struct Handshake {
             }
         }
         return HTTPHead.parse(Array(head.prefix(HTTPHead.headLimit)), complete: false)
+    }
+
+    /// The GET over HTTP/2, when the server selected h2.
+    private func exchangeHTTP2(session: TLSSession, deadline: Deadline) -> HTTPExchange {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let exchange = HTTP2Exchange(write: { bytes in
+            let written = session.drive(deadline: deadline) { ssl in
+                bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+            }
+            if case .failed(_, let errors) = written { return failureText(session, errors) }
+            return nil
+        }, read: {
+            switch session.drive(deadline: deadline, { ssl in
+                buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            }) {
+            case .done(let n): return .success(Array(buffer.prefix(Int(n))))
+            case .failed(let code, let errors):
+                if code == SSL_ERROR_ZERO_RETURN || session.peerClosed { return .success([]) }
+                return .failure(HTTP2Exchange.ReadFailure(text: failureText(session, errors)))
+            }
+        })
+        return exchange.run(target: request.target)
     }
 
     private func failureText(_ session: TLSSession, _ errors: [OpenSSLErrorEntry]) -> String {

@@ -34,6 +34,9 @@ public final class Prober: Sendable {
         ClientOffer(minVersion: .tls10, maxVersion: .tls13, suites: CipherCatalog.shared.offerableStrongFirst)
     }
 
+    /// The key exchange groups this OpenSSL can put in a ClientHello (not X25519MLKEM768).
+    public static var sendableGroups: Set<NamedGroup> { Set(ClientContext.groupNames.keys) }
+
     /// Every cipher suite this OpenSSL build can offer to a web server (authenticated, encrypting),
     /// by IANA code point: the suites of `widestOffer`.
     public static var supportedSuites: Set<CipherSuite> {

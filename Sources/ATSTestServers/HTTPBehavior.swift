@@ -19,19 +19,25 @@ public indirect enum HTTPBehavior: Sendable {
         return match.resolved(for: path)
     }
 
-    /// The full response bytes, or nil to close without answering.
-    func response() -> [UInt8]? {
-        let (status, extraHeaders): (Int, [String]) = switch self {
+    /// Status, extra headers and body, or nil to close without answering (resolve `perPath` first).
+    func parts() -> (status: Int, headers: [(String, String)], body: String)? {
+        let (status, extraHeaders): (Int, [(String, String)]) = switch self {
         case .ok: (200, [])
-        case .redirect(let location): (301, ["Location: \(location)"])
+        case .redirect(let location): (301, [("Location", location)])
         case .status(let code): (code, [])
         case .noResponse, .perPath: (0, [])
         }
         guard status > 0 else { return nil }
         let reason = Self.reasonPhrases[status] ?? "Status"
-        let body = "\(status) \(reason) from atsprobe test server\n"
+        return (status, extraHeaders, "\(status) \(reason) from atsprobe test server\n")
+    }
+
+    /// The full HTTP/1.1 response bytes, or nil to close without answering.
+    func response() -> [UInt8]? {
+        guard let (status, extraHeaders, body) = parts() else { return nil }
+        let reason = Self.reasonPhrases[status] ?? "Status"
         let headers = ["HTTP/1.1 \(status) \(reason)", "Content-Type: text/plain", "Content-Length: \(body.utf8.count)",
-                       "Connection: close"] + extraHeaders
+                       "Connection: close"] + extraHeaders.map { "\($0.0): \($0.1)" }
         return Array((headers.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8)
     }
 

@@ -63,6 +63,9 @@ final class ServerContext: @unchecked Sendable {
         if let groups = configuration.groups {
             try check("setting the groups \(groups)") { CATSProbeShims_SSL_CTX_set1_groups_list(pointer, groups) }
         }
+        if let algorithms = configuration.signatureAlgorithms {
+            try check("setting the signature algorithms \(algorithms)") { CATSProbeShims_SSL_CTX_set1_sigalgs_list(pointer, algorithms) }
+        }
         try check("enabling DHE parameters") { CATSProbeShims_SSL_CTX_set_dh_auto(pointer, 1) }
 
         let identity = configuration.identity

@@ -11,6 +11,9 @@ public struct TLSServerConfiguration: Sendable {
     public var tls13Suites: String?
     /// Key exchange groups ("P-384", "ffdhe2048:X25519"); nil = OpenSSL default.
     public var groups: String?
+    /// Signature algorithms the server may sign its handshake with ("ECDSA+SHA1",
+    /// "rsa_pss_pss_sha256"); nil = OpenSSL default.
+    public var signatureAlgorithms: String?
     /// Send the intermediates after the leaf (false simulates an incomplete chain).
     public var sendChain: Bool
     /// DER OCSP response to staple when the client asks (status_request); nil = none.
@@ -24,8 +27,10 @@ public struct TLSServerConfiguration: Sendable {
     /// When no offered protocol is in `alpn`: true sends the no_application_protocol alert
     /// (RFC 7301), false goes on without ALPN.
     public var alpnMismatchIsFatal: Bool
-    /// How to answer HTTP requests after the handshake.
+    /// How to answer HTTP requests after the handshake (over HTTP/2 when ALPN chose h2).
     public var http: HTTPBehavior
+    /// When ALPN chose h2: how the server's HTTP/2 goes wrong; nil answers correctly.
+    public var http2Fault: HTTP2Fault?
     /// "127.0.0.1" or "::1".
     public var bindAddress: String
 
@@ -35,12 +40,14 @@ public struct TLSServerConfiguration: Sendable {
                 cipherList: String? = nil,
                 tls13Suites: String? = nil,
                 groups: String? = nil,
+                signatureAlgorithms: String? = nil,
                 sendChain: Bool = true,
                 ocspResponseDER: [UInt8]? = nil,
                 sctListExtension: [UInt8]? = nil,
                 alpn: [String]? = nil,
                 alpnMismatchIsFatal: Bool = false,
                 http: HTTPBehavior = .ok,
+                http2Fault: HTTP2Fault? = nil,
                 bindAddress: String = "127.0.0.1") {
         self.identity = identity
         self.minVersion = minVersion
@@ -48,12 +55,14 @@ public struct TLSServerConfiguration: Sendable {
         self.cipherList = cipherList
         self.tls13Suites = tls13Suites
         self.groups = groups
+        self.signatureAlgorithms = signatureAlgorithms
         self.sendChain = sendChain
         self.ocspResponseDER = ocspResponseDER
         self.sctListExtension = sctListExtension
         self.alpn = alpn
         self.alpnMismatchIsFatal = alpnMismatchIsFatal
         self.http = http
+        self.http2Fault = http2Fault
         self.bindAddress = bindAddress
     }
 }

@@ -3,7 +3,8 @@ internal import COpenSSL
 /// The key pair a test certificate should carry.
 public enum TestKey: Sendable, Hashable {
     case rsa(bits: Int)
-    /// An RSASSA-PSS SubjectPublicKeyInfo (OID 1.2.840.113549.1.1.10), not rsaEncryption.
+    /// An RSASSA-PSS SubjectPublicKeyInfo (OID 1.2.840.113549.1.1.10), not rsaEncryption: it can
+    /// only sign with rsa_pss_pss_*.
     case rsaPSS(bits: Int)
     case ec(curve: TestCurve)
     case ed25519

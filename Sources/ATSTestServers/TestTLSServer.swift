@@ -24,8 +24,9 @@ public final class TestTLSServer: Sendable {
         let context = try ServerContext(configuration)
         let handshakes = Locked(0)
         let http = configuration.http
+        let fault = configuration.http2Fault
         let listener = try LoopbackListener(bindAddress: configuration.bindAddress) { connection in
-            serve(connection, context: context, http: http, handshakes: handshakes)
+            serve(connection, context: context, http: http, fault: fault, handshakes: handshakes)
         }
         return TestTLSServer(listener: listener, handshakes: handshakes)
     }
@@ -36,7 +37,7 @@ public final class TestTLSServer: Sendable {
     deinit { stop() }
 
     private static func serve(_ connection: LoopbackListener.Connection, context: ServerContext,
-                              http: HTTPBehavior, handshakes: Locked<Int>) {
+                              http: HTTPBehavior, fault: HTTP2Fault?, handshakes: Locked<Int>) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.pointer) else { return }
         defer {
@@ -47,6 +48,26 @@ public final class TestTLSServer: Sendable {
         handshakes.withLock { $0 += 1 }
 
         if case .noResponse = http {
+            _ = SSL_shutdown(ssl)
+            return
+        }
+        var selected: UnsafePointer<UInt8>?
+        var selectedLength: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &selected, &selectedLength)
+        if let selected, selectedLength == 2, selected[0] == UInt8(ascii: "h"), selected[1] == UInt8(ascii: "2") {
+            HTTP2Responder(read: { buffer in
+                Int(buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) })
+            }, write: { bytes in
+                bytes.withUnsafeBytes { raw in
+                    var written = 0
+                    while written < raw.count {
+                        let count = SSL_write(ssl, raw.baseAddress! + written, Int32(raw.count - written))
+                        guard count > 0 else { return false }
+                        written += Int(count)
+                    }
+                    return true
+                }
+            }, isStopped: connection.isStopped).serve(http, fault: fault)
             _ = SSL_shutdown(ssl)
             return
         }
@@ -66,18 +87,8 @@ public final class TestTLSServer: Sendable {
 
     /// Reads an HTTP request head (at most 16 KiB) and returns the request-target, or nil.
     private static func readRequestPath(_ ssl: OpaquePointer, isStopped: () -> Bool) -> String? {
-        let limit = 16 * 1024
-        var head: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let terminator: [UInt8] = Array("\r\n\r\n".utf8)
-        while head.count < limit, !isStopped() {
-            let count = SSL_read(ssl, &chunk, Int32(chunk.count))
-            guard count > 0 else { return nil }
-            head += chunk.prefix(Int(count))
-            if head.firstRange(of: terminator) != nil { break }
+        RequestHead.readPath(isStopped: isStopped) { buffer in
+            Int(buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) })
         }
-        guard let requestLine = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first else { return nil }
-        let parts = requestLine.split(separator: " ")
-        return parts.count >= 2 ? String(parts[1]) : nil
     }
 }

@@ -55,3 +55,4 @@ void *CATSProbeShims_X509_STORE_CTX_get_app_data(X509_STORE_CTX *ctx) { return X
 int CATSProbeShims_sk_ACCESS_DESCRIPTION_num(const AUTHORITY_INFO_ACCESS *stack) { return sk_ACCESS_DESCRIPTION_num(stack); }
 ACCESS_DESCRIPTION *CATSProbeShims_sk_ACCESS_DESCRIPTION_value(const AUTHORITY_INFO_ACCESS *stack, int index) { return sk_ACCESS_DESCRIPTION_value(stack, index); }
 STACK_OF(X509) *CATSProbeShims_PKCS7_signed_certificates(PKCS7 *p7) { return PKCS7_type_is_signed(p7) && p7->d.sign ? p7->d.sign->cert : NULL; }
+long CATSProbeShims_SSL_get_peer_signature_nid(SSL *ssl, int *nid) { return SSL_get_peer_signature_nid(ssl, nid); }

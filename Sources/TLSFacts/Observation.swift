@@ -16,6 +16,9 @@ public struct Observation: Hashable, Sendable, Codable {
     public var openSSLCipherName: String
     /// "X25519", "secp256r1", "ffdhe2048", "DH 2048", or nil for static RSA key exchange.
     public var keyExchangeGroup: String?
+    /// The signature scheme the server signed its key exchange (TLS 1.2) or CertificateVerify
+    /// (TLS 1.3) with; nil for static RSA key exchange or when OpenSSL could not tell.
+    public var serverSignatureScheme: SignatureScheme?
     /// The chain as served, leaf first.
     public var chain: [CertificateFacts]
     public var alpn: String?
@@ -36,7 +39,7 @@ public struct Observation: Hashable, Sendable, Codable {
                 chain: [CertificateFacts], alpn: String?, connectMilliseconds: Double,
                 handshakeMilliseconds: Double, trust: TrustEvaluation,
                 deliveredSCTs: [SignedCertificateTimestamp] = [], ocspStaple: OCSPStaple? = nil,
-                http: HTTPExchange? = nil) {
+                http: HTTPExchange? = nil, serverSignatureScheme: SignatureScheme? = nil) {
         self.peerAddress = peerAddress
         self.port = port
         self.serverName = serverName
@@ -52,6 +55,7 @@ public struct Observation: Hashable, Sendable, Codable {
         self.deliveredSCTs = deliveredSCTs
         self.ocspStaple = ocspStaple
         self.http = http
+        self.serverSignatureScheme = serverSignatureScheme
     }
 }
 

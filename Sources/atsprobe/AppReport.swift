@@ -128,6 +128,10 @@ struct AppReport {
     /// why no dictionary helps (the server must change).
     static func remedy(_ check: PlistTargetCheck) -> String {
         guard let report = check.diagnostics else {
+            // An http:// load has no diagnostics: its own reasons say whether the host answered.
+            if check.loads.flatMap(\.load.verdict.reasons).contains(where: { $0.layer == .connection }) {
+                return "could not be reached over http://; nothing was measured"
+            }
             return "an http:// load: NSExceptionAllowsInsecureHTTPLoads for the host (the tightened dictionary has it), or serve it over https"
         }
         if report.reachability == .unreachable { return "could not be reached; nothing was measured" }

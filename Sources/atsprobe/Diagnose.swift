@@ -16,9 +16,9 @@ import Glibc
 struct DiagnosticsArguments: ParsableArguments {
     // A String, not an enum, so an unknown name gets the command's own one-line error (exit 64);
     // `completion:` still offers every rule set to the shells.
-    @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: documented.", valueName: "name"),
+    @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id) (a current iPhone or Mac).", valueName: "name"),
             completion: .list(RuleSet.all.map(\.id)))
-    var rules: String = RuleSet.documented.id
+    var rules: String = RuleSet.default.id
 
     @Flag(name: .shortAndLong, help: "Show each test's ATS dictionary and, on failure, the error.")
     var verbose = false
@@ -92,7 +92,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
                 FileStream.standardOutput.write(DiagnosticsText.test(test, index: index, previous: previous, host: target.host,
                                                                      verbose: diagnostics.verbose, palette: palette))
             }
-            FileStream.standardOutput.write(DiagnosticsText.footer(report))
+            FileStream.standardOutput.write(DiagnosticsText.footer(report, verbose: diagnostics.verbose))
         } else {
             report = await runner.run(target)
             if format == .text {

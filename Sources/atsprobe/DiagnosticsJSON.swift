@@ -59,10 +59,13 @@ struct DiagnosticsJSON: Encodable {
         let offer: ClientOffer?
         let observation: Observation?
         let failure: ProbeFailure?
+        /// The response to an http:// hop loaded in cleartext.
+        let http: HTTPExchange?
 
         init(_ hop: HopOutcome) {
             url = hop.url
             offer = hop.offer
+            http = hop.cleartext
             switch hop.result {
             case .success(let o)?: observation = o; failure = nil
             case .failure(let f)?: observation = nil; failure = f
@@ -83,7 +86,7 @@ struct DiagnosticsJSON: Encodable {
 
         /// Without the handshakes: evidence as the advisor gave it, fixes without the leaf's key type.
         init(_ suggestion: ExceptionSuggestion) {
-            self.init(HostAdvice(target: "", host: "", suggestion: suggestion, observations: [], ruleSet: .documented))
+            self.init(HostAdvice(target: "", host: "", suggestion: suggestion, observations: [], ruleSet: .default))
         }
 
         init(_ advice: HostAdvice) {

@@ -1,5 +1,6 @@
 import ATSDiagnostics
 import ATSPolicy
+import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -18,7 +19,7 @@ enum DiagnosticsText {
             out += self.test(test, index: index, previous: index > 0 ? report.tests[index - 1] : nil, host: report.target.host,
                              verbose: verbose, palette: palette)
         }
-        return out + footer(report)
+        return out + footer(report, verbose: verbose)
     }
 
     /// What nscurl prints before the first test: written at once when the run streams.
@@ -58,13 +59,16 @@ enum DiagnosticsText {
     }
 
     /// After the last test: the rule and atsprobe's summary.
-    static func footer(_ report: DiagnosticsReport) -> String {
-        "\(rule)\n\n" + summary(report)
+    static func footer(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
+        "\(rule)\n\n" + summary(report, verbose: verbose)
     }
 
-    static func summary(_ report: DiagnosticsReport) -> String {
+    static func summary(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
         var out = "atsprobe summary for \(report.target.url)\n"
         out += "Rule set   : \(report.ruleSet)\n"
+        if verbose, let ruleSet = RuleSet.named(report.ruleSet) {
+            out += offerLines(ruleSet)
+        }
         out += "Handshakes : \(report.handshakes) for \(report.tests.count) tests, \(report.wallMilliseconds.fixed(0)) ms\n"
         if let observation = bestObservation(report) {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
@@ -101,6 +105,20 @@ enum DiagnosticsText {
         }
         if let other = trust.otherStore { text += "; \(UntrustedText.escape(other.detail))" }
         return text
+    }
+
+    /// The ClientHello the rule set models beyond protocols and suites, and what OpenSSL 3.0
+    /// cannot send of it (docs/rules.md, "The offer").
+    static func offerLines(_ ruleSet: RuleSet) -> String {
+        let unsendable = ruleSet.groups.filter { !Prober.sendableGroups.contains($0) }
+        var out = "Groups     : \(ruleSet.groups.filter { !unsendable.contains($0) }.map(\.name).joined(separator: ", "))\n"
+        if !unsendable.isEmpty {
+            out += "Not sent   : \(unsendable.map(\.name).joined(separator: ", ")) (OpenSSL 3.0 cannot offer it; "
+                + "judged as if the server picked a classical group)\n"
+        }
+        out += "Signatures : \(ruleSet.signatureSchemes.map(\.name).joined(separator: ", "))\n"
+        out += "ALPN       : \(ruleSet.alpn.joined(separator: ", ")); status_request and SCTs asked for\n"
+        return out
     }
 
     /// The handshake with the most to say: the widest successful one.

@@ -14,7 +14,7 @@ extension HostAdvice {
         // The default connection's reasons, then Allow All Loads': what fails whatever the dictionary.
         let failures = report.tests.prefix(2).flatMap(\.verdict.reasons)
         self.init(target: report.target.url, host: report.target.host, suggestion: report.suggestion,
-                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .documented, failures: failures)
+                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .default, failures: failures)
     }
 }
 

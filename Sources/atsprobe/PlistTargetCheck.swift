@@ -74,7 +74,7 @@ extension EffectivePolicy {
         }
         switch exemption {
         case .arbitraryLoads?: return "NSAllowsArbitraryLoads (no entry for the host: ATS is off)"
-        case .localNetworking?: return "NSAllowsLocalNetworking (a local name or address: ATS is off)"
+        case .localNetworking?: return "local networking (a local name or loopback address, not subject to ATS)"
         case .ipAddressBeforeIOS17?: return "nothing (IP addresses are not subject to ATS under \(ruleSetID))"
         case nil: return "default ATS (no entry for the host)"
         }

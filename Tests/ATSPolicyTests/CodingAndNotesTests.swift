@@ -40,8 +40,9 @@ import TLSFacts
         #expect(malformed.minimumVersion == .tls12)
         let moot = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException(minimumTLSVersion: "TLSv1.0")]),
                                    host: "example.com", ruleSet: .ios26)
-        #expect(moot.notes == ["TLS 1.0 is below what the platform (ios26) speaks; TLS 1.2 is the lowest offered"])
-        #expect(moot.minimumVersion == .tls12)
+        // Apple's code sets the minimum from the entry (SecProtocolConfiguration.m), below the default too.
+        #expect(moot.notes == ["TLS 1.0 is below what the platform (ios26) offers by default (TLS 1.2); the exception sets the minimum, as Apple's code does"])
+        #expect(moot.minimumVersion == .tls10)
         let ipBefore17 = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["10.0.0.0/8": DomainException()]),
                                          host: "10.1.2.3", ruleSet: .beforeIOS17)
         #expect(ipBefore17.notes == ["IP/CIDR exception keys are read only from iOS 17 / macOS 14 on"])

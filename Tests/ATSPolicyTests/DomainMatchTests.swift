@@ -82,6 +82,37 @@ import TLSFacts
         #expect(EffectivePolicy(configuration: config, host: "printer.local").atsRequired)
     }
 
+    /// SecProtocolConfiguration.m, tls_required_for_host with is_direct, and its unit tests
+    /// (testBuiltInExceptions, testExceptionRaisesSecurityRequirements): a direct host with no
+    /// entry needs no TLS unless NSAllowsLocalNetworking is explicitly NO; an entry applies as written.
+    @Test func localNetworkingByApplesCode() {
+        let direct = ["myhost.local", "myhost.local.", "printer", "127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]
+        let notDirect = ["example.com", "10.0.0.1", "192.168.1.10", "2001:db8::1", "local", "myhost.localdomain"]
+        for ruleSet in [RuleSet.ios26, .appleCode2022] {
+            for host in direct {
+                let policy = EffectivePolicy(configuration: .default, host: host, ruleSet: ruleSet)
+                #expect(policy.exemption == .localNetworking, "\(host) under \(ruleSet.id)")
+                #expect(!policy.atsRequired && policy.allowsInsecureHTTP, "\(host) under \(ruleSet.id)")
+                // NSAllowsLocalNetworking = NO puts the host back under ATS.
+                let off = EffectivePolicy(configuration: ATSConfiguration(allowsLocalNetworking: false), host: host, ruleSet: ruleSet)
+                #expect(off.atsRequired && off.exemption == nil, "\(host) with NSAllowsLocalNetworking = NO")
+            }
+            for host in notDirect where host != "local" {
+                #expect(EffectivePolicy(configuration: .default, host: host, ruleSet: ruleSet).atsRequired, "\(host) under \(ruleSet.id)")
+            }
+            // A matching entry applies as written (myhost.local in Apple's test: TLS 1.2, PFS, ATS required).
+            let entry = ATSConfiguration(exceptionDomains: ["myhost.local": DomainException(allowsInsecureHTTPLoads: false, requiresForwardSecrecy: true)])
+            let matched = EffectivePolicy(configuration: entry, host: "myhost.local", ruleSet: ruleSet)
+            #expect(matched.atsRequired && matched.minimumVersion == .tls12 && matched.requiresForwardSecrecy)
+        }
+        // "local" alone is an unqualified name: direct.
+        #expect(EffectivePolicy.isDirect("local"))
+        // Apple's documentation reads it the other way: only NSAllowsLocalNetworking = YES exempts.
+        for host in direct {
+            #expect(EffectivePolicy(configuration: .default, host: host, ruleSet: .documented).atsRequired, "\(host) under documented")
+        }
+    }
+
     @Test func exceptionEntryBeatsArbitraryLoads() {
         let config = ATSConfiguration(allowsArbitraryLoads: true, exceptionDomains: ["strict.example": DomainException()])
         #expect(EffectivePolicy(configuration: config, host: "strict.example").atsRequired)
@@ -123,14 +154,14 @@ import TLSFacts
             let cases: [(DomainException?, Bool, TLSVersion, Set<CipherSuite>, Bool)] = [
                 (nil, false, .tls12, fs, true),
                 (nil, true, ruleSet.platformMinimumVersion, platform, false),
-                (DomainException(minimumTLSVersion: "TLSv1.1"), false, max(.tls11, ruleSet.platformMinimumVersion), fs, true),
+                (DomainException(minimumTLSVersion: "TLSv1.1"), false, .tls11, fs, true),
                 (DomainException(minimumTLSVersion: "TLSv1.3"), false, .tls13, fs, true),
                 (DomainException(requiresForwardSecrecy: false), false, .tls12, fs.union(rsa), true),
                 (DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false), false, .tls12, platform, false),
                 (DomainException(minimumTLSVersion: "TLSv1.0", requiresForwardSecrecy: false), false,
-                 ruleSet.platformMinimumVersion, fs.union(rsa), true),
+                 .tls10, fs.union(rsa), true),
                 (DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: "TLSv1.0", requiresForwardSecrecy: false), false,
-                 ruleSet.platformMinimumVersion, platform, false),
+                 .tls10, platform, false),
                 // Insecure HTTP alone: ATS-required off, but the suites stay restricted.
                 (DomainException(allowsInsecureHTTPLoads: true), false, .tls12, fs, false),
             ]

@@ -49,9 +49,10 @@ import TLSFacts
         let suggestion = advise(SimulatedServer(versions: [.tls10], suites: [suite(0x002F)]))
         #expect(exception(suggestion) == DomainException(minimumTLSVersion: "TLSv1.0", requiresForwardSecrecy: false))
         #expect(rationale(suggestion).map(\.key) == ["NSExceptionMinimumTLSVersion", "NSExceptionRequiresForwardSecrecy"])
-        // On iOS 26 TLS 1.0 is gone: nothing helps.
-        let ios26 = impossibleReason(advise(SimulatedServer(versions: [.tls10], suites: [suite(0x002F)]), ruleSet: .ios26))
-        #expect(ios26?.contains("even Allow All Loads fails") == true)
+        // On iOS 26 Allow All Loads no longer speaks TLS 1.0, but an explicit TLSv1.0 entry still
+        // sets the minimum (SecProtocolConfiguration.m), so the same entry helps.
+        let ios26 = advise(SimulatedServer(versions: [.tls10], suites: [suite(0x002F)]), ruleSet: .ios26)
+        #expect(exception(ios26) == DomainException(minimumTLSVersion: "TLSv1.0", requiresForwardSecrecy: false))
     }
 
     @Test func tripleDESNeedsInsecureHTTP() {

@@ -144,6 +144,11 @@ extension LintCase {
         .silent("redundant-default", exceptions(domain("example.com", insecure + "<key>NSIncludesSubdomains</key><true/>"))),
         // Beside NSAllowsArbitraryLoads = true a false NSAllowsLocalNetworking is not a no-op: it disables that key.
         .silent("redundant-default", ats("<key>NSAllowsArbitraryLoads</key><true/><key>NSAllowsLocalNetworking</key><false/>")),
+        // Alone, NSAllowsLocalNetworking = false is not the default either: by Apple's code it puts
+        // local names back under ATS.
+        .silent("redundant-default", ats("<key>NSAllowsLocalNetworking</key><false/>")),
+        .fires("redundant-default", ats("<key>NSAllowsArbitraryLoadsInWebContent</key><false/>"),
+               at: "\(ATS).NSAllowsArbitraryLoadsInWebContent", mentions: "is the default"),
 
         .fires("no-op-exception-domain", exceptions(domain("example.com", "<key>NSIncludesSubdomains</key><false/>")),
                at: "\(EXC).example.com", mentions: "changes nothing"),

@@ -4,7 +4,7 @@ import TLSFacts
 
 @Suite struct RuleSetTests {
     @Test func namedRuleSets() {
-        #expect(RuleSet.all.map(\.id) == ["documented", "ios15.4", "ios26", "ios16"])
+        #expect(RuleSet.all.map(\.id) == ["ios26", "documented", "ios15.4", "ios16"])
         #expect(RuleSet.named("ios15.4") == .appleCode2022)
         #expect(RuleSet.named("IOS26") == .ios26)
         #expect(RuleSet.named("ios16") == .beforeIOS17)

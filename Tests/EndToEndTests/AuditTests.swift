@@ -67,7 +67,7 @@ import TLSFacts
             return servers
         }) { _ in
             let input = expected.map(\.0).joined(separator: "\n") + "\n"
-            let result = try await BinaryRunner.run(["audit", "--json", "--input", "-", "--ca-file", root, "--timeout", "3",
+            let result = try await BinaryRunner.run(["audit", "--json", "--input", "-", "--ca-file", root, "--timeout", "3", "--rules", "documented",
                                                "--per-host", "16"], timeout: 120, stdin: input)
             #expect(!result.timedOut)
             #expect(result.status == 2, "stderr: \(result.stderr)")
@@ -222,7 +222,7 @@ import TLSFacts
         let staticRSA = try TestTLSServer.start(TLSServerConfiguration(identity: rsa, minVersion: .tls12, maxVersion: .tls12,
                                                                        cipherList: "AES128-GCM-SHA256"))
         defer { staticRSA.stop() }
-        let result = try await BinaryRunner.run(["audit", "--format", "plist", "--ca-file", root, "--timeout", "3",
+        let result = try await BinaryRunner.run(["audit", "--format", "plist", "--ca-file", root, "--timeout", "3", "--rules", "documented",
                                            "127.0.0.1:\(old.port)", "127.0.0.1:\(staticRSA.port)"], timeout: 120)
         #expect(result.status == 1, "stderr: \(result.stderr)")
         let plist = try PropertyListSerialization.propertyList(from: Data(result.stdout.utf8), format: nil) as? [String: Any]

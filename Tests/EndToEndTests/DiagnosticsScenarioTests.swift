@@ -48,11 +48,12 @@ import Testing
         .init(scenario: .redirectToHTTP, rows: "FPFFFFFPFFFFPPPP", suggestion: ["NSExceptionAllowsInsecureHTTPLoads": "true"], exitCode: 1),
     ]
 
+    /// The table above is Apple's documentation (`--rules documented`), reached as localhost.
     @Test(arguments: expectations)
     func scenario(_ expected: Expectation) async throws {
         let fixture = try ScenarioServer(expected.scenario)
         defer { fixture.stop() }
-        var arguments = ["--ats-diagnostics", "--json", "--timeout", "5", fixture.url]
+        var arguments = ["--ats-diagnostics", "--json", "--timeout", "5", "--rules", "documented", fixture.url]
         if expected.scenario.trustsTestRoot { arguments += ["--ca-file", fixture.rootPath] }
         let result = try await BinaryRunner.run(arguments, timeout: 60)
         #expect(!result.timedOut)
@@ -76,6 +77,74 @@ import Testing
         // Every FAIL carries a reason traced to what was observed.
         for test in json.tests where test.result == "FAIL" {
             #expect(!test.reasons.isEmpty, "\(test.title) has no reason")
+        }
+    }
+
+    /// The default rule set (iOS 26, a current device), reached under a qualified name so ATS
+    /// applies: cell by cell where it differs from the documented table.
+    static let defaultExpectations: [(Scenario, String)] = [
+        (.modernRSA2048, allPass),
+        (.tls12Only, "PPFPPPPPFPPPFPPP"),
+        (.tls13Only, allPass),
+        // Allow All Loads no longer speaks TLS 1.1/1.0, but the TLSv1.1/TLSv1.0 entries still set
+        // the minimum (SecProtocolConfiguration.m), so those rows pass.
+        (.tls11Only, "FFFFPPFFFFPPFFPP"),
+        (.tls10Only, "FFFFFPFFFFFPFFFP"),
+        (.staticRSAOnly, "FPFFFFPPFPPPFPPP"),
+        (.dheOnly, allFail),
+        // Apple's code since 15.4 holds these two suites in the ATS group.
+        (.ecdheRSAAES256SHAOnly, "PPFPPPPPFPPPFPPP"),
+        (.ecdheRSAChaCha20Only, "PPFPPPPPFPPPFPPP"),
+        (.redirectSameHost, allPass),
+        // The http:// hop goes to localhost: a local name, not subject to ATS by Apple's code.
+        (.redirectToHTTP, allPass),
+    ]
+
+    @Test(arguments: defaultExpectations)
+    func scenarioUnderDefaultRules(_ scenario: Scenario, rows: String) async throws {
+        let fixture = try ScenarioServer(scenario)
+        defer { fixture.stop() }
+        let result = try await BinaryRunner.run(["--ats-diagnostics", "--json", "--timeout", "5", "--ca-file", fixture.rootPath]
+                                                + fixture.qualifiedArguments, timeout: 60)
+        #expect(!result.timedOut)
+        let json = try DiagnosticsJSONView(result.stdout)
+        #expect(json.ruleSet == "ios26")
+        #expect(json.rows == rows, "\(scenario)")
+        #expect(result.status == (rows.first == "P" ? 0 : 1), "stderr: \(result.stderr)")
+        for test in json.tests where test.result == "FAIL" {
+            #expect(!test.reasons.isEmpty, "\(test.title) has no reason")
+        }
+    }
+
+    /// Servers only Apple's ClientHello cannot reach: the rows under the default (iOS 26) and under
+    /// `documented`, and the one-line reason that names what the server needed.
+    static let offerExpectations: [(Scenario, String, String, String)] = [
+        (.x448Only, allFail, allFail, "the server's key exchange uses x448, a group Apple's client does not offer"),
+        (.ffdheOnlyTLS13, allFail, allFail, "the server's key exchange uses ffdhe"),
+        (.ecdsaP521TLS13, allFail, allFail, "the leaf is ECDSA P-521: on TLS 1.3 it needs ecdsa_secp521r1_sha512"),
+        (.ed25519Leaf, allFail, allFail, "the leaf key is Ed25519"),
+        (.rsaPSSLeaf, allFail, allFail, "the leaf key is an RSA-PSS key"),
+        // Releases up to 15.x still offer ecdsa_sha1; iOS 26 does not.
+        (.ecdsaSHA1KeyExchange, allFail, "PPFPPPPPFPPPFPPP", "the server signs its key exchange with ecdsa_sha1"),
+    ]
+
+    @Test(arguments: offerExpectations)
+    func serverOutsideApplesOffer(_ scenario: Scenario, defaultRows: String, documentedRows: String, reason: String) async throws {
+        let fixture = try ScenarioServer(scenario)
+        defer { fixture.stop() }
+        for (rules, rows) in [("ios26", defaultRows), ("documented", documentedRows)] {
+            let result = try await BinaryRunner.run(["--ats-diagnostics", "--json", "--timeout", "5", "--rules", rules,
+                                                     "--ca-file", fixture.rootPath] + fixture.qualifiedArguments, timeout: 60)
+            #expect(!result.timedOut)
+            let json = try DiagnosticsJSONView(result.stdout)
+            #expect(json.ruleSet == rules)
+            #expect(json.rows == rows, "\(scenario) under \(rules)")
+            if rows == Self.allFail {
+                #expect(json.reachability == "answered")
+                #expect(json.tests.first?.reasons.first?.contains(reason) == true,
+                        "\(scenario) under \(rules): \(json.tests.first?.reasons ?? [])")
+                #expect(json.suggestionKind == "impossible")
+            }
         }
     }
 
@@ -111,11 +180,12 @@ import Testing
 
 /// The fields of the diagnostics JSON the tests read.
 struct DiagnosticsJSONView {
-    struct Test { var title: String; var result: String; var reasons: [String] }
+    struct Test { var title: String; var result: String; var reasons: [String]; var errorCode: Int? }
     var tests: [Test]
     var handshakes: Int
     var wallMilliseconds: Double
     var reachability: String
+    var ruleSet: String
     var suggestionKind: String
     var suggestionDomain: String?
     var suggestionReason: String
@@ -140,11 +210,13 @@ struct DiagnosticsJSONView {
         tests = (root["tests"] as? [[String: Any]] ?? []).map { test in
             let verdict = test["verdict"] as? [String: Any] ?? [:]
             let reasons = (verdict["reasons"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
-            return Test(title: test["title"] as? String ?? "", result: test["result"] as? String ?? "", reasons: reasons)
+            return Test(title: test["title"] as? String ?? "", result: test["result"] as? String ?? "", reasons: reasons,
+                        errorCode: (verdict["error"] as? [String: Any])?["code"] as? Int)
         }
         handshakes = root["handshakes"] as? Int ?? -1
         wallMilliseconds = root["wallMilliseconds"] as? Double ?? -1
         reachability = root["reachability"] as? String ?? ""
+        ruleSet = root["ruleSet"] as? String ?? ""
         let suggestion = root["suggestion"] as? [String: Any] ?? [:]
         suggestionKind = suggestion["kind"] as? String ?? ""
         suggestionDomain = suggestion["domain"] as? String

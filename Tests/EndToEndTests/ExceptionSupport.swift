@@ -25,8 +25,11 @@ struct ExceptionFixture {
     }
 
     /// `atsprobe diagnose` against localhost:PORT (connected to 127.0.0.1), with this PKI's root unless `trustRoot` is false.
+    /// Under `--rules documented` unless `extra` names a rule set: by Apple's code (the default)
+    /// localhost is a local name, not subject to ATS.
     func diagnose(port: Int, _ extra: [String], trustRoot: Bool = true, hosts: [String] = ["localhost"]) async throws -> BinaryRunner.Result {
         var arguments = ["diagnose", "--connect-to", ":\(port):127.0.0.1:\(port)", "--timeout", "10"]
+        if !extra.contains("--rules") { arguments += ["--rules", "documented"] }
         if trustRoot { arguments += ["--ca-file", rootPath] }
         arguments += extra + hosts.map { "https://\($0):\(port)/" }
         return try await BinaryRunner.run(arguments, timeout: 120)

@@ -79,7 +79,7 @@ import Testing
         let file = try fixture.write(infoPlist(["NSAllowsArbitraryLoadsForMedia": true]), name: "Info.plist", binary: true)
         try await fixture.withServer(min: .tls11, max: .tls11) { server in
             let input = try fixture.write(Data("# hosts the app loads\n\nhttps://localhost:\(server.port)/\n".utf8), name: "targets.txt")
-            let result = try await BinaryRunner.run(["plist", "check", file, "--input", input, "--ca-file", fixture.rootPath,
+            let result = try await BinaryRunner.run(["plist", "check", file, "--input", input, "--ca-file", fixture.rootPath, "--rules", "documented",
                                                "--connect-to", "localhost:\(server.port):127.0.0.1:\(server.port)"], timeout: 60)
             #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
             #expect(result.stdout.contains("Governed by  default ATS (no entry for the host)"))

@@ -111,7 +111,7 @@ import TLSFacts
                 #expect(run["tool"] as? String == "atsprobe")
                 #expect((run["toolVersion"] as? String)?.isEmpty == false)
                 #expect((run["openSSLVersion"] as? String)?.hasPrefix("OpenSSL ") == true)
-                #expect(run["ruleSet"] as? String == "documented")
+                #expect(run["ruleSet"] as? String == "ios26")
                 #expect((run["trustStore"] as? String)?.contains("--ca-file") == true)
                 #expect((run["ctLogList"] as? String)?.contains("version") == true)
                 starts.insert(run["startedAt"] as? String ?? "")

@@ -10,14 +10,20 @@ enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
     case staticRSAOnly, dheOnly, ecdheRSAAES256SHAOnly, ecdheRSAChaCha20Only
     case rsa1024Leaf, sha1Leaf, expired, wrongHost, selfSigned, unknownRoot
     case redirectSameHost, redirectToHTTP
+    // What Apple's ClientHello cannot reach (docs/rules.md, "The offer").
+    case x448Only, ffdheOnlyTLS13, ecdsaP521TLS13, ed25519Leaf, rsaPSSLeaf, ecdsaSHA1KeyExchange
 
     var description: String { rawValue }
 
     /// Whether the test passes --ca-file with the test root (false: the chain has no known anchor).
     var trustsTestRoot: Bool { self != .unknownRoot && self != .selfSigned }
 
-    func configuration(pki: TestPKI) throws -> TLSServerConfiguration {
-        let rsa2048 = CertificateSpec(key: .rsa(bits: 2048))
+    /// `cleartextPort`: the port of the http:// server a redirect scenario points to.
+    func configuration(pki: TestPKI, cleartextPort: Int = 80) throws -> TLSServerConfiguration {
+        // "atsprobe.test" (reached with --connect-to) is a qualified name: ATS applies to it under
+        // every rule set, where Apple's code exempts "localhost" as a local name.
+        let rsa2048 = CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .rsa(bits: 2048))
+        let p256 = CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .ec(curve: .p256))
         func serve(_ spec: CertificateSpec = rsa2048, min: TLSVersion = .tls10, max: TLSVersion = .tls13,
                    ciphers: String? = nil, http: HTTPBehavior = .ok) throws -> TLSServerConfiguration {
             TLSServerConfiguration(identity: try pki.issue(spec), minVersion: min, maxVersion: max, cipherList: ciphers, http: http)
@@ -45,8 +51,23 @@ enum Scenario: String, CaseIterable, Sendable, CustomStringConvertible {
         case .selfSigned:
             return TLSServerConfiguration(identity: try TestPKI.selfSigned(rsa2048), minVersion: .tls12)
         case .unknownRoot: return try serve(min: .tls12)
+        case .x448Only:
+            return TLSServerConfiguration(identity: try pki.issue(p256), minVersion: .tls12, cipherList: "ECDHE-ECDSA-AES128-GCM-SHA256",
+                                          groups: "X448")
+        case .ffdheOnlyTLS13:
+            return TLSServerConfiguration(identity: try pki.issue(p256), minVersion: .tls13, groups: "ffdhe2048:ffdhe3072")
+        case .ecdsaP521TLS13:
+            return try serve(CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .ec(curve: .p521)), min: .tls13)
+        case .ed25519Leaf:
+            return try serve(CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .ed25519), min: .tls12)
+        case .rsaPSSLeaf:
+            return try serve(CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .rsaPSS(bits: 2048)), min: .tls12)
+        case .ecdsaSHA1KeyExchange:
+            return TLSServerConfiguration(identity: try pki.issue(CertificateSpec(dnsNames: ["localhost", "atsprobe.test"], key: .ec(curve: .p256))),
+                                          minVersion: .tls12, maxVersion: .tls12, cipherList: "ECDHE-ECDSA-AES128-GCM-SHA256",
+                                          signatureAlgorithms: "ECDSA+SHA1")
         case .redirectSameHost: return try serve(min: .tls12, http: .perPath(["/": .redirect(to: "/landing"), "/landing": .ok]))
-        case .redirectToHTTP: return try serve(min: .tls12, http: .redirect(to: "http://localhost/plain"))
+        case .redirectToHTTP: return try serve(min: .tls12, http: .redirect(to: "http://localhost:\(cleartextPort)/plain"))
         }
     }
 }
@@ -56,14 +77,30 @@ struct ScenarioServer {
     let pki: TestPKI
     let rootPath: String
     let server: TestTLSServer
+    /// The http:// end of `redirectToHTTP`.
+    let cleartext: CleartextHTTPServer?
 
     init(_ scenario: Scenario) throws {
         pki = try TestPKI()
         rootPath = try pki.writeRootPEM()
-        server = try TestTLSServer.start(try scenario.configuration(pki: pki))
+        let cleartext = scenario == .redirectToHTTP ? try CleartextHTTPServer.start(.perPath(["/plain": .ok])) : nil
+        self.cleartext = cleartext
+        do {
+            server = try TestTLSServer.start(try scenario.configuration(pki: pki, cleartextPort: cleartext?.port ?? 80))
+        } catch {
+            cleartext?.stop()
+            throw error
+        }
     }
 
-    func stop() { server.stop() }
+    func stop() {
+        server.stop()
+        cleartext?.stop()
+    }
 
     var url: String { "https://localhost:\(server.port)/" }
+    /// The same server under a qualified name, which ATS judges under every rule set.
+    var qualifiedArguments: [String] {
+        ["--connect-to", "atsprobe.test:\(server.port):127.0.0.1:\(server.port)", "https://atsprobe.test:\(server.port)/"]
+    }
 }

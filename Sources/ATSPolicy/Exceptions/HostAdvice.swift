@@ -38,7 +38,8 @@ public struct HostAdvice: Sendable, Hashable {
             return
         }
         evidence = rationale.map { HostAdvice.precise($0, in: exception, seen: seen, ruleSet: ruleSet) }
-        fixes = HostAdvice.fixes(for: exception, seen: seen, ruleSet: ruleSet)
+        fixes = HostAdvice.fixes(for: exception, seen: seen, ruleSet: ruleSet,
+                                 cleartextHost: target.lowercased().hasPrefix("http://") ? host : nil)
     }
 
     /// The entry, when one helps.
@@ -164,9 +165,14 @@ public struct HostAdvice: Sendable, Hashable {
         return fixes
     }
 
-    static func fixes(for exception: DomainException, seen: [Observation], ruleSet: RuleSet) -> [ServerFix] {
+    /// `cleartextHost`: the host when the target is an http:// URL; its fix is to serve HTTPS.
+    static func fixes(for exception: DomainException, seen: [Observation], ruleSet: RuleSet,
+                      cleartextHost: String? = nil) -> [ServerFix] {
         let leaf = seen.compactMap(\.leaf).first
         var fixes: [ServerFix] = []
+        if let cleartextHost, exception.allowsInsecureHTTPLoads {
+            return [.serveHTTPS(key: ATSKey.exceptionAllowsInsecureHTTPLoads.name, host: cleartextHost)]
+        }
         if exception.effectiveMinimumTLSVersion < .tls12 {
             fixes.append(.modernProtocols(key: ATSKey.exceptionMinimumTLSVersion.name, leaf: leaf?.publicKey))
         }

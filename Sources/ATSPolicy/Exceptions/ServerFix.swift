@@ -58,6 +58,15 @@ public struct ServerFix: Sendable, Hashable, Codable {
         ["ssl-default-bind-options ssl-min-ver TLSv1.2", "ssl-default-bind-ciphers \(ciphers)"]
     }
 
+    /// Serve HTTPS: removes NSExceptionAllowsInsecureHTTPLoads for a host loaded over http://;
+    /// the exception is only the stop-gap until then.
+    static func serveHTTPS(key: String, host: String) -> ServerFix {
+        ServerFix(keys: [key], change: "the app loads http://\(UntrustedText.escape(host, limit: 255)): serve it over HTTPS (TLS 1.2 or later, "
+                    + "a publicly trusted certificate) and load https:// URLs; \(key) is only a stop-gap until then",
+                  nginx: ["listen 443 ssl; ssl_protocols TLSv1.2 TLSv1.3;", "return 301 https://$host$request_uri; (in the port 80 server)"],
+                  apache: ["SSLEngine on (in a <VirtualHost *:443>)", "Redirect permanent / https://<host>/ (in the port 80 virtual host)"])
+    }
+
     /// Reissue the leaf: removes NSExceptionAllowsInsecureHTTPLoads when the leaf's key or hash was the problem.
     static func reissueLeaf(key: String, because: String) -> ServerFix {
         ServerFix(keys: [key], change: "\(because): reissue the certificate with an ECDSA P-256 or RSA 2048-bit key, signed with SHA-256",

@@ -109,8 +109,10 @@ struct LintPass {
             let path = base.appending(key.name)
             if value {
                 if let text = ReviewJustification.forGlobalKey(key) { add(.reviewJustification, at: path, text, fix: ReviewJustification.globalKeyFix) }
-            } else if arbitraryValue != true {
+            } else if arbitraryValue != true && key != .allowsLocalNetworking {
                 // Beside NSAllowsArbitraryLoads = true a false value still matters: its presence turns that key off.
+                // NSAllowsLocalNetworking = false is never the default: by Apple's code it puts
+                // local names and loopback addresses back under ATS (SecProtocolConfiguration.m).
                 add(.redundantDefault, at: path, "\(key.name) = false is the default", fix: "remove the key")
             }
         }

@@ -28,6 +28,7 @@ long CATSProbeShims_SSL_CTX_add_extra_chain_cert(SSL_CTX *ctx, X509 *cert);
 long CATSProbeShims_SSL_CTX_set_mode(SSL_CTX *ctx, long mode);
 long CATSProbeShims_SSL_get_tmp_key(SSL *ssl, EVP_PKEY **key);
 int CATSProbeShims_SSL_get_negotiated_group(SSL *ssl);
+long CATSProbeShims_SSL_get_peer_signature_nid(SSL *ssl, int *nid);
 
 int CATSProbeShims_sk_X509_num(const STACK_OF(X509) *stack);
 X509 *CATSProbeShims_sk_X509_value(const STACK_OF(X509) *stack, int index);

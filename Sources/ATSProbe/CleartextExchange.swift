@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// What an http:// load showed: the response head, or why there was none.
+public typealias CleartextResult = Result<HTTPExchange, ProbeFailure>
+
+extension Prober {
+    /// An http:// GET as URLSession makes it when ATS allows cleartext to the host: connect, send
+    /// the request, read the response head, all by `request.timeout`. A refused port fails with
+    /// `.connectionRefused`; a port that accepts and never answers with `.handshakeTimeout`
+    /// ("no HTTP response"), so the caller can tell it from a connect timeout.
+    public func fetchCleartext(_ request: ProbeRequest) async -> CleartextResult {
+        let deadline = Deadline(secondsFromNow: request.timeout)
+        let clock = Stopwatch()
+        return await BlockingRunner.run(watchdogSeconds: request.timeout + 0.5, onWatchdog: {
+            .failure(ProbeFailure(kind: .connectTimeout, detail: "no answer within \(request.timeout) s",
+                                  elapsedMilliseconds: clock.milliseconds))
+        }, work: { CleartextExchange.run(request, deadline: deadline, clock: clock) })
+    }
+}
+
+enum CleartextExchange {
+    static func run(_ request: ProbeRequest, deadline: Deadline, clock: Stopwatch) -> CleartextResult {
+        let target = request.target
+        let connection: TCPConnection
+        do {
+            connection = try TCPConnection.connect(host: target.connectAddress ?? target.host,
+                                                   port: target.connectPort ?? target.port, deadline: deadline)
+        } catch {
+            var failure = error
+            failure.elapsedMilliseconds = clock.milliseconds
+            return .failure(failure)
+        }
+        switch connection.send(Array(HTTPHead.request(for: target).utf8), deadline: deadline) {
+        case .bytes: break
+        case .timedOut: return .failure(noResponse("the request could not be sent within \(request.timeout) s", clock))
+        default: return .success(HTTPExchange(statusCode: nil, failure: "request not sent: connection closed"))
+        }
+        var head: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while head.count < HTTPHead.headLimit {
+            switch connection.receive(into: &buffer, deadline: deadline) {
+            case .bytes(let n):
+                head += buffer.prefix(n)
+                if let end = HTTPHead.endOfHead(head) { return .success(HTTPHead.parse(Array(head.prefix(end)), complete: true)) }
+            case .timedOut:
+                return head.isEmpty
+                    ? .failure(noResponse("connected, but no HTTP response within \(request.timeout) s", clock))
+                    : .success(HTTPHead.parse(head, complete: false))
+            case .closed, .reset, .failed:
+                return head.isEmpty
+                    ? .success(HTTPExchange(statusCode: nil, failure: "no response: connection closed"))
+                    : .success(HTTPHead.parse(head, complete: false))
+            }
+        }
+        return .success(HTTPHead.parse(Array(head.prefix(HTTPHead.headLimit)), complete: false))
+    }
+
+    private static func noResponse(_ detail: String, _ clock: Stopwatch) -> ProbeFailure {
+        ProbeFailure(kind: .handshakeTimeout, detail: detail, elapsedMilliseconds: clock.milliseconds)
+    }
+}
