@@ -191,15 +191,19 @@ import Testing
         }
     }
 
-    /// A host nothing answers for: exit 2, and its load is reported as not reached.
+    /// A host nothing answers for: exit 2, and its loads are reported as not reached (the
+    /// http:// one too: the app allows it, so it is attempted).
     @Test func unreachableHostIsExit2() async throws {
         let fixture = try PlistFixture()
-        let app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: ["https://gone.planted.test/"], extensionHosts: [])
+        let app = AppFixture.demo(mainATS: ["NSExceptionDomains": ["gone.planted.test": ["NSExceptionAllowsInsecureHTTPLoads": true]]], extensionATS: nil, mainHosts: ["https://gone.planted.test/", "http://gone.planted.test/x"], extensionHosts: [])
         let ipa = try writeIPA(app, fixture)
         let port = try unusedLoopbackPort()
-        let result = try await BinaryRunner.run(["app", ipa, "--timeout", "3", "--connect-to", "gone.planted.test:443:127.0.0.1:\(port)"], timeout: 60)
+        let result = try await BinaryRunner.run(["app", ipa, "--timeout", "3", "--connect-to", "gone.planted.test:443:127.0.0.1:\(port)",
+                                                 "--connect-to", "gone.planted.test:80:127.0.0.1:\(port)"], timeout: 60)
         #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
-        #expect(result.stdout.contains("Will fail (1)\n  https://gone.planted.test/ under Demo.app's dictionary"), "\(result.stdout)")
+        #expect(result.stdout.contains("Will fail (2)\n  http://gone.planted.test/ under Demo.app's dictionary"), "\(result.stdout)")
+        #expect(result.stdout.contains("fix: could not be reached over http://; nothing was measured"))
+        #expect(result.stdout.contains("  https://gone.planted.test/ under Demo.app's dictionary"))
         #expect(result.stdout.contains("fix: could not be reached; nothing was measured"))
     }
 
