@@ -59,6 +59,10 @@ public enum AppScan {
             let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
             return (try DirectoryTree(path: path, limits: limits), trimmed.lowercased().hasSuffix(".xcarchive") ? .xcarchive : .app)
         }
+        // A FIFO would block the open until a writer came; a device is no archive.
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw AppReadError(path: path, problem: "not a regular file or a directory")
+        }
         return (try ZipArchive(path: path, limits: limits), .ipa)
     }
 }

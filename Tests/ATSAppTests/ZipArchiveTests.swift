@@ -111,6 +111,13 @@ import Testing
         #expect(try refusal(zip.finished(), limits: ArchiveLimits(maximumEntrySize: 500)).contains("more than the limit of 500"))
     }
 
+    @Test func fifoAndDeviceAreRefusedWithoutBlocking() throws {
+        let fifo = directory + "/app.ipa"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: AppReadError(path: fifo, problem: "not a regular file or a directory")) { try AppScan.inventory(path: fifo) }
+        #expect(throws: AppReadError(path: "/dev/zero", problem: "not a regular file or a directory")) { try AppScan.inventory(path: "/dev/zero") }
+    }
+
     @Test func notAZipIsOneLine() throws {
         #expect(try refusal(Array("hello, this is not an archive at all".utf8)) == "not a zip archive (no end of central directory)")
         var zip = ZipWriter()
