@@ -65,9 +65,13 @@ public final class DirectoryTree: FileTree {
     public func read(_ entry: TreeEntry, limit: Int) throws(AppReadError) -> [UInt8] {
         // O_NOFOLLOW: the entry was a regular file when walked; if it has become a symlink, refuse.
         let full = root + "/" + entry.path
-        let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // O_NONBLOCK: a file swapped for a FIFO since the walk must not block the open.
+        let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw fail("cannot read '\(UntrustedText.escape(entry.path, limit: 200))': \(String(cString: strerror(errno)))") }
+        var info = stat()
+        let regular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         close(fd)
+        guard regular else { throw fail("'\(UntrustedText.escape(entry.path, limit: 200))' is no longer a regular file") }
         do {
             return try BoundedFile.read(full, limit: limit)
         } catch {
@@ -80,9 +84,11 @@ public final class DirectoryTree: FileTree {
 
     public func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
         let shown = UntrustedText.escape(entry.path, limit: 200)
-        let fd = open(root + "/" + entry.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(root + "/" + entry.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw fail("cannot read '\(shown)': \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw fail("'\(shown)' is no longer a regular file") }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
         while true {
