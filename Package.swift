@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "atsprobe", targets: ["atsprobe"]),
         .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
         .library(name: "ATSProbe", targets: ["ATSProbe"]),
+        .library(name: "ATSApp", targets: ["ATSApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -25,6 +26,8 @@ let package = Package(
         ),
         // Linux's epoll and eventfd headers (the probe's reactor). Includes only.
         .systemLibrary(name: "CEpoll"),
+        // The system zlib (Debian: zlib1g-dev): raw DEFLATE for .ipa archives. Includes only.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Plain values shared by the probe and the policy: versions, suites, observations.
@@ -37,6 +40,10 @@ let package = Package(
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
         .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSProbe"]),
+        // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
+        .target(name: "ATSApp", dependencies: ["TLSFacts", "ATSPolicy", "CZlib"]),
+        // App bundles and .ipa archives built at test time, hostile ones included (tests only).
+        .target(name: "ATSAppFixtures", dependencies: ["CZlib"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
         .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims",
                                                        .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -44,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "ATSPolicy", "ATSProbe", "ATSDiagnostics",
+                "TLSFacts", "ATSPolicy", "ATSProbe", "ATSDiagnostics", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -53,9 +60,10 @@ let package = Package(
         ),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "TLSFacts"]),
         .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSDiagnostics", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSTestServers", "TLSFacts", .target(name: "atsprobe")]
+            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", .target(name: "atsprobe")]
         ),
     ]
 )

@@ -1,0 +1,173 @@
+import ATSApp
+import ATSAppFixtures
+import Foundation
+import Testing
+
+/// The bounded zip reader: what it reads, and the hostile archives it refuses before they cost
+/// anything (each refusal is one line naming the archive).
+@Suite struct ZipArchiveTests {
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-zip-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func write(_ bytes: [UInt8], _ name: String = "test.ipa") throws -> String {
+        let path = directory + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func refusal(_ bytes: [UInt8], limits: ArchiveLimits = ArchiveLimits()) throws -> String {
+        let path = try write(bytes)
+        do {
+            _ = try AppScan.inventory(path: path, limits: limits)
+        } catch {
+            #expect(!error.description.contains("\n"))
+            #expect(error.description.hasPrefix("'\(path)': "))
+            return error.problem
+        }
+        Issue.record("accepted a hostile archive")
+        return ""
+    }
+
+    @Test func storedAndDeflatedEntriesReadBack() throws {
+        var zip = ZipWriter()
+        let text = Array(String(repeating: "https://api.planted.test/ ", count: 200).utf8)
+        zip.add("a/stored.txt", text, method: .stored)
+        zip.add("a/deflated.txt", text, method: .deflate)
+        zip.add("empty", [], method: .deflate)
+        zip.addDirectory("a/dir")
+        let archive = try ZipArchive(path: try write(zip.finished()))
+        #expect(archive.entries.map(\.path) == ["a/stored.txt", "a/deflated.txt", "empty", "a/dir"])
+        for entry in archive.entries where entry.kind == .file {
+            let expected = entry.path == "empty" ? [] : text
+            #expect(try archive.read(entry, limit: 1 << 20) == expected)
+        }
+    }
+
+    @Test func zipBombByRatioIsRefusedBeforeInflating() throws {
+        var zip = ZipWriter()
+        zip.add("Payload/Demo.app/Info.plist", [UInt8](repeating: 0, count: 4 * 1024 * 1024))
+        let problem = try refusal(zip.finished())
+        #expect(problem.contains("expands"), "\(problem)")
+        #expect(problem.contains("zip bomb"))
+    }
+
+    /// An entry that declares 100 bytes but inflates to 1 MiB: inflating stops at 101 bytes.
+    @Test func entryInflatingPastItsDeclaredSizeIsRefused() throws {
+        var zip = ZipWriter()
+        zip.add("big", [UInt8](repeating: 0x41, count: 1 << 20), declaredSize: 100)
+        let archive = try ZipArchive(path: try write(zip.finished()))
+        #expect(throws: AppReadError.self) { try archive.read(archive.entries[0], limit: 1 << 30) }
+        do { _ = try archive.read(archive.entries[0], limit: 1 << 30) } catch {
+            #expect(error.problem.contains("inflates past its declared 100 bytes"), "\(error)")
+        }
+    }
+
+    @Test(arguments: ["Payload/Demo.app/../../../evil.sh", "../evil", "/etc/cron.d/evil", "Payload\\..\\..\\evil", ".."])
+    func pathTraversalIsRefused(_ name: String) throws {
+        var zip = ZipWriter()
+        zip.add("Payload/Demo.app/Info.plist", AppFixture.infoPlist(identifier: "a", executable: "Demo", ats: nil))
+        zip.add(name, Array("x".utf8))
+        let problem = try refusal(zip.finished())
+        #expect(problem.contains("path traversal"), "\(problem)")
+    }
+
+    @Test(arguments: ["../../../../etc/passwd", "/etc/passwd", "../../Other.app/secret", "Frameworks/../../../x"])
+    func symlinkOutOfTheBundleIsRefused(_ target: String) throws {
+        var app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: [], extensionHosts: [])
+        app.symlinks["Resources/link"] = target
+        let problem = try refusal(app.ipa())
+        #expect(problem.contains("points out of the bundle"), "\(problem)")
+    }
+
+    @Test func symlinkInsideTheBundleIsFollowed() throws {
+        var app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: [], extensionHosts: [])
+        // The executable named by CFBundleExecutable is a link, as in a macOS framework.
+        app.files["Versions/A/Demo"] = AppFixture.executable(strings: ["https://linked.planted.test/"])
+        app.files["Demo"] = nil
+        app.symlinks["Demo"] = "Versions/A/Demo"
+        let inventory = try AppScan.inventory(path: try write(app.ipa()))
+        #expect(inventory.hosts.map(\.host).contains("linked.planted.test"))
+    }
+
+    @Test func tenThousandEntriesAreRefusedFromTheEndRecord() throws {
+        var zip = ZipWriter()
+        for i in 0..<10_000 { zip.add("Payload/Demo.app/f\(i)", [], method: .stored) }
+        let problem = try refusal(zip.finished())
+        #expect(problem == "10000 entries, more than the limit of 8000 (--max-entries raises it)")
+        // Raised, the same archive reads (and fails later only for its missing Info.plist).
+        let raised = try refusal(zip.finished(), limits: ArchiveLimits(maximumEntries: 10_000))
+        #expect(raised.contains("no Info.plist"), "\(raised)")
+    }
+
+    @Test func totalSizeAndEntrySizeAreBounded() throws {
+        var zip = ZipWriter()
+        zip.add("Payload/Demo.app/a", Array(repeating: 1, count: 600), method: .stored)
+        zip.add("Payload/Demo.app/b", Array(repeating: 1, count: 600), method: .stored)
+        #expect(try refusal(zip.finished(), limits: ArchiveLimits(maximumTotalSize: 1000)).contains("uncompressed in all"))
+        #expect(try refusal(zip.finished(), limits: ArchiveLimits(maximumEntrySize: 500)).contains("more than the limit of 500"))
+    }
+
+    @Test func fifoAndDeviceAreRefusedWithoutBlocking() throws {
+        let fifo = directory + "/app.ipa"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: AppReadError(path: fifo, problem: "not a regular file or a directory")) { try AppScan.inventory(path: fifo) }
+        #expect(throws: AppReadError(path: "/dev/zero", problem: "not a regular file or a directory")) { try AppScan.inventory(path: "/dev/zero") }
+    }
+
+    @Test func notAZipIsOneLine() throws {
+        #expect(try refusal(Array("hello, this is not an archive at all".utf8)) == "not a zip archive (no end of central directory)")
+        var zip = ZipWriter()
+        zip.add("Payload/Demo.app/Info.plist", Array("x".utf8))
+        let whole = zip.finished()
+        // The central directory cut off: its offset points past the data that is left.
+        let cut = Array(whole[..<30]) + Array(whole.suffix(22))
+        #expect(try refusal(cut).hasPrefix("not a zip archive"))
+    }
+
+    @Test func directoryAppWithSymlinkOutIsRefused() throws {
+        var app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: ["https://dir.planted.test/"], extensionHosts: [])
+        let ok = try app.writeApp(in: directory + "/ok")
+        #expect(try AppScan.inventory(path: ok).hosts.map(\.host) == ["dir.planted.test"])
+        app.symlinks["escape"] = "../../../../etc"
+        let bad = try app.writeApp(in: directory + "/bad")
+        #expect(throws: AppReadError.self) { try AppScan.inventory(path: bad) }
+    }
+
+    /// Damaged archives (bytes flipped, cut short) are read or refused with an AppReadError;
+    /// never a crash, a hang or another error.
+    @Test func damagedArchivesAreReadOrRefusedCleanly() throws {
+        let app = AppFixture.demo(mainATS: ["NSAllowsArbitraryLoads": true], extensionATS: nil,
+                                  mainHosts: ["https://api.planted.test/"], extensionHosts: ["https://share.planted.test/"])
+        let original = app.ipa()
+        var state: UInt64 = 0xA7_5EED
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var refused = 0
+        for round in 0..<80 {
+            var bytes = original
+            if round % 4 == 3 {
+                bytes = Array(bytes[..<next(bytes.count)])
+            } else {
+                // Flip bytes in the central directory and end record, where the bounds are read.
+                for _ in 0..<(1 + next(4)) {
+                    let at = round % 2 == 0 ? bytes.count - 1 - next(min(bytes.count, 600)) : next(bytes.count)
+                    bytes[at] ^= UInt8(1 + next(255))
+                }
+            }
+            let path = try write(bytes, "damaged.ipa")
+            do {
+                _ = try AppScan.inventory(path: path)
+            } catch {
+                refused += 1
+                #expect(!error.description.contains("\n"))
+            }
+        }
+        #expect(refused > 20, "most damaged archives are refused (\(refused))")
+    }
+}

@@ -1,0 +1,231 @@
+import ATSAppFixtures
+import ATSTestServers
+import Foundation
+import Testing
+
+/// `atsprobe app` end to end: an .ipa built here, its hosts served on loopback (--connect-to
+/// maps the planted names to 127.0.0.1), each loaded under its own bundle's dictionary.
+@Suite struct AppCommandTests {
+    static let mainHosts = ["https://api.planted.test/v1/items"]
+    static let extensionHosts = ["https://share.planted.test/upload"]
+
+    /// NSAllowsArbitraryLoads and a TLSv1.0 entry the TLS 1.2 host does not need in the app, an
+    /// entry for a host the test excludes (so no checked host falls under it), no dictionary in
+    /// the extension.
+    static func app(mainATS: [String: Any]? = nil, extensionATS: [String: Any]? = nil) -> AppFixture {
+        AppFixture.demo(mainATS: mainATS ?? ["NSAllowsArbitraryLoads": true,
+                                             "NSExceptionDomains": ["api.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.0"],
+                                                                    "ct.planted.test": ["NSRequiresCertificateTransparency": true]]],
+                        extensionATS: extensionATS, mainHosts: mainHosts, extensionHosts: extensionHosts)
+    }
+
+    func writeIPA(_ app: AppFixture, _ fixture: PlistFixture, name: String = "Demo.ipa") throws -> String {
+        try fixture.write(Data(app.ipa()), name: name)
+    }
+
+    @Test func offlineFindsThePlantedHostsAndNoneOfTheNoise() async throws {
+        let fixture = try PlistFixture()
+        let app = AppFixture.demo(mainATS: ["NSAllowsArbitraryLoads": true], extensionATS: nil,
+                                  mainHosts: Self.mainHosts + ["cdn.planted.com"], extensionHosts: Self.extensionHosts,
+                                  frameworkHosts: ["http://metrics.planted.test:8080/x"], resourceJSON: "{\"u\": \"https://config.planted.test/\"}")
+        let ipa = try writeIPA(app, fixture)
+        let text = try await BinaryRunner.run(["app", ipa, "--offline"], timeout: 60)
+        #expect(text.status == 1, "lint warns about NSAllowsArbitraryLoads\n\(text.stdout)\n\(text.stderr)")
+        #expect(text.stdout.contains("What the app talks to (5 hosts to check"))
+        #expect(text.stdout.contains("PlugIns/Share.appex\n    Kind        extension, test.atsprobe.demo.share"))
+        #expect(text.stdout.contains("declares no NSAppTransportSecurity: its loads get the ATS defaults"))
+        #expect(text.stdout.contains("Offline: nothing loaded."))
+
+        let json = try await BinaryRunner.run(["app", ipa, "--offline", "--json"], timeout: 60)
+        let document = try #require(jsonObject(json.stdout), "\(json.stdout)\n\(json.stderr)")
+        #expect(document["offline"] as? Bool == true)
+        let hosts = try #require(document["hosts"] as? [[String: Any]])
+        let targets = hosts.map { "\($0["bundle"] as? String ?? "?") \($0["target"] as? String ?? "?")" }
+        #expect(targets == ["https://api.planted.test/", " https://cdn.planted.com/", " https://config.planted.test/",
+                            " http://metrics.planted.test:8080/", "PlugIns/Share.appex https://share.planted.test/"].map {
+            $0.hasPrefix("https://api") ? " " + $0 : $0 })
+        let filtered = try #require(document["filtered"] as? [[String: Any]])
+        let noise = Dictionary(filtered.map { ($0["host"] as? String ?? "", $0["filtered"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
+        #expect(noise["www.apple.com"] == "apple")
+        #expect(noise["www.w3.org"] == "schema")
+        #expect(noise["localhost"] == "loopback")
+        #expect(noise["www.example.com"] == "example")
+        #expect(noise["www.apache.org"] == "documentation")
+        #expect(!json.stdout.contains("signing.planted.test"))
+
+        let list = try fixture.write(Data("# only these\napi.planted.test\nhttps://extra.planted.test:8443/\n".utf8), name: "hosts.txt")
+        let only = try await BinaryRunner.run(["app", ipa, "--offline", "--json", "--hosts-only", list], timeout: 60)
+        let onlyDocument = try #require(jsonObject(only.stdout), "\(only.stdout)\n\(only.stderr)")
+        #expect((onlyDocument["hosts"] as? [[String: Any]])?.map { $0["target"] as? String } == ["https://api.planted.test/", "https://extra.planted.test:8443/"])
+        #expect((onlyDocument["filtered"] as? [[String: Any]])?.contains { $0["host"] as? String == "share.planted.test" && $0["filtered"] as? String == "notListed" } == true)
+
+        let markdown = try await BinaryRunner.run(["app", ipa, "--offline", "--format", "markdown"], timeout: 60)
+        #expect(markdown.stdout.contains("## What the app talks to"))
+        #expect(markdown.stdout.contains("| https://api.planted.test/ | Demo.app | Demo | not loaded |"))
+    }
+
+    @Test func eachHostLoadsUnderItsBundlesDictionaryAndTheTightenedPlistPasses() async throws {
+        let fixture = try PlistFixture()
+        let ipa = try writeIPA(Self.app(), fixture)
+        try await fixture.withServer(names: ["api.planted.test"]) { api in
+            try await fixture.withServer(names: ["share.planted.test"], min: .tls11, max: .tls11) { share in
+                let connect = ["--ca-file", fixture.rootPath, "--timeout", "5",
+                               "--connect-to", "api.planted.test:443:127.0.0.1:\(api.port)",
+                               "--connect-to", "share.planted.test:443:127.0.0.1:\(share.port)"]
+                let base = ["app", ipa, "--exclude", "ct.planted.test"] + connect
+                let text = try await BinaryRunner.run(base, timeout: 120)
+                #expect(text.status == 1, "\(text.stdout)\n\(text.stderr)")
+                let out = text.stdout
+                #expect(out.contains("Loads under Demo.app's dictionary\n\n  https://api.planted.test/\n    Governed by  NSExceptionDomains entry \"api.planted.test\" (exact match)"))
+                #expect(out.contains("Loads under PlugIns/Share.appex's dictionary\n\n  https://share.planted.test/\n    Governed by  default ATS"))
+                #expect(out.contains("Will fail (1)\n  https://share.planted.test/ under PlugIns/Share.appex's dictionary"))
+                #expect(out.contains("the tightened dictionary adds the entry for share.planted.test"))
+                #expect(out.contains("Demo.app: unnecessary NSAppTransportSecurity.NSExceptionDomains.api.planted.test.NSExceptionMinimumTLSVersion: TLSv1.0 -> absent"), "\(out)")
+                #expect(out.contains("Demo.app: unnecessary NSAppTransportSecurity.NSAllowsArbitraryLoads: true -> absent"), "\(out)")
+                #expect(out.contains("NSExceptionDomains entry \"ct.planted.test\": no host found in the app falls under it"))
+                #expect(out.contains("Tightened NSAppTransportSecurity for PlugIns/Share.appex (--format plist --bundle PlugIns/Share.appex"))
+                #expect(out.contains("Server fixes"))
+                #expect(out.contains("Summary: 1 of 2 loads pass"))
+
+                let json = try await BinaryRunner.run(base + ["--json"], timeout: 120)
+                let document = try #require(jsonObject(json.stdout), "\(json.stdout)\n\(json.stderr)")
+                let checks = try #require(document["checks"] as? [[String: Any]])
+                #expect(checks.map { $0["bundle"] as? String } == ["", "PlugIns/Share.appex"])
+                #expect(checks.map { ($0["check"] as? [String: Any])?["passes"] as? Bool } == [true, false])
+                #expect(checks[1]["remedy"] as? String == "the tightened dictionary adds the entry for share.planted.test")
+                let bundles = try #require(document["bundles"] as? [[String: Any]])
+                let share = try #require(bundles.first { $0["path"] as? String == "PlugIns/Share.appex" })
+                let entry = ((share["tightened"] as? [String: Any])?["NSExceptionDomains"] as? [String: Any])?["share.planted.test"] as? [String: Any]
+                #expect(entry?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+                #expect(bundles.first { $0["path"] as? String == "Frameworks/Net.framework" }?["tight"] == nil)
+
+                // The report formats carry the same sections.
+                let markdown = try await BinaryRunner.run(base + ["--format", "markdown"], timeout: 120)
+                #expect(markdown.status == 1)
+                #expect(markdown.stdout.contains("| https://share.planted.test/ | PlugIns/Share.appex | PlugIns/Share.appex/Share | FAIL |"), "\(markdown.stdout)")
+                #expect(markdown.stdout.contains("## Tightened dictionary: PlugIns/Share.appex\n\n```xml\n"))
+                #expect(markdown.stdout.contains("## Server fixes"))
+                let html = try await BinaryRunner.run(base + ["--format", "html"], timeout: 120)
+                #expect(html.status == 1)
+                #expect(html.stdout.hasPrefix("<!DOCTYPE html>"))
+                #expect(html.stdout.contains("<td>https://share.planted.test/</td><td>PlugIns/Share.appex</td><td>PlugIns/Share.appex/Share</td><td><span class=\"fail\">FAIL</span></td>"), "\(html.stdout)")
+                #expect(html.stdout.contains("&lt;key&gt;NSExceptionMinimumTLSVersion&lt;/key&gt;"))
+                #expect(html.stdout.hasSuffix("</html>\n"))
+
+                // The tightened dictionaries, printed alone, pass plist lint and plist check on the same hosts.
+                let mainPlist = fixture.path("main.plist"), sharePlist = fixture.path("share.plist")
+                let printed = try await BinaryRunner.run(base + ["--format", "plist", "--output", mainPlist], timeout: 120)
+                #expect(printed.status == 1)
+                _ = try await BinaryRunner.run(base + ["--format", "plist", "--bundle", "test.atsprobe.demo.share", "--output", sharePlist], timeout: 120)
+                let lint = try await BinaryRunner.run(["plist", "lint", mainPlist], timeout: 30)
+                #expect(lint.status == 0, "\(lint.stdout)")
+                let lintShare = try await BinaryRunner.run(["plist", "lint", sharePlist, "--fail-on", "error"], timeout: 30)
+                #expect(lintShare.status == 0, "\(lintShare.stdout)")
+                let checkMain = try await BinaryRunner.run(["plist", "check", mainPlist, "https://api.planted.test/"] + connect, timeout: 60)
+                #expect(checkMain.status == 0, "\(checkMain.stdout)\n\(checkMain.stderr)")
+                let checkShare = try await BinaryRunner.run(["plist", "check", sharePlist, "https://share.planted.test/"] + connect, timeout: 60)
+                #expect(checkShare.status == 0, "\(checkShare.stdout)\n\(checkShare.stderr)")
+
+                // The app rebuilt with both tightened dictionaries: every load passes, nothing to tighten.
+                func ats(_ path: String) throws -> [String: Any] {
+                    let root = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: path)), format: nil)
+                    return try #require((root as? [String: Any])?["NSAppTransportSecurity"] as? [String: Any])
+                }
+                let fixed = try writeIPA(Self.app(mainATS: try ats(mainPlist), extensionATS: try ats(sharePlist)), fixture, name: "Fixed.ipa")
+                let again = try await BinaryRunner.run(["app", fixed, "--exclude", "ct.planted.test"] + connect, timeout: 120)
+                #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
+                #expect(again.stdout.contains("Will fail: none"))
+                #expect(again.stdout.contains("nothing to tighten"))
+            }
+        }
+    }
+
+    @Test func hostileArchivesAreOneLineExit64() async throws {
+        let fixture = try PlistFixture()
+        var bomb = ZipWriter()
+        bomb.add("Payload/Demo.app/Demo", [UInt8](repeating: 0, count: 8 * 1024 * 1024))
+        var traversal = ZipWriter()
+        traversal.add("Payload/Demo.app/../../../../tmp/atsprobe-evil", Array("x".utf8))
+        var many = ZipWriter()
+        for i in 0..<10_000 { many.add("Payload/Demo.app/\(i)", [], method: .stored) }
+        var link = Self.app()
+        link.symlinks["Frameworks/escape"] = "../../../../../etc/passwd"
+        let cases: [(String, [UInt8], String)] = [
+            ("bomb.ipa", bomb.finished(), "(a zip bomb?)"), ("traversal.ipa", traversal.finished(), "(path traversal); refused"),
+            ("many.ipa", many.finished(), "10000 entries, more than the limit of 8000"), ("link.ipa", link.ipa(), "points out of the bundle; refused"),
+        ]
+        for (name, bytes, expected) in cases {
+            let path = try fixture.write(Data(bytes), name: name)
+            let result = try await BinaryRunner.run(["app", path, "--offline"], timeout: 30)
+            #expect(result.status == 64, "\(name): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("atsprobe: '\(path)': "), "\(name): \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(name): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(name): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/atsprobe-evil"))
+    }
+
+    /// Names from the app (file names, identifiers) carry markup, table pipes and bidi controls:
+    /// none reaches any format raw.
+    @Test func hostileNamesAreEscapedInEveryFormat() async throws {
+        let fixture = try PlistFixture()
+        var app = AppFixture.demo(mainATS: [:], extensionATS: nil, mainHosts: ["https://api.planted.test/"], extensionHosts: [])
+        app.files["Info.plist"] = AppFixture.infoPlist(identifier: "evil\u{202E}<script>|x", executable: "Demo", ats: [:])
+        app.files["<img src=x>|[a](b)\u{1B}[31m.json"] = Array("{\"u\": \"https://evil.planted.test/\"}".utf8)
+        let ipa = try writeIPA(app, fixture)
+        for format in ["text", "markdown", "html", "json"] {
+            let result = try await BinaryRunner.run(["app", ipa, "--offline", "--format", format], timeout: 30)
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            #expect(result.stdout.contains("evil.planted.test"), "\(format)")
+            #expect(!result.stdout.contains("\u{202E}"), "\(format)")
+            #expect(!result.stdout.contains("\u{1B}"), "\(format)")
+            if format == "html" {
+                #expect(!result.stdout.contains("<script>"))
+                #expect(!result.stdout.contains("<img"))
+                #expect(result.stdout.contains("&lt;img src=x&gt;|[a](b)\\x1B[31m.json"))
+            }
+            if format == "markdown" {
+                #expect(result.stdout.contains("\\<img src=x\\>\\|\\[a\\]\\(b\\)\\\\x1B\\[31m.json"), "\(result.stdout)")
+            }
+        }
+    }
+
+    /// A host nothing answers for: exit 2, and its loads are reported as not reached (the
+    /// http:// one too: the app allows it, so it is attempted).
+    @Test func unreachableHostIsExit2() async throws {
+        let fixture = try PlistFixture()
+        let app = AppFixture.demo(mainATS: ["NSExceptionDomains": ["gone.planted.test": ["NSExceptionAllowsInsecureHTTPLoads": true]]], extensionATS: nil, mainHosts: ["https://gone.planted.test/", "http://gone.planted.test/x"], extensionHosts: [])
+        let ipa = try writeIPA(app, fixture)
+        let port = try unusedLoopbackPort()
+        let result = try await BinaryRunner.run(["app", ipa, "--timeout", "3", "--connect-to", "gone.planted.test:443:127.0.0.1:\(port)",
+                                                 "--connect-to", "gone.planted.test:80:127.0.0.1:\(port)"], timeout: 60)
+        #expect(result.status == 2, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("Will fail (2)\n  http://gone.planted.test/ under Demo.app's dictionary"), "\(result.stdout)")
+        #expect(result.stdout.contains("fix: could not be reached over http://; nothing was measured"))
+        #expect(result.stdout.contains("  https://gone.planted.test/ under Demo.app's dictionary"))
+        #expect(result.stdout.contains("fix: could not be reached; nothing was measured"))
+    }
+
+    @Test func badOptionsAreExit64() async throws {
+        let fixture = try PlistFixture()
+        let ipa = try writeIPA(Self.app(), fixture)
+        let cases: [([String], String)] = [
+            (["--offline", "--format", "plist"], "needs the live check"),
+            (["--offline", "--include", "not a host"], "--include 'not a host' is not a host name pattern"),
+            (["--offline", "--exclude", "*."], "--exclude '*.' is not a host name pattern"),
+            (["--offline", "--max-entries", "0"], "--max-entries must be between 1 and 1000000"),
+            (["--offline", "--hosts-only", fixture.path("missing.txt")], "--hosts-only"),
+            (["--bundle", "Nope.appex", "--format", "plist"], "is not a bundle of the app"),
+            (["--bundle", "Frameworks/Net.framework", "--format", "plist"], "is a framework"),
+        ]
+        for (extra, expected) in cases {
+            let result = try await BinaryRunner.run(["app", ipa] + extra, timeout: 30)
+            #expect(result.status == 64, "\(extra): \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(extra): \(result.stderr)")
+        }
+        let missing = try await BinaryRunner.run(["app", fixture.path("nothing.ipa"), "--offline"], timeout: 30)
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("cannot read: No such file or directory"), "\(missing.stderr)")
+    }
+}
