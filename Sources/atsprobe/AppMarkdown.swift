@@ -16,14 +16,7 @@ enum AppMarkdown {
 
         out += "\n## What the app declares\n\n| bundle | kind | identifier | dictionary | lint |\n|---|---|---|---|---|\n"
         for bundle in inventory.bundles {
-            let dictionary: String
-            if bundle.dictionaryOwner != bundle.path {
-                dictionary = "uses \(md(report.name(bundle.dictionaryOwner)))'s"
-            } else if let ats = bundle.atsDictionary {
-                dictionary = ats.isEmpty ? "empty" : ats.keys.sorted().map { md($0) }.joined(separator: ", ")
-            } else {
-                dictionary = "none (ATS defaults)"
-            }
+            let dictionary = report.dictionaryCell(bundle, borrowed: { "uses \(md($0))'s" }, key: { md($0) })
             let lint = bundle.lint.isEmpty ? "" : PlistLintText.count(bundle.lint)
             out += "| \(md(report.name(bundle.path))) | \(bundle.kind.rawValue) | \(md(bundle.identifier ?? "")) | \(dictionary) | \(lint) |\n"
         }

@@ -58,6 +58,15 @@ struct AppReport {
     /// The bundle's name for people: "Demo.app" for the app itself.
     func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
 
+    /// The dictionary column of the Markdown and HTML reports: whose dictionary governs the
+    /// bundle's loads (`borrowed` words the owner's name), the keys of its own, or the defaults.
+    /// The formats differ only in how they escape a name and mark up a key.
+    func dictionaryCell(_ bundle: AppBundle, borrowed: (String) -> String, key: (String) -> String) -> String {
+        if bundle.dictionaryOwner != bundle.path { return borrowed(name(bundle.dictionaryOwner)) }
+        guard let ats = bundle.atsDictionary else { return "none (ATS defaults)" }
+        return ats.isEmpty ? "empty" : ats.keys.sorted().map(key).joined(separator: ", ")
+    }
+
     /// The live check: every kept host loaded under the dictionary of the bundle that governs
     /// it, then each dictionary compared with what its hosts need.
     static func run(_ inventory: AppInventory, connection: ConnectionOptions, runner: DiagnosticsRunner,
