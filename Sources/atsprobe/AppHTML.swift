@@ -54,14 +54,9 @@ enum AppHTML {
             return "\(h(item.host.target)) under \(h(report.name(item.host.bundle)))&#x2019;s dictionary: \(reason). Fix: \(h(AppReport.remedy(item.check)))"
         })
         out += "</section>\n<section id=\"unneeded\"><h2>What no host needs</h2>\n"
-        var unneeded: [String] = []
-        for result in report.results {
-            let name = h(report.name(result.bundle.path))
-            for finding in result.tightening?.findings ?? [] {
-                unneeded.append("\(name): <b>\(finding.kind.rawValue)</b> <code>\(h(finding.keyPath))</code>: \(h(finding.appValue)) &#x2192; \(h(finding.neededValue)): \(h(finding.message))")
-            }
-            for entry in result.unusedEntries { unneeded.append("\(name): entry <code>\(h(entry))</code>: no host found in the app falls under it") }
-        }
+        let unneeded = report.unneededItems(finding: { name, finding in
+            "\(h(name)): <b>\(finding.kind.rawValue)</b> <code>\(h(finding.keyPath))</code>: \(h(finding.appValue)) &#x2192; \(h(finding.neededValue)): \(h(finding.message))"
+        }, entry: { name, entry in "\(h(name)): entry <code>\(h(entry))</code>: no host found in the app falls under it" })
         out += unneeded.isEmpty ? "<p>Nothing: every dictionary is as tight as its hosts allow.</p>\n" : list(unneeded)
         out += "</section>\n"
 

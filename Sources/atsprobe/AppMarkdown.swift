@@ -53,18 +53,11 @@ enum AppMarkdown {
         }
 
         out += "\n## What no host needs\n\n"
-        var any = false
-        for result in report.results {
-            for finding in result.tightening?.findings ?? [] {
-                any = true
-                out += "- \(md(report.name(result.bundle.path))): **\(finding.kind.rawValue)** `\(code(finding.keyPath))`: \(md(finding.appValue)) -> \(md(finding.neededValue)): \(md(finding.message))\n"
-            }
-            for entry in result.unusedEntries {
-                any = true
-                out += "- \(md(report.name(result.bundle.path))): entry `\(code(entry))`: no host found in the app falls under it\n"
-            }
-        }
-        if !any { out += "Nothing: every dictionary is as tight as its hosts allow.\n" }
+        let unneeded = report.unneededItems(finding: { name, finding in
+            "\(md(name)): **\(finding.kind.rawValue)** `\(code(finding.keyPath))`: \(md(finding.appValue)) -> \(md(finding.neededValue)): \(md(finding.message))"
+        }, entry: { name, entry in "\(md(name)): entry `\(code(entry))`: no host found in the app falls under it" })
+        for item in unneeded { out += "- \(item)\n" }
+        if unneeded.isEmpty { out += "Nothing: every dictionary is as tight as its hosts allow.\n" }
 
         for result in report.results {
             guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }

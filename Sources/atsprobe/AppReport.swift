@@ -67,6 +67,15 @@ struct AppReport {
         return ats.isEmpty ? "empty" : ats.keys.sorted().map(key).joined(separator: ", ")
     }
 
+    /// The items of "What no host needs", in report order: per bundle (given by its name) its
+    /// tightening findings, then its entries no host falls under; each format words them.
+    func unneededItems(finding: (String, TighteningFinding) -> String, entry: (String, String) -> String) -> [String] {
+        results.flatMap { result in
+            let bundle = name(result.bundle.path)
+            return (result.tightening?.findings ?? []).map { finding(bundle, $0) } + result.unusedEntries.map { entry(bundle, $0) }
+        }
+    }
+
     /// The live check: every kept host loaded under the dictionary of the bundle that governs
     /// it, then each dictionary compared with what its hosts need.
     static func run(_ inventory: AppInventory, connection: ConnectionOptions, runner: DiagnosticsRunner,
