@@ -47,7 +47,7 @@ enum AppHTML {
         out += "</section>\n"
         if report.offline { return out + "</body>\n</html>\n" }
 
-        let failing = report.checks.filter { !$0.check.passes || $0.check.unreachable }
+        let failing = report.failing
         out += "<section id=\"failures\"><h2>Will fail</h2>\n"
         out += failing.isEmpty ? "<p>Nothing: every load passes under the app&#x2019;s dictionaries.</p>\n" : list(failing.map { item in
             let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { h($0.message) } ?? "could not be reached"
@@ -60,13 +60,11 @@ enum AppHTML {
         out += unneeded.isEmpty ? "<p>Nothing: every dictionary is as tight as its hosts allow.</p>\n" : list(unneeded)
         out += "</section>\n"
 
-        for result in report.results {
-            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }
+        for (result, plist) in report.tightenedDictionaries {
             out += "<section><h2>Tightened dictionary: \(h(report.name(result.bundle.path)))</h2>\n<pre>\(HTMLText.escaped(AppReport.escapedLines(plist)))</pre></section>\n"
         }
         var fixes = ""
-        for item in report.checks {
-            guard let advice = AppReport.serverAdvice(item.check) else { continue }
+        for (item, advice) in report.hostsWithServerAdvice {
             fixes += "<h3>\(h(item.host.target))</h3>\n"
             if let reason = advice.impossibleReason { fixes += "<p>No exception makes it load: \(h(reason))</p>\n" }
             fixes += list(advice.fixes.map { fix in

@@ -45,7 +45,7 @@ enum AppMarkdown {
         if report.offline { return out }
 
         out += "\n## Will fail\n\n"
-        let failing = report.checks.filter { !$0.check.passes || $0.check.unreachable }
+        let failing = report.failing
         if failing.isEmpty { out += "Nothing: every load passes under the app's dictionaries.\n" }
         for item in failing {
             let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { md($0.message) } ?? "could not be reached"
@@ -59,13 +59,11 @@ enum AppMarkdown {
         for item in unneeded { out += "- \(item)\n" }
         if unneeded.isEmpty { out += "Nothing: every dictionary is as tight as its hosts allow.\n" }
 
-        for result in report.results {
-            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }
+        for (result, plist) in report.tightenedDictionaries {
             out += "\n## Tightened dictionary: \(md(report.name(result.bundle.path)))\n\n```xml\n\(fence(AppReport.escapedLines(plist)))```\n"
         }
         var fixes = ""
-        for item in report.checks {
-            guard let advice = AppReport.serverAdvice(item.check) else { continue }
+        for (item, advice) in report.hostsWithServerAdvice {
             fixes += "\n### \(md(item.host.target))\n\n"
             if let reason = advice.impossibleReason { fixes += "No exception makes it load: \(md(reason))\n\n" }
             for fix in advice.fixes {

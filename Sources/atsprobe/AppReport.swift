@@ -67,6 +67,22 @@ struct AppReport {
         return ats.isEmpty ? "empty" : ats.keys.sorted().map(key).joined(separator: ", ")
     }
 
+    /// The loads that fail or do not connect: "Will fail" in every format.
+    var failing: [HostCheck] { checks.filter { !$0.check.passes || $0.check.unreachable } }
+
+    /// The dictionaries the live check tightens, with the tightened property list, in bundle order.
+    var tightenedDictionaries: [(result: DictionaryResult, plist: String)] {
+        results.compactMap { result in
+            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { return nil }
+            return (result, plist)
+        }
+    }
+
+    /// The hosts that have server advice (`serverAdvice`), in check order.
+    var hostsWithServerAdvice: [(item: HostCheck, advice: HostAdvice)] {
+        checks.compactMap { item in Self.serverAdvice(item.check).map { (item, $0) } }
+    }
+
     /// The items of "What no host needs", in report order: per bundle (given by its name) its
     /// tightening findings, then its entries no host falls under; each format words them.
     func unneededItems(finding: (String, TighteningFinding) -> String, entry: (String, String) -> String) -> [String] {
