@@ -62,17 +62,7 @@ public final class TestTLSServer: Sendable {
         if let selected, selectedLength == 2, selected[0] == UInt8(ascii: "h"), selected[1] == UInt8(ascii: "2") {
             HTTP2Responder(read: { buffer in
                 Int(buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) })
-            }, write: { bytes in
-                bytes.withUnsafeBytes { raw in
-                    var written = 0
-                    while written < raw.count {
-                        let count = SSL_write(ssl, raw.baseAddress! + written, Int32(raw.count - written))
-                        guard count > 0 else { return false }
-                        written += Int(count)
-                    }
-                    return true
-                }
-            }, isStopped: connection.isStopped).serve(http, fault: fault)
+            }, write: { writeAll($0, ssl: ssl) }, isStopped: connection.isStopped).serve(http, fault: fault)
             _ = SSL_shutdown(ssl)
             return
         }
@@ -81,19 +71,22 @@ public final class TestTLSServer: Sendable {
         answer(http.resolved(for: path), ssl: ssl, connection: connection)
     }
 
-    private static func answer(_ behavior: HTTPBehavior, ssl: OpaquePointer, connection: LoopbackListener.Connection) {
-        /// Bounded: each write either makes progress or fails (socket send timeout).
-        func write(_ bytes: [UInt8]) -> Bool {
-            bytes.withUnsafeBytes { raw in
-                var written = 0
-                while written < raw.count {
-                    let count = SSL_write(ssl, raw.baseAddress! + written, Int32(raw.count - written))
-                    guard count > 0 else { return false }
-                    written += Int(count)
-                }
-                return true
+    /// Writes all of `bytes`, false when the peer is gone. Bounded: each SSL_write either makes
+    /// progress or fails (the socket has a send timeout).
+    private static func writeAll(_ bytes: [UInt8], ssl: OpaquePointer) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var written = 0
+            while written < raw.count {
+                let count = SSL_write(ssl, raw.baseAddress! + written, Int32(raw.count - written))
+                guard count > 0 else { return false }
+                written += Int(count)
             }
+            return true
         }
+    }
+
+    private static func answer(_ behavior: HTTPBehavior, ssl: OpaquePointer, connection: LoopbackListener.Connection) {
+        func write(_ bytes: [UInt8]) -> Bool { writeAll(bytes, ssl: ssl) }
         let endlessLimit = 8 << 20
         switch behavior {
         case .raw(let bytes):

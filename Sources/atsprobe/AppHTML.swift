@@ -9,37 +9,14 @@ import TLSFacts
 enum AppHTML {
     static func render(_ report: AppReport) -> String {
         let inventory = report.inventory
-        var out = """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>atsprobe app: \(h(inventory.appName))</title>
-        <style>
-        body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
-        table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-        code,pre{font:13px ui-monospace,monospace}pre{background:#f6f6f6;padding:.8em;overflow-x:auto}
-        .pass{color:#176f2c;font-weight:600}.fail{color:#b00020;font-weight:600}
-        </style>
-        </head>
-        <body>
-        <h1>atsprobe app: \(h(inventory.appName))</h1>
-
-        """
+        var out = HTMLText.pageStart(title: "atsprobe app: \(h(inventory.appName))",
+                                     heading: "atsprobe app: \(h(inventory.appName))", style: style)
         out += "<p>Input <code>\(h(inventory.input))</code> (\(inventory.inputKind.rawValue)); "
         out += report.ruleSet.map { "rule set <code>\($0.id)</code>.</p>\n" } ?? "offline: nothing loaded.</p>\n"
 
         out += "<section id=\"declares\"><h2>What the app declares</h2>\n<table>\n<tr><th>Bundle</th><th>Kind</th><th>Identifier</th><th>Dictionary</th></tr>\n"
         for bundle in inventory.bundles {
-            let dictionary: String
-            if bundle.dictionaryOwner != bundle.path {
-                dictionary = "uses \(h(report.name(bundle.dictionaryOwner)))&#x2019;s"
-            } else if let ats = bundle.atsDictionary {
-                dictionary = ats.isEmpty ? "empty" : ats.keys.sorted().map { "<code>\(h($0))</code>" }.joined(separator: ", ")
-            } else {
-                dictionary = "none (ATS defaults)"
-            }
+            let dictionary = report.dictionaryCell(bundle, borrowed: { "uses \(h($0))&#x2019;s" }, key: { "<code>\(h($0))</code>" })
             out += "<tr><td>\(h(report.name(bundle.path)))</td><td>\(bundle.kind.rawValue)</td><td>\(h(bundle.identifier ?? ""))</td><td>\(dictionary)</td></tr>\n"
         }
         out += "</table>\n"
@@ -70,31 +47,24 @@ enum AppHTML {
         out += "</section>\n"
         if report.offline { return out + "</body>\n</html>\n" }
 
-        let failing = report.checks.filter { !$0.check.passes || $0.check.unreachable }
+        let failing = report.failing
         out += "<section id=\"failures\"><h2>Will fail</h2>\n"
         out += failing.isEmpty ? "<p>Nothing: every load passes under the app&#x2019;s dictionaries.</p>\n" : list(failing.map { item in
             let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { h($0.message) } ?? "could not be reached"
             return "\(h(item.host.target)) under \(h(report.name(item.host.bundle)))&#x2019;s dictionary: \(reason). Fix: \(h(AppReport.remedy(item.check)))"
         })
         out += "</section>\n<section id=\"unneeded\"><h2>What no host needs</h2>\n"
-        var unneeded: [String] = []
-        for result in report.results {
-            let name = h(report.name(result.bundle.path))
-            for finding in result.tightening?.findings ?? [] {
-                unneeded.append("\(name): <b>\(finding.kind.rawValue)</b> <code>\(h(finding.keyPath))</code>: \(h(finding.appValue)) &#x2192; \(h(finding.neededValue)): \(h(finding.message))")
-            }
-            for entry in result.unusedEntries { unneeded.append("\(name): entry <code>\(h(entry))</code>: no host found in the app falls under it") }
-        }
+        let unneeded = report.unneededItems(finding: { name, finding in
+            "\(h(name)): <b>\(finding.kind.rawValue)</b> <code>\(h(finding.keyPath))</code>: \(h(finding.appValue)) &#x2192; \(h(finding.neededValue)): \(h(finding.message))"
+        }, entry: { name, entry in "\(h(name)): entry <code>\(h(entry))</code>: no host found in the app falls under it" })
         out += unneeded.isEmpty ? "<p>Nothing: every dictionary is as tight as its hosts allow.</p>\n" : list(unneeded)
         out += "</section>\n"
 
-        for result in report.results {
-            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }
-            out += "<section><h2>Tightened dictionary: \(h(report.name(result.bundle.path)))</h2>\n<pre>\(htmlEscaped(AppReport.escapedLines(plist)))</pre></section>\n"
+        for (result, plist) in report.tightenedDictionaries {
+            out += "<section><h2>Tightened dictionary: \(h(report.name(result.bundle.path)))</h2>\n<pre>\(HTMLText.escaped(AppReport.escapedLines(plist)))</pre></section>\n"
         }
         var fixes = ""
-        for item in report.checks {
-            guard let advice = AppReport.serverAdvice(item.check) else { continue }
+        for (item, advice) in report.hostsWithServerAdvice {
             fixes += "<h3>\(h(item.host.target))</h3>\n"
             if let reason = advice.impossibleReason { fixes += "<p>No exception makes it load: \(h(reason))</p>\n" }
             fixes += list(advice.fixes.map { fix in
@@ -107,26 +77,17 @@ enum AppHTML {
         return out + "</body>\n</html>\n"
     }
 
+    static let style = """
+    body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
+    table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
+    code,pre{font:13px ui-monospace,monospace}pre{background:#f6f6f6;padding:.8em;overflow-x:auto}
+    .pass{color:#176f2c;font-weight:600}.fail{color:#b00020;font-weight:600}
+    """
+
     static func list(_ items: [String]) -> String {
         items.isEmpty ? "" : "<ul>\n" + items.map { "<li>\($0)</li>\n" }.joined() + "</ul>\n"
     }
 
     /// Untrusted text as HTML text or attribute content.
-    static func h(_ text: String) -> String { htmlEscaped(UntrustedText.escape(text, limit: 4096)) }
-
-    /// HTML's five special characters, for text already free of control characters.
-    static func htmlEscaped(_ text: String) -> String {
-        var out = ""
-        for ch in text {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    static func h(_ text: String) -> String { HTMLText.untrusted(text, limit: 4096) }
 }

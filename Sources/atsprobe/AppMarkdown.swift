@@ -16,14 +16,7 @@ enum AppMarkdown {
 
         out += "\n## What the app declares\n\n| bundle | kind | identifier | dictionary | lint |\n|---|---|---|---|---|\n"
         for bundle in inventory.bundles {
-            let dictionary: String
-            if bundle.dictionaryOwner != bundle.path {
-                dictionary = "uses \(md(report.name(bundle.dictionaryOwner)))'s"
-            } else if let ats = bundle.atsDictionary {
-                dictionary = ats.isEmpty ? "empty" : ats.keys.sorted().map { md($0) }.joined(separator: ", ")
-            } else {
-                dictionary = "none (ATS defaults)"
-            }
+            let dictionary = report.dictionaryCell(bundle, borrowed: { "uses \(md($0))'s" }, key: { md($0) })
             let lint = bundle.lint.isEmpty ? "" : PlistLintText.count(bundle.lint)
             out += "| \(md(report.name(bundle.path))) | \(bundle.kind.rawValue) | \(md(bundle.identifier ?? "")) | \(dictionary) | \(lint) |\n"
         }
@@ -52,7 +45,7 @@ enum AppMarkdown {
         if report.offline { return out }
 
         out += "\n## Will fail\n\n"
-        let failing = report.checks.filter { !$0.check.passes || $0.check.unreachable }
+        let failing = report.failing
         if failing.isEmpty { out += "Nothing: every load passes under the app's dictionaries.\n" }
         for item in failing {
             let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { md($0.message) } ?? "could not be reached"
@@ -60,26 +53,17 @@ enum AppMarkdown {
         }
 
         out += "\n## What no host needs\n\n"
-        var any = false
-        for result in report.results {
-            for finding in result.tightening?.findings ?? [] {
-                any = true
-                out += "- \(md(report.name(result.bundle.path))): **\(finding.kind.rawValue)** `\(code(finding.keyPath))`: \(md(finding.appValue)) -> \(md(finding.neededValue)): \(md(finding.message))\n"
-            }
-            for entry in result.unusedEntries {
-                any = true
-                out += "- \(md(report.name(result.bundle.path))): entry `\(code(entry))`: no host found in the app falls under it\n"
-            }
-        }
-        if !any { out += "Nothing: every dictionary is as tight as its hosts allow.\n" }
+        let unneeded = report.unneededItems(finding: { name, finding in
+            "\(md(name)): **\(finding.kind.rawValue)** `\(code(finding.keyPath))`: \(md(finding.appValue)) -> \(md(finding.neededValue)): \(md(finding.message))"
+        }, entry: { name, entry in "\(md(name)): entry `\(code(entry))`: no host found in the app falls under it" })
+        for item in unneeded { out += "- \(item)\n" }
+        if unneeded.isEmpty { out += "Nothing: every dictionary is as tight as its hosts allow.\n" }
 
-        for result in report.results {
-            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }
+        for (result, plist) in report.tightenedDictionaries {
             out += "\n## Tightened dictionary: \(md(report.name(result.bundle.path)))\n\n```xml\n\(fence(AppReport.escapedLines(plist)))```\n"
         }
         var fixes = ""
-        for item in report.checks {
-            guard let advice = AppReport.serverAdvice(item.check) else { continue }
+        for (item, advice) in report.hostsWithServerAdvice {
             fixes += "\n### \(md(item.host.target))\n\n"
             if let reason = advice.impossibleReason { fixes += "No exception makes it load: \(md(reason))\n\n" }
             for fix in advice.fixes {

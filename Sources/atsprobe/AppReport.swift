@@ -58,6 +58,40 @@ struct AppReport {
     /// The bundle's name for people: "Demo.app" for the app itself.
     func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
 
+    /// The dictionary column of the Markdown and HTML reports: whose dictionary governs the
+    /// bundle's loads (`borrowed` words the owner's name), the keys of its own, or the defaults.
+    /// The formats differ only in how they escape a name and mark up a key.
+    func dictionaryCell(_ bundle: AppBundle, borrowed: (String) -> String, key: (String) -> String) -> String {
+        if bundle.dictionaryOwner != bundle.path { return borrowed(name(bundle.dictionaryOwner)) }
+        guard let ats = bundle.atsDictionary else { return "none (ATS defaults)" }
+        return ats.isEmpty ? "empty" : ats.keys.sorted().map(key).joined(separator: ", ")
+    }
+
+    /// The loads that fail or do not connect: "Will fail" in every format.
+    var failing: [HostCheck] { checks.filter { !$0.check.passes || $0.check.unreachable } }
+
+    /// The dictionaries the live check tightens, with the tightened property list, in bundle order.
+    var tightenedDictionaries: [(result: DictionaryResult, plist: String)] {
+        results.compactMap { result in
+            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { return nil }
+            return (result, plist)
+        }
+    }
+
+    /// The hosts that have server advice (`serverAdvice`), in check order.
+    var hostsWithServerAdvice: [(item: HostCheck, advice: HostAdvice)] {
+        checks.compactMap { item in Self.serverAdvice(item.check).map { (item, $0) } }
+    }
+
+    /// The items of "What no host needs", in report order: per bundle (given by its name) its
+    /// tightening findings, then its entries no host falls under; each format words them.
+    func unneededItems(finding: (String, TighteningFinding) -> String, entry: (String, String) -> String) -> [String] {
+        results.flatMap { result in
+            let bundle = name(result.bundle.path)
+            return (result.tightening?.findings ?? []).map { finding(bundle, $0) } + result.unusedEntries.map { entry(bundle, $0) }
+        }
+    }
+
     /// The live check: every kept host loaded under the dictionary of the bundle that governs
     /// it, then each dictionary compared with what its hosts need.
     static func run(_ inventory: AppInventory, connection: ConnectionOptions, runner: DiagnosticsRunner,

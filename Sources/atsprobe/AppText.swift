@@ -81,7 +81,7 @@ enum AppText {
     }
 
     static func failures(_ report: AppReport) -> String {
-        let failing = report.checks.filter { !$0.check.passes || $0.check.unreachable }
+        let failing = report.failing
         guard !failing.isEmpty else { return "Will fail: none, every load passes under the app's dictionaries\n" }
         var out = "Will fail (\(failing.count))\n"
         for item in failing {
@@ -118,8 +118,7 @@ enum AppText {
 
     static func tightened(_ report: AppReport) -> String {
         var out = ""
-        for result in report.results {
-            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { continue }
+        for (result, plist) in report.tightenedDictionaries {
             let option = result.bundle.path.isEmpty ? "" : " --bundle \(esc(result.bundle.path))"
             out += "\nTightened NSAppTransportSecurity for \(esc(report.name(result.bundle.path))) (--format plist\(option) prints it alone):\n"
             out += AppReport.escapedLines(plist)
@@ -129,8 +128,7 @@ enum AppText {
 
     static func serverFixes(_ report: AppReport) -> String {
         var out = ""
-        for item in report.checks {
-            guard let advice = AppReport.serverAdvice(item.check) else { continue }
+        for (item, advice) in report.hostsWithServerAdvice {
             if out.isEmpty { out = "\nServer fixes (better than an exception, where the server is yours)\n" }
             out += "  \(esc(item.host.target))\n"
             if let reason = advice.impossibleReason { out += "    No exception makes it load: \(esc(reason))\n" }

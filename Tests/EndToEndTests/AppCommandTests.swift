@@ -105,11 +105,17 @@ import Testing
                 #expect(markdown.stdout.contains("| https://share.planted.test/ | PlugIns/Share.appex | PlugIns/Share.appex/Share | FAIL |"), "\(markdown.stdout)")
                 #expect(markdown.stdout.contains("## Tightened dictionary: PlugIns/Share.appex\n\n```xml\n"))
                 #expect(markdown.stdout.contains("## Server fixes"))
+                #expect(markdown.stdout.contains("## What no host needs\n\n- Demo.app: **unnecessary** `NSAppTransportSecurity."), "\(markdown.stdout)")
+                #expect(markdown.stdout.contains("- Demo.app: **unnecessary** `NSAppTransportSecurity.NSAllowsArbitraryLoads`: true -> absent: "))
+                #expect(markdown.stdout.contains("`: no host found in the app falls under it\n"))
                 let html = try await BinaryRunner.run(base + ["--format", "html"], timeout: 120)
                 #expect(html.status == 1)
                 #expect(html.stdout.hasPrefix("<!DOCTYPE html>"))
                 #expect(html.stdout.contains("<td>https://share.planted.test/</td><td>PlugIns/Share.appex</td><td>PlugIns/Share.appex/Share</td><td><span class=\"fail\">FAIL</span></td>"), "\(html.stdout)")
                 #expect(html.stdout.contains("&lt;key&gt;NSExceptionMinimumTLSVersion&lt;/key&gt;"))
+                #expect(html.stdout.contains("<h2>What no host needs</h2>\n<ul>\n<li>Demo.app: <b>unnecessary</b> <code>NSAppTransportSecurity."), "\(html.stdout)")
+                #expect(html.stdout.contains("<li>Demo.app: <b>unnecessary</b> <code>NSAppTransportSecurity.NSAllowsArbitraryLoads</code>: true &#x2192; absent: "))
+                #expect(html.stdout.contains("</code>: no host found in the app falls under it</li>\n"))
                 #expect(html.stdout.hasSuffix("</html>\n"))
 
                 // The tightened dictionaries, printed alone, pass plist lint and plist check on the same hosts.

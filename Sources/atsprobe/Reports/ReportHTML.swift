@@ -6,21 +6,7 @@ import TLSFacts
 /// Every string from the network or the input is escaped.
 enum ReportHTML {
     static func render(_ report: Report) -> String {
-        var out = """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>atsprobe report</title>
-        <style>
-        \(style)
-        </style>
-        </head>
-        <body>
-        <h1>App Transport Security report</h1>
-
-        """
+        var out = HTMLText.pageStart(title: "atsprobe report", heading: "App Transport Security report", style: style)
         out += "<section id=\"run\"><h2>Run</h2>\n<table class=\"meta\">\n"
         for (label, value) in report.metadataRows { out += "<tr><th scope=\"row\">\(h(label))</th><td>\(h(value))</td></tr>\n" }
         out += "</table></section>\n"
@@ -136,20 +122,7 @@ enum ReportHTML {
     }
 
     /// Escapes for HTML text and attribute values, after escaping control and bidi characters.
-    static func h(_ text: String) -> String {
-        var out = ""
-        for ch in UntrustedText.escape(text, limit: 4000) {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    static func h(_ text: String) -> String { HTMLText.untrusted(text, limit: 4000) }
 
     static let style = """
     body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #1d1d1f; margin: 2em; max-width: 80em; }
