@@ -62,6 +62,10 @@ final class LoopbackListener: @unchecked Sendable {
             return state.openFDs
         }
         guard let fds else { return }
+        // The listening socket stops listening now (Linux: a shut-down listener refuses new
+        // connections), not when the accept thread next wakes: on a loaded machine that can be
+        // after stop() has returned, and a client could still connect. The thread closes it.
+        _ = shutdown(listenFD, Int32(SHUT_RDWR))
         // shutdown (not close) wakes blocked reads without letting the fd number be reused under a thread.
         for fd in fds { _ = shutdown(fd, Int32(SHUT_RDWR)) }
         _ = threads.wait(timeout: .now() + Self.stopTimeout)
