@@ -174,12 +174,34 @@ final class TrustStore: @unchecked Sendable {
         return false
     }
 
+    /// Apple's roots, decoded when a chain asks for their subject (AppleRootLookup); all of
+    /// them at once only if OpenSSL refuses the lookup.
     private static func addAppleRoots(to store: OpaquePointer) {
-        for cert in AppleRootStore.certificates() {
-            _ = X509_STORE_add_cert(store, cert)
-            X509_free(cert)
+        if !AppleRootLookup.add(to: store) {
+            for cert in AppleRootStore.certificates() {
+                _ = X509_STORE_add_cert(store, cert)
+                X509_free(cert)
+            }
         }
         OpenSSLErrors.clear()
+    }
+
+    /// The certificate the store finds as `cert`'s issuer (by subject and signature), as its
+    /// SHA-256 fingerprint; nil when none (tests: Apple's roots are found through the lookup).
+    static func issuerFingerprint(of cert: OpaquePointer, in choice: TrustStoreChoice) -> String? {
+        guard let store = X509_STORE_new() else { return nil }
+        defer { X509_STORE_free(store) }
+        switch choice {
+        case .apple: addAppleRoots(to: store)
+        case .system: addSystemStore(to: store)
+        }
+        guard let context = X509_STORE_CTX_new() else { return nil }
+        defer { X509_STORE_CTX_free(context) }
+        guard X509_STORE_CTX_init(context, store, cert, nil) == 1 else { return nil }
+        var found: OpaquePointer?
+        guard X509_STORE_CTX_get1_issuer(&found, context, cert) == 1, let found else { return nil }
+        defer { X509_free(found) }
+        return CertificateReader.fingerprint(of: found)
     }
 
     /// Every certificate in a PEM file (owned by the caller). Unreadable files throw when required.

@@ -20,6 +20,42 @@ struct AppleRootStoreTests {
         #expect(Set(AppleRootStore.roots.map(\.sha256)).count == 156)
     }
 
+    /// Apple's roots are decoded on demand (AppleRootLookup): every root's subject is read from
+    /// its DER, and asking the store for the issuer of each root (self-issued: its issuer is its
+    /// subject) finds that very root. A lookup that missed would leave every chain to an Apple
+    /// root untrusted.
+    @Test func everyRootIsFoundBySubjectThroughTheLookup() throws {
+        #expect(AppleRootLookup.subjects.count == 156)
+        #expect(AppleRootLookup.subjects.allSatisfy { $0 != nil })
+        // A root re-issued under the same subject and key may answer for its twin: the issuer
+        // found must be one of Apple's roots, itself in all but such cases.
+        let apple = Set(AppleRootStore.roots.map(\.sha256))
+        var itself = 0
+        for root in AppleRootStore.roots {
+            let cert = try #require(AppleRootLookup.decode(root.der))
+            defer { TrustStore.free(cert) }
+            let found = TrustStore.issuerFingerprint(of: cert, in: .apple)?.uppercased().replacingOccurrences(of: ":", with: "")
+            #expect(found.map(apple.contains) == true, "\(root.name)")
+            if found == root.sha256 { itself += 1 }
+        }
+        #expect(itself >= 150)
+        // A test root has no issuer there.
+        let pki = try TestPKI()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-root-\(UUID().uuidString).pem").path
+        try pki.root.certificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let testRoot = try #require(TrustStore.readPEMCertificates(path: path, required: true).first)
+        defer { TrustStore.free(testRoot) }
+        #expect(TrustStore.issuerFingerprint(of: testRoot, in: .apple) == nil)
+    }
+
+    @Test func derWalkerRefusesTruncatedCertificates() {
+        let der = AppleRootStore.roots[0].der
+        #expect(AppleRootLookup.subjectName(of: Array(der.prefix(40))) == nil)
+        #expect(AppleRootLookup.element([0x30, 0x85, 1, 2, 3, 4, 5], at: 0) == nil)  // 5-byte length
+        #expect(AppleRootLookup.element([0x30, 0x03, 1], at: 0) == nil)  // runs past the end
+    }
+
     /// Apple's store holds Apple's own roots and the article-121668 roots; the Debian-only
     /// roots the issue names are absent.
     @Test func knownMembersAndNonMembers() {
