@@ -28,12 +28,7 @@ public enum AppleRootStore {
 
     /// The roots as X509 objects, owned by the caller (free each with X509_free).
     static func certificates() -> [OpaquePointer] {
-        roots.compactMap { root in
-            root.der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
-                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-                return d2i_X509(nil, &cursor, buffer.count)
-            }
-        }
+        roots.compactMap { AppleRootLookup.decode($0.der) }
     }
 
     /// How many roots OpenSSL parses (all of them, the tests check).
