@@ -71,9 +71,9 @@ final class AuditInput: @unchecked Sendable {
         while let (number, rawBytes, tooLong) = await nextLine() {
             // A byte-order mark (Windows editors write one) is not part of the first target.
             let bytes = number == 1 && rawBytes.starts(with: Self.byteOrderMark) ? rawBytes.dropFirst(3) : rawBytes
-            var text = String(decoding: bytes, as: UTF8.self)
-            text = text.trimmingWhitespace()
-            if !tooLong && (text.isEmpty || text.hasPrefix("#")) { continue }
+            let line = String(decoding: bytes, as: UTF8.self)
+            // The same comment rule as `diagnose --input` (TargetLine).
+            guard let text = tooLong ? line.trimmingWhitespace() : TargetLine.content(line) else { continue }
             position += 1
             let defect = tooLong ? "line longer than \(Self.maxLineBytes) bytes"
                 : (String(validating: bytes, as: UTF8.self) == nil ? "not UTF-8" : nil)

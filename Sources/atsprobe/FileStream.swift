@@ -148,11 +148,7 @@ enum TargetList {
         }
         // A byte-order mark (Windows editors write one) is not part of the first target.
         let withoutMark = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
-        return withoutMark.split(whereSeparator: \.isNewline).compactMap { line in
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = content.trimmingWhitespace()
-            return trimmed.isEmpty ? nil : trimmed
-        }
+        return withoutMark.split(whereSeparator: \.isNewline).compactMap { TargetLine.content($0) }
     }
 }
 

@@ -94,7 +94,7 @@ import TLSFacts
         127.0.0.1:99999
           # an indented comment
         ftp://127.0.0.1/
-        https://127.0.0.1:\(refused)/path
+        https://127.0.0.1:\(refused)/path  # a trailing comment, as `diagnose --input` takes it
 
         """
         let result = try await BinaryRunner.run(["audit", "--json", "--input", "-", "--timeout", "2"], timeout: 60, stdin: input)
@@ -107,6 +107,7 @@ import TLSFacts
         #expect(errors.allSatisfy { $0.verdict == "error" && $0.message?.isEmpty == false })
         let results = records.filter { $0.kind == "result" }
         #expect(results.compactMap(\.line).sorted() == [3, 8])
+        #expect(results.first { $0.line == 8 }?.input == "https://127.0.0.1:\(refused)/path")
         #expect(results.allSatisfy { $0.verdict == "unreachable" })
         for line in [4, 5, 7] { #expect(result.stderr.contains("atsprobe: line \(line): "), "stderr: \(result.stderr)") }
         #expect(result.stderr.contains("line 4: invalid target 'bad_host!name'"))

@@ -5,10 +5,10 @@ enum TLSVersionSpelling {
     static let accepted = ["TLSv1.0", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
     static let defaultValue = "TLSv1.2"
 
-    /// The minor version (0-3) when Apple parses the string, else nil.
+    /// The minor version (0-3) when Apple parses the string, else nil: the one parser the
+    /// effective policy uses too (DomainException.parseMinimumTLSVersion).
     static func minor(of value: String) -> Int? {
-        guard let index = accepted.firstIndex(of: value) else { return nil }
-        return index
+        DomainException.parseMinimumTLSVersion(value).map { Int($0.rawValue) - 0x0301 }
     }
 
     /// The accepted spelling the user most likely meant ("tlsv1.1" -> "TLSv1.1"), if any.
