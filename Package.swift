@@ -30,12 +30,14 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
+        // Owners of OpenSSL objects (X509, EVP_PKEY, BIO, SSL_CTX) and the error queue, for the probe and the test servers.
+        .target(name: "OpenSSLSupport", dependencies: ["COpenSSL", "CATSProbeShims"]),
         // Plain values shared by the probe and the policy: versions, suites, observations.
         .target(name: "TLSFacts"),
         // The ATS rules, pure Swift: no OpenSSL, no sockets.
         .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
         // Real handshakes over the system OpenSSL.
-        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "CEpoll",
+        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
@@ -45,7 +47,7 @@ let package = Package(
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
         .target(name: "ATSAppFixtures", dependencies: ["CZlib"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
-        .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims",
+        .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "OpenSSLSupport",
                                                        .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         .executableTarget(
@@ -58,6 +60,9 @@ let package = Package(
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
+        .testTarget(name: "TLSFactsTests", dependencies: ["TLSFacts"]),
+        .testTarget(name: "OpenSSLSupportTests", dependencies: ["OpenSSLSupport", "COpenSSL"]),
+        .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "TLSFacts"]),
         .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSDiagnostics", "TLSFacts", "ATSTestServers"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import OpenSSLSupport
 
 /// Apple's roots as an X509_LOOKUP: OpenSSL asks for a subject while it builds a chain, and only
 /// the roots with that subject are decoded (then kept in the store, so each is decoded once).
@@ -33,19 +34,15 @@ enum AppleRootLookup {
         var found = false
         for (index, subject) in subjects.enumerated() {
             guard let subject, X509_NAME_cmp(subject, name) == 0, let cert = decode(AppleRootStore.roots[index].der) else { continue }
-            _ = X509_STORE_add_cert(store, cert)  // the next search finds it in the store's cache
-            if !found { found = X509_OBJECT_set1_X509(result, cert) == 1 }
-            X509_free(cert)
+            _ = X509_STORE_add_cert(store, cert.pointer)  // the next search finds it in the store's cache
+            if !found { found = X509_OBJECT_set1_X509(result, cert.pointer) == 1 }
         }
         OpenSSLErrors.clear()
         return found ? 1 : 0
     }
 
-    static func decode(_ der: [UInt8]) -> OpaquePointer? {
-        der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_X509(nil, &cursor, buffer.count)
-        }
+    static func decode(_ der: [UInt8]) -> X509Certificate? {
+        try? X509Certificate(der: der)
     }
 
     /// The subject Name of a DER certificate (owned, never freed: the table lives as long as the

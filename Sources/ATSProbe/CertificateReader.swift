@@ -10,9 +10,10 @@ import Darwin
 #endif
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
-/// Reads one X509 (borrowed, not freed here) into CertificateFacts. Every list and name is bounded.
+/// Reads one X509 (borrowed from its owner, an X509Certificate) into CertificateFacts. Every list and name is bounded.
 enum CertificateReader {
     static let nameLimit = 4096
     static let listLimit = 256
@@ -44,18 +45,9 @@ enum CertificateReader {
 
     /// One-line RFC 2253 form.
     static func name(_ name: OpaquePointer?) -> String {
-        guard let name, let bio = BIO_new(BIO_s_mem()) else { return "" }
-        defer { BIO_free(bio) }
-        guard X509_NAME_print_ex(bio, name, 0, CATSProbeShims_XN_FLAG_RFC2253()) >= 0 else { return "" }
-        return memoryBIOText(bio, limit: nameLimit)
-    }
-
-    static func memoryBIOText(_ bio: OpaquePointer, limit: Int) -> String {
-        var data: UnsafeMutablePointer<CChar>?
-        let length = CATSProbeShims_BIO_get_mem_data(bio, &data)
-        guard let data, length > 0 else { return "" }
-        let bytes = UnsafeRawBufferPointer(start: data, count: min(Int(length), limit))
-        return String(decoding: bytes, as: UTF8.self)
+        guard let name, let bio = try? MemoryBIO() else { return "" }
+        guard X509_NAME_print_ex(bio.pointer, name, 0, CATSProbeShims_XN_FLAG_RFC2253()) >= 0 else { return "" }
+        return bio.text(limit: nameLimit)
     }
 
     static func serial(of cert: OpaquePointer) -> String {
@@ -153,10 +145,7 @@ enum CertificateReader {
     }
 
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil) == 1 else { return [] }
-        return Array(digest.prefix(Int(length)))
+        (try? Digest.sha256(bytes)) ?? []
     }
 
     static func fingerprint(of cert: OpaquePointer) -> String {

@@ -1,5 +1,6 @@
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// The cipher suites this OpenSSL build can speak, by IANA code point, with OpenSSL's names.
@@ -22,7 +23,8 @@ struct CipherCatalog: Sendable {
 
     private init() {
         var entries: [Entry] = []
-        if let ctx = SSL_CTX_new(TLS_client_method()) {
+        if let context = try? SSLContext(.client) {
+            let ctx = context.pointer
             SSL_CTX_set_security_level(ctx, 0)
             _ = CATSProbeShims_SSL_CTX_set_min_proto_version(ctx, 0)
             _ = CATSProbeShims_SSL_CTX_set_max_proto_version(ctx, 0)
@@ -36,7 +38,6 @@ struct CipherCatalog: Sendable {
                 }
                 SSL_free(ssl)
             }
-            SSL_CTX_free(ctx)
         }
         OpenSSLErrors.clear()
         var seen = Set<CipherSuite>()

@@ -6,13 +6,15 @@ import Foundation
 import Synchronization
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// One client SSL_CTX for one offer. Set up entirely here, so /etc/ssl/openssl.cnf never
 /// changes what is offered; shared by every handshake with that offer.
 final class ClientContext: @unchecked Sendable {
     // Immutable after init; OpenSSL allows SSL_new from many threads on a configured SSL_CTX.
-    let pointer: OpaquePointer
+    private let context: SSLContext
+    var pointer: OpaquePointer { context.pointer }
 
     /// OpenSSL 3.0's names for the groups it can offer. X25519MLKEM768 is not among them: an
     /// offer's groups without a name here are left out of the ClientHello, and the verdict is
@@ -35,10 +37,12 @@ final class ClientContext: @unchecked Sendable {
 
     init(offer: ClientOffer) throws(ProbeFailure) {
         OpenSSLErrors.clear()
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else {
-            throw ProbeFailure(kind: .other, detail: "SSL_CTX_new failed: \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
+        do {
+            context = try SSLContext(.client)
+        } catch {
+            throw ProbeFailure(kind: .other, detail: "SSL_CTX_new failed: \(OpenSSLErrors.describe(error.entries))")
         }
-        pointer = ctx
+        let ctx = context.pointer
         func fail(_ what: String) -> ProbeFailure {
             ProbeFailure(kind: .clientRejected, detail: "cannot offer \(offer): \(what) \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
         }
@@ -74,8 +78,6 @@ final class ClientContext: @unchecked Sendable {
         guard alpn.isEmpty || SSL_CTX_set_alpn_protos(ctx, alpn, UInt32(alpn.count)) == 0 else { throw fail("ALPN") }
         OpenSSLErrors.clear()
     }
-
-    deinit { SSL_CTX_free(pointer) }
 }
 
 /// One context per distinct offer, built on first use.

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import OpenSSLSupport
 import TLSFacts
 
 /// Turns a failed handshake (what the socket saw, what OpenSSL said) into a typed failure.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// One probe from start to end, as one async function over non-blocking sockets: resolve,
@@ -96,29 +97,19 @@ struct Handshake {
         let suite = CipherSuite(rawValue: cipher.map { SSL_CIPHER_get_protocol_id($0) } ?? 0)
         let cipherName = cipher.map { String(cString: SSL_CIPHER_get_name($0)) } ?? ""
 
-        var served: [OpaquePointer] = []
-        if let stack = SSL_get_peer_cert_chain(ssl) {
-            for index in 0..<min(CATSProbeShims_sk_X509_num(stack), Int32(Handshake.chainLimit)) {
-                if let cert = CATSProbeShims_sk_X509_value(stack, index) { served.append(cert) }
-            }
-        }
+        // Each served certificate is read once, here; trust evaluation takes the same objects and facts.
+        let served = SSL_get_peer_cert_chain(ssl).map { X509Certificate.retaining(stack: $0, limit: Handshake.chainLimit) } ?? []
+        var chain = served.map(ServedCertificate.init)
         // Trust first: it may fetch the leaf's missing issuer, which the SCT check below needs.
         let nameToCheck = request.serverName ?? request.target.host
         let trustEvaluation = await TrustEvaluator(store: trust, date: evaluationDate, fetcher: fetcher, deadline: deadline)
-            .evaluate(served: served, name: nameToCheck)
+            .evaluate(served: chain, name: nameToCheck)
         // The leaf's embedded SCTs sign the precertificate, which names the leaf's issuer: looked
-        // up once, at the first such SCT, so a leaf without SCTs costs nothing. Served, in the
-        // store, or fetched by caIssuers above.
-        var leafIssuer: (certificate: OpaquePointer, owned: Bool)?? = nil
-        defer { if case let found?? = leafIssuer, found.owned { X509_free(found.certificate) } }
-        let chain = served.enumerated().map { index, cert in
-            CertificateReader.facts(of: cert) { sct in
-                guard index == 0 else { return .notChecked }
-                if leafIssuer == nil {
-                    leafIssuer = .some(trust.issuer(of: cert, served: served)
-                        ?? fetcher?.fetchedIssuer(of: cert).map { (certificate: $0, owned: true) })
-                }
-                return verifier.check(sct, entry: .precertificate(leaf: cert, issuer: leafIssuer??.certificate))
+        // up only when the leaf has SCTs. Served, in the store, or fetched by caIssuers above.
+        if let leaf = served.first, !chain[0].facts.embeddedSCTs.isEmpty {
+            let issuer = trust.issuer(of: leaf, served: served) ?? fetcher?.fetchedIssuer(of: leaf)
+            chain[0].facts.embeddedSCTs = CertificateReader.embeddedSCTs(of: leaf.pointer) { sct in
+                verifier.check(sct, entry: .precertificate(leaf: leaf.pointer, issuer: issuer?.pointer))
             }
         }
 
@@ -135,20 +126,20 @@ struct Handshake {
             cipherSuite: suite,
             openSSLCipherName: cipherName,
             keyExchangeGroup: keyExchangeGroup(ssl: ssl, cipher: cipher),
-            chain: chain,
+            chain: chain.map(\.facts),
             alpn: alpn,
             connectMilliseconds: connectMilliseconds,
             handshakeMilliseconds: handshakeMilliseconds,
             trust: trustEvaluation,
             deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: ssl) { sct in
-                served.first.map { verifier.check(sct, entry: .certificate(leaf: $0)) } ?? .noIssuer
+                served.first.map { verifier.check(sct, entry: .certificate(leaf: $0.pointer)) } ?? .noIssuer
             } : [],
-            ocspStaple: StatusReader.ocspStaple(of: ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil),
+            ocspStaple: StatusReader.ocspStaple(of: ssl, leaf: served.first?.pointer, issuer: served.count > 1 ? served[1].pointer : nil),
             serverSignatureScheme: serverSignatureScheme(ssl: ssl, leaf: served.first))
     }
 
     /// The scheme of the server's handshake signature, from OpenSSL's signature type and hash.
-    private func serverSignatureScheme(ssl: OpaquePointer, leaf: OpaquePointer?) -> SignatureScheme? {
+    private func serverSignatureScheme(ssl: OpaquePointer, leaf: X509Certificate?) -> SignatureScheme? {
         var type: Int32 = NID_undef
         var hash: Int32 = NID_undef
         guard SSL_get_peer_signature_type_nid(ssl, &type) == 1 else { return nil }
@@ -165,7 +156,7 @@ struct Handshake {
             return [.ecdsaSHA1, .ecdsaSHA224, .ecdsaSecp256r1SHA256, .ecdsaSecp384r1SHA384, .ecdsaSecp521r1SHA512][index]
         case EVP_PKEY_RSA_PSS:
             // rsa_pss_pss_* when the leaf key itself is an RSA-PSS key, rsa_pss_rsae_* otherwise.
-            let pssKey = leaf.flatMap { X509_get0_pubkey($0) }.map { EVP_PKEY_get_base_id($0) == EVP_PKEY_RSA_PSS } ?? false
+            let pssKey = leaf.flatMap { X509_get0_pubkey($0.pointer) }.map { EVP_PKEY_get_base_id($0) == EVP_PKEY_RSA_PSS } ?? false
             switch hash {
             case NID_sha256: return pssKey ? .rsaPSSPSSSHA256 : .rsaPSSRSAESHA256
             case NID_sha384: return pssKey ? .rsaPSSPSSSHA384 : .rsaPSSRSAESHA384
@@ -189,9 +180,9 @@ struct Handshake {
         }
         var key: OpaquePointer?
         guard CATSProbeShims_SSL_get_peer_tmp_key(ssl, &key) == 1, let key else { return nil }
-        defer { EVP_PKEY_free(key) }
-        if EVP_PKEY_get_base_id(key) == EVP_PKEY_DH { return "DH \(EVP_PKEY_get_bits(key))" }
-        return OBJ_nid2sn(EVP_PKEY_get_base_id(key)).map { String(cString: $0) }
+        let peerKey = EVPKey(takingOwnership: key)
+        if peerKey.baseID == EVP_PKEY_DH { return "DH \(peerKey.bits)" }
+        return OBJ_nid2sn(peerKey.baseID).map { String(cString: $0) }
     }
 
     /// Sends the GET and reads the response head, bounded in size and by the deadline.

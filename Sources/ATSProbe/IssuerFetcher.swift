@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// Fetches a certificate's caIssuers (Authority Information Access) URLs when the served chain
@@ -67,19 +68,14 @@ final class IssuerFetcher: Sendable {
 
     /// A certificate that issued `cert`, from the answers already fetched for its caIssuers URLs
     /// (never fetching): the issuer an embedded SCT's signature needs when the server did not
-    /// send it. Owned by the caller (X509_free).
-    func fetchedIssuer(of cert: OpaquePointer) -> OpaquePointer? {
+    /// send it.
+    func fetchedIssuer(of cert: X509Certificate) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
-        for url in IssuerFetcher.caIssuerURLs(of: cert) {
+        for url in IssuerFetcher.caIssuerURLs(of: cert.pointer) {
             guard let entry = entries.withLock({ $0[url] }),
                   case .certificates(let ders)? = entry.outcome.withLock({ $0 }) else { continue }
             for der in ders {
-                guard let parent = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-                    var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-                    return d2i_X509(nil, &cursor, buffer.count)
-                }) else { continue }
-                if X509_check_issued(parent, cert) == X509_V_OK { return parent }
-                X509_free(parent)
+                if let parent = try? X509Certificate(der: der), X509_check_issued(parent.pointer, cert.pointer) == X509_V_OK { return parent }
             }
         }
         return nil
@@ -191,12 +187,8 @@ final class IssuerFetcher: Sendable {
     static func decodeCertificates(_ body: [UInt8]) -> [[UInt8]] {
         defer { OpenSSLErrors.clear() }
         guard !body.isEmpty else { return [] }
-        if let cert = body.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_X509(nil, &cursor, buffer.count)
-        }) {
-            defer { X509_free(cert) }
-            return CertificateReader.der(cert, with: { i2d_X509($0, $1) }).map { [$0] } ?? []
+        if let cert = try? X509Certificate(der: body) {
+            return (try? cert.der).map { [$0] } ?? []
         }
         if let p7 = body.withUnsafeBufferPointer({ buffer -> UnsafeMutablePointer<PKCS7>? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -208,11 +200,8 @@ final class IssuerFetcher: Sendable {
                 CATSProbeShims_sk_X509_value(stack, index).flatMap { CertificateReader.der($0, with: { i2d_X509($0, $1) }) }
             }
         }
-        guard let bio = body.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else { return [] }
-        defer { BIO_free(bio) }
-        guard let cert = PEM_read_bio_X509(bio, nil, nil, nil) else { return [] }
-        defer { X509_free(cert) }
-        return CertificateReader.der(cert, with: { i2d_X509($0, $1) }).map { [$0] } ?? []
+        guard let bio = try? MemoryBIO(copying: body), let cert = X509Certificate.readPEM(from: bio) else { return [] }
+        return (try? cert.der).map { [$0] } ?? []
     }
 
     /// The http(s) and other caIssuers URIs of `cert`, in order, at most `urlThreshold`.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// Checks a log's signature on an SCT (RFC 6962 section 3.2), as Apple does before counting it.
@@ -52,46 +53,26 @@ struct SCTVerifier {
     /// The SCTs embedded in a PEM leaf, each checked against `issuerPEM`'s key: for checking this
     /// verifier against certificates and SCTs made by other implementations.
     func embeddedSCTs(leafPEM: String, issuerPEM: String) -> [SignedCertificateTimestamp] {
-        guard let leaf = Self.certificate(pem: leafPEM) else { return [] }
-        defer { X509_free(leaf) }
-        let issuer = Self.certificate(pem: issuerPEM)
-        defer { if let issuer { X509_free(issuer) } }
-        return CertificateReader.embeddedSCTs(of: leaf) { check($0, entry: .precertificate(leaf: leaf, issuer: issuer)) }
-    }
-
-    private static func certificate(pem: String) -> OpaquePointer? {
-        defer { OpenSSLErrors.clear() }
-        let bytes = Array(pem.utf8)
-        return bytes.withUnsafeBytes { raw -> OpaquePointer? in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_X509(bio, nil, nil, nil)
-        }
+        guard let leaf = try? X509Certificate(pem: leafPEM) else { return [] }
+        let issuer = try? X509Certificate(pem: issuerPEM)
+        return CertificateReader.embeddedSCTs(of: leaf.pointer) { check($0, entry: .precertificate(leaf: leaf.pointer, issuer: issuer?.pointer)) }
     }
 
     /// SHA-256 signature check with whichever key type the log has (ECDSA P-256 or RSA).
     static func verify(_ message: [UInt8], signature: UnsafeBufferPointer<UInt8>, key der: [UInt8]) -> Bool {
         defer { OpenSSLErrors.clear() }
-        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_PUBKEY(nil, &cursor, buffer.count)
-        }
-        guard let key, let context = EVP_MD_CTX_new() else { return false }
-        defer {
-            EVP_MD_CTX_free(context)
-            EVP_PKEY_free(key)
-        }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else { return false }
+        guard let key = try? EVPKey(publicKeyDER: der), let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pointer) == 1 else { return false }
         return EVP_DigestVerify(context, signature.baseAddress, signature.count, message, message.count) == 1
     }
 
     /// The leaf's TBSCertificate, re-encoded without the embedded SCT list: what the log signed.
     static func tbsWithoutSCTs(_ leaf: OpaquePointer) -> [UInt8]? {
-        guard let copy = X509_dup(leaf) else { return nil }
-        defer { X509_free(copy) }
-        let index = X509_get_ext_by_NID(copy, NID_ct_precert_scts, -1)
-        if index >= 0, let removed = X509_delete_ext(copy, index) { X509_EXTENSION_free(removed) }
-        return CertificateReader.der(copy) { i2d_re_X509_tbs($0, $1) }
+        guard let copy = X509_dup(leaf).map(X509Certificate.init(takingOwnership:)) else { return nil }
+        let index = X509_get_ext_by_NID(copy.pointer, NID_ct_precert_scts, -1)
+        if index >= 0, let removed = X509_delete_ext(copy.pointer, index) { X509_EXTENSION_free(removed) }
+        return CertificateReader.der(copy.pointer) { i2d_re_X509_tbs($0, $1) }
     }
 
     static func uint24(_ value: Int) -> [UInt8] {

@@ -5,6 +5,7 @@ import Foundation
 #endif
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// Certificate status a server delivered: SCTs (TLS extension, OCSP staple) and the OCSP staple itself.

@@ -1,5 +1,6 @@
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// One client SSL over a TCP socket. OpenSSL reads and writes memory BIOs; this class moves

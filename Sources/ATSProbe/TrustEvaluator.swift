@@ -5,6 +5,7 @@ import Foundation
 #endif
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// Verifies a served chain against the anchors at a given time, recording every problem
@@ -28,21 +29,17 @@ struct TrustEvaluator {
     var fetcher: IssuerFetcher? = nil
     var deadline: Deadline? = nil
 
-    /// `served` is the peer's chain, leaf first (borrowed). `name` is the DNS name or IP literal to match.
-    func evaluate(served: [OpaquePointer], name: String?) async -> TrustEvaluation {
+    /// `served` is the peer's chain, leaf first, each certificate with the facts the handshake
+    /// read (not read again here). `name` is the DNS name or IP literal to match.
+    func evaluate(served: [ServedCertificate], name: String?) async -> TrustEvaluation {
         var problems: [TrustProblem] = []
-        guard let leaf = served.first else {
+        guard let leaf = served.first?.certificate else {
             return TrustEvaluation(problems: [TrustProblem(kind: .invalidChain, detail: "no certificate served")],
                                    anchor: nil, evaluatedAt: date, store: store.storeName)
         }
-        var untrusted = Array(served.dropFirst())
+        var untrusted = served.dropFirst().map(\.certificate)
         var (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
-        var fetched: [OpaquePointer] = []
         var fetches: [FetchedIssuer] = []
-        defer {
-            builtChain.forEach { X509_free($0) }
-            fetched.forEach { X509_free($0) }
-        }
         // Apple's path builder asks the network (caIssuers) for a parent no other source has
         // (SecTrustServer.c, kSecCAIssuerSource): the certificate that lacks an issuer names URLs.
         if let fetcher {
@@ -51,23 +48,27 @@ struct TrustEvaluator {
                 let child = builtChain[depth]
                 let found = await fetchIssuers(of: child, with: fetcher, log: &fetches)
                 guard !found.isEmpty else { break }
-                fetched += found
                 untrusted += found
-                builtChain.forEach { X509_free($0) }
                 (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
                 hops += 1
             }
         }
 
-        let facts = served.map { CertificateReader.facts(of: $0) }
+        let facts = served.map(\.facts)
+        // The verifier builds its chain from the very X509 objects it was given, so a served
+        // certificate's facts are found by identity; only an anchor from a store is read here.
+        func servedFacts(_ certificate: X509Certificate) -> CertificateFacts? {
+            served.first { $0.certificate.pointer == certificate.pointer }?.facts
+        }
         func index(of depth: Int32) -> Int? {
             guard depth >= 0, Int(depth) < builtChain.count else { return nil }
-            let fingerprint = CertificateReader.fingerprint(of: builtChain[Int(depth)])
+            let certificate = builtChain[Int(depth)]
+            let fingerprint = servedFacts(certificate)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: certificate.pointer)
             return facts.firstIndex { $0.sha256Fingerprint == fingerprint }  // nil: an anchor the server did not send
         }
         func label(_ depth: Int32) -> String {
             guard depth >= 0, Int(depth) < builtChain.count else { return "certificate" }
-            return "'\(CertificateReader.name(X509_get_subject_name(builtChain[Int(depth)])))'"
+            return "'\(CertificateReader.name(X509_get_subject_name(builtChain[Int(depth)].pointer)))'"
         }
 
         var chainUntrusted = false
@@ -88,7 +89,7 @@ struct TrustEvaluator {
             case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
                 chainUntrusted = true
                 let issuer = error.depth >= 0 && Int(error.depth) < builtChain.count
-                    ? CertificateReader.name(X509_get_issuer_name(builtChain[Int(error.depth)])) : "?"
+                    ? CertificateReader.name(X509_get_issuer_name(builtChain[Int(error.depth)].pointer)) : "?"
                 var problem = missingIssuer(index: at, issuer: issuer, served: served, facts: facts, label: label(error.depth))
                 problem.detail += fetchSummary(fetches, fetching: fetcher != nil)
                 problems.append(problem)
@@ -105,9 +106,10 @@ struct TrustEvaluator {
 
         var anchor: AnchorSource?
         if !chainUntrusted, let top = builtChain.last {
-            anchor = store.userAnchorFingerprints.contains(CertificateReader.fingerprint(of: top)) ? .user : .system
+            anchor = store.userAnchorFingerprints.contains(servedFacts(top)?.sha256Fingerprint
+                                                           ?? CertificateReader.fingerprint(of: top.pointer)) ? .user : .system
         }
-        let path = anchor == nil ? nil : builtChain.map { CertificateReader.facts(of: $0) }
+        let path = anchor == nil ? nil : builtChain.map { servedFacts($0) ?? CertificateReader.facts(of: $0.pointer) }
         return TrustEvaluation(problems: deduplicated(problems), anchor: anchor, evaluatedAt: date, store: store.storeName,
                                path: path, fetchedIssuers: fetches.isEmpty ? nil : fetches,
                                otherStore: compareStores(leaf: leaf, untrusted: untrusted, anchor: anchor, untrustedHere: chainUntrusted))
@@ -127,10 +129,10 @@ struct TrustEvaluator {
     }
 
     /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it
-    /// (owned: the caller frees them). Every URL tried is logged.
-    private func fetchIssuers(of child: OpaquePointer, with fetcher: IssuerFetcher, log: inout [FetchedIssuer]) async -> [OpaquePointer] {
-        let urls = IssuerFetcher.caIssuerURLs(of: child)
-        let subject = CertificateReader.name(X509_get_subject_name(child))
+    /// Every URL tried is logged.
+    private func fetchIssuers(of child: X509Certificate, with fetcher: IssuerFetcher, log: inout [FetchedIssuer]) async -> [X509Certificate] {
+        let urls = IssuerFetcher.caIssuerURLs(of: child.pointer)
+        let subject = CertificateReader.name(X509_get_subject_name(child.pointer))
         guard urls.count < IssuerFetcher.urlThreshold else {
             log.append(FetchedIssuer(url: urls[0], forSubject: subject, certificates: [],
                                      failure: "not fetched: \(urls.count) caIssuers URLs (Apple fetches none from \(IssuerFetcher.urlThreshold) on)"))
@@ -141,17 +143,12 @@ struct TrustEvaluator {
             case .failure(let reason):
                 log.append(FetchedIssuer(url: url, forSubject: subject, certificates: [], failure: reason))
             case .certificates(let ders):
-                let parents = ders.compactMap { der -> OpaquePointer? in
-                    guard let cert = der.withUnsafeBufferPointer({ buffer -> OpaquePointer? in
-                        var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-                        return d2i_X509(nil, &cursor, buffer.count)
-                    }) else { return nil }
-                    if X509_check_issued(cert, child) == X509_V_OK { return cert }
-                    X509_free(cert)
-                    return nil
+                let parents = ders.compactMap { der -> X509Certificate? in
+                    guard let cert = try? X509Certificate(der: der), X509_check_issued(cert.pointer, child.pointer) == X509_V_OK else { return nil }
+                    return cert
                 }
                 OpenSSLErrors.clear()
-                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: parents.map { CertificateReader.facts(of: $0) },
+                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: parents.map { CertificateReader.facts(of: $0.pointer) },
                                          failure: parents.isEmpty ? "none of the \(ders.count) certificate(s) it gave issued '\(subject)'" : nil))
                 if !parents.isEmpty { return parents }
             }
@@ -169,12 +166,11 @@ struct TrustEvaluator {
 
     /// Judges the same chain against the other system store, and says when the two disagree:
     /// the chain's root is in one and not the other.
-    private func compareStores(leaf: OpaquePointer, untrusted: [OpaquePointer], anchor: AnchorSource?,
+    private func compareStores(leaf: X509Certificate, untrusted: [X509Certificate], anchor: AnchorSource?,
                                untrustedHere: Bool) -> StoreComparison? {
         guard let other = store.otherStore, let otherName = store.otherStoreName, let thisName = store.storeName,
               anchor == .system || untrustedHere else { return nil }
-        let (errors, chain) = verify(leaf: leaf, untrusted: untrusted, in: other)
-        chain.forEach { X509_free($0) }
+        let (errors, _) = verify(leaf: leaf, untrusted: untrusted, in: other)
         let trustedThere = !errors.contains { TrustEvaluator.untrustedCodes.contains($0.code) }
         if anchor == .system && !trustedThere {
             return StoreComparison(store: otherName, trusts: false, detail: "trusted by \(thisName), not by \(otherName)")
@@ -192,7 +188,7 @@ struct TrustEvaluator {
     /// The verifier stopped at a certificate whose issuer no store holds. When the server sent
     /// only a leaf (not a CA), the usual cause is a missing intermediate; when it sent CA
     /// certificates too, the chain leads to a root we do not trust.
-    private func missingIssuer(index: Int?, issuer: String, served: [OpaquePointer], facts: [CertificateFacts],
+    private func missingIssuer(index: Int?, issuer: String, served: [ServedCertificate], facts: [CertificateFacts],
                                label: String) -> TrustProblem {
         let stoppedAtLeaf = index == 0 && served.count == 1 && !(facts.first?.isCA ?? false)
         if stoppedAtLeaf {
@@ -209,24 +205,23 @@ struct TrustEvaluator {
     }
 
     /// CommonName is never consulted, as Apple's clients do today.
-    private func matches(leaf: OpaquePointer, name: String) -> Bool {
+    private func matches(leaf: X509Certificate, name: String) -> Bool {
         // No partial wildcards ("w*.example.com" matches nothing), as SecPolicyLeafCallbacks.c.
         let flags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
-        if Target.isIPAddress(name) { return X509_check_ip_asc(leaf, name, flags) == 1 }
-        return X509_check_host(leaf, name, name.utf8.count, flags, nil) == 1
+        if Target.isIPAddress(name) { return X509_check_ip_asc(leaf.pointer, name, flags) == 1 }
+        return X509_check_host(leaf.pointer, name, name.utf8.count, flags, nil) == 1
     }
 
     /// Runs X509_verify_cert with a callback that records each error and carries on.
-    /// Returns the errors and the chain it built (owned references, freed by the caller).
-    private func verify(leaf: OpaquePointer, untrusted: [OpaquePointer], in anchors: OpaquePointer) -> ([VerifyError], [OpaquePointer]) {
+    /// Returns the errors and the chain it built.
+    private func verify(leaf: X509Certificate, untrusted: [X509Certificate], in anchors: OpaquePointer) -> ([VerifyError], [X509Certificate]) {
         OpenSSLErrors.clear()
-        guard let context = X509_STORE_CTX_new(), let stack = CATSProbeShims_sk_X509_new_null() else { return ([], []) }
+        guard let stack = try? X509Stack(untrusted), let context = X509_STORE_CTX_new() else { return ([], []) }
         defer {
             X509_STORE_CTX_free(context)
-            CATSProbeShims_sk_X509_free(stack)
+            withExtendedLifetime((leaf, stack)) {}  // the context points at both until it is freed
         }
-        for cert in untrusted { _ = CATSProbeShims_sk_X509_push(stack, cert) }
-        guard X509_STORE_CTX_init(context, anchors, leaf, stack) == 1 else { return ([], []) }
+        guard X509_STORE_CTX_init(context, anchors, leaf.pointer, stack.pointer) == 1 else { return ([], []) }
         let parameters = X509_STORE_CTX_get0_param(context)
         X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970))
         _ = X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_X509_STRICT))
@@ -246,15 +241,9 @@ struct TrustEvaluator {
         _ = X509_verify_cert(context)
         OpenSSLErrors.clear()
 
-        var chain: [OpaquePointer] = []
-        if let built = X509_STORE_CTX_get1_chain(context) {
-            // The whole built chain (bounded as the served one is): cutting it at 16 lost the
-            // anchor of a longer chain, which then read as a system root.
-            for index in 0..<min(CATSProbeShims_sk_X509_num(built), Int32(Handshake.chainLimit)) {
-                if let cert = CATSProbeShims_sk_X509_value(built, index), X509_up_ref(cert) == 1 { chain.append(cert) }
-            }
-            CATSProbeShims_sk_X509_pop_free(built)
-        }
+        // The whole built chain (bounded as the served one is): cutting it at 16 lost the
+        // anchor of a longer chain, which then read as a system root.
+        let chain = X509_STORE_CTX_get1_chain(context).map { X509Certificate.takingOwnership(stack: $0, limit: Handshake.chainLimit) } ?? []
         return (log.errors, chain)
     }
 }

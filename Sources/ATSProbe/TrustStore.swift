@@ -10,6 +10,7 @@ import Darwin
 #endif
 internal import COpenSSL
 internal import CATSProbeShims
+internal import OpenSSLSupport
 import TLSFacts
 
 /// The anchors: a system store (Apple's, built in, by default; or the machine's OpenSSL store)
@@ -64,19 +65,15 @@ final class TrustStore: @unchecked Sendable {
         if let file = options.additionalSystemAnchorsFile {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
             guard !certificates.isEmpty else { throw ProbeSetupError(path: file, reason: "no PEM certificate in file") }
-            for cert in certificates {
-                _ = X509_STORE_add_cert(store, cert)
-                X509_free(cert)
-            }
+            for cert in certificates { _ = X509_STORE_add_cert(store, cert.pointer) }
             OpenSSLErrors.clear()
         }
 
         func add(file path: String, required: Bool) throws(ProbeSetupError) {
             let certificates = try TrustStore.readPEMCertificates(path: path, required: required)
             for cert in certificates {
-                fingerprints.insert(CertificateReader.fingerprint(of: cert))
-                _ = X509_STORE_add_cert(store, cert)  // takes its own reference; duplicates are harmless
-                X509_free(cert)
+                fingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
+                _ = X509_STORE_add_cert(store, cert.pointer)  // takes its own reference; duplicates are harmless
             }
             OpenSSLErrors.clear()
         }
@@ -99,17 +96,22 @@ final class TrustStore: @unchecked Sendable {
         finished = true
     }
 
-    /// The certificate that issued `leaf`: a served one when it did (borrowed), else one from
-    /// this store (owned: the caller frees it). Nil when neither has it.
-    func issuer(of leaf: OpaquePointer, served: [OpaquePointer]) -> (certificate: OpaquePointer, owned: Bool)? {
+    /// The certificate that issued `leaf`: a served one when it did, else one from this store.
+    /// Nil when neither has it.
+    func issuer(of leaf: X509Certificate, served: [X509Certificate]) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
-        if let next = served.dropFirst().first(where: { X509_check_issued($0, leaf) == X509_V_OK }) { return (next, false) }
+        if let next = served.dropFirst().first(where: { X509_check_issued($0.pointer, leaf.pointer) == X509_V_OK }) { return next }
+        return TrustStore.issuer(of: leaf, in: store)
+    }
+
+    /// The certificate `store` finds as `cert`'s issuer (by subject and signature), as chain building asks.
+    private static func issuer(of cert: X509Certificate, in store: OpaquePointer) -> X509Certificate? {
         guard let context = X509_STORE_CTX_new() else { return nil }
         defer { X509_STORE_CTX_free(context) }
-        guard X509_STORE_CTX_init(context, store, leaf, nil) == 1 else { return nil }
+        guard X509_STORE_CTX_init(context, store, cert.pointer, nil) == 1 else { return nil }
         var found: OpaquePointer?
-        guard X509_STORE_CTX_get1_issuer(&found, context, leaf) == 1, let found else { return nil }
-        return (found, true)
+        guard X509_STORE_CTX_get1_issuer(&found, context, cert.pointer) == 1, let found else { return nil }
+        return X509Certificate(takingOwnership: found)
     }
 
     deinit {
@@ -139,22 +141,13 @@ final class TrustStore: @unchecked Sendable {
     }
 
     /// Whether the system store, as addSystemStore builds it, finds an issuer of `cert` by its
-    /// subject (what chain building asks of it). Borrowed `cert`.
-    static func systemStoreFindsIssuer(of cert: OpaquePointer, environment: [String: String], defaultDirectory: String) -> Bool {
+    /// subject (what chain building asks of it).
+    static func systemStoreFindsIssuer(of cert: X509Certificate, environment: [String: String], defaultDirectory: String) -> Bool {
         guard let store = X509_STORE_new() else { return false }
         defer { X509_STORE_free(store) }
         addSystemStore(to: store, environment: environment, defaultDirectory: defaultDirectory)
-        guard let context = X509_STORE_CTX_new() else { return false }
-        defer { X509_STORE_CTX_free(context) }
-        guard X509_STORE_CTX_init(context, store, cert, nil) == 1 else { return false }
-        var found: OpaquePointer?
-        guard X509_STORE_CTX_get1_issuer(&found, context, cert) == 1, let found else { return false }
-        X509_free(found)
-        return true
+        return issuer(of: cert, in: store) != nil
     }
-
-    /// Frees a certificate this type handed out owned (readPEMCertificates).
-    static func free(_ cert: OpaquePointer) { X509_free(cert) }
 
     /// True when `directory` holds at least one OpenSSL hash link (`1a2b3c4d.0`).
     static func hasHashedCertificates(_ directory: String) -> Bool {
@@ -178,36 +171,27 @@ final class TrustStore: @unchecked Sendable {
     /// them at once only if OpenSSL refuses the lookup.
     private static func addAppleRoots(to store: OpaquePointer) {
         if !AppleRootLookup.add(to: store) {
-            for cert in AppleRootStore.certificates() {
-                _ = X509_STORE_add_cert(store, cert)
-                X509_free(cert)
-            }
+            for cert in AppleRootStore.certificates() { _ = X509_STORE_add_cert(store, cert.pointer) }
         }
         OpenSSLErrors.clear()
     }
 
     /// The certificate the store finds as `cert`'s issuer (by subject and signature), as its
     /// SHA-256 fingerprint; nil when none (tests: Apple's roots are found through the lookup).
-    static func issuerFingerprint(of cert: OpaquePointer, in choice: TrustStoreChoice) -> String? {
+    static func issuerFingerprint(of cert: X509Certificate, in choice: TrustStoreChoice) -> String? {
         guard let store = X509_STORE_new() else { return nil }
         defer { X509_STORE_free(store) }
         switch choice {
         case .apple: addAppleRoots(to: store)
         case .system: addSystemStore(to: store)
         }
-        guard let context = X509_STORE_CTX_new() else { return nil }
-        defer { X509_STORE_CTX_free(context) }
-        guard X509_STORE_CTX_init(context, store, cert, nil) == 1 else { return nil }
-        var found: OpaquePointer?
-        guard X509_STORE_CTX_get1_issuer(&found, context, cert) == 1, let found else { return nil }
-        defer { X509_free(found) }
-        return CertificateReader.fingerprint(of: found)
+        return issuer(of: cert, in: store).map { CertificateReader.fingerprint(of: $0.pointer) }
     }
 
-    /// Every certificate in a PEM file (owned by the caller). Unreadable files throw when required.
+    /// Every certificate in a PEM file. Unreadable files throw when required.
     /// Read through BoundedFile, not BIO_new_file: fopen on a FIFO blocks with no deadline, and
     /// a device (`--ca-file /dev/zero`) never ends.
-    static func readPEMCertificates(path: String, required: Bool) throws(ProbeSetupError) -> [OpaquePointer] {
+    static func readPEMCertificates(path: String, required: Bool) throws(ProbeSetupError) -> [X509Certificate] {
         let bytes: [UInt8]
         do {
             bytes = try BoundedFile.read(path, limit: anchorBytesLimit, allowPipes: required)
@@ -215,14 +199,9 @@ final class TrustStore: @unchecked Sendable {
             if !required { return [] }
             throw ProbeSetupError(path: path, reason: "cannot read file (\(error.reason))")
         }
-        // A memory BIO holding its own copy (BIO_new_mem_buf would borrow the array's storage).
-        guard let bio = BIO_new(BIO_s_mem()) else { throw ProbeSetupError(path: path, reason: "cannot read file (out of memory)") }
-        defer { BIO_free(bio) }
-        if !bytes.isEmpty, bytes.withUnsafeBytes({ BIO_write(bio, $0.baseAddress, Int32($0.count)) }) != Int32(bytes.count) {
-            throw ProbeSetupError(path: path, reason: "cannot read file (out of memory)")
-        }
-        var certificates: [OpaquePointer] = []
-        while certificates.count < anchorLimit, let cert = PEM_read_bio_X509(bio, nil, nil, nil) {
+        guard let bio = try? MemoryBIO(copying: bytes) else { throw ProbeSetupError(path: path, reason: "cannot read file (out of memory)") }
+        var certificates: [X509Certificate] = []
+        while certificates.count < anchorLimit, let cert = X509Certificate.readPEM(from: bio) {
             certificates.append(cert)
         }
         OpenSSLErrors.clear()  // the last read ends with "no start line"

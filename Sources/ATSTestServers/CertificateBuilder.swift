@@ -1,5 +1,6 @@
 import Foundation
 internal import COpenSSL
+internal import OpenSSLSupport
 
 /// Whether a certificate may sign others.
 enum CertificateRole {
@@ -9,20 +10,20 @@ enum CertificateRole {
 
 /// The certificate and key that sign a new certificate; nil issuer certificate means self-signed.
 struct Signer {
-    let certificate: Certificate?
-    let key: PrivateKey
+    let certificate: X509Certificate?
+    let key: EVPKey
 }
 
 /// Makes one X.509 v3 certificate from a spec with the OpenSSL C API.
 struct CertificateBuilder {
     let spec: CertificateSpec
     let role: CertificateRole
-    let subjectKey: PrivateKey
+    let subjectKey: EVPKey
     /// nil: self-signed by `subjectKey`.
     let signer: Signer?
 
-    func build() throws -> Certificate {
-        let certificate = Certificate(takingOwnership: try checkNotNull("allocating a certificate") { X509_new() })
+    func build() throws -> X509Certificate {
+        let certificate = X509Certificate(takingOwnership: try checkNotNull("allocating a certificate") { X509_new() })
         let x509 = certificate.pointer
         try check("setting the version") { X509_set_version(x509, 2) }
         // Positive 63-bit random serial: unique enough for one test run, always valid DER.
@@ -50,7 +51,7 @@ struct CertificateBuilder {
             // list yet) and the issuer's key hash. Then the list goes in and the CA signs again;
             // removing the list from the final certificate gives back exactly this TBS.
             let tbs = try der("encoding the TBSCertificate") { i2d_re_X509_tbs(x509, $0) }
-            let issuerKeyHash = try sha256(try signingKey.subjectPublicKeyInfoDER)
+            let issuerKeyHash = try Digest.sha256(try signingKey.subjectPublicKeyInfoDER)
             try addEmbeddedSCTs(to: x509, entry: SignedEntry.precertificate(issuerKeyHash: issuerKeyHash, tbs: tbs))
             try check("signing the certificate with its SCTs") { X509_sign(x509, signingKey.pointer, digest) }
         }
@@ -144,10 +145,10 @@ struct CertificateBuilder {
 }
 
 extension TestIdentity {
-    init(certificate: Certificate, key: PrivateKey, chainPEM: [String]) throws {
-        let spkiHash = try sha256(try key.subjectPublicKeyInfoDER)
+    init(certificate: X509Certificate, key: EVPKey, chainPEM: [String]) throws {
+        let spkiHash = try Digest.sha256(try key.subjectPublicKeyInfoDER)
         self.init(certificatePEM: try certificate.pem,
-                  privateKeyPEM: try key.pem,
+                  privateKeyPEM: try key.privateKeyPEM,
                   chainPEM: chainPEM,
                   certificateDER: try certificate.der,
                   spkiSHA256Base64: Data(spkiHash).base64EncodedString())

@@ -1,5 +1,6 @@
 import Foundation
 internal import COpenSSL
+internal import OpenSSLSupport
 internal import CATSProbeShims
 
 /// The DER OCSP response a context staples; retained for as long as the SSL_CTX lives.
@@ -22,16 +23,16 @@ private final class ALPNBox {
 /// Owns the server SSL_CTX built from a configuration. An SSL_CTX is safe to share between
 /// threads once configured, hence @unchecked Sendable.
 final class ServerContext: @unchecked Sendable {
-    let pointer: OpaquePointer
+    private let context: SSLContext
+    var pointer: OpaquePointer { context.pointer }
     private var staple: Unmanaged<StapleBox>?
     private var alpn: Unmanaged<ALPNBox>?
 
     init(_ configuration: TLSServerConfiguration) throws {
-        pointer = try checkNotNull("creating a server SSL_CTX") { SSL_CTX_new(TLS_server_method()) }
+        context = try SSLContext(.server)
         do {
             try configure(configuration)
         } catch {
-            SSL_CTX_free(pointer)
             staple?.release()
             alpn?.release()
             throw error
@@ -39,7 +40,6 @@ final class ServerContext: @unchecked Sendable {
     }
 
     deinit {
-        SSL_CTX_free(pointer)
         staple?.release()
         alpn?.release()
     }
@@ -73,13 +73,13 @@ final class ServerContext: @unchecked Sendable {
         try check("enabling DHE parameters") { CATSProbeShims_SSL_CTX_set_dh_auto(pointer, 1) }
 
         let identity = configuration.identity
-        let leaf = try Certificate(pem: identity.certificatePEM)
-        let key = try PrivateKey(pem: identity.privateKeyPEM)
+        let leaf = try X509Certificate(pem: identity.certificatePEM)
+        let key = try EVPKey(privateKeyPEM: identity.privateKeyPEM)
         try check("using the certificate") { SSL_CTX_use_certificate(pointer, leaf.pointer) }
         try check("using the private key") { SSL_CTX_use_PrivateKey(pointer, key.pointer) }
         if configuration.sendChain {
             for pem in identity.chainPEM {
-                let certificate = try Certificate(pem: pem)
+                let certificate = try X509Certificate(pem: pem)
                 try check("adding a chain certificate") {
                     CATSProbeShims_SSL_CTX_add_extra_chain_cert(pointer, certificate.retainedPointer())
                 }

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import OpenSSLSupport
 
 /// The key pair a test certificate should carry.
 public enum TestKey: Sendable, Hashable {
@@ -33,7 +34,7 @@ public enum TestSignatureHash: Sendable {
 
 extension TestKey {
     /// Generates a fresh key pair. RSA sizes below OpenSSL's defaults (1024, 2047) are allowed on purpose.
-    func generate() throws -> PrivateKey {
+    func generate() throws -> EVPKey {
         let algorithm = switch self {
         case .rsa: "RSA"
         case .rsaPSS: "RSA-PSS"
@@ -55,7 +56,7 @@ extension TestKey {
         }
         var key: OpaquePointer?
         try check("generating a \(algorithm) key") { EVP_PKEY_keygen(context, &key) }
-        guard let key else { throw TestServerError.openSSL("generating a \(algorithm) key") }
-        return PrivateKey(takingOwnership: key)
+        guard let key else { throw OpenSSLError("generating a \(algorithm) key") }
+        return EVPKey(takingOwnership: key)
     }
 }

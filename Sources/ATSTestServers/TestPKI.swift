@@ -1,5 +1,6 @@
 import Foundation
 internal import COpenSSL
+internal import OpenSSLSupport
 
 /// A root CA, and optionally an intermediate under it, made at test time.
 /// Keeps only PEM text, so it is a plain Sendable value holder; keys are re-read per use.
@@ -51,8 +52,8 @@ public final class TestPKI: Sendable {
     /// A leaf signed by the intermediate when there is one (chainPEM = [intermediate]), else by the root.
     public func issue(_ spec: CertificateSpec) throws -> TestIdentity {
         let issuer = intermediate ?? root
-        let signer = Signer(certificate: try Certificate(pem: issuer.certificatePEM),
-                            key: try PrivateKey(pem: issuer.privateKeyPEM))
+        let signer = Signer(certificate: try X509Certificate(pem: issuer.certificatePEM),
+                            key: try EVPKey(privateKeyPEM: issuer.privateKeyPEM))
         let key = try spec.key.generate()
         let certificate = try CertificateBuilder(spec: spec, role: .leaf, subjectKey: key, signer: signer).build()
         return try TestIdentity(certificate: certificate, key: key,
@@ -67,12 +68,8 @@ public final class TestPKI: Sendable {
         try check("making it SignedData") { Int32(PKCS7_set_type(p7, NID_pkcs7_signed)) }
         try check("adding empty content") { Int32(PKCS7_content_new(p7, NID_pkcs7_data)) }
         for der in certificates {
-            let x509 = try der.withUnsafeBufferPointer { buffer in
-                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-                return try checkNotNull("reading a DER certificate") { d2i_X509(nil, &cursor, buffer.count) }
-            }
-            defer { X509_free(x509) }
-            try check("adding a certificate") { PKCS7_add_certificate(p7, x509) }
+            let certificate = try X509Certificate(der: der)
+            try check("adding a certificate") { PKCS7_add_certificate(p7, certificate.pointer) }
         }
         let length = try check("encoding the PKCS#7") { i2d_PKCS7(p7, nil) }
         var bytes = [UInt8](repeating: 0, count: Int(length))
@@ -86,7 +83,7 @@ public final class TestPKI: Sendable {
     /// A leaf under a ladder of `depth` intermediates from the root (root -> 1 -> ... -> depth ->
     /// leaf), served as leaf + every intermediate: a valid chain of depth + 1 certificates.
     public func issueUnderLadder(depth: Int, _ spec: CertificateSpec) throws -> TestIdentity {
-        var signer = Signer(certificate: try Certificate(pem: root.certificatePEM), key: try PrivateKey(pem: root.privateKeyPEM))
+        var signer = Signer(certificate: try X509Certificate(pem: root.certificatePEM), key: try EVPKey(privateKeyPEM: root.privateKeyPEM))
         var ladder: [String] = []
         for step in 1...max(1, depth) {
             let authoritySpec = CertificateSpec(commonName: "atsprobe Test Ladder \(step)", dnsNames: [], ipAddresses: [],
@@ -113,9 +110,9 @@ public final class TestPKI: Sendable {
     /// (the intermediate when there is one, else the root), as RFC 6960 expects of a CA-signed response.
     public func ocspResponse(for identity: TestIdentity, thisUpdate: Date, nextUpdate: Date, revoked: Bool = false) throws -> [UInt8] {
         let issuer = intermediate ?? root
-        let issuerCertificate = try Certificate(pem: issuer.certificatePEM)
-        let issuerKey = try PrivateKey(pem: issuer.privateKeyPEM)
-        let subject = try Certificate(pem: identity.certificatePEM)
+        let issuerCertificate = try X509Certificate(pem: issuer.certificatePEM)
+        let issuerKey = try EVPKey(privateKeyPEM: issuer.privateKeyPEM)
+        let subject = try X509Certificate(pem: identity.certificatePEM)
 
         let certificateID = try checkNotNull("making an OCSP cert ID") {
             OCSP_cert_to_id(nil, subject.pointer, issuerCertificate.pointer)

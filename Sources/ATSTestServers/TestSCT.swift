@@ -1,5 +1,6 @@
 import Foundation
 internal import COpenSSL
+internal import OpenSSLSupport
 
 /// A CT log made at test time: an ECDSA P-256 key whose SHA-256 is the log ID, as RFC 6962
 /// defines it. SCTs from it carry real signatures that a prober given its key can verify.
@@ -9,14 +10,14 @@ public final class TestCTLog: @unchecked Sendable, Hashable {
     /// DER SubjectPublicKeyInfo.
     public let keyDER: [UInt8]
     public let logID: [UInt8]
-    private let key: PrivateKey
+    private let key: EVPKey
 
     public init(name: String, operator operatorName: String) throws {
         self.name = name
         self.operatorName = operatorName
         key = try TestKey.ec(curve: .p256).generate()
         keyDER = try key.subjectPublicKeyInfoDER
-        logID = try sha256(keyDER)
+        logID = try Digest.sha256(keyDER)
     }
 
     public var logIDBase64: String { Data(logID).base64EncodedString() }

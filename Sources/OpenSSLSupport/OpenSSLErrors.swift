@@ -2,20 +2,20 @@ internal import COpenSSL
 internal import CATSProbeShims
 
 /// One entry of OpenSSL's thread-local error queue, copied out as a value.
-struct OpenSSLErrorEntry: Sendable {
-    let library: Int32
-    let reason: Int32
-    let text: String
+package struct OpenSSLErrorEntry: Sendable {
+    package let library: Int32
+    package let reason: Int32
+    package let text: String
 
-    var isSSL: Bool { library == ERR_LIB_SSL }
+    package var isSSL: Bool { library == ERR_LIB_SSL }
 }
 
 /// Reads OpenSSL's error queue. Call on the thread that made the failing call.
-enum OpenSSLErrors {
-    static func clear() { ERR_clear_error() }
+package enum OpenSSLErrors {
+    package static func clear() { ERR_clear_error() }
 
     /// Empties the queue, keeping at most `limit` entries (oldest first).
-    static func drain(limit: Int = 8) -> [OpenSSLErrorEntry] {
+    package static func drain(limit: Int = 8) -> [OpenSSLErrorEntry] {
         var entries: [OpenSSLErrorEntry] = []
         while true {
             let code = ERR_get_error()
@@ -33,7 +33,47 @@ enum OpenSSLErrors {
     }
 
     /// One line for a failure's detail.
-    static func describe(_ entries: [OpenSSLErrorEntry]) -> String {
+    package static func describe(_ entries: [OpenSSLErrorEntry]) -> String {
         entries.map(\.text).joined(separator: "; ")
     }
+}
+
+/// An OpenSSL call that failed: what was being done, and the error queue drained on the
+/// thread that made the call.
+package struct OpenSSLError: Error, Sendable, CustomStringConvertible {
+    package let operation: String
+    package let entries: [OpenSSLErrorEntry]
+
+    /// Drains this thread's error queue into the error.
+    package init(_ operation: String) {
+        self.operation = operation
+        entries = OpenSSLErrors.drain(limit: 16)
+    }
+
+    package var description: String {
+        entries.isEmpty ? operation : "\(operation): \(OpenSSLErrors.describe(entries))"
+    }
+}
+
+/// Throws with the drained error queue unless `success`: `try check(rc == 1, "setting the groups")`.
+package func check(_ success: Bool, _ operation: @autoclosure () -> String) throws(OpenSSLError) {
+    guard success else { throw OpenSSLError(operation()) }
+}
+
+/// Runs an OpenSSL call that reports success as 1 (or > 0) on a cleared error queue, and throws
+/// with what it queued otherwise.
+@discardableResult
+package func check<Result: BinaryInteger>(_ operation: String, _ call: () -> Result) throws(OpenSSLError) -> Result {
+    ERR_clear_error()
+    let result = call()
+    guard result > 0 else { throw OpenSSLError(operation) }
+    return result
+}
+
+/// Unwraps a pointer an OpenSSL call returned (on a cleared error queue), throwing with what it
+/// queued when it is NULL.
+package func checkNotNull<Pointer>(_ operation: String, _ call: () -> Pointer?) throws(OpenSSLError) -> Pointer {
+    ERR_clear_error()
+    guard let pointer = call() else { throw OpenSSLError(operation) }
+    return pointer
 }

@@ -1,72 +1,77 @@
 internal import COpenSSL
 internal import CATSProbeShims
 
-/// Owns one EVP_PKEY and frees it when released.
-final class PrivateKey {
-    let pointer: OpaquePointer
+// Every OpenSSL object the probe and the test servers keep is held by one of these classes: each
+// owns one reference to one C object and frees it in deinit, so no caller has to remember to.
+// `pointer` is the owned reference, lent for a call: use it while the owner is in scope (a local
+// `let` or a parameter; Swift does not end a named value's lifetime before a later C call), never
+// store it past the owner.
 
-    init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
-    deinit { EVP_PKEY_free(pointer) }
+/// Owns one reference to an X509 and frees it when released. Sendable: once built, a certificate
+/// is only read, and OpenSSL locks the one cache it fills on reading (its extensions).
+package final class X509Certificate: @unchecked Sendable {
+    package let pointer: OpaquePointer
 
-    convenience init(pem: String) throws {
-        let key = try withMemoryBIO(pem) { bio in
-            try checkNotNull("reading a PEM private key") { PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
-        }
-        self.init(takingOwnership: key)
+    /// Takes over a reference the caller owned (d2i_X509, PEM_read_bio_X509, X509_dup, a get1 call).
+    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// Takes a new reference to a certificate another owner holds (a get0 call, an SSL's peer
+    /// chain): it then lives as long as either owner.
+    package init(retaining pointer: OpaquePointer) {
+        X509_up_ref(pointer)
+        self.pointer = pointer
     }
 
-    var pem: String {
-        get throws {
-            try readingMemoryBIO { bio in
-                try check("writing a PEM private key") { PEM_write_bio_PrivateKey(bio, pointer, nil, nil, 0, nil, nil) }
-            }
-        }
-    }
-
-    /// DER SubjectPublicKeyInfo of the public half.
-    var subjectPublicKeyInfoDER: [UInt8] {
-        get throws {
-            let length = try check("encoding a public key") { i2d_PUBKEY(pointer, nil) }
-            var bytes = [UInt8](repeating: 0, count: Int(length))
-            try bytes.withUnsafeMutableBufferPointer { buffer in
-                var cursor = buffer.baseAddress
-                try check("encoding a public key") { i2d_PUBKEY(pointer, &cursor) }
-            }
-            return bytes
-        }
-    }
-
-    var isRSA: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_RSA }
-    var isEd25519: Bool { EVP_PKEY_get_base_id(pointer) == EVP_PKEY_ED25519 }
-}
-
-/// Owns one X509 and frees it when released.
-final class Certificate {
-    let pointer: OpaquePointer
-
-    init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
     deinit { X509_free(pointer) }
 
-    convenience init(pem: String) throws {
-        let certificate = try withMemoryBIO(pem) { bio in
-            try checkNotNull("reading a PEM certificate") { PEM_read_bio_X509(bio, nil, nil, nil) }
+    package convenience init(der: [UInt8]) throws(OpenSSLError) {
+        let certificate = try der.withUnsafeBufferPointer { buffer throws(OpenSSLError) in
+            try checkNotNull("reading a DER certificate") { () -> OpaquePointer? in
+                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                return d2i_X509(nil, &cursor, buffer.count)
+            }
         }
         self.init(takingOwnership: certificate)
     }
 
-    var pem: String {
-        get throws {
-            try readingMemoryBIO { bio in
-                try check("writing a PEM certificate") { PEM_write_bio_X509(bio, pointer) }
-            }
+    package convenience init(pem: String) throws(OpenSSLError) {
+        let bio = try MemoryBIO(copying: Array(pem.utf8))
+        self.init(takingOwnership: try checkNotNull("reading a PEM certificate") { PEM_read_bio_X509(bio.pointer, nil, nil, nil) })
+    }
+
+    /// The next PEM certificate in `bio`, or nil at its end (OpenSSL then queues "no start line").
+    package static func readPEM(from bio: MemoryBIO) -> X509Certificate? {
+        PEM_read_bio_X509(bio.pointer, nil, nil, nil).map(X509Certificate.init(takingOwnership:))
+    }
+
+    /// A reference to each of the first `limit` certificates of a stack another owner holds.
+    package static func retaining(stack: OpaquePointer, limit: Int) -> [X509Certificate] {
+        (0..<min(CATSProbeShims_sk_X509_num(stack), Int32(clamping: limit))).compactMap { index in
+            CATSProbeShims_sk_X509_value(stack, index).map(X509Certificate.init(retaining:))
         }
     }
 
-    var der: [UInt8] {
-        get throws {
+    /// Takes over a stack of owned certificates (a get1 chain): keeps the first `limit`, frees
+    /// the stack and the rest.
+    package static func takingOwnership(stack: OpaquePointer, limit: Int) -> [X509Certificate] {
+        let kept = retaining(stack: stack, limit: limit)
+        CATSProbeShims_sk_X509_pop_free(stack)
+        return kept
+    }
+
+    package var pem: String {
+        get throws(OpenSSLError) {
+            let bio = try MemoryBIO()
+            try check("writing a PEM certificate") { PEM_write_bio_X509(bio.pointer, pointer) }
+            return bio.text()
+        }
+    }
+
+    package var der: [UInt8] {
+        get throws(OpenSSLError) {
             let length = try check("encoding a certificate") { i2d_X509(pointer, nil) }
             var bytes = [UInt8](repeating: 0, count: Int(length))
-            try bytes.withUnsafeMutableBufferPointer { buffer in
+            try bytes.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
                 var cursor = buffer.baseAddress
                 try check("encoding a certificate") { i2d_X509(pointer, &cursor) }
             }
@@ -74,40 +79,147 @@ final class Certificate {
         }
     }
 
-    /// A new reference to the same certificate, for APIs that take ownership.
-    func retainedPointer() -> OpaquePointer {
+    /// A new reference for an API that takes ownership of what it is given
+    /// (SSL_CTX_add_extra_chain_cert).
+    package func retainedPointer() -> OpaquePointer {
         X509_up_ref(pointer)
         return pointer
     }
 }
 
-/// Hands `text` to OpenSSL as a read-only memory BIO.
-func withMemoryBIO<Result>(_ text: String, _ body: (OpaquePointer) throws -> Result) throws -> Result {
-    let bytes = Array(text.utf8)
-    return try bytes.withUnsafeBytes { raw in
-        let bio = try checkNotNull("opening a memory BIO") { BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) }
-        defer { BIO_free(bio) }
-        return try body(bio)
+/// Owns one reference to an EVP_PKEY (a key pair, or a public key alone) and frees it when released.
+package final class EVPKey: @unchecked Sendable {
+    package let pointer: OpaquePointer
+
+    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+
+    package init(retaining pointer: OpaquePointer) {
+        EVP_PKEY_up_ref(pointer)
+        self.pointer = pointer
+    }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    package convenience init(privateKeyPEM pem: String) throws(OpenSSLError) {
+        let bio = try MemoryBIO(copying: Array(pem.utf8))
+        self.init(takingOwnership: try checkNotNull("reading a PEM private key") { PEM_read_bio_PrivateKey(bio.pointer, nil, nil, nil) })
+    }
+
+    /// A public key from its DER SubjectPublicKeyInfo.
+    package convenience init(publicKeyDER der: [UInt8]) throws(OpenSSLError) {
+        let key = try der.withUnsafeBufferPointer { buffer throws(OpenSSLError) in
+            try checkNotNull("reading a DER public key") { () -> OpaquePointer? in
+                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                return d2i_PUBKEY(nil, &cursor, buffer.count)
+            }
+        }
+        self.init(takingOwnership: key)
+    }
+
+    package var privateKeyPEM: String {
+        get throws(OpenSSLError) {
+            let bio = try MemoryBIO()
+            try check("writing a PEM private key") { PEM_write_bio_PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) }
+            return bio.text()
+        }
+    }
+
+    /// DER SubjectPublicKeyInfo of the public half.
+    package var subjectPublicKeyInfoDER: [UInt8] {
+        get throws(OpenSSLError) {
+            let length = try check("encoding a public key") { i2d_PUBKEY(pointer, nil) }
+            var bytes = [UInt8](repeating: 0, count: Int(length))
+            try bytes.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
+                var cursor = buffer.baseAddress
+                try check("encoding a public key") { i2d_PUBKEY(pointer, &cursor) }
+            }
+            return bytes
+        }
+    }
+
+    /// OpenSSL's EVP_PKEY_* type (EVP_PKEY_RSA, EVP_PKEY_EC, ...).
+    package var baseID: Int32 { EVP_PKEY_get_base_id(pointer) }
+    package var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
+    package var isRSA: Bool { baseID == EVP_PKEY_RSA }
+    package var isEd25519: Bool { baseID == EVP_PKEY_ED25519 }
+}
+
+/// Owns one memory BIO: an in-memory buffer OpenSSL reads (PEM in) or writes (PEM, names out).
+package final class MemoryBIO {
+    package let pointer: OpaquePointer
+
+    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// An empty buffer to write into.
+    package convenience init() throws(OpenSSLError) {
+        self.init(takingOwnership: try checkNotNull("opening a memory BIO") { BIO_new(BIO_s_mem()) })
+    }
+
+    /// A buffer holding its own copy of `bytes`, which reads as at its end once they are read
+    /// (BIO_new_mem_buf would borrow the caller's storage instead).
+    package convenience init(copying bytes: [UInt8]) throws(OpenSSLError) {
+        try self.init()
+        if !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { BIO_write(pointer, $0.baseAddress, Int32(clamping: $0.count)) }
+            try check(written == Int32(clamping: bytes.count), "filling a memory BIO")
+        }
+        _ = CATSProbeShims_BIO_set_mem_eof_return(pointer, 0)
+    }
+
+    deinit { BIO_free(pointer) }
+
+    /// What was written, at most `limit` bytes, as UTF-8 text.
+    package func text(limit: Int = .max) -> String {
+        var data: UnsafeMutablePointer<CChar>?
+        let length = CATSProbeShims_BIO_get_mem_data(pointer, &data)
+        guard let data, length > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: min(Int(length), limit)), as: UTF8.self)
     }
 }
 
-/// Lets `body` write into a memory BIO and returns what it wrote as text.
-func readingMemoryBIO(_ body: (OpaquePointer) throws -> Void) throws -> String {
-    let bio = try checkNotNull("opening a memory BIO") { BIO_new(BIO_s_mem()) }
-    defer { BIO_free(bio) }
-    try body(bio)
-    var data: UnsafeMutablePointer<CChar>?
-    let length = CATSProbeShims_BIO_get_mem_data(bio, &data)
-    guard let data, length > 0 else { return "" }
-    return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+/// Owns one SSL_CTX. Sendable: OpenSSL allows SSL_new from many threads on a context that is no
+/// longer being configured.
+package final class SSLContext: @unchecked Sendable {
+    package enum Role: Sendable { case client, server }
+
+    package let pointer: OpaquePointer
+
+    package init(_ role: Role) throws(OpenSSLError) {
+        pointer = try checkNotNull("creating an SSL_CTX") {
+            SSL_CTX_new(role == .client ? TLS_client_method() : TLS_server_method())
+        }
+    }
+
+    deinit { SSL_CTX_free(pointer) }
 }
 
-/// SHA-256 of `bytes`, through OpenSSL so the test library needs no other crypto.
-func sha256(_ bytes: [UInt8]) throws -> [UInt8] {
-    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-    var length: UInt32 = 0
-    try bytes.withUnsafeBytes { raw in
-        _ = try check("hashing") { EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha256(), nil) }
+/// A STACK_OF(X509) lent to OpenSSL (the untrusted certificates of a verification): it keeps
+/// each certificate alive for as long as the stack lives and frees only the stack itself.
+package final class X509Stack {
+    package let pointer: OpaquePointer
+    package let certificates: [X509Certificate]
+
+    package init(_ certificates: [X509Certificate]) throws(OpenSSLError) {
+        pointer = try checkNotNull("allocating a certificate stack") { CATSProbeShims_sk_X509_new_null() }
+        self.certificates = certificates
+        for certificate in certificates {
+            try check(CATSProbeShims_sk_X509_push(pointer, certificate.pointer) > 0, "adding to a certificate stack")
+        }
     }
-    return Array(digest.prefix(Int(length)))
+
+    deinit { CATSProbeShims_sk_X509_free(pointer) }
+}
+
+/// SHA-256, through OpenSSL so no other crypto library is needed.
+package enum Digest {
+    package static func sha256(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        try check("hashing") { EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil) }
+        return Array(digest.prefix(Int(length)))
+    }
+
+    package static func sha256(_ bytes: [UInt8]) throws(OpenSSLError) -> [UInt8] {
+        try bytes.withUnsafeBytes { raw in Result { () throws(OpenSSLError) in try sha256(raw) } }.get()
+    }
 }

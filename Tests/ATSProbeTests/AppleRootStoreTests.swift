@@ -33,7 +33,6 @@ struct AppleRootStoreTests {
         var itself = 0
         for root in AppleRootStore.roots {
             let cert = try #require(AppleRootLookup.decode(root.der))
-            defer { TrustStore.free(cert) }
             let found = TrustStore.issuerFingerprint(of: cert, in: .apple)?.uppercased().replacingOccurrences(of: ":", with: "")
             #expect(found.map(apple.contains) == true, "\(root.name)")
             if found == root.sha256 { itself += 1 }
@@ -45,7 +44,6 @@ struct AppleRootStoreTests {
         try pki.root.certificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let testRoot = try #require(TrustStore.readPEMCertificates(path: path, required: true).first)
-        defer { TrustStore.free(testRoot) }
         #expect(TrustStore.issuerFingerprint(of: testRoot, in: .apple) == nil)
     }
 

@@ -25,7 +25,6 @@ struct SystemStoreLoadingTests {
         let leafPath = directory + "/leaf.pem.txt"  // not a .pem: rehash must not link it
         try pki.issue(CertificateSpec()).certificatePEM.write(toFile: leafPath, atomically: true, encoding: .utf8)
         let leaf = try #require(TrustStore.readPEMCertificates(path: leafPath, required: true).first)
-        defer { TrustStore.free(leaf) }
 
         // No hash link yet: not a hashed directory, so OpenSSL's defaults are read (no test root there).
         #expect(!TrustStore.hasHashedCertificates(directory))
