@@ -1,0 +1,204 @@
+import Testing
+import COpenSSL
+import CATSProbeShims
+import OpenSSLSupport
+
+/// The owners free exactly what they own: a reference shared by two owners survives the first's
+/// release, a stack handed over frees what it does not keep, and failures drain the error queue.
+/// Frees are counted through OpenSSL's own hook (an ex_data free callback, run when the object's
+/// last reference goes), so a missing or extra X509_free shows as a wrong count.
+@Suite struct OpenSSLSupportTests {
+    /// An ex_data index whose free callback adds one to the Int its data points at.
+    static let freeCounter: Int32 = CRYPTO_get_ex_new_index(CRYPTO_EX_INDEX_X509, 0, nil, nil, nil) { _, data, _, _, _, _ in
+        data?.assumingMemoryBound(to: Int.self).pointee += 1
+    }
+
+    /// Counts the frees of the certificates it watches; deallocated by the test that made it.
+    final class FreeCount {
+        let storage = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        init() { storage.initialize(to: 0) }
+        deinit { storage.deallocate() }
+        var value: Int { storage.pointee }
+
+        func watch(_ certificate: X509Certificate) {
+            #expect(X509_set_ex_data(certificate.pointer, OpenSSLSupportTests.freeCounter, storage) == 1)
+        }
+    }
+
+    /// A self-signed Ed25519 certificate made with the C API (no test-server code here).
+    static func makeCertificate(commonName: String = "owner test") throws -> X509Certificate {
+        let context = try checkNotNull("key context") { EVP_PKEY_CTX_new_from_name(nil, "ED25519", nil) }
+        defer { EVP_PKEY_CTX_free(context) }
+        try check("keygen init") { EVP_PKEY_keygen_init(context) }
+        var raw: OpaquePointer?
+        try check("keygen") { EVP_PKEY_keygen(context, &raw) }
+        let key = EVPKey(takingOwnership: try #require(raw))
+        let certificate = X509Certificate(takingOwnership: try checkNotNull("X509_new") { X509_new() })
+        try check("version") { X509_set_version(certificate.pointer, 2) }
+        let name = try checkNotNull("subject") { X509_get_subject_name(certificate.pointer) }
+        try check("common name") { X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) }
+        try check("issuer") { X509_set_issuer_name(certificate.pointer, name) }
+        _ = X509_gmtime_adj(X509_getm_notBefore(certificate.pointer), 0)
+        _ = X509_gmtime_adj(X509_getm_notAfter(certificate.pointer), 3600)
+        try check("public key") { X509_set_pubkey(certificate.pointer, key.pointer) }
+        try check("sign") { X509_sign(certificate.pointer, key.pointer, nil) }
+        return certificate
+    }
+
+    @Test func sharedCertificateOutlivesItsFirstOwner() throws {
+        let frees = FreeCount()
+        var first: X509Certificate? = try Self.makeCertificate()
+        frees.watch(try #require(first))
+        let der = try #require(first).der
+        var second: X509Certificate? = X509Certificate(retaining: try #require(first).pointer)
+        first = nil
+        #expect(frees.value == 0)
+        #expect(try #require(second).der == der)  // still whole after the first owner let go
+        second = nil
+        #expect(frees.value == 1)
+    }
+
+    @Test func retainedPointerIsANewReference() throws {
+        let frees = FreeCount()
+        var certificate: X509Certificate? = try Self.makeCertificate()
+        frees.watch(try #require(certificate))
+        let handedOver = try #require(certificate).retainedPointer()  // as SSL_CTX_add_extra_chain_cert takes it
+        certificate = nil
+        #expect(frees.value == 0)
+        X509_free(handedOver)  // what the taker does
+        #expect(frees.value == 1)
+    }
+
+    @Test func takenStackKeepsTheFirstAndFreesTheRest() throws {
+        let frees = FreeCount()
+        var owners: [X509Certificate] = try (0..<3).map { _ in try Self.makeCertificate() }
+        owners.forEach(frees.watch)
+        let stack = try #require(CATSProbeShims_sk_X509_new_null())
+        for owner in owners { #expect(CATSProbeShims_sk_X509_push(stack, owner.retainedPointer()) > 0) }
+        var kept: [X509Certificate]? = X509Certificate.takingOwnership(stack: stack, limit: 2)
+        #expect(kept?.map(\.pointer) == owners.prefix(2).map(\.pointer))
+        owners = []
+        #expect(frees.value == 1)  // the third: the stack's reference went with the stack
+        kept = nil
+        #expect(frees.value == 3)
+    }
+
+    @Test func lentStackKeepsItsCertificatesAlive() throws {
+        let frees = FreeCount()
+        var certificate: X509Certificate? = try Self.makeCertificate()
+        frees.watch(try #require(certificate))
+        var stack: X509Stack? = try X509Stack([try #require(certificate)])
+        certificate = nil
+        #expect(frees.value == 0)
+        #expect(CATSProbeShims_sk_X509_num(try #require(stack).pointer) == 1)
+        stack = nil
+        #expect(frees.value == 1)
+    }
+
+    @Test func pemAndDERRoundTrip() throws {
+        let certificate = try Self.makeCertificate(commonName: "round trip")
+        let pem = try certificate.pem
+        #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
+        #expect(try X509Certificate(pem: pem).der == certificate.der)
+        #expect(try X509Certificate(der: certificate.der).der == certificate.der)
+        // Two in one buffer are read in order, then nil at the end.
+        let other = try Self.makeCertificate(commonName: "second")
+        let bio = try MemoryBIO(copying: Array((pem + other.pem).utf8))
+        #expect(try X509Certificate.readPEM(from: bio)?.der == certificate.der)
+        #expect(try X509Certificate.readPEM(from: bio)?.der == other.der)
+        #expect(X509Certificate.readPEM(from: bio) == nil)
+        OpenSSLErrors.clear()
+    }
+
+    @Test func keysRoundTrip() throws {
+        let context = try checkNotNull("key context") { EVP_PKEY_CTX_new_from_name(nil, "EC", nil) }
+        defer { EVP_PKEY_CTX_free(context) }
+        try check("keygen init") { EVP_PKEY_keygen_init(context) }
+        try check("curve") { EVP_PKEY_CTX_set_group_name(context, "P-256") }
+        var raw: OpaquePointer?
+        try check("keygen") { EVP_PKEY_keygen(context, &raw) }
+        let key = EVPKey(takingOwnership: try #require(raw))
+        #expect(key.baseID == EVP_PKEY_EC)
+        #expect(key.bits == 256)
+        let again = try EVPKey(privateKeyPEM: key.privateKeyPEM)
+        #expect(try again.subjectPublicKeyInfoDER == key.subjectPublicKeyInfoDER)
+        let publicOnly = try EVPKey(publicKeyDER: key.subjectPublicKeyInfoDER)
+        #expect(try publicOnly.subjectPublicKeyInfoDER == key.subjectPublicKeyInfoDER)
+        let shared = EVPKey(retaining: key.pointer)
+        #expect(shared.pointer == key.pointer)
+    }
+
+    @Test func failuresDrainTheErrorQueue() throws {
+        OpenSSLErrors.clear()
+        do {
+            _ = try X509Certificate(der: [0x30, 0x03, 0x02, 0x01])
+            Issue.record("garbage read as a certificate")
+        } catch {
+            #expect(error.operation == "reading a DER certificate")
+            #expect(!error.entries.isEmpty)
+            #expect(error.description.hasPrefix("reading a DER certificate: "))
+        }
+        #expect(ERR_peek_error() == 0)
+
+        #expect(throws: OpenSSLError.self) { try EVPKey(privateKeyPEM: "not a key") }
+        #expect(ERR_peek_error() == 0)
+        #expect(throws: OpenSSLError.self) { try EVPKey(publicKeyDER: []) }
+        #expect(ERR_peek_error() == 0)
+    }
+
+    @Test func drainKeepsAtMostLimitAndEmptiesTheQueue() {
+        OpenSSLErrors.clear()
+        for _ in 0..<3 { X509Certificate.garbageWithoutDraining() }
+        #expect(ERR_peek_error() != 0)
+        #expect(OpenSSLErrors.drain(limit: 2).count == 2)
+        #expect(ERR_peek_error() == 0)
+        #expect(OpenSSLErrors.drain().isEmpty)
+    }
+
+    @Test func checkHelpers() throws {
+        // The closure forms start from a clean queue, so a stale error is not blamed on them.
+        X509Certificate.garbageWithoutDraining()
+        #expect(try check("succeeds") { Int32(1) } == 1)
+        #expect(ERR_peek_error() == 0)
+        #expect(throws: OpenSSLError.self) { try check("fails") { Int32(0) } }
+        #expect(throws: OpenSSLError.self) { try checkNotNull("nil") { OpaquePointer?.none } }
+        try check(true, "true passes")
+        do {
+            try check(false, "setting the groups")
+            Issue.record("check(false) did not throw")
+        } catch {
+            #expect(error.operation == "setting the groups")
+        }
+    }
+
+    @Test func contextsForBothRoles() throws {
+        let client = try SSLContext(.client)
+        let server = try SSLContext(.server)
+        #expect(SSL_CTX_get_security_level(client.pointer) >= 0)
+        #expect(client.pointer != server.pointer)
+    }
+
+    @Test func memoryBIOText() throws {
+        let bio = try MemoryBIO()
+        #expect(bio.text().isEmpty)
+        _ = "hello, world".withCString { BIO_puts(bio.pointer, $0) }
+        #expect(bio.text() == "hello, world")
+        #expect(bio.text(limit: 5) == "hello")
+    }
+
+    @Test func digest() throws {
+        #expect(try Digest.sha256(Array("abc".utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+}
+
+extension X509Certificate {
+    /// Queues OpenSSL errors (a failed DER read) and leaves them there.
+    static func garbageWithoutDraining() {
+        let garbage: [UInt8] = [0x30, 0x03, 0x02, 0x01]
+        garbage.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            if let leaked = d2i_X509(nil, &cursor, buffer.count) { X509_free(leaked) }
+        }
+    }
+}
