@@ -8,8 +8,8 @@ import TLSFacts
 /// every wait is an await on the reactor with the deadline.
 final class TLSSession: @unchecked Sendable {  // used by one task at a time
     let ssl: OpaquePointer
-    private let readBIO: OpaquePointer
-    private let writeBIO: OpaquePointer
+    private let readBIO: MemoryBIO
+    private let writeBIO: MemoryBIO
     let connection: TCPConnection
 
     /// What the socket did, for classifying a failure.
@@ -21,13 +21,12 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
 
     init(context: ClientContext, connection: TCPConnection) throws(ProbeFailure) {
         OpenSSLErrors.clear()
-        guard let ssl = SSL_new(context.pointer),
-              let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem()) else {
+        guard let readBIO = try? MemoryBIO(), let writeBIO = try? MemoryBIO(), let ssl = SSL_new(context.pointer) else {
             throw ProbeFailure(kind: .other, detail: "SSL_new failed: \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
         }
         // An empty read BIO means "try again", not EOF, until the socket says so.
-        _ = CATSProbeShims_BIO_set_mem_eof_return(readBIO, -1)
-        SSL_set_bio(ssl, readBIO, writeBIO)  // the SSL owns both BIOs now
+        _ = CATSProbeShims_BIO_set_mem_eof_return(readBIO.pointer, -1)
+        SSL_set_bio(ssl, readBIO.retainedPointer(), writeBIO.retainedPointer())  // a reference each for the SSL
         self.ssl = ssl
         self.readBIO = readBIO
         self.writeBIO = writeBIO
@@ -65,8 +64,8 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
     @discardableResult
     func flush(deadline: Deadline) async -> Bool {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while BIO_ctrl_pending(writeBIO) > 0 {
-            let n = buffer.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
+        while BIO_ctrl_pending(writeBIO.pointer) > 0 {
+            let n = buffer.withUnsafeMutableBytes { BIO_read(writeBIO.pointer, $0.baseAddress, Int32($0.count)) }
             guard n > 0 else { break }
             switch await connection.send(Array(buffer.prefix(Int(n))), deadline: deadline) {
             case .bytes: continue
@@ -85,11 +84,11 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
         switch await connection.receive(into: &buffer, deadline: deadline) {
         case .bytes(let n):
             if firstBytes.count < 8 { firstBytes += buffer.prefix(min(n, 8 - firstBytes.count)) }
-            _ = buffer.withUnsafeBytes { BIO_write(readBIO, $0.baseAddress, Int32(n)) }
+            _ = buffer.withUnsafeBytes { BIO_write(readBIO.pointer, $0.baseAddress, Int32(n)) }
             return true
         case .closed:
             peerClosed = true
-            _ = CATSProbeShims_BIO_set_mem_eof_return(readBIO, 0)
+            _ = CATSProbeShims_BIO_set_mem_eof_return(readBIO.pointer, 0)
             return true  // let OpenSSL consume what is buffered, then see the EOF
         case .reset: peerReset = true; return false
         case .timedOut: timedOut = true; return false

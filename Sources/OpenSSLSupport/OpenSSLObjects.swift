@@ -168,6 +168,12 @@ package final class MemoryBIO {
 
     deinit { BIO_free(pointer) }
 
+    /// A new reference for an API that takes ownership of what it is given (SSL_set_bio).
+    package func retainedPointer() -> OpaquePointer {
+        BIO_up_ref(pointer)
+        return pointer
+    }
+
     /// What was written, at most `limit` bytes, as UTF-8 text.
     package func text(limit: Int = .max) -> String {
         var data: UnsafeMutablePointer<CChar>?
