@@ -1,8 +1,8 @@
 /// "Did you mean ...": the nearest valid key by edit distance, ignoring case.
-enum KeySuggestion {
+public enum KeySuggestion {
     /// The candidate closest to `key`, when close enough to be a likely typo: at most two
     /// edits, or one per five characters for long names (ATS keys are 20-45 characters).
-    static func nearest(to key: String, among candidates: [String]) -> String? {
+    public static func nearest(to key: String, among candidates: [String]) -> String? {
         let typed = Array(key.lowercased().unicodeScalars)
         var best: (name: String, distance: Int)?
         for candidate in candidates {
@@ -16,7 +16,7 @@ enum KeySuggestion {
 
     /// Levenshtein distance; one row at a time. Keys longer than 256 scalars are not typos of
     /// ATS keys, so they are not compared at all.
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+    public static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         if a.count > 256 || b.count > 256 { return Int.max }
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

@@ -45,7 +45,7 @@ public enum PropertyListValueKind: String, Hashable, Sendable, Codable {
     }
 
     /// The kind an ATS key expects.
-    init(_ valueType: ATSKey.ValueType) {
+    public init(_ valueType: ATSKey.ValueType) {
         switch valueType {
         case .boolean: self = .boolean
         case .string: self = .string

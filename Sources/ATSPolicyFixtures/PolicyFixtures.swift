@@ -1,13 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TLSFacts
-@testable import ATSPolicy
+import ATSPolicy
 
-let referenceDate = Date(timeIntervalSince1970: 1_760_000_000)
+public let referenceDate = Date(timeIntervalSince1970: 1_760_000_000)
 
-func suite(_ code: UInt16) -> CipherSuite { CipherSuite(rawValue: code) }
+public func suite(_ code: UInt16) -> CipherSuite { CipherSuite(rawValue: code) }
 
 /// A completed handshake with the facts a test cares about; everything else is a plain default.
-func testObservation(version: TLSVersion = .tls12, suite: CipherSuite = CipherSuite(rawValue: 0xC02F),
+public func testObservation(version: TLSVersion = .tls12, suite: CipherSuite = CipherSuite(rawValue: 0xC02F),
                      key: PublicKeyFacts = PublicKeyFacts(algorithm: .rsa, bits: 2048),
                      hash: SignatureHash = .sha256, trustProblems: [TrustProblem] = [],
                      chainSPKIs: [String] = ["leafSPKI", "caSPKI"], http: HTTPExchange? = HTTPExchange(statusCode: 200)) -> Observation {
@@ -33,15 +37,24 @@ func testObservation(version: TLSVersion = .tls12, suite: CipherSuite = CipherSu
 /// A TLS server as a table of what it speaks: it answers an offer the way servers do, with the
 /// highest shared protocol and its own first suite the offer allows at that protocol, and does
 /// not fall back when it has no suite there.
-struct SimulatedServer {
-    var versions: [TLSVersion]
+public struct SimulatedServer {
+    public var versions: [TLSVersion]
     /// In the server's preference order.
-    var suites: [CipherSuite]
-    var key = PublicKeyFacts(algorithm: .rsa, bits: 2048)
-    var hash = SignatureHash.sha256
-    var trustProblems: [TrustProblem] = []
+    public var suites: [CipherSuite]
+    public var key = PublicKeyFacts(algorithm: .rsa, bits: 2048)
+    public var hash = SignatureHash.sha256
+    public var trustProblems: [TrustProblem] = []
 
-    static func usable(_ suite: CipherSuite, at version: TLSVersion) -> Bool {
+    public init(versions: [TLSVersion], suites: [CipherSuite], key: PublicKeyFacts = PublicKeyFacts(algorithm: .rsa, bits: 2048),
+                hash: SignatureHash = .sha256, trustProblems: [TrustProblem] = []) {
+        self.versions = versions
+        self.suites = suites
+        self.key = key
+        self.hash = hash
+        self.trustProblems = trustProblems
+    }
+
+    public static func usable(_ suite: CipherSuite, at version: TLSVersion) -> Bool {
         if version == .tls13 { return suite.isTLS13 }
         if suite.isTLS13 { return false }
         let name = suite.ianaName
@@ -49,7 +62,7 @@ struct SimulatedServer {
         return version == .tls12 || !tls12Only
     }
 
-    func handshake(_ offer: ClientOffer) -> ProbeResult {
+    public func handshake(_ offer: ClientOffer) -> ProbeResult {
         guard let version = versions.filter({ $0 >= offer.minVersion && $0 <= offer.maxVersion }).max() else {
             return .failure(ProbeFailure(kind: .noSharedProtocol, alert: .protocolVersion, detail: ""))
         }
@@ -60,7 +73,7 @@ struct SimulatedServer {
     }
 
     /// nscurl's 16 tests against this server, each judged under its own dictionary.
-    func diagnose(host: String = "example.com", ruleSet: RuleSet) -> [(DiagnosticTest, Verdict)] {
+    public func diagnose(host: String = "example.com", ruleSet: RuleSet) -> [(DiagnosticTest, Verdict)] {
         NSCurlMatrix.tests(host: host).map { test in
             let policy = EffectivePolicy(configuration: test.configuration, host: host, ruleSet: ruleSet)
             return (test, ATSEvaluator.evaluate(handshake(policy.clientOffer(ruleSet: ruleSet)), under: policy, ruleSet: ruleSet))
@@ -68,7 +81,16 @@ struct SimulatedServer {
     }
 
     /// The titles of the tests that pass.
-    func passing(ruleSet: RuleSet) -> [String] {
+    public func passing(ruleSet: RuleSet) -> [String] {
         diagnose(ruleSet: ruleSet).filter { $0.1.passed }.map { $0.0.title }
     }
+}
+
+/// A whole XML Info.plist around the content of its root dictionary.
+public func infoPlistXML(_ rootContent: String) -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0"><dict>\(rootContent)</dict></plist>
+    """
 }

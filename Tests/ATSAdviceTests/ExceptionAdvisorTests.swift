@@ -1,6 +1,8 @@
 import Testing
 import TLSFacts
+@testable import ATSAdvice
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 @Suite struct ExceptionAdvisorTests {
     func advise(_ server: SimulatedServer, ruleSet: RuleSet = .documented, observations: [ProbeResult] = []) -> ExceptionSuggestion {

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import TLSFacts
+@testable import ATSAdvice
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 /// Merging per-host suggestions into one dictionary, comparing entries key by key, and merging
 /// into an existing property list, all without a network.

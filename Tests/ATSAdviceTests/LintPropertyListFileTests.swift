@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import ATSAdvice
 import ATSPolicy
+import ATSPolicyFixtures
 
 @Suite("PropertyListFile")
 struct LintPropertyListFileTests {

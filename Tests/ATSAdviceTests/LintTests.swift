@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import ATSAdvice
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 /// A fresh directory under the system temporary directory; callers remove it in a defer.
 struct LintTemporaryDirectory {
@@ -13,15 +15,6 @@ struct LintTemporaryDirectory {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
-/// A whole XML Info.plist around the content of its root dictionary.
-func infoPlistXML(_ rootContent: String) -> String {
-    """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0"><dict>\(rootContent)</dict></plist>
-    """
 }
 
 /// Writes the plist to a temporary directory as XML and as binary, reads both back with

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TLSFacts
+@testable import ATSAdvice
 @testable import ATSPolicy
 
 /// ExceptionTightener: the app's dictionary against what the checked hosts need, no network.

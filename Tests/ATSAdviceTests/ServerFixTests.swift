@@ -1,4 +1,6 @@
+@testable import ATSAdvice
 @testable import ATSPolicy
+import ATSPolicyFixtures
 import Foundation
 import Testing
 import TLSFacts

@@ -1,3 +1,4 @@
+import ATSPolicy
 import TLSFacts
 
 /// Why one key of a suggested exception is needed: the test without it (or with a stronger

@@ -1,3 +1,4 @@
+import ATSPolicy
 import TLSFacts
 
 /// How far an exception entry relaxes ATS, key by key, compared by effect (Apple's defaults

@@ -1,3 +1,5 @@
+import ATSPolicy
+
 /// One sentence per reason: the advisor's facts ("server chose X under every offer ...") and the
 /// reasons they are joined to ("...; the server chooses X, which this offer does not include")
 /// often name the same suites. A clause that only says which suite the server chose is dropped

@@ -1,3 +1,4 @@
+import ATSPolicy
 import TLSFacts
 
 /// The server-side change that would make one exception key unnecessary, or make a host that no

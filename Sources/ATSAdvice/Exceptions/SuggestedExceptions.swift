@@ -1,3 +1,4 @@
+import ATSPolicy
 import TLSFacts
 
 /// The suggested NSExceptionDomains entries for many probed targets, merged into one

@@ -1,3 +1,5 @@
+import ATSPolicy
+
 /// The keys of one NSExceptionDomains entry.
 extension LintPass {
     mutating func lintExceptionDomain(_ entry: [String: Any], domain name: String, at base: LintKeyPath, arbitraryLoadsOn: Bool) {

@@ -1,3 +1,4 @@
+import ATSPolicy
 import TLSFacts
 
 /// A position in the property list: dotted keys, "[n]" for array elements. Keys come from

@@ -1,3 +1,5 @@
+import ATSPolicy
+
 /// Every rule the ATS linter applies, as data: a stable id, its severity, and one line on what
 /// it catches. docs/lint.md describes each with examples; ids never change meaning.
 public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertible {

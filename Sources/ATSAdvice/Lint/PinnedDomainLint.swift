@@ -1,3 +1,4 @@
+import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

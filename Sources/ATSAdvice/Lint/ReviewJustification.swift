@@ -1,3 +1,5 @@
+import ATSPolicy
+
 /// What App Store review asks for when a key weakens ATS. The reasons are Apple's own examples
 /// ("Preparing your app for App Transport Security" / "NSAppTransportSecurity" documentation).
 enum ReviewJustification {

@@ -1,3 +1,5 @@
+import ATSPolicy
+
 /// How Apple reads NSExceptionMinimumTLSVersion: only "TLSv1." followed by one digit 0-3 is
 /// understood; anything else ("1.2", "tlsv1.1", "TLSv1.2 ", "TLSv1.4") is ignored and the
 /// minimum silently stays TLSv1.2.

@@ -1,3 +1,4 @@
+import ATSPolicy
 import TLSFacts
 
 /// What every checked host under one NSExceptionDomains entry needs together: the weakest

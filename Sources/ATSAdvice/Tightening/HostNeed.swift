@@ -1,3 +1,4 @@
+import ATSPolicy
 import TLSFacts
 
 /// One host an app loads, as `atsprobe plist check` measured it: what the server needs from

@@ -1,3 +1,5 @@
+import ATSPolicy
+
 /// One way the app's dictionary differs from what the checked hosts need.
 public struct TighteningFinding: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable {

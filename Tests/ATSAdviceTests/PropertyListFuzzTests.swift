@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import ATSAdvice
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 /// Mangled property lists (bytes flipped, cut, spliced) must come back as a value or a
 /// PropertyListError, never a trap: `plist lint` reads files users did not write by hand.
