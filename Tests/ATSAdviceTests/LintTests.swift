@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TLSFacts
 @testable import ATSAdvice
 @testable import ATSPolicy
 import ATSPolicyFixtures
@@ -197,6 +198,9 @@ struct LintTests {
         #expect(KeySuggestion.nearest(to: "NSAllowArbitraryLoads", among: ATSKey.keys(in: .global).map(\.name)) == "NSAllowsArbitraryLoads")
         #expect(KeySuggestion.nearest(to: "NSALLOWSLOCALNETWORKING", among: ATSKey.keys(in: .global).map(\.name)) == "NSAllowsLocalNetworking")
         #expect(KeySuggestion.nearest(to: "CFBundleIdentifier", among: ATSKey.keys(in: .global).map(\.name)) == nil)
-        #expect(KeySuggestion.editDistance(Array("kitten".unicodeScalars), Array("sitting".unicodeScalars)) == 3)
+        #expect(EditDistance.between("kitten", "sitting") == 3)
+        #expect(EditDistance.between("NSAllwosArbitraryLoads", "NSAllowsArbitraryLoads") == 1)  // a swap is one edit
+        #expect(EditDistance.between("ABC", "abc", ignoringCase: true) == 0)
+        #expect(EditDistance.between(String(repeating: "a", count: 257), "a") == Int.max)
     }
 }
