@@ -64,13 +64,15 @@ let package = Package(
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
+        // The one way tests start a program: posix_spawn, output drained, killed at a deadline (tests only).
+        .target(name: "TestProcesses"),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
         .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers", "TestProcesses"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", .target(name: "atsprobe")]
+            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestProcesses", .target(name: "atsprobe")]
         ),
     ]
 )
