@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "atsprobe", targets: ["atsprobe"]),
         .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
+        .library(name: "ATSAdvice", targets: ["ATSAdvice"]),
         .library(name: "ATSProbe", targets: ["ATSProbe"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
     ],
@@ -34,16 +35,21 @@ let package = Package(
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL", "CATSProbeShims"]),
         // Plain values shared by the probe and the policy: versions, suites, observations.
         .target(name: "TLSFacts"),
-        // The ATS rules, pure Swift: no OpenSSL, no sockets.
+        // The ATS rules, pure Swift: no OpenSSL, no sockets. What an engineer reads to learn ATS.
         .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
+        // What an app writes, derived from the rules: exception advice, suggestion and merge,
+        // tightening an existing dictionary, lint, server fixes.
+        .target(name: "ATSAdvice", dependencies: ["TLSFacts", "ATSPolicy"]),
         // Real handshakes over the system OpenSSL.
         .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
-        .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSProbe"]),
+        .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
-        .target(name: "ATSApp", dependencies: ["TLSFacts", "ATSPolicy", "CZlib"]),
+        .target(name: "ATSApp", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "CZlib"]),
+        // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
+        .target(name: "ATSPolicyFixtures", dependencies: ["TLSFacts", "ATSPolicy"]),
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
         .target(name: "ATSAppFixtures", dependencies: ["CZlib"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
@@ -53,22 +59,25 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "ATSPolicy", "ATSProbe", "ATSDiagnostics", "ATSApp",
+                "TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSDiagnostics", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
+        // The one way tests start a program: posix_spawn, output drained, killed at a deadline (tests only).
+        .target(name: "TestProcesses"),
         .testTarget(name: "TLSFactsTests", dependencies: ["TLSFacts"]),
         .testTarget(name: "OpenSSLSupportTests", dependencies: ["OpenSSLSupport", "COpenSSL", "CATSProbeShims"]),
-        .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts"]),
-        .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "TLSFacts"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSDiagnostics", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts", "TestProcesses"]),
+        .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
+        .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers", "TestProcesses"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", .target(name: "atsprobe")]
+            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestProcesses", .target(name: "atsprobe")]
         ),
     ]
 )

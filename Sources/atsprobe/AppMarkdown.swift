@@ -1,5 +1,6 @@
 import ATSApp
 import ATSDiagnostics
+import ATSAdvice
 import ATSPolicy
 import TLSFacts
 

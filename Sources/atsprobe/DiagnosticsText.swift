@@ -1,4 +1,5 @@
 import ATSDiagnostics
+import ATSAdvice
 import ATSPolicy
 import ATSProbe
 #if canImport(FoundationEssentials)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ATSDiagnostics
+import ATSAdvice
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

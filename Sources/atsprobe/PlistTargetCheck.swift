@@ -1,4 +1,5 @@
 import ATSDiagnostics
+import ATSAdvice
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
