@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts", "TestProcesses"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
         .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers", "TestProcesses"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers", "TestProcesses", "OpenSSLSupport"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),
         .testTarget(
             name: "EndToEndTests",

@@ -128,7 +128,7 @@ struct TrustEvaluator {
         errors.first { $0.code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY }.map { Int($0.depth) }
     }
 
-    /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it
+    /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it.
     /// Every URL tried is logged.
     private func fetchIssuers(of child: X509Certificate, with fetcher: IssuerFetcher, log: inout [FetchedIssuer]) async -> [X509Certificate] {
         let urls = IssuerFetcher.caIssuerURLs(of: child.pointer)
