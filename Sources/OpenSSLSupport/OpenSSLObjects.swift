@@ -68,15 +68,7 @@ package final class X509Certificate: @unchecked Sendable {
     }
 
     package var der: [UInt8] {
-        get throws(OpenSSLError) {
-            let length = try check("encoding a certificate") { i2d_X509(pointer, nil) }
-            var bytes = [UInt8](repeating: 0, count: Int(length))
-            try bytes.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
-                var cursor = buffer.baseAddress
-                try check("encoding a certificate") { i2d_X509(pointer, &cursor) }
-            }
-            return bytes
-        }
+        get throws(OpenSSLError) { try encoded("encoding a certificate") { i2d_X509(pointer, $0) } }
     }
 
     /// A new reference for an API that takes ownership of what it is given
@@ -85,6 +77,18 @@ package final class X509Certificate: @unchecked Sendable {
         X509_up_ref(pointer)
         return pointer
     }
+}
+
+/// DER from an OpenSSL i2d function: called once for the length, then to write the bytes.
+private func encoded(_ operation: String,
+                     _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws(OpenSSLError) -> [UInt8] {
+    let length = try check(operation) { i2d(nil) }
+    var bytes = [UInt8](repeating: 0, count: Int(length))
+    try bytes.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
+        var cursor = buffer.baseAddress
+        try check(operation) { i2d(&cursor) }
+    }
+    return bytes
 }
 
 /// Owns one reference to an EVP_PKEY (a key pair, or a public key alone) and frees it when released.
@@ -126,15 +130,7 @@ package final class EVPKey: @unchecked Sendable {
 
     /// DER SubjectPublicKeyInfo of the public half.
     package var subjectPublicKeyInfoDER: [UInt8] {
-        get throws(OpenSSLError) {
-            let length = try check("encoding a public key") { i2d_PUBKEY(pointer, nil) }
-            var bytes = [UInt8](repeating: 0, count: Int(length))
-            try bytes.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
-                var cursor = buffer.baseAddress
-                try check("encoding a public key") { i2d_PUBKEY(pointer, &cursor) }
-            }
-            return bytes
-        }
+        get throws(OpenSSLError) { try encoded("encoding a public key") { i2d_PUBKEY(pointer, $0) } }
     }
 
     /// OpenSSL's EVP_PKEY_* type (EVP_PKEY_RSA, EVP_PKEY_EC, ...).
