@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", .target(name: "atsprobe")]
+            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "PropertyList", .target(name: "atsprobe")]
         ),
     ]
 )
