@@ -80,9 +80,26 @@ struct PropertyListDecoding: Decodable {
         if let boolean = try? single.decode(Bool.self) { value = .boolean(boolean) }
         else if let data = try? single.decode(Data.self) { value = .data(data) }
         else if let date = try? single.decode(Date.self) { value = .date(date) }
-        else if let integer = try? single.decode(Int.self) { value = .integer(integer) }
+        else if let integer = try? single.decode(Int.self) {
+            value = Self.holdsReal(single) ? .real(try single.decode(Double.self)) : .integer(integer)
+        }
         else if let real = try? single.decode(Double.self) { value = .real(real) }
         else { value = .string(try single.decode(String.self)) }
+    }
+
+    /// True when the number is a `<real>` with an integral value (`<real>1</real>`, which also
+    /// decodes as an Int). Codable exposes no element type, only the decoder's type-mismatch
+    /// description, so this reads that ("found a real number"); if a later Foundation words it
+    /// differently the number reads as an integer, as before, and PropertyListTests fail.
+    private static func holdsReal(_ single: any SingleValueDecodingContainer) -> Bool {
+        do {
+            _ = try single.decode(String.self)
+            return false
+        } catch DecodingError.typeMismatch(_, let context) {
+            return context.debugDescription.contains("found a real number")
+        } catch {
+            return false
+        }
     }
 }
 

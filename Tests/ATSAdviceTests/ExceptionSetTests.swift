@@ -116,7 +116,7 @@ import ATSPolicyFixtures
 
     func document(_ ats: [String: PropertyListValue], extra: [String: PropertyListValue] = ["CFBundleIdentifier": "com.example"]) -> PropertyListDocument {
         var root = extra
-        root["NSAppTransportSecurity"] = ats
+        root["NSAppTransportSecurity"] = .dictionary(ats)
         return PropertyListDocument(root: root)
     }
 
@@ -126,14 +126,14 @@ import ATSPolicyFixtures
 
     @Test func parentEntryIsNeverNarrowedByAMoreSpecificOne() throws {
         let parent: [String: PropertyListValue] = ["NSIncludesSubdomains": true, "NSExceptionAllowsInsecureHTTPLoads": true]
-        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": parent]]),
+        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": .dictionary(parent)]]),
                                         adding: ["a.example.test": Self.tls11])
         // The new entry keeps the parent's insecure HTTP so a.example.test loses nothing.
         #expect(entries(merged)["a.example.test"] == DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: "TLSv1.1"))
         #expect(entries(merged)["example.test"] == DomainException(propertyList: parent))
         #expect(merged.notes.contains { $0.hasPrefix("added an entry for a.example.test: the entry for example.test covers it but lacks NSExceptionMinimumTLSVersion") })
         // A parent that already serves the need: nothing added, tightening noted.
-        let covered = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": parent]]),
+        let covered = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": .dictionary(parent)]]),
                                          adding: ["a.example.test": DomainException()])
         #expect(entries(covered).keys.sorted() == ["example.test"])
         #expect(covered.notes == ["a.example.test is covered by the entry for example.test, which is wider than this probe needs; it could be tightened: NSExceptionAllowsInsecureHTTPLoads"])
@@ -141,7 +141,7 @@ import ATSPolicyFixtures
 
     @Test func deprecatedNamesAreWidenedWithTheCurrentName() throws {
         let old: [String: PropertyListValue] = ["NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.2", "Custom": 3]
-        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["a.example": old]]), adding: ["a.example": Self.tls11])
+        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["a.example": .dictionary(old)]]), adding: ["a.example": Self.tls11])
         let written = merged.root["NSAppTransportSecurity"]?["NSExceptionDomains"]?["a.example"]?.dictionaryValue ?? [:]
         #expect(written["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
         #expect(written["NSThirdPartyExceptionMinimumTLSVersion"] == "TLSv1.2")

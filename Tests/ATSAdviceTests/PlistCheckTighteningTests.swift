@@ -159,14 +159,14 @@ import TLSFacts
     }
 
     @Test func anEmptyEntryIsUnnecessaryWithoutArbitraryLoadsAndKeptBesideIt() {
-        let without = ExceptionTightener.tighten(["NSExceptionDomains": ["example.com": [String: PropertyListValue]()]],
+        let without = ExceptionTightener.tighten(["NSExceptionDomains": ["example.com": [:]]],
                                                  needs: [need("example.com", .nothing)])
         #expect(without.findings.map(\.keyPath) == [Self.domains + ".example.com"])
         #expect(without.tightened.isEmpty)
 
         // Beside NSAllowsArbitraryLoads (kept for an undecided host) the empty entry restores default ATS.
         let beside = ExceptionTightener.tighten(
-            ["NSAllowsArbitraryLoads": true, "NSExceptionDomains": ["example.com": [String: PropertyListValue]()]],
+            ["NSAllowsArbitraryLoads": true, "NSExceptionDomains": ["example.com": [:]]],
             needs: [need("example.com", .nothing), need("down.example.org", .undecided(reason: "unreachable"), passes: false)])
         #expect(beside.isTight)
         #expect(entry(beside, "example.com") != nil)

@@ -20,7 +20,7 @@ struct PropertyListHostileTests {
     @Test func controlCharactersXMLCannotCarryAreRefused() {
         for bad in ["\u{1B}[2J", "bell\u{7}", "nul\u{0}"] {
             #expect(throws: PropertyListError.self) { try PropertyListFile.write([bad: "x"], format: .xml) }
-            #expect(throws: PropertyListError.self) { try PropertyListFile.write(["k": ["list": [bad]]], format: .xml) }
+            #expect(throws: PropertyListError.self) { try PropertyListFile.write(["k": ["list": [.string(bad)]]], format: .xml) }
             // Binary property lists carry any string.
             #expect(throws: Never.self) { try PropertyListFile.write([bad: "x"], format: .binary) }
         }
