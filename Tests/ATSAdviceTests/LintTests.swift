@@ -142,6 +142,12 @@ struct LintTests {
         let withInteger = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": 1]])
         #expect(withInteger.map(\.rule) == ["wrong-type"])
         #expect(withInteger.first?.message.contains("found an integer (1)") == true)
+        #expect(withInteger.first?.fix == "use <true/>")
+
+        // A <real>1</real> is named as a real, and its fix is still <true/>.
+        let withReal = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": 1.0]])
+        #expect(withReal.first?.message.contains("found a real (1.0)") == true)
+        #expect(withReal.first?.fix == "use <true/>")
 
         let withBoolean = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true]])
         #expect(withBoolean.map(\.rule) == ["review-justification"])

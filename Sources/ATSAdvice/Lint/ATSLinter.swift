@@ -164,7 +164,9 @@ struct LintPass {
     private static func typeFix(for value: PropertyListValue, expected: PropertyListValue.Kind) -> String {
         switch expected {
         case .boolean:
-            let text = value.scalarText.trimmingWhitespace().lowercased()
+            var text = value.scalarText.trimmingWhitespace().lowercased()
+            // A real 1 or 0 means YES or NO as the integer does (a typed reader keeps it a real).
+            if case .real(let real) = value, real == 1 || real == 0 { text = real == 1 ? "1" : "0" }
             if ["yes", "true", "1"].contains(text) { return "use <true/>" }
             if ["no", "false", "0"].contains(text) { return "use <false/>" }
             return "use <true/> or <false/>"
