@@ -24,67 +24,70 @@ extension PropertyListValue: Encodable {
         case .array(let array):
             var unkeyed = encoder.unkeyedContainer()
             for element in array { try unkeyed.encode(element) }
-        case .string(let string):
+        case .string, .integer, .real, .boolean, .date, .data:
             var single = encoder.singleValueContainer()
-            try single.encode(string)
-        case .integer(let integer):
-            var single = encoder.singleValueContainer()
-            try single.encode(integer)
-        case .real(let real):
-            var single = encoder.singleValueContainer()
-            try single.encode(real)
-        case .boolean(let boolean):
-            var single = encoder.singleValueContainer()
-            try single.encode(boolean)
-        case .date(let date):
-            var single = encoder.singleValueContainer()
-            try single.encode(date)
-        case .data(let data):
-            var single = encoder.singleValueContainer()
-            try single.encode(data)
+            switch self {
+            case .string(let string): try single.encode(string)
+            case .integer(let integer): try single.encode(integer)
+            case .real(let real): try single.encode(real)
+            case .boolean(let boolean): try single.encode(boolean)
+            case .date(let date): try single.encode(date)
+            case .data(let data): try single.encode(data)
+            case .dictionary, .array: break  // handled above
+            }
         }
     }
 }
 
-/// Reads a property-list value through FoundationEssentials' PropertyListDecoder, which speaks
-/// only Codable. Internal, not `PropertyListValue: Decodable`: the probing below is right only
-/// for a plist decoder (a JSON string would decode as base64 data). Reading yields exact types,
-/// so `<integer>1</integer>` stays an integer and never passes for `<true/>`. (Foundation's
-/// PropertyListSerialization would do this untyped, but linking Foundation on Linux costs the
-/// ICU data and about 10 MiB of memory.)
-struct PropertyListDecoding: Decodable {
+extension PropertyListValue {
     /// Deeper nesting than this is refused: no Info.plist comes close, and it bounds recursion.
     static let maximumDepth = 64
 
-    let value: PropertyListValue
-
-    init(from decoder: any Decoder) throws {
-        guard decoder.codingPath.count <= Self.maximumDepth else {
+    /// Containers are read the same way by both readings: `Element` decodes each child (so the
+    /// reading recurses through it) and `scalar` reads everything that is not a container.
+    static func decodeTree<Element: Decodable>(_ decoder: any Decoder, element: Element.Type, value: (Element) -> PropertyListValue,
+                                               scalar: (any SingleValueDecodingContainer) throws -> PropertyListValue) throws -> PropertyListValue {
+        guard decoder.codingPath.count <= maximumDepth else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "nested too deeply"))
         }
-        if let keyed = try? decoder.container(keyedBy: PropertyListValue.DictionaryKey.self) {
+        if let keyed = try? decoder.container(keyedBy: DictionaryKey.self) {
             var dictionary: [String: PropertyListValue] = [:]
-            for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(PropertyListDecoding.self, forKey: key).value }
-            value = .dictionary(dictionary)
-            return
+            for key in keyed.allKeys { dictionary[key.stringValue] = value(try keyed.decode(Element.self, forKey: key)) }
+            return .dictionary(dictionary)
         }
         if var unkeyed = try? decoder.unkeyedContainer() {
             var array: [PropertyListValue] = []
-            while !unkeyed.isAtEnd { array.append(try unkeyed.decode(PropertyListDecoding.self).value) }
-            value = .array(array)
-            return
+            while !unkeyed.isAtEnd { array.append(value(try unkeyed.decode(Element.self))) }
+            return .array(array)
         }
-        // Each decode succeeds only for its own plist element; integers before reals because an
-        // integer also decodes as a Double.
-        let single = try decoder.singleValueContainer()
-        if let boolean = try? single.decode(Bool.self) { value = .boolean(boolean) }
-        else if let data = try? single.decode(Data.self) { value = .data(data) }
-        else if let date = try? single.decode(Date.self) { value = .date(date) }
-        else if let integer = try? single.decode(Int.self) {
-            value = Self.holdsReal(single) ? .real(try single.decode(Double.self)) : .integer(integer)
+        return try scalar(decoder.singleValueContainer())
+    }
+}
+
+/// Reads a property-list value through FoundationEssentials' PropertyListDecoder, which speaks
+/// only Codable. Reading yields exact types, so `<integer>1</integer>` stays an integer and never
+/// passes for `<true/>`. Apart from `PropertyListValue: Decodable` (the JSON reading) because the
+/// probing is right only for a plist decoder: a JSON string would decode as base64 data.
+/// (Foundation's PropertyListSerialization would do this untyped, but linking Foundation on
+/// Linux costs the ICU data and about 10 MiB of memory.)
+struct PropertyListDecoding: Decodable {
+    let value: PropertyListValue
+
+    init(from decoder: any Decoder) throws {
+        value = try PropertyListValue.decodeTree(decoder, element: PropertyListDecoding.self, value: \.value, scalar: Self.scalar)
+    }
+
+    /// Each decode succeeds only for its own plist element; integers before reals because an
+    /// integer also decodes as a Double.
+    private static func scalar(_ single: any SingleValueDecodingContainer) throws -> PropertyListValue {
+        if let boolean = try? single.decode(Bool.self) { return .boolean(boolean) }
+        if let data = try? single.decode(Data.self) { return .data(data) }
+        if let date = try? single.decode(Date.self) { return .date(date) }
+        if let integer = try? single.decode(Int.self) {
+            return holdsReal(single) ? .real(try single.decode(Double.self)) : .integer(integer)
         }
-        else if let real = try? single.decode(Double.self) { value = .real(real) }
-        else { value = .string(try single.decode(String.self)) }
+        if let real = try? single.decode(Double.self) { return .real(real) }
+        return .string(try single.decode(String.self))
     }
 
     /// True when the number is a `<real>` with an integral value (`<real>1</real>`, which also
@@ -109,25 +112,11 @@ struct PropertyListDecoding: Decodable {
 /// `PropertyListFile`, which keeps every plist type.
 extension PropertyListValue: Decodable {
     public init(from decoder: any Decoder) throws {
-        guard decoder.codingPath.count <= PropertyListDecoding.maximumDepth else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "nested too deeply"))
+        self = try Self.decodeTree(decoder, element: PropertyListValue.self, value: { $0 }) { single in
+            if let boolean = try? single.decode(Bool.self) { return .boolean(boolean) }
+            if let integer = try? single.decode(Int.self) { return .integer(integer) }
+            if let real = try? single.decode(Double.self) { return .real(real) }
+            return .string(try single.decode(String.self))
         }
-        if let keyed = try? decoder.container(keyedBy: DictionaryKey.self) {
-            var dictionary: [String: PropertyListValue] = [:]
-            for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(PropertyListValue.self, forKey: key) }
-            self = .dictionary(dictionary)
-            return
-        }
-        if var unkeyed = try? decoder.unkeyedContainer() {
-            var array: [PropertyListValue] = []
-            while !unkeyed.isAtEnd { array.append(try unkeyed.decode(PropertyListValue.self)) }
-            self = .array(array)
-            return
-        }
-        let single = try decoder.singleValueContainer()
-        if let boolean = try? single.decode(Bool.self) { self = .boolean(boolean) }
-        else if let integer = try? single.decode(Int.self) { self = .integer(integer) }
-        else if let real = try? single.decode(Double.self) { self = .real(real) }
-        else { self = .string(try single.decode(String.self)) }
     }
 }

@@ -34,7 +34,7 @@ public enum PropertyListFile {
     public static func parse(_ data: Data, path: String) throws(PropertyListError) -> PropertyListDocument {
         // The XML reader recurses once per level before our own depth check can run, so a
         // hostile file nested 100,000 deep would overflow the stack: count levels first.
-        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListDecoding.maximumDepth {
+        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListValue.maximumDepth {
             throw PropertyListError(path: path, problem: .notAPropertyList)
         }
         var detected = PropertyListDecoder.PropertyListFormat.openStep

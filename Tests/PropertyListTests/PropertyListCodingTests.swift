@@ -119,6 +119,9 @@ struct PropertyListCodingTests {
         let back = try JSONDecoder().decode(PropertyListValue.self, from: Data(json.utf8))
         #expect(back["one"] == 1 && back["half"] == 1.5 && back["big"] == 9_007_199_254_740_993 && back["yes"] == true)
         #expect(back["bytes"] == "AAEC" && back["list"] == [1, 2.5, [:]])
+        // The JSON reading has the plist reading's depth bound.
+        let deep = String(repeating: "[", count: PropertyListValue.maximumDepth + 2) + String(repeating: "]", count: PropertyListValue.maximumDepth + 2)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(PropertyListValue.self, from: Data(deep.utf8)) }
     }
 
     @Test func writesSortedKeysWithXMLEscaped() throws {
@@ -129,7 +132,7 @@ struct PropertyListCodingTests {
     }
 
     @Test func refusesNestingPastTheLimitWithoutRecursingIntoIt() throws {
-        let limit = PropertyListDecoding.maximumDepth
+        let limit = PropertyListValue.maximumDepth
         // Exactly the limit (the root dictionary counts as one level) reads...
         let atLimit = String(repeating: "<array>", count: limit - 1) + String(repeating: "</array>", count: limit - 1)
         #expect(throws: Never.self) { try parse(infoPlistXML("<key>a</key>" + atLimit)) }
@@ -148,7 +151,7 @@ struct PropertyListCodingTests {
             for _ in 1..<depth { object = [object] }
             return try PropertyListSerialization.data(fromPropertyList: ["a": object], format: .binary, options: 0)
         }
-        let limit = PropertyListDecoding.maximumDepth
+        let limit = PropertyListValue.maximumDepth
         #expect(throws: Never.self) { try PropertyListFile.parse(nested(limit - 1), path: "at-limit.plist") }
         #expect(throws: PropertyListError.self) { try PropertyListFile.parse(nested(limit + 1), path: "deep.plist") }
     }
