@@ -106,6 +106,7 @@ struct Handshake {
             .evaluate(served: chain, name: nameToCheck)
         // The leaf's embedded SCTs sign the precertificate, which names the leaf's issuer: looked
         // up only when the leaf has SCTs. Served, in the store, or fetched by caIssuers above.
+        // Only the leaf's SCT list extension is decoded again, to judge each signature.
         if let leaf = served.first, !chain[0].facts.embeddedSCTs.isEmpty {
             let issuer = trust.issuer(of: leaf, served: served) ?? fetcher?.fetchedIssuer(of: leaf)
             chain[0].facts.embeddedSCTs = CertificateReader.embeddedSCTs(of: leaf.pointer) { sct in
