@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "atsprobe", targets: ["atsprobe"]),
         .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
         .library(name: "ATSProbe", targets: ["ATSProbe"]),
+        .library(name: "ATSEngine", targets: ["ATSEngine"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
     ],
     dependencies: [
@@ -38,8 +39,9 @@ let package = Package(
         .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
-        // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
-        .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSProbe"]),
+        // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
+        // redirects), the plist-check run, and the audit scheduler with its limits.
+        .target(name: "ATSEngine", dependencies: ["TLSFacts", "ATSPolicy", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
         .target(name: "ATSApp", dependencies: ["TLSFacts", "ATSPolicy", "CZlib"]),
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
@@ -51,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "ATSPolicy", "ATSProbe", "ATSDiagnostics", "ATSApp",
+                "TLSFacts", "ATSPolicy", "ATSProbe", "ATSEngine", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -59,7 +61,9 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "TLSFacts"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSDiagnostics", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSEngine", "TLSFacts", "ATSTestServers"]),
+        // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
+        .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSProbe", "TLSFacts", "ATSTestServers"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ATSDiagnostics
+@testable import ATSEngine
 import ATSPolicy
 @testable import ATSProbe
 import TLSFacts

@@ -1,9 +1,7 @@
-import ArgumentParser
-import ATSDiagnostics
 import ATSPolicy
 
 /// What one audit entry came to, in the words of the summary and the `verdict` JSON field.
-enum AuditVerdict: String, Codable, CaseIterable, Sendable {
+public enum AuditVerdict: String, Codable, CaseIterable, Sendable {
     /// Default ATS loads the target.
     case pass
     /// An NSExceptionDomains entry makes it load.
@@ -17,7 +15,7 @@ enum AuditVerdict: String, Codable, CaseIterable, Sendable {
     /// The line is not a target.
     case error
 
-    init(_ report: DiagnosticsReport) {
+    public init(_ report: DiagnosticsReport) {
         if report.defaultPasses {
             self = .pass
         } else if report.reachability == .unreachable {
@@ -30,18 +28,26 @@ enum AuditVerdict: String, Codable, CaseIterable, Sendable {
     }
 
     /// The exit status this verdict asks for, before --fail-on filters it.
-    var status: ExitStatus {
+    public var severity: AuditSeverity {
         switch self {
         case .pass: .clear
         case .exception, .noException: .findings
         case .unreachable, .timeout: .unreachable
-        case .error: .usage
+        case .error: .badInput
         }
     }
 }
 
+/// How an audit ended, worst last: the executable maps each to its exit code (0, 1, 2, 64, 70;
+/// docs/exit-codes.md).
+public enum AuditSeverity: Int, Comparable, Sendable {
+    case clear, findings, unreachable, badInput, localFailure
+
+    public static func < (lhs: AuditSeverity, rhs: AuditSeverity) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
 /// `--fail-on`: which verdicts make the run fail.
-enum AuditFailOn: String, ExpressibleByArgument, CaseIterable {
+public enum AuditFailOn: String, CaseIterable, Sendable {
     /// Nothing fails the run (exit 0 unless the options themselves are wrong).
     case none
     /// Only unreachable or timed-out targets (exit 2), and bad lines (64).
@@ -51,12 +57,12 @@ enum AuditFailOn: String, ExpressibleByArgument, CaseIterable {
     /// Everything: the highest of 64, 2, 1, 0 (the default, as for every other command).
     case any
 
-    func filter(_ status: ExitStatus) -> ExitStatus {
-        switch (self, status) {
+    public func filter(_ severity: AuditSeverity) -> AuditSeverity {
+        switch (self, severity) {
         case (.none, _): .clear
         case (.unreachable, .findings): .clear
         case (.exception, .unreachable): .clear
-        default: status
+        default: severity
         }
     }
 }

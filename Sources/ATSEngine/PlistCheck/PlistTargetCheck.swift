@@ -1,4 +1,3 @@
-import ATSDiagnostics
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,31 +9,38 @@ import TLSFacts
 /// One target of `plist check`: which part of the app's dictionary applies, the load under
 /// the app's own dictionary (under both NSIncludesSubdomains readings when they disagree), and
 /// the diagnostics that say what the server really needs.
-struct PlistTargetCheck {
+public struct PlistTargetCheck: Sendable {
     /// The load under one reading of NSIncludesSubdomains.
-    struct ReadingLoad {
-        var reading: SubdomainReading
-        var policy: EffectivePolicy
-        var load: LoadOutcome
+    public struct ReadingLoad: Sendable {
+        public var reading: SubdomainReading
+        public var policy: EffectivePolicy
+        public var load: LoadOutcome
     }
 
-    var target: Target
+    public var target: Target
     /// Apple's code (any depth): the reading a device runs.
-    var policy: EffectivePolicy
+    public var policy: EffectivePolicy
     /// One element, or two (any depth first) when the readings pick different entries.
-    var loads: [ReadingLoad]
+    public var loads: [ReadingLoad]
     /// nil for http:// targets: no TLS to measure.
-    var diagnostics: DiagnosticsReport?
+    public var diagnostics: DiagnosticsReport?
 
-    var passes: Bool { loads.allSatisfy(\.load.verdict.passed) }
-    var unreachable: Bool { diagnostics?.reachability == .unreachable }
+    public init(target: Target, policy: EffectivePolicy, loads: [ReadingLoad], diagnostics: DiagnosticsReport?) {
+        self.target = target
+        self.policy = policy
+        self.loads = loads
+        self.diagnostics = diagnostics
+    }
 
-    var need: HostNeed {
+    public var passes: Bool { loads.allSatisfy(\.load.verdict.passed) }
+    public var unreachable: Bool { diagnostics?.reachability == .unreachable }
+
+    public var need: HostNeed {
         guard let diagnostics else { return HostNeed(host: target.host, requirement: .cleartext, appLoadPasses: passes) }
         return HostNeed(host: target.host, suggestion: diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes)
     }
 
-    static func run(_ target: Target, configuration: ATSConfiguration, runner: DiagnosticsRunner) async -> PlistTargetCheck {
+    public static func run(_ target: Target, configuration: ATSConfiguration, runner: DiagnosticsRunner) async -> PlistTargetCheck {
         let ruleSet = runner.options.ruleSet
         let policy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme, ruleSet: ruleSet)
         let readings: [SubdomainReading] = policy.subdomainDisagreement == nil ? [.anyDepth] : [.anyDepth, .oneLabel]
@@ -48,35 +54,27 @@ struct PlistTargetCheck {
         }
         return PlistTargetCheck(target: target, policy: policy, loads: loads, diagnostics: await report)
     }
-}
 
-extension SubdomainReading {
-    /// For people: whose reading it is.
-    var label: String {
-        switch self {
-        case .anyDepth: "Apple's code, NSIncludesSubdomains at any depth"
-        case .oneLabel: "Apple's documentation, NSIncludesSubdomains one label down"
-        }
-    }
-}
-
-extension EffectivePolicy {
-    /// Which part of the dictionary governs the load, for people.
-    var governedBy: String {
-        if let match {
-            let key = "NSExceptionDomains entry \"\(UntrustedText.escape(match.key, limit: 255))\""
-            switch match.kind {
-            case .exact: return "\(key) (exact match)"
-            case .subdomain(let depth):
-                return "\(key) (subdomain \(depth) label\(depth == 1 ? "" : "s") down, NSIncludesSubdomains)"
-            case .addressRange(let length): return "\(key) (address range /\(length))"
+    /// Hosts checked a few at a time ("one in, one out"), results in the order given: each
+    /// check already starts its own handshakes together, and the prober bounds them overall.
+    public static func checkAll(_ targets: [Target], configuration: ATSConfiguration, runner: DiagnosticsRunner,
+                                width: Int = 4, finished: () -> Void = {}) async -> [PlistTargetCheck] {
+        await withTaskGroup(of: (Int, PlistTargetCheck).self) { group in
+            var results = [PlistTargetCheck?](repeating: nil, count: targets.count)
+            var next = 0
+            func startNext() {
+                guard next < targets.count else { return }
+                let index = next, target = targets[index]
+                group.addTask { (index, await PlistTargetCheck.run(target, configuration: configuration, runner: runner)) }
+                next += 1
             }
-        }
-        switch exemption {
-        case .arbitraryLoads?: return "NSAllowsArbitraryLoads (no entry for the host: ATS is off)"
-        case .localNetworking?: return "local networking (a local name or loopback address, not subject to ATS)"
-        case .ipAddressBeforeIOS17?: return "nothing (IP addresses are not subject to ATS under \(ruleSetID))"
-        case nil: return "default ATS (no entry for the host)"
+            for _ in 0..<min(width, targets.count) { startNext() }
+            while let (index, check) = await group.next() {
+                results[index] = check
+                finished()
+                startNext()
+            }
+            return results.map { $0! }
         }
     }
 }

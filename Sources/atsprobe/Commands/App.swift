@@ -1,6 +1,6 @@
 import ArgumentParser
 import ATSApp
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ATSDiagnostics
+import ATSEngine
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -63,8 +63,11 @@ extension ATSProbeCommand {
         private func audit() async throws -> ExitStatus {
             try checkOptions()
             let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency)
+            if concurrency < self.concurrency {
+                Diagnostics.warn("--concurrency \(self.concurrency) needs more open files than the limit allows (ulimit -n); using \(concurrency)")
+            }
             try connection.check()
-            let share = try shard.map(AuditShard.init(parsing:)) ?? .whole
+            let share = try shard.map(Self.share) ?? .whole
             let source = try AuditInput(arguments: targets, path: input)
             let logs = try connection.ctLogs()
             let ruleSet = try diagnostics.ruleSet()
@@ -85,69 +88,35 @@ extension ATSProbeCommand {
                 }
             } : nil
             defer { ticker?.cancel() }
-            var rateLimiter = AuditRateLimiter(perSecond: rate)
             let interrupts = AuditInterrupts(sink: sink)
             defer { interrupts.cancel() }
 
-            // Targets whose host is at --per-host wait here, not in the task group, so they never
-            // hold a --concurrency slot another host could use. Bounded: when it is full, reading
-            // the input waits for a target to finish.
-            var parked = AuditParking(perHost: perHost, capacity: 4 * concurrency)
-            await withTaskGroup(of: String.self) { group in
-                var inFlight = 0
-                func launch(_ item: AuditParking.Item) async {
-                    await rateLimiter.wait()
-                    inFlight += 1
-                    group.addTask {
-                        await sink.started(item.entry, name: item.target.authority)
-                        var report = await withDeadline(seconds: deadline) { await runner.run(item.target) }
-                        // Out of descriptors or memory here: the server is not to blame. Try
-                        // again once other targets have had time to give theirs back.
-                        for attempt in 1...AuditLimits.localRetries where report?.localFailure != nil {
-                            try? await Task.sleep(for: .milliseconds(200 * attempt))
-                            report = await withDeadline(seconds: deadline) { await runner.run(item.target) }
-                        }
-                        if let failure = report?.localFailure {
-                            await sink.failedLocally(item.entry, target: item.target, failure: failure)
-                        } else if let report {
-                            await sink.finished(report, entry: item.entry)
-                        } else {
-                            await sink.timedOut(TargetReport(item.target), deadline: deadline, entry: item.entry)
-                        }
-                        return item.host
-                    }
+            let scheduler = AuditScheduler(
+                limits: AuditLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadlineSeconds: deadline, shard: share),
+                work: runner)
+            let connection = self.connection
+            let jobs = AuditJobs(source: source) { try connection.target($0) }
+            for await event in scheduler.results(for: jobs) {
+                switch event {
+                case .started(let entry, let target): await sink.started(entry, name: target.authority)
+                case .finished(let entry, _, let report): await sink.finished(report, entry: entry)
+                case .timedOut(let entry, let target): await sink.timedOut(TargetReport(target), deadline: deadline, entry: entry)
+                case .failedLocally(let entry, let target, let failure): await sink.failedLocally(entry, target: target, failure: failure)
+                case .rejected(let entry, let reason): await sink.rejected(entry, message: reason)
                 }
-                /// Waits for one target to finish, then starts what its freed slots allow.
-                func finishOne() async {
-                    guard let host = await group.next() else { return }
-                    inFlight -= 1
-                    parked.finished(host)
-                    while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
-                }
-
-                while let entry = await source.next() {
-                    let target: Target
-                    do {
-                        if let defect = entry.defect { throw InputError(defect) }
-                        target = try connection.target(entry.text)
-                    } catch {
-                        let message = (error as? InputError)?.message ?? String(describing: error)
-                        if share.owns(key: "#\(entry.position)") { await sink.rejected(entry, message: message) }
-                        continue
-                    }
-                    guard share.owns(key: "\(target.scheme.rawValue)://\(target.authority)") else { continue }
-                    parked.add(AuditParking.Item(entry: entry, target: target, host: target.connectAddress ?? target.host))
-                    while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
-                    // One in, one out: never more than --concurrency in flight or a full queue.
-                    while (inFlight >= concurrency || parked.isFull) && inFlight > 0 { await finishOne() }
-                }
-                while inFlight > 0 { await finishOne() }
             }
             ticker?.cancel()
             try await sink.finish()
             // Targets read before the error have their records; the run still fails (64).
             if let failure = source.failure { throw failure }
-            return await sink.tally.status(failOn: failOn)
+            return ExitStatus(await sink.tally.severity(failOn: failOn))
+        }
+
+        static func share(_ text: String) throws -> AuditShard {
+            guard let share = AuditShard(parsing: text) else {
+                throw InputError("--shard '\(text)' is not K/N with 1 <= K <= N (e.g. 2/8)")
+            }
+            return share
         }
 
         private func checkOptions() throws {
@@ -157,6 +126,49 @@ extension ATSProbeCommand {
             if let rate, !(rate >= 0.001 && rate <= 100_000) { throw InputError("--rate must be between 0.001 and 100000 per second, got \(rate)") }
             guard deadline > 0, deadline <= 86_400 else { throw InputError("--deadline must be between 0 and 86400 seconds, got \(deadline)") }
             guard input != nil || !targets.isEmpty else { throw InputError("give targets as arguments or with --input FILE (- for standard input)") }
+        }
+    }
+}
+
+/// The input's entries as the scheduler's jobs: each parsed as a target (with --connect-to and
+/// the other connection options), or rejected with the reason, numbered for sharding.
+struct AuditJobs: AsyncSequence, Sendable {
+    typealias Element = AuditJob<AuditEntry>
+    typealias Failure = Never
+    let source: AuditInput
+    let parse: @Sendable (String) throws -> Target
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        typealias Failure = Never
+        let source: AuditInput
+        let parse: @Sendable (String) throws -> Target
+
+        mutating func next() async -> AuditJob<AuditEntry>? {
+            guard let entry = await source.next() else { return nil }
+            do {
+                if let defect = entry.defect { throw InputError(defect) }
+                return .target(try parse(entry.text), tag: entry)
+            } catch {
+                let message = (error as? InputError)?.message ?? String(describing: error)
+                return .rejected(message, shardKey: "#\(entry.position)", tag: entry)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source, parse: parse) }
+}
+
+extension AuditFailOn: ExpressibleByArgument {}
+
+extension ExitStatus {
+    /// An audit's outcome as its exit code (docs/exit-codes.md).
+    init(_ severity: AuditSeverity) {
+        switch severity {
+        case .clear: self = .clear
+        case .findings: self = .findings
+        case .unreachable: self = .unreachable
+        case .badInput: self = .usage
+        case .localFailure: self = .internalError
         }
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 import ATSProbe
 #if canImport(FoundationEssentials)

@@ -7,7 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 import ATSProbe
 import TLSFacts

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

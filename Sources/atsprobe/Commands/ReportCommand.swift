@@ -1,3 +1,4 @@
+import ATSEngine
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -46,7 +47,7 @@ extension ATSProbeCommand {
                 }
                 try sink.finish()
                 if !quiet { FileStream.standardError.write(report.tally.summary) }
-                return report.tally.status(failOn: .any)
+                return ExitStatus(report.tally.severity(failOn: .any))
             }
         }
     }

@@ -1,5 +1,5 @@
 import ATSApp
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 import TLSFacts
 

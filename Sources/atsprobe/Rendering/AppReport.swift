@@ -1,5 +1,5 @@
 import ATSApp
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -104,7 +104,7 @@ struct AppReport {
             let configuration = ATSConfiguration(propertyList: ats)
             let hosts = inventory.hosts.filter { $0.bundle == bundle.path }
             let targets = try hosts.map { try connection.target($0.target) }
-            let loaded = await checkAll(targets, configuration: configuration, runner: runner) {
+            let loaded = await PlistTargetCheck.checkAll(targets, configuration: configuration, runner: runner) {
                 done += 1
                 progress(done, inventory.hosts.count)
             }
@@ -128,29 +128,6 @@ struct AppReport {
             results.append(result)
         }
         return AppReport(inventory: inventory, ruleSet: ruleSet, results: results)
-    }
-
-    /// Hosts checked a few at a time ("one in, one out"), results in the order given: each
-    /// check already starts its own handshakes together, and the prober bounds them overall.
-    static func checkAll(_ targets: [Target], configuration: ATSConfiguration, runner: DiagnosticsRunner,
-                         width: Int = 4, finished: () -> Void = {}) async -> [PlistTargetCheck] {
-        await withTaskGroup(of: (Int, PlistTargetCheck).self) { group in
-            var results = [PlistTargetCheck?](repeating: nil, count: targets.count)
-            var next = 0
-            func startNext() {
-                guard next < targets.count else { return }
-                let index = next, target = targets[index]
-                group.addTask { (index, await PlistTargetCheck.run(target, configuration: configuration, runner: runner)) }
-                next += 1
-            }
-            for _ in 0..<min(width, targets.count) { startNext() }
-            while let (index, check) = await group.next() {
-                results[index] = check
-                finished()
-                startNext()
-            }
-            return results.map { $0! }
-        }
     }
 
     /// Offline: the bundles and hosts only.

@@ -1,4 +1,4 @@
-import ATSDiagnostics
+import ATSEngine
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,4 +1,4 @@
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 import ATSProbe
 #if canImport(FoundationEssentials)

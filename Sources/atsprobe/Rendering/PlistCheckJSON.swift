@@ -1,4 +1,4 @@
-import ATSDiagnostics
+import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

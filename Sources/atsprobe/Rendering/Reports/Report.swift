@@ -1,3 +1,4 @@
+import ATSEngine
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,3 +1,4 @@
+import ATSEngine
 import TLSFacts
 
 /// `--format html`: one self-contained page (inline CSS, no script, no network) to hand to a

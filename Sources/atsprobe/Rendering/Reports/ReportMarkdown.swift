@@ -1,3 +1,4 @@
+import ATSEngine
 import TLSFacts
 
 /// `--format markdown`: for tickets and pull-request comments (GitHub-flavoured tables). Text

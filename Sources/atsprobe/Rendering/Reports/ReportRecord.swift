@@ -1,3 +1,4 @@
+import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
