@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "atsprobe", targets: ["atsprobe"]),
         .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
+        .library(name: "ATSAdvice", targets: ["ATSAdvice"]),
         .library(name: "ATSProbe", targets: ["ATSProbe"]),
         .library(name: "ATSEngine", targets: ["ATSEngine"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
@@ -33,17 +34,22 @@ let package = Package(
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Plain values shared by the probe and the policy: versions, suites, observations.
         .target(name: "TLSFacts"),
-        // The ATS rules, pure Swift: no OpenSSL, no sockets.
+        // The ATS rules, pure Swift: no OpenSSL, no sockets. What an engineer reads to learn ATS.
         .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
+        // What an app writes, derived from the rules: exception advice, suggestion and merge,
+        // tightening an existing dictionary, lint, server fixes.
+        .target(name: "ATSAdvice", dependencies: ["TLSFacts", "ATSPolicy"]),
         // Real handshakes over the system OpenSSL.
         .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
         // redirects), the plist-check run, and the audit scheduler with its limits.
-        .target(name: "ATSEngine", dependencies: ["TLSFacts", "ATSPolicy", "ATSProbe"]),
+        .target(name: "ATSEngine", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
-        .target(name: "ATSApp", dependencies: ["TLSFacts", "ATSPolicy", "CZlib"]),
+        .target(name: "ATSApp", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "CZlib"]),
+        // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
+        .target(name: "ATSPolicyFixtures", dependencies: ["TLSFacts", "ATSPolicy"]),
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
         .target(name: "ATSAppFixtures", dependencies: ["CZlib"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
@@ -53,17 +59,18 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "ATSPolicy", "ATSProbe", "ATSEngine", "ATSApp",
+                "TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSEngine", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
-        .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "TLSFacts"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSEngine", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
+        .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSEngine", "TLSFacts", "ATSTestServers"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
-        .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSProbe", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "TLSFacts", "ATSTestServers"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,3 +1,4 @@
+import ATSAdvice
 import ATSPolicy
 import ATSProbe
 #if canImport(FoundationEssentials)

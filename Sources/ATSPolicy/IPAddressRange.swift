@@ -11,12 +11,12 @@ import Darwin
 
 /// An IP address or CIDR range as an exception key may hold one since iOS 17
 /// ("192.168.1.10", "10.0.0.0/8", "2001:db8::/32").
-struct IPAddressRange: Hashable, Sendable {
+public struct IPAddressRange: Hashable, Sendable {
     let bytes: [UInt8]
     let prefixLength: Int
 
     /// Parses an address or a range; nil when the text is neither.
-    init?(_ text: String) {
+    public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count <= 2, let address = IPAddressRange.parseAddress(String(parts[0])) else { return nil }
         if parts.count == 2 {
@@ -28,7 +28,7 @@ struct IPAddressRange: Hashable, Sendable {
         bytes = address
     }
 
-    static func parseAddress(_ text: String) -> [UInt8]? {
+    public static func parseAddress(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
         var v6 = in6_addr()
@@ -37,7 +37,7 @@ struct IPAddressRange: Hashable, Sendable {
     }
 
     /// True when `address` (bytes of the same family) lies in the range.
-    func contains(_ address: [UInt8]) -> Bool {
+    public func contains(_ address: [UInt8]) -> Bool {
         guard address.count == bytes.count else { return false }
         var remaining = prefixLength
         for (a, b) in zip(address, bytes) where remaining > 0 {

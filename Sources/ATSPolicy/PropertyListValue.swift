@@ -5,10 +5,10 @@ import Foundation
 #endif
 
 /// Lenient readers for values from a decoded property list (`[String: Any]` of Swift values).
-enum PropertyListValue {
+public enum PropertyListValue {
     /// A boolean as Apple reads one: <true/>/<false/>, a number (non-zero is YES), or the
     /// strings YES/NO/true/false/1/0 that hand-edited plists sometimes carry.
-    static func bool(_ value: Any?) -> Bool? {
+    public static func bool(_ value: Any?) -> Bool? {
         switch value {
         case let b as Bool: return b
         case let i as Int: return i != 0
@@ -23,13 +23,13 @@ enum PropertyListValue {
         }
     }
 
-    static func string(_ value: Any?) -> String? { value as? String }
+    public static func string(_ value: Any?) -> String? { value as? String }
 
-    static func dictionary(_ value: Any?) -> [String: Any]? {
+    public static func dictionary(_ value: Any?) -> [String: Any]? {
         value as? [String: Any]
     }
 
-    static func array(_ value: Any?) -> [Any]? {
+    public static func array(_ value: Any?) -> [Any]? {
         value as? [Any]
     }
 }

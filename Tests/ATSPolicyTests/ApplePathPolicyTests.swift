@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 /// Apple's path rules on synthetic chains (no network): the WoSign/StartCom constraint, the
 /// RSA maximum, key types, the chain as built, and the codes every trust failure carries.

@@ -16,20 +16,6 @@ import TLSFacts
         #expect(String(decoding: try encoder.encode(ATSConfiguration.default), as: UTF8.self) == "{}")
     }
 
-    @Test func suggestionJSONRoundTrip() throws {
-        let suggestions: [ExceptionSuggestion] = [
-            .none,
-            .exception(domain: "example.com", DomainException(minimumTLSVersion: "TLSv1.1"),
-                       rationale: [KeyEvidence(key: "NSExceptionMinimumTLSVersion", value: "TLSv1.1", observation: "server's highest protocol is TLS 1.1")]),
-            .impossible(reason: "even Allow All Loads fails"),
-        ]
-        for suggestion in suggestions {
-            let data = try JSONEncoder().encode(suggestion)
-            #expect(try JSONDecoder().decode(ExceptionSuggestion.self, from: data) == suggestion)
-        }
-        #expect(String(decoding: try JSONEncoder().encode(ExceptionSuggestion.none), as: UTF8.self) == #"{"kind":"none"}"#)
-    }
-
     @Test func notesExplainTheDictionary() {
         let ignored = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true, allowsArbitraryLoadsForMedia: false),
                                       host: "example.com")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 @Suite struct EvaluatorTests {
     func judge(_ observation: Observation, _ exception: DomainException? = nil, allowAll: Bool = false,

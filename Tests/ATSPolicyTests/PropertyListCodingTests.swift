@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 /// atsprobe reads and writes plists with FoundationEssentials' Codable coders (through
 /// PropertyListNode); Foundation's PropertyListSerialization, linked only into the tests, is the

@@ -1,6 +1,7 @@
 import Testing
 import TLSFacts
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 @Suite struct RuleSetTests {
     @Test func namedRuleSets() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ATSAdvice
 @testable import ATSEngine
 import ATSPolicy
 @testable import ATSProbe

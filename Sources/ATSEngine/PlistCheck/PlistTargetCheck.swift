@@ -1,3 +1,4 @@
+import ATSAdvice
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ATSAdvice
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ATSEngine
+import ATSAdvice
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

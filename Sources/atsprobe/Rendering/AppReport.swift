@@ -1,5 +1,6 @@
 import ATSApp
 import ATSEngine
+import ATSAdvice
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

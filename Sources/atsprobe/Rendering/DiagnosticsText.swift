@@ -1,4 +1,5 @@
 import ATSEngine
+import ATSAdvice
 import ATSPolicy
 import ATSProbe
 #if canImport(FoundationEssentials)

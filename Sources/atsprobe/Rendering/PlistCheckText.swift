@@ -1,4 +1,5 @@
 import ATSEngine
+import ATSAdvice
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -151,28 +151,10 @@ enum CommandLineRepair {
     static func nearest(_ word: String, in names: [String]) -> String? {
         let prefixed = names.filter { $0.hasPrefix(word) }
         if prefixed.count == 1 { return prefixed[0] }
-        let scored = names.map { ($0, distance(word, $0)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+        let scored = names.map { ($0, EditDistance.between(word, $0)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
         guard let best = scored.first else { return nil }
         let allowed = max(1, min(3, word.count / 3))
         return best.1 <= allowed ? best.0 : nil
-    }
-
-    /// Damerau-Levenshtein distance (adjacent transpositions count one).
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { d[i][0] = i }
-        for j in 0...b.count { d[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
-            }
-        }
-        return d[a.count][b.count]
     }
 
     private static func shown(_ text: String) -> String {

@@ -1,3 +1,4 @@
+import ATSAdvice
 import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)

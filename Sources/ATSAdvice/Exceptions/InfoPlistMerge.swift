@@ -1,0 +1,107 @@
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// Merges suggested exception entries into an app's property list. Every other key keeps its
+/// value; an existing entry is widened only as far as needed and never narrowed: where it is
+/// wider than needed it is kept, with a note that it could be tightened.
+public struct InfoPlistMerge {
+    /// Why the merge cannot be done: the file's ATS keys have the wrong types.
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The property list with the entries merged in.
+    public private(set) var root: [String: Any]
+    /// One line each, for stderr: what was widened, added, or could be tightened.
+    public private(set) var notes: [String] = []
+
+    public init(_ document: PropertyListDocument, adding suggested: [String: DomainException]) throws(Failure) {
+        root = document.root
+        let bare = document.isBareATSDictionary
+        var ats: [String: Any]
+        if bare {
+            ats = document.root
+        } else if let value = document.root[ATSKey.appTransportSecurity.name] {
+            guard let dict = PropertyListValue.dictionary(value) else {
+                throw Failure(description: "\(ATSKey.appTransportSecurity.name) is not a dictionary; not merging")
+            }
+            ats = dict
+        } else {
+            ats = [:]
+        }
+        var domains: [String: Any] = [:]
+        if let value = ats[ATSKey.exceptionDomains.name] {
+            guard let dict = PropertyListValue.dictionary(value) else {
+                throw Failure(description: "\(ATSKey.exceptionDomains.name) is not a dictionary; not merging")
+            }
+            domains = dict
+        }
+        let existing = ATSConfiguration(propertyList: ats)
+        if existing.effectiveAllowsArbitraryLoads && !suggested.isEmpty {
+            notes.append("NSAllowsArbitraryLoads is set: each listed domain is judged by its own entry instead, so http:// loads to it need NSExceptionAllowsInsecureHTTPLoads")
+        }
+        for (domain, needed) in suggested.sorted(by: { $0.key < $1.key }) {
+            merge(domain, needed, into: &domains, existing: existing)
+        }
+        if !suggested.isEmpty || ats[ATSKey.exceptionDomains.name] != nil {
+            ats[ATSKey.exceptionDomains.name] = domains
+        }
+        if bare {
+            root = ats
+        } else {
+            root[ATSKey.appTransportSecurity.name] = ats
+        }
+    }
+
+    private mutating func merge(_ domain: String, _ needed: DomainException, into domains: inout [String: Any], existing: ATSConfiguration) {
+        // The entry written for this domain (keys are matched as Apple matches: lowercased).
+        if let key = domains.keys.first(where: { $0.lowercased() == domain.lowercased() }) {
+            var entry = PropertyListValue.dictionary(domains[key]) ?? [:]
+            let current = DomainException(propertyList: entry)
+            let narrower = current.keysNarrower(than: needed)
+            if !narrower.isEmpty {
+                let widened = current.widened(toCover: needed).propertyList
+                for name in narrower { entry[name] = widened[name] }
+                domains[key] = entry
+                notes.append("widened the entry for \(key): \(narrower.map { "\($0) = \(describe(widened[$0]))" }.joined(separator: ", "))")
+            }
+            let wider = current.keysWider(than: needed)
+            if !wider.isEmpty {
+                notes.append("the entry for \(key) is wider than this probe needs and was kept; it could be tightened: \(wider.joined(separator: ", "))")
+            }
+            return
+        }
+        // A parent entry with NSIncludesSubdomains may already govern the host.
+        if let match = existing.match(host: domain) {
+            let narrower = match.exception.keysNarrower(than: needed).filter { $0 != ATSKey.includesSubdomains.name }
+            if narrower.isEmpty {
+                let wider = match.exception.keysWider(than: needed)
+                if !wider.isEmpty {
+                    notes.append("\(domain) is covered by the entry for \(match.key), which is wider than this probe needs; it could be tightened: \(wider.joined(separator: ", "))")
+                }
+                return
+            }
+            // A new, more specific entry wins over the parent's for this host: keep the
+            // parent's relaxations in it so nothing narrows.
+            var inherited = match.exception
+            inherited.includesSubdomains = needed.includesSubdomains
+            domains[domain] = inherited.widened(toCover: needed).propertyList
+            notes.append("added an entry for \(domain): the entry for \(match.key) covers it but lacks \(narrower.joined(separator: ", ")); the new entry keeps \(match.key)'s keys")
+            return
+        }
+        domains[domain] = needed.propertyList
+    }
+
+    private func describe(_ value: Any?) -> String {
+        switch value {
+        case let b as Bool: b ? "true" : "false"
+        case let s as String: s
+        default: String(describing: value ?? "nil")
+        }
+    }
+}

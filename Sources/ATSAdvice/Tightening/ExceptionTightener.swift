@@ -1,0 +1,316 @@
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// Compares an app's NSAppTransportSecurity dictionary with what the checked hosts need
+/// (`atsprobe plist check`) and writes the tightened dictionary. Pure: the needs come from the
+/// diagnostics. Only what was measured is changed: NSAllowsArbitraryLoads and the exception
+/// entries the checked hosts fall under; every other key is kept as written.
+public enum ExceptionTightener {
+    static let root = ATSKey.appTransportSecurity.name
+    static let domainsPath = root + "." + ATSKey.exceptionDomains.name
+
+    /// `ats` is the app's NSAppTransportSecurity dictionary (its contents). `needs` holds one
+    /// element per checked target (a host may appear more than once).
+    public static func tighten(_ ats: [String: Any], needs: [HostNeed], ruleSet: RuleSet = .documented) -> TighteningReport {
+        var pass = TighteningPass(ats: ats, ruleSet: ruleSet)
+        pass.run(needs)
+        var report = TighteningReport(findings: pass.findings, notes: pass.notes, tightened: pass.tightened)
+        removeIgnored(from: &report)
+        return report
+    }
+
+    /// Lint errors that mean ATS ignores the key (or the whole entry, for domain keys that
+    /// match no host): removing them changes no load, and the tightened dictionary then passes
+    /// `plist lint` without errors.
+    static let ignoredKeyRules: Set<String> = [LintRule.unknownKey.id, LintRule.misplacedKey.id, LintRule.wrongType.id,
+                                              LintRule.tlsVersionUnparsed.id, LintRule.niapValue.id]
+    static let ignoredEntryRules: Set<String> = [LintRule.domainEmpty.id, LintRule.domainWhitespace.id, LintRule.domainScheme.id,
+                                                LintRule.domainPort.id, LintRule.domainPath.id, LintRule.domainWildcard.id,
+                                                LintRule.domainUppercase.id, LintRule.cidrMalformed.id]
+
+    /// The first lint error of `rules` for `ats` alone, wrapped as an Info.plist root. Each key is
+    /// linted on its own, so a finding's dotted path (domain keys contain dots) need not be parsed.
+    private static func ignored(_ ats: [String: Any], rules: Set<String>) -> LintFinding? {
+        ATSLinter.lint([root: ats]).first { $0.severity == .error && rules.contains($0.rule) }
+    }
+
+    static func removeIgnored(from report: inout TighteningReport) {
+        var ats = report.tightened
+        func drop(_ path: String, _ finding: LintFinding) {
+            report.findings.append(TighteningFinding(kind: .unnecessary, keyPath: path, appValue: "present", neededValue: "absent",
+                                                     message: finding.message.contains("ignore") ? finding.message : "ATS ignores it: \(finding.message)"))
+        }
+        let domainsKey = ATSKey.exceptionDomains.name
+        for key in ats.keys.sorted() where key != domainsKey && key != ATSKey.pinnedDomains.name {
+            if let finding = ignored([key: ats[key]!], rules: ignoredKeyRules) {
+                ats.removeValue(forKey: key)
+                drop(root + "." + key, finding)
+            }
+        }
+        if var domains = PropertyListValue.dictionary(ats[domainsKey]) {
+            for name in domains.keys.sorted() {
+                let path = domainsPath + "." + UntrustedText.escape(name, limit: 255)
+                guard var entry = PropertyListValue.dictionary(domains[name]) else { continue }
+                if let finding = ignored([domainsKey: [name: entry]], rules: ignoredEntryRules) {
+                    domains.removeValue(forKey: name)
+                    drop(path, finding)
+                    report.notes.removeAll { $0.hasPrefix("NSExceptionDomains entry \"\(UntrustedText.escape(name, limit: 255))\" kept as written") }
+                    continue
+                }
+                for key in entry.keys.sorted() {
+                    if let finding = ignored([domainsKey: [name: [key: entry[key]!]]], rules: ignoredKeyRules) {
+                        entry.removeValue(forKey: key)
+                        drop(path + "." + key, finding)
+                    }
+                }
+                domains[name] = entry
+            }
+            if domains.isEmpty { ats.removeValue(forKey: domainsKey) } else { ats[domainsKey] = domains }
+        }
+        report.tightened = ats
+    }
+}
+
+/// One comparison: groups hosts by what governs them, then decides key by key.
+struct TighteningPass {
+    let ats: [String: Any]
+    let configuration: ATSConfiguration
+    let ruleSet: RuleSet
+    var findings: [TighteningFinding] = []
+    var notes: [String] = []
+    var tightened: [String: Any]
+    /// The raw NSExceptionDomains, edited; written back only when changed.
+    var domains: [String: Any]
+    var domainsChanged = false
+
+    init(ats: [String: Any], ruleSet: RuleSet) {
+        self.ats = ats
+        self.configuration = ATSConfiguration(propertyList: ats)
+        self.ruleSet = ruleSet
+        self.tightened = ats
+        self.domains = PropertyListValue.dictionary(ats[ATSKey.exceptionDomains.name]) ?? [:]
+    }
+
+    mutating func run(_ needs: [HostNeed]) {
+        var byEntry: [String: [HostNeed]] = [:]
+        var arbitrary: [HostNeed] = []
+        var unprotected: [HostNeed] = []
+        for need in needs {
+            let policy = EffectivePolicy(configuration: configuration, host: need.host, ruleSet: ruleSet)
+            if let match = policy.match {
+                byEntry[match.key, default: []].append(need)
+                continue
+            }
+            switch policy.exemption {
+            case .arbitraryLoads?: arbitrary.append(need)
+            case .localNetworking?: notes.append("\(esc(need.host)): NSAllowsLocalNetworking exempts it from ATS; not compared")
+            case .ipAddressBeforeIOS17?: notes.append("\(esc(need.host)): IP addresses are not subject to ATS under \(ruleSet.id); not compared")
+            case nil: unprotected.append(need)
+            }
+        }
+
+        let arbitraryStays = decideArbitraryLoads(arbitrary)
+        for key in byEntry.keys.sorted() {
+            tightenEntry(key, hosts: byEntry[key]!, arbitraryStays: arbitraryStays)
+        }
+        for key in configuration.exceptionDomains.keys.sorted() where byEntry[key] == nil {
+            notes.append("NSExceptionDomains entry \"\(esc(key))\" kept as written: no checked host falls under it")
+        }
+        // Hosts under default ATS that fail for want of an exception get the minimal entry.
+        for need in unique(unprotected) where !need.appLoadPasses {
+            guard let entry = minimalEntry(need.requirement) else { continue }
+            addEntry(for: need.host, entry, kind: .insufficient,
+                     message: "the load of \(esc(need.host)) fails under default ATS; this is the minimal entry it needs")
+        }
+        if domainsChanged {
+            if domains.isEmpty {
+                tightened.removeValue(forKey: ATSKey.exceptionDomains.name)
+            } else {
+                tightened[ATSKey.exceptionDomains.name] = domains
+            }
+        }
+    }
+
+    // MARK: NSAllowsArbitraryLoads
+
+    /// Removes NSAllowsArbitraryLoads when every host it governs is decided; true when it stays.
+    mutating func decideArbitraryLoads(_ governed: [HostNeed]) -> Bool {
+        guard configuration.effectiveAllowsArbitraryLoads else { return false }
+        let key = ATSKey.allowsArbitraryLoads.name
+        let undecided = governed.filter { if case .undecided = $0.requirement { true } else { false } }
+        if !undecided.isEmpty {
+            notes.append("\(key) kept: it governs \(list(undecided)), which could not be decided")
+            return true
+        }
+        tightened.removeValue(forKey: key)
+        let path = ExceptionTightener.root + "." + key
+        let needing = unique(governed).filter { minimalEntry($0.requirement) != nil }
+        if governed.isEmpty {
+            findings.append(TighteningFinding(kind: .unnecessary, keyPath: path, appValue: "true", neededValue: "absent",
+                message: "no checked host relies on it: each has its own NSExceptionDomains entry"))
+        } else if needing.isEmpty {
+            findings.append(TighteningFinding(kind: .unnecessary, keyPath: path, appValue: "true", neededValue: "absent",
+                message: "it turns ATS off for every host, but \(list(governed)) pass\(governed.count == 1 ? "es" : "") default ATS"))
+        } else {
+            let what = needing.map { "\(esc($0.host)) needs \(describe(minimalEntry($0.requirement)!))" }.joined(separator: "; ")
+            findings.append(TighteningFinding(kind: .tooWide, keyPath: path, appValue: "true", neededValue: "absent",
+                message: "it turns ATS off for every host, while only this is needed: \(what)"))
+            for need in needing {
+                addEntry(for: need.host, minimalEntry(need.requirement)!, kind: .tooWide,
+                         message: "replaces NSAllowsArbitraryLoads for \(esc(need.host))")
+            }
+        }
+        return false
+    }
+
+    // MARK: Exception entries
+
+    mutating func tightenEntry(_ key: String, hosts: [HostNeed], arbitraryStays: Bool) {
+        let path = ExceptionTightener.domainsPath + "." + esc(key)
+        guard let need = EntryNeed(combining: hosts.map(\.requirement)) else {
+            let undecided = hosts.filter { if case .undecided = $0.requirement { true } else { false } }
+            notes.append("NSExceptionDomains entry \"\(esc(key))\" kept as written: \(list(undecided)) could not be decided")
+            return
+        }
+        let app = configuration.exceptionDomains[key] ?? DomainException()
+        let loadFailed = hosts.contains { !$0.appLoadPasses }
+        let who = list(hosts)
+        var entry = app
+        var changed = false
+        func report(_ kind: TighteningFinding.Kind, _ name: ATSKey, _ appValue: String, _ neededValue: String, _ message: String) {
+            findings.append(TighteningFinding(kind: kind, keyPath: path + "." + name.name, appValue: appValue,
+                                              neededValue: neededValue, message: message))
+            changed = true
+        }
+
+        // A key stricter than needed stays unless the load fails; a weaker one is tightened.
+        if app.allowsInsecureHTTPLoads && !need.insecureHTTP {
+            entry.allowsInsecureHTTPLoads = false
+            report(.unnecessary, .exceptionAllowsInsecureHTTPLoads, "true", "absent",
+                   "\(who) load\(hosts.count == 1 ? "s" : "") over https with ATS required; insecure HTTP is not needed")
+        } else if !app.allowsInsecureHTTPLoads && need.insecureHTTP && loadFailed {
+            entry.allowsInsecureHTTPLoads = true
+            report(.insufficient, .exceptionAllowsInsecureHTTPLoads, "absent", "true", "\(who) need\(hosts.count == 1 ? "s" : "") insecure HTTP loads")
+        }
+
+        if let needed = need.minimum {
+            let appMinimum = app.effectiveMinimumTLSVersion
+            let value = needed == .tls12 ? "absent" : needed.plistName
+            if appMinimum < needed {
+                entry.minimumTLSVersion = needed == .tls12 ? nil : needed.plistName
+                report(needed == .tls12 ? .unnecessary : .tooWide, .exceptionMinimumTLSVersion, app.minimumTLSVersion.map(esc) ?? "absent", value,
+                       "\(who) load\(hosts.count == 1 ? "s" : "") with \(needed) as the minimum; \(appMinimum) is not needed")
+            } else if appMinimum > needed && loadFailed {
+                entry.minimumTLSVersion = needed == .tls12 ? nil : needed.plistName
+                report(.insufficient, .exceptionMinimumTLSVersion, app.minimumTLSVersion.map(esc) ?? "absent", value,
+                       "\(who) need\(hosts.count == 1 ? "s" : "") \(needed) as the minimum; \(appMinimum) fails")
+            }
+        }
+
+        if let needed = need.forwardSecrecyOff {
+            let appOff = !app.effectiveRequiresForwardSecrecy
+            if appOff && !needed {
+                entry.requiresForwardSecrecy = nil
+                report(.unnecessary, .exceptionRequiresForwardSecrecy, "false", "absent",
+                       "\(who) negotiate\(hosts.count == 1 ? "s" : "") a forward-secret suite; the exception is not needed")
+            } else if !appOff && needed && loadFailed {
+                entry.requiresForwardSecrecy = false
+                report(.insufficient, .exceptionRequiresForwardSecrecy, app.requiresForwardSecrecy.map(String.init) ?? "absent", "false",
+                       "\(who) need\(hosts.count == 1 ? "s" : "") non-forward-secret suites")
+            }
+        }
+
+        // An entry that weakens nothing is dropped once NSAllowsArbitraryLoads is gone (beside it,
+        // an empty entry restores default ATS for the domain, so it stays).
+        let weakens = entry.allowsInsecureHTTPLoads || entry.effectiveMinimumTLSVersion < .tls12 || !entry.effectiveRequiresForwardSecrecy
+        let strengthens = entry.effectiveMinimumTLSVersion > .tls12 || entry.requiresNIAPTLSPackageVersion != nil
+            || entry.requiresCertificateTransparency == true
+        if !weakens && !strengthens && !arbitraryStays {
+            if !changed {
+                findings.append(TighteningFinding(kind: .unnecessary, keyPath: path, appValue: "entry", neededValue: "absent",
+                    message: "the entry changes nothing \(who) need\(hosts.count == 1 ? "s" : ""): default ATS passes"))
+            }
+            domains.removeValue(forKey: key)
+            domainsChanged = true
+        } else {
+            if changed {
+                domains[key] = rewrite(PropertyListValue.dictionary(domains[key]) ?? [:], as: entry)
+                domainsChanged = true
+            }
+            pinSubdomains(hosts, under: key, entry: entry)
+        }
+    }
+
+    /// A host the entry reaches only under Apple's code (more than one label down) fails under
+    /// the documentation's reading; an entry of its own holds under both.
+    mutating func pinSubdomains(_ hosts: [HostNeed], under key: String, entry: DomainException) {
+        for need in unique(hosts) where !need.appLoadPasses {
+            guard let disagreement = configuration.subdomainDisagreement(host: need.host, ruleSet: ruleSet),
+                  disagreement.anyDepth?.key == key, domains[need.host.lowercased()] == nil else { continue }
+            let own = DomainException(allowsInsecureHTTPLoads: entry.allowsInsecureHTTPLoads, minimumTLSVersion: entry.minimumTLSVersion,
+                                      requiresForwardSecrecy: entry.requiresForwardSecrecy)
+            addEntry(for: need.host, own, kind: .insufficient,
+                     message: "Apple's documentation reads NSIncludesSubdomains as one label, so \"\(esc(key))\" may not cover "
+                        + "\(esc(need.host)); an entry of its own holds under both readings")
+        }
+    }
+
+    /// The raw entry with its three weakening keys (and their deprecated names) set from `entry`;
+    /// other keys stay as written.
+    func rewrite(_ raw: [String: Any], as entry: DomainException) -> [String: Any] {
+        var dict = raw
+        let names: [ATSKey] = [
+            .exceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads, .temporaryExceptionAllowsInsecureHTTPLoads,
+            .exceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion, .temporaryExceptionMinimumTLSVersion,
+            .exceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy, .temporaryExceptionRequiresForwardSecrecy,
+        ]
+        for name in names { dict.removeValue(forKey: name.name) }
+        if entry.allowsInsecureHTTPLoads { dict[ATSKey.exceptionAllowsInsecureHTTPLoads.name] = true }
+        if let minimum = entry.minimumTLSVersion { dict[ATSKey.exceptionMinimumTLSVersion.name] = minimum }
+        if let fs = entry.requiresForwardSecrecy { dict[ATSKey.exceptionRequiresForwardSecrecy.name] = fs }
+        return dict
+    }
+
+    mutating func addEntry(for host: String, _ entry: DomainException, kind: TighteningFinding.Kind, message: String) {
+        let key = host.lowercased()
+        domains[key] = entry.propertyList
+        domainsChanged = true
+        findings.append(TighteningFinding(kind: kind, keyPath: ExceptionTightener.domainsPath + "." + esc(key), appValue: "absent",
+                                          neededValue: describe(entry), message: message))
+    }
+
+    // MARK: Helpers
+
+    /// The entry a requirement calls for, nil when it needs none (or is undecided).
+    func minimalEntry(_ requirement: HostNeed.Requirement) -> DomainException? {
+        switch requirement {
+        case .nothing, .undecided: nil
+        case .exception(let exception): exception
+        case .cleartext: DomainException(allowsInsecureHTTPLoads: true)
+        }
+    }
+
+    func describe(_ entry: DomainException) -> String {
+        var parts: [String] = []
+        if let minimum = entry.minimumTLSVersion { parts.append("\(ATSKey.exceptionMinimumTLSVersion.name) = \(minimum)") }
+        if entry.requiresForwardSecrecy == false { parts.append("\(ATSKey.exceptionRequiresForwardSecrecy.name) = false") }
+        if entry.allowsInsecureHTTPLoads { parts.append("\(ATSKey.exceptionAllowsInsecureHTTPLoads.name) = true") }
+        return parts.isEmpty ? "an empty entry" : parts.joined(separator: ", ")
+    }
+
+    func unique(_ needs: [HostNeed]) -> [HostNeed] {
+        var seen = Set<String>()
+        return needs.filter { seen.insert($0.host.lowercased()).inserted }
+    }
+
+    func list(_ needs: [HostNeed]) -> String {
+        unique(needs).map { esc($0.host) }.joined(separator: ", ")
+    }
+
+    func esc(_ text: String) -> String { UntrustedText.escape(text, limit: 255) }
+}

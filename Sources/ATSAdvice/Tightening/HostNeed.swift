@@ -1,0 +1,40 @@
+import ATSPolicy
+import TLSFacts
+
+/// One host an app loads, as `atsprobe plist check` measured it: what the server needs from
+/// the app's dictionary, and whether the app's own dictionary already lets the load through.
+public struct HostNeed: Sendable, Hashable {
+    public enum Requirement: Sendable, Hashable {
+        /// Default ATS passes: the host needs no exception.
+        case nothing
+        /// The minimal NSExceptionDomains entry the host needs (from ExceptionAdvisor).
+        case exception(DomainException)
+        /// An http:// load: it needs insecure HTTP loads; its TLS was not measured.
+        case cleartext
+        /// Not decided (unreachable, or no dictionary makes it load): entries covering it stay as written.
+        case undecided(reason: String)
+    }
+
+    public var host: String
+    public var requirement: Requirement
+    /// The load passed under the app's own dictionary (under every NSIncludesSubdomains reading).
+    public var appLoadPasses: Bool
+
+    public init(host: String, requirement: Requirement, appLoadPasses: Bool) {
+        self.host = host
+        self.requirement = requirement
+        self.appLoadPasses = appLoadPasses
+    }
+
+    /// From the diagnostics' suggestion; `reachable` false makes the need undecided.
+    public init(host: String, suggestion: ExceptionSuggestion, reachable: Bool, appLoadPasses: Bool) {
+        let requirement: Requirement
+        switch suggestion {
+        case _ where !reachable: requirement = .undecided(reason: "the host could not be reached")
+        case .none: requirement = .nothing
+        case .exception(_, let exception, _): requirement = .exception(exception)
+        case .impossible(let reason): requirement = .undecided(reason: "no dictionary makes it load: \(reason)")
+        }
+        self.init(host: host, requirement: requirement, appLoadPasses: appLoadPasses)
+    }
+}

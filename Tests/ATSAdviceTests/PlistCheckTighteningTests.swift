@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import TLSFacts
+@testable import ATSAdvice
+@testable import ATSPolicy
+
+/// ExceptionTightener: the app's dictionary against what the checked hosts need, no network.
+@Suite struct PlistCheckTighteningTests {
+    static let domains = "NSAppTransportSecurity.NSExceptionDomains"
+
+    func need(_ host: String, _ requirement: HostNeed.Requirement, passes: Bool = true) -> HostNeed {
+        HostNeed(host: host, requirement: requirement, appLoadPasses: passes)
+    }
+
+    func tls(_ version: String) -> HostNeed.Requirement { .exception(DomainException(minimumTLSVersion: version)) }
+
+    func entry(_ report: TighteningReport, _ key: String) -> [String: Any]? {
+        (report.tightened["NSExceptionDomains"] as? [String: Any])?[key] as? [String: Any]
+    }
+
+    @Test func arbitraryLoadsAndALowMinimumForATLS12ServerAreBothUnnecessary() {
+        let ats: [String: Any] = [
+            "NSAllowsArbitraryLoads": true,
+            "NSExceptionDomains": ["api.example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]],
+        ]
+        let report = ExceptionTightener.tighten(ats, needs: [need("api.example.com", .nothing)])
+        #expect(report.findings.map(\.kind) == [.unnecessary, .unnecessary])
+        #expect(report.findings.map(\.keyPath) == [
+            "NSAppTransportSecurity.NSAllowsArbitraryLoads",
+            Self.domains + ".api.example.com.NSExceptionMinimumTLSVersion",
+        ])
+        #expect(report.findings[1].appValue == "TLSv1.0")
+        #expect(report.findings[1].neededValue == "absent")
+        // Nothing weakens ATS any more: the entry and NSExceptionDomains go.
+        #expect(report.tightened.isEmpty)
+        #expect(!report.isTight)
+    }
+
+    @Test func arbitraryLoadsForOneTLS11HostIsTooWideAndBecomesItsEntry() {
+        let report = ExceptionTightener.tighten(["NSAllowsArbitraryLoads": true], needs: [
+            need("old.example.com", tls("TLSv1.1")), need("new.example.com", .nothing),
+        ])
+        #expect(report.findings.first?.kind == .tooWide)
+        #expect(report.findings.first?.message.contains("old.example.com needs NSExceptionMinimumTLSVersion = TLSv1.1") == true)
+        #expect(report.tightened["NSAllowsArbitraryLoads"] == nil)
+        #expect(entry(report, "old.example.com")?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+        #expect(entry(report, "new.example.com") == nil)
+    }
+
+    @Test func arbitraryLoadsStaysWhenAHostItGovernsIsUndecided() {
+        let report = ExceptionTightener.tighten(["NSAllowsArbitraryLoads": true], needs: [
+            need("down.example.com", .undecided(reason: "unreachable"), passes: false),
+        ])
+        #expect(report.isTight)
+        #expect(report.tightened["NSAllowsArbitraryLoads"] as? Bool == true)
+        #expect(report.notes.contains { $0.contains("NSAllowsArbitraryLoads kept") && $0.contains("down.example.com") })
+    }
+
+    @Test func ignoredArbitraryLoadsIsLeftToTheLinter() {
+        let ats: [String: Any] = ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": false]
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)])
+        #expect(report.isTight)
+        #expect(report.tightened["NSAllowsArbitraryLoads"] as? Bool == true)
+    }
+
+    @Test func aStricterKeyStaysWhileTheLoadPassesAndWidensWhenItFails() {
+        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.3"]]]
+        let passing = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing, passes: true)])
+        #expect(passing.isTight)
+        #expect(NSDictionary(dictionary: passing.tightened).isEqual(to: ats))
+
+        let failing = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing, passes: false)])
+        #expect(failing.findings.map(\.kind) == [.insufficient])
+        #expect(failing.findings.first?.appValue == "TLSv1.3")
+        #expect(failing.tightened.isEmpty)
+    }
+
+    @Test func forwardSecrecyAndInsecureHTTPThatNoHostNeedsAreUnnecessary() {
+        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+            "NSExceptionRequiresForwardSecrecy": false, "NSExceptionAllowsInsecureHTTPLoads": true,
+            "NSExceptionMinimumTLSVersion": "TLSv1.1",
+        ]]]
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", tls("TLSv1.1"))])
+        #expect(Set(report.findings.map(\.keyPath)) == [
+            Self.domains + ".example.com.NSExceptionRequiresForwardSecrecy",
+            Self.domains + ".example.com.NSExceptionAllowsInsecureHTTPLoads",
+        ])
+        #expect(report.findings.allSatisfy { $0.kind == .unnecessary })
+        let tightened = entry(report, "example.com")
+        #expect(tightened?.count == 1)
+        #expect(tightened?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+    }
+
+    @Test func deprecatedNamesAreRewrittenAndOtherEntryKeysKept() {
+        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+            "NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.0", "NSIncludesSubdomains": true,
+            "NSRequiresCertificateTransparency": true,
+        ]]]
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", tls("TLSv1.1"))])
+        #expect(report.findings.map(\.kind) == [.tooWide])
+        let tightened = entry(report, "example.com")
+        #expect(tightened?["NSThirdPartyExceptionMinimumTLSVersion"] == nil)
+        #expect(tightened?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+        #expect(tightened?["NSIncludesSubdomains"] as? Bool == true)
+        #expect(tightened?["NSRequiresCertificateTransparency"] as? Bool == true)
+    }
+
+    @Test func hostsUnderOneEntryNeedTheWeakestOfTheirNeeds() {
+        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+            "NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.0", "NSExceptionRequiresForwardSecrecy": false,
+        ]]]
+        let report = ExceptionTightener.tighten(ats, needs: [
+            need("a.example.com", tls("TLSv1.1")),
+            need("b.example.com", .exception(DomainException(requiresForwardSecrecy: false))),
+        ])
+        #expect(report.findings.map(\.kind) == [.tooWide])
+        #expect(report.findings.first?.neededValue == "TLSv1.1")
+        let tightened = entry(report, "example.com")
+        #expect(tightened?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+        #expect(tightened?["NSExceptionRequiresForwardSecrecy"] as? Bool == false)
+    }
+
+    @Test func aFailingHostUnderDefaultATSGetsTheMinimalEntry() {
+        let ats: [String: Any] = ["NSAllowsArbitraryLoadsForMedia": true]
+        let report = ExceptionTightener.tighten(ats, needs: [need("legacy.example.com", tls("TLSv1.1"), passes: false)])
+        #expect(report.findings.map(\.kind) == [.insufficient])
+        #expect(report.findings.first?.keyPath == Self.domains + ".legacy.example.com")
+        #expect(entry(report, "legacy.example.com")?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+        #expect(report.tightened["NSAllowsArbitraryLoadsForMedia"] as? Bool == true)
+    }
+
+    @Test func cleartextKeepsInsecureHTTPAndTheUnmeasuredTLSKeys() {
+        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+            "NSExceptionAllowsInsecureHTTPLoads": true, "NSExceptionMinimumTLSVersion": "TLSv1.0",
+        ]]]
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .cleartext)])
+        #expect(report.isTight)
+    }
+
+    @Test func entriesNoCheckedHostFallsUnderAreKeptWithANote() {
+        let ats: [String: Any] = ["NSExceptionDomains": ["other.example": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]]
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)])
+        #expect(report.isTight)
+        #expect(report.notes.contains { $0.contains("\"other.example\" kept as written") })
+        #expect(entry(report, "other.example") != nil)
+    }
+
+    @Test func aHostOnlyApplesCodeReachesGetsAnEntryOfItsOwn() {
+        let ats: [String: Any] = ["NSExceptionDomains": ["example.test": [
+            "NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.1",
+        ]]]
+        // Passes under Apple's code, fails under the documentation's one-label reading.
+        let report = ExceptionTightener.tighten(ats, needs: [need("a.b.example.test", tls("TLSv1.1"), passes: false)])
+        #expect(report.findings.map(\.kind) == [.insufficient])
+        #expect(report.findings.first?.keyPath == Self.domains + ".a.b.example.test")
+        #expect(entry(report, "a.b.example.test")?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+        #expect(entry(report, "example.test")?["NSIncludesSubdomains"] as? Bool == true)
+    }
+
+    @Test func anEmptyEntryIsUnnecessaryWithoutArbitraryLoadsAndKeptBesideIt() {
+        let without = ExceptionTightener.tighten(["NSExceptionDomains": ["example.com": [String: Any]()]],
+                                                 needs: [need("example.com", .nothing)])
+        #expect(without.findings.map(\.keyPath) == [Self.domains + ".example.com"])
+        #expect(without.tightened.isEmpty)
+
+        // Beside NSAllowsArbitraryLoads (kept for an undecided host) the empty entry restores default ATS.
+        let beside = ExceptionTightener.tighten(
+            ["NSAllowsArbitraryLoads": true, "NSExceptionDomains": ["example.com": [String: Any]()]],
+            needs: [need("example.com", .nothing), need("down.example.org", .undecided(reason: "unreachable"), passes: false)])
+        #expect(beside.isTight)
+        #expect(entry(beside, "example.com") != nil)
+    }
+
+    @Test func hostNeedFromTheSuggestion() {
+        let exception = DomainException(minimumTLSVersion: "TLSv1.1")
+        #expect(HostNeed(host: "h", suggestion: .none, reachable: true, appLoadPasses: true).requirement == .nothing)
+        #expect(HostNeed(host: "h", suggestion: .exception(domain: "h", exception, rationale: []), reachable: true,
+                         appLoadPasses: false).requirement == .exception(exception))
+        guard case .undecided = HostNeed(host: "h", suggestion: .none, reachable: false, appLoadPasses: false).requirement else {
+            Issue.record("an unreachable host is undecided"); return
+        }
+        guard case .undecided = HostNeed(host: "h", suggestion: .impossible(reason: "x"), reachable: true, appLoadPasses: false).requirement else {
+            Issue.record("an impossible host is undecided"); return
+        }
+    }
+}

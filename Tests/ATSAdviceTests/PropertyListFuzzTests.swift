@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import ATSAdvice
+@testable import ATSPolicy
+import ATSPolicyFixtures
+
+/// Mangled property lists (bytes flipped, cut, spliced) must come back as a value or a
+/// PropertyListError, never a trap: `plist lint` reads files users did not write by hand.
+@Suite("Property-list reader under mangled input")
+struct PropertyListFuzzTests {
+    /// A small deterministic generator (SplitMix64), so a failure reproduces.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let seeds: [[UInt8]] = {
+        let root: [String: Any] = [
+            "NSAppTransportSecurity": ["NSAllowsArbitraryLoads": false, "NSExceptionDomains": [
+                "example.com": ["NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.2",
+                                "NSExceptionRequiresForwardSecrecy": false]]],
+            "CFBundleIdentifier": "com.example.app", "Numbers": [1, 2.5, -3], "When": Date(timeIntervalSince1970: 0),
+            "Bytes": Data([0, 1, 2, 255]),
+        ]
+        return [PropertyListFile.Format.xml, .binary].map { Array((try? PropertyListFile.write(root, format: $0)) ?? Data()) }
+    }()
+
+    @Test(arguments: 0..<2)
+    func mangledFilesNeverTrap(seedIndex: Int) {
+        var random = Seeded(state: UInt64(seedIndex) &* 7919 &+ 1)
+        let seed = Self.seeds[seedIndex]
+        #expect(!seed.isEmpty)
+        var outcomes = (parsed: 0, refused: 0)
+        for _ in 0..<3000 {
+            var bytes = seed
+            switch random.next() % 4 {
+            case 0:  // flip a few bytes
+                for _ in 0..<(1 + Int(random.next() % 4)) { bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next()) }
+            case 1:  // cut short
+                bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count))))
+            case 2:  // repeat a slice inside itself
+                let start = Int(random.next() % UInt64(bytes.count)), length = Int(random.next() % 64)
+                bytes.insert(contentsOf: bytes[start..<min(bytes.count, start + length)], at: Int(random.next() % UInt64(bytes.count)))
+            default:  // overwrite with a byte that matters to the format
+                let special: [UInt8] = [0x3C, 0x3E, 0x2F, 0x26, 0x00, 0xFF, 0xD1, 0xAF, 0x5F, 0x8F]
+                bytes[Int(random.next() % UInt64(bytes.count))] = special[Int(random.next() % UInt64(special.count))]
+            }
+            do {
+                let document = try PropertyListFile.parse(Data(bytes), path: "mangled.plist")
+                _ = ATSLinter.lint(document)
+                outcomes.parsed += 1
+            } catch {
+                outcomes.refused += 1
+            }
+        }
+        // Surviving is the test (a trap ends the run); both outcomes show the mutations reach the parser.
+        #expect(outcomes.parsed > 0 && outcomes.refused > 0, "\(outcomes)")
+    }
+}
+
+/// Issue 15, rows 1 and 8: the XML depth pre-check cannot be fooled, and XML output is XML.
+@Suite("Property lists from hostile hands")
+struct PropertyListHostileTests {
+    @Test(arguments: ["<!-- </array> -->", "<![CDATA[</array>]]>", "<?x </array> ?>", "<!DOCTYPE x>", "<array/>"])
+    func depthCountSeesThroughCommentsAndCDATA(filler: String) {
+        let body = String(repeating: "<array>" + filler, count: 200) + String(repeating: "</array>", count: 200)
+        #expect(PropertyListFile.xmlNestingDepth(Data(body.utf8)) >= 200)
+    }
+
+    @Test func realPlistDepthIsCountedExactly() throws {
+        let data = try PropertyListFile.write(["a": ["b": [["c": 1]]]], format: .xml)
+        // <dict> <dict> <array> <dict>
+        #expect(PropertyListFile.xmlNestingDepth(data) == 4)
+    }
+
+    @Test func controlCharactersXMLCannotCarryAreRefused() {
+        for bad in ["\u{1B}[2J", "bell\u{7}", "nul\u{0}"] {
+            #expect(throws: PropertyListError.self) { try PropertyListFile.write([bad: "x"], format: .xml) }
+            #expect(throws: PropertyListError.self) { try PropertyListFile.write(["k": ["list": [bad]]], format: .xml) }
+            // Binary property lists carry any string.
+            #expect(throws: Never.self) { try PropertyListFile.write([bad: "x"], format: .binary) }
+        }
+    }
+
+    @Test func invisibleCharactersBecomeCharacterReferencesAndRoundTrip() throws {
+        let key = "evil\u{9B}\u{202E}\u{7F}key"
+        let data = try PropertyListFile.write([key: "v\u{2028}"], format: .xml)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains("evil&#x9B;&#x202E;&#x7F;key"), "\(text)")
+        #expect(!text.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0x202E || $0.value == 0x2028 || $0.value == 0x7F })
+        let back = try PropertyListFile.parse(data, path: "round-trip")
+        #expect(back.root[key] as? String == "v\u{2028}")
+    }
+}

@@ -1,0 +1,54 @@
+@testable import ATSAdvice
+@testable import ATSPolicy
+import ATSPolicyFixtures
+import Foundation
+import Testing
+import TLSFacts
+
+/// Server fixes for hosts no exception helps, and advice that says each fact once (issue 14).
+@Suite struct ServerFixPolicyTests {
+    @Test func aClauseOnlyNamingSuitesAlreadySaidIsDropped() {
+        let said = "server chose TLS_RSA_WITH_AES_128_GCM_SHA256 under every offer it answered, never an ATS forward-secret suite (documented)"
+        let comparison = "with forward secrecy required fails: no suite in common; the server chooses TLS_RSA_WITH_AES_128_GCM_SHA256, "
+            + "which this offer does not include; server chose TLS_RSA_WITH_AES_128_GCM_SHA256"
+        #expect(RepeatedClauses.without(comparison, coveredBy: said) == "with forward secrecy required fails: no suite in common")
+        // A clause naming another suite stays.
+        #expect(RepeatedClauses.without("the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include",
+                                        coveredBy: said) == "the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include")
+    }
+
+    @Test func staticRSAEvidenceNamesTheSuiteOnce() {
+        let server = SimulatedServer(versions: [.tls12], suites: [CipherSuite(rawValue: 0x009C)])
+        let results = server.diagnose(ruleSet: .documented)
+        let observations = results.map { test, _ in
+            server.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com").clientOffer(ruleSet: .documented))
+        }
+        let advice = HostAdvice(target: "https://example.com/", host: "example.com",
+                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results, observations: observations),
+                                observations: observations, ruleSet: .documented)
+        let pfs = try? #require(advice.evidence.first { $0.key == "NSExceptionRequiresForwardSecrecy" })
+        let text = pfs?.observation ?? ""
+        #expect(text.components(separatedBy: "TLS_RSA_WITH_AES_128_GCM_SHA256").count == 2, "\(text)")
+    }
+
+    @Test func everyFailureClassGetsOneFix() {
+        let reasons = [
+            FailureReason(.trust(.expired), layer: .trust, "expired"),
+            FailureReason(.certificateRule(CertificateRuleID.sha1Signature), layer: .trust, "sha1"),
+            FailureReason(.certificateRule(CertificateRuleID.subjectAltNameMissing), layer: .trust, "no san"),
+            FailureReason(.trust(.incompleteChain), layer: .trust, "the issuer of certificate 0 was not served"),
+            FailureReason(.trust(.untrustedRoot), layer: .trust, "unknown root"),
+            FailureReason(.handshakeFailed(.noSharedProtocol), layer: .handshake, "no protocol"),
+            FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite"),
+        ]
+        let fixes = HostAdvice.serverFixes(for: reasons + reasons, host: "example.com", seen: [], ruleSet: .documented)
+        #expect(fixes.count == 5, "one per class, each once: \(fixes.map(\.change))")
+        #expect(fixes.allSatisfy { $0.keys.isEmpty && !$0.nginx.isEmpty && !$0.apache.isEmpty && !$0.haproxy.isEmpty })
+        let reissue = fixes.first { $0.change.hasPrefix("reissue the certificate for example.com") }
+        #expect(reissue?.change.contains("(today: expired, a SHA-1 signature, no subjectAltName)") == true, "\(reissue?.change ?? "")")
+        #expect(fixes.contains { $0.change.hasPrefix("serve the full chain") && $0.change.contains("the issuer of certificate 0 was not served") })
+        #expect(fixes.contains { $0.change.hasPrefix("get a certificate from a CA in Apple's trust store") })
+        #expect(fixes.contains { $0.change.hasPrefix("enable TLS 1.2 and TLS 1.3") })
+        #expect(fixes.contains { $0.change.hasPrefix("the server speaks no suite any Apple client offers: enable ECDHE") })
+    }
+}
