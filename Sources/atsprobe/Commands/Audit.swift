@@ -159,16 +159,3 @@ struct AuditJobs: AsyncSequence, Sendable {
 }
 
 extension AuditFailOn: ExpressibleByArgument {}
-
-extension ExitStatus {
-    /// An audit's outcome as its exit code (docs/exit-codes.md).
-    init(_ severity: AuditSeverity) {
-        switch severity {
-        case .clear: self = .clear
-        case .findings: self = .findings
-        case .unreachable: self = .unreachable
-        case .badInput: self = .usage
-        case .localFailure: self = .internalError
-        }
-    }
-}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ATSEngine
 
 /// atsprobe's exit codes (docs/exit-codes.md). When several targets disagree the highest of
 /// 2, 1, 0 wins; 64 and 70 stop the run.
@@ -22,6 +23,19 @@ enum ExitStatus: Int32, Comparable {
     var exitCode: ExitCode { ExitCode(rawValue) }
 
     static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension ExitStatus {
+    /// An audit's outcome as its exit code (docs/exit-codes.md).
+    init(_ severity: AuditSeverity) {
+        switch severity {
+        case .clear: self = .clear
+        case .findings: self = .findings
+        case .unreachable: self = .unreachable
+        case .badInput: self = .usage
+        case .localFailure: self = .internalError
+        }
+    }
 }
 
 /// This machine, not the input or a server, failed (out of descriptors, memory, threads):
