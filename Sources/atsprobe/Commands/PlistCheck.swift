@@ -2,6 +2,7 @@ import ArgumentParser
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
