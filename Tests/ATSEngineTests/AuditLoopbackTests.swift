@@ -8,7 +8,7 @@ import TLSFacts
 /// The scheduler over the real engine, against a loopback server that accepts and never
 /// answers: --concurrency bounds the handshakes in flight (the engine's own counter), and a
 /// target's deadline cancels its handshakes and closes their sockets (the server reads EOF).
-@Suite("Audit scheduler on loopback", .serialized, .timeLimit(.minutes(1)))
+@Suite("Audit scheduler on loopback", .serialized, .timeLimit(.minutes(2)))
 struct AuditLoopbackTests {
     /// A listening socket on 127.0.0.1 that the test accepts from itself, after the run: the
     /// kernel completes every TCP handshake into the backlog, and no ClientHello is ever
@@ -81,6 +81,8 @@ struct AuditLoopbackTests {
         }
     }
 
+    static let hangGuard = 60.0
+
     static func targets(_ count: Int, port: Int) -> [Target] {
         (0..<count).map { Target(host: "127.0.0.1", port: port, path: "/\($0)") }
     }
@@ -95,8 +97,10 @@ struct AuditLoopbackTests {
         let scheduler = AuditScheduler(limits: limits, work: OneHandshake(prober: prober))
         let started = Date()
         var results: [AuditEvent<String, ProbeResult>] = []
-        for await event in scheduler.results(for: jobs(Self.targets(6, port: server.port))) where event.isResult {
-            results.append(event)
+        var timeline: [String] = []  // for the failure message: when each event came
+        for await event in scheduler.results(for: jobs(Self.targets(6, port: server.port))) {
+            timeline.append("\(event.kind) \(event.tag) \(Date().timeIntervalSince(started).fixed3)")
+            if event.isResult { results.append(event) }
         }
         let elapsed = Date().timeIntervalSince(started)
 
@@ -104,8 +108,10 @@ struct AuditLoopbackTests {
         #expect(results.allSatisfy { $0.kind == "timedOut" }, "\(results.map(\.kind))")
         #expect(prober.peakHandshakesInFlight == 2)
         #expect(prober.handshakesInFlight == 0, "a timed-out handshake is ended, not abandoned")
-        // Three rounds of two, 0.3 s each; sequential would be 1.8 s, abandoned work near 0.3 s.
-        #expect(elapsed >= 0.85 && elapsed < 10, "took \(elapsed) s")
+        // Three rounds of two, 0.3 s each at the least (all six at once would take 0.3 s). No
+        // tight upper bound: in the full suite other tests hold Swift's cooperative pool for
+        // seconds (measured: the first start 14 s late); the wall clock only guards a hang.
+        #expect(elapsed >= 0.85 && elapsed < Self.hangGuard, "took \(elapsed) s: \(timeline)")
         let connections = server.acceptAll()
         defer { for connection in connections { close(connection) } }
         #expect(connections.count == 6, "one connection per target")
@@ -142,4 +148,8 @@ struct AuditLoopbackTests {
             #expect(SilentListener.seesEndOfStream(connection, within: 2), "a cancelled handshake left its socket open")
         }
     }
+}
+
+extension Double {
+    var fixed3: String { String(format: "%.3f", self) }
 }
