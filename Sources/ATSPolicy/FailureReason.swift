@@ -14,7 +14,7 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
         /// Default trust evaluation (2A): the chain.
         case trust(TrustProblem.Kind)
         /// Default trust evaluation (2A): an Apple certificate rule, by CertificateRuleViolation.rule.
-        case certificateRule(String)
+        case certificateRule(CertificateRuleID)
         /// NSPinnedDomains identities not met.
         case pinMismatch
         /// No TLS peer reached (name, refused, unreachable, timeout, not TLS).
@@ -85,7 +85,7 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
         case "leafKeyTooSmall": return .leafKeyTooSmall
         case "leafSignatureHashWeak": return .leafSignatureHashWeak
         case "trust": return TrustProblem.Kind(rawValue: detail).map(Kind.trust)
-        case "certificateRule": return .certificateRule(detail)
+        case "certificateRule": return .certificateRule(CertificateRuleID(rawValue: detail))
         case "pinMismatch": return .pinMismatch
         case "unreachable": return ProbeFailure.Kind(rawValue: detail).map(Kind.unreachable)
         case "handshakeFailed": return ProbeFailure.Kind(rawValue: detail).map(Kind.handshakeFailed)
