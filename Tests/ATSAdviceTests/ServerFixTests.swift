@@ -52,3 +52,29 @@ import TLSFacts
         #expect(fixes.contains { $0.change.hasPrefix("the server speaks no suite any Apple client offers: enable ECDHE") })
     }
 }
+
+/// The leaf key-size table is rule-set data (RuleSet.leafMinimumKeyBits) read by the load check
+/// and the advice alike, compared in whole bytes as Apple's code does
+/// (SecCertificateIsAtLeastMinKeySize); the advice used to compare bits and disagreed at 2041-2047.
+@Suite struct LeafKeySizeAgreementTests {
+    @Test(arguments: [(2047, false), (2040, true)])
+    func adviceAndVerdictAgreeAtTheByteBoundary(bits: Int, tooSmall: Bool) {
+        let observation = testObservation(suite: suite(0x009C), key: PublicKeyFacts(algorithm: .rsa, bits: bits))
+        let exception = DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false)
+        let fixes = HostAdvice.fixes(for: exception, seen: [observation], ruleSet: .documented)
+        let blamesKey = fixes.contains { $0.change.contains("is below 2048 bits") }
+        #expect(blamesKey == tooSmall, "\(fixes.map(\.change))")
+        let policy = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException()]),
+                                     host: "example.com")
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+        #expect(verdict.reasons.contains { $0.kind == .leafKeyTooSmall } == tooSmall)
+    }
+
+    @Test func theTableIsRuleSetData() {
+        var rules = RuleSet.documented
+        #expect(rules.leafKeyShortfall(PublicKeyFacts(algorithm: .ec, bits: 224)) == 256)
+        #expect(rules.leafKeyShortfall(PublicKeyFacts(algorithm: .ed25519, bits: 256)) == nil)
+        rules.leafMinimumKeyBits[.rsa] = 3072
+        #expect(rules.leafKeyShortfall(PublicKeyFacts(algorithm: .rsa, bits: 2048)) == 3072)
+    }
+}
