@@ -9,12 +9,18 @@ import TLSFacts
 @Suite struct ServerFixPolicyTests {
     @Test func aClauseOnlyNamingSuitesAlreadySaidIsDropped() {
         let said = "server chose TLS_RSA_WITH_AES_128_GCM_SHA256 under every offer it answered, never an ATS forward-secret suite (documented)"
-        let comparison = "with forward secrecy required fails: no suite in common; the server chooses TLS_RSA_WITH_AES_128_GCM_SHA256, "
-            + "which this offer does not include; server chose TLS_RSA_WITH_AES_128_GCM_SHA256"
-        #expect(RepeatedClauses.without(comparison, coveredBy: said) == "with forward secrecy required fails: no suite in common")
+        let rsa = CipherSuite(rawValue: 0x009C), dhe = CipherSuite(rawValue: 0x009E)
+        let reason = FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite in common",
+                                   context: .serverChoosesOutsideOffer([rsa]))
+        let evidence = KeyEvidence(key: "NSExceptionRequiresForwardSecrecy", value: "false", facts: [said],
+                                   comparison: .tested(setting: "with forward secrecy required", Verdict(passed: false, reasons: [reason])),
+                                   chosenSuites: [rsa])
+        #expect(evidence.observation == said + "; with forward secrecy required fails: no suite in common")
         // A clause naming another suite stays.
-        #expect(RepeatedClauses.without("the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include",
-                                        coveredBy: said) == "the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include")
+        let other = FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite in common",
+                                  context: .serverChoosesOutsideOffer([dhe]))
+        #expect(RepeatedClauses.without(other.clauses, coveredBy: said)
+                == ["no suite in common", "the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include"])
     }
 
     @Test func staticRSAEvidenceNamesTheSuiteOnce() {

@@ -90,20 +90,17 @@ public struct HostAdvice: Sendable, Hashable {
             break
         }
         guard !facts.isEmpty else { return item }
-        var comparison = item.observation
+        var precise = item
+        precise.facts = facts
         // The advisor's own summary of the best protocol is now said first, with its suite.
-        if item.key == ATSKey.exceptionMinimumTLSVersion.name, let range = comparison.firstRange(of: "; best protocol seen: ") {
-            comparison = String(comparison[..<range.lowerBound])
-        }
+        if item.key == ATSKey.exceptionMinimumTLSVersion.name { precise.bestProtocol = nil }
         // nscurl never tests insecure HTTP with PFS on; the rule itself is the evidence then.
         if item.key == ATSKey.exceptionRequiresForwardSecrecy.name, exception.allowsInsecureHTTPLoads,
-           comparison.hasSuffix("not tested separately") {
-            comparison = "NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites"
+           case .untested? = item.comparison, item.chosenSuites.isEmpty, item.bestProtocol == nil {
+            precise.comparison = .rule("NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites")
         }
-        // A clause of the comparison that a fact already states is not said again.
-        let said = facts.joined(separator: "; ")
-        let rest = RepeatedClauses.without(comparison, coveredBy: said)
-        return KeyEvidence(key: item.key, value: item.value, observation: rest.isEmpty ? said : said + "; " + rest)
+        // A clause of the comparison that a fact already states is not said again (KeyEvidence.observation).
+        return precise
     }
 
     /// When no exception helps: one fix per failure class (certificate, chain, root, protocol,
