@@ -33,11 +33,14 @@ let package = Package(
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Plain values shared by the probe and the policy: versions, suites, observations.
         .target(name: "TLSFacts"),
+        // One typed property-list value: XML and binary read/write, the bounded file reader,
+        // NSDictionary's text form, JSON that keeps integers integers.
+        .target(name: "PropertyList", dependencies: ["TLSFacts"]),
         // The ATS rules, pure Swift: no OpenSSL, no sockets. What an engineer reads to learn ATS.
-        .target(name: "ATSPolicy", dependencies: ["TLSFacts"]),
+        .target(name: "ATSPolicy", dependencies: ["TLSFacts", "PropertyList"]),
         // What an app writes, derived from the rules: exception advice, suggestion and merge,
         // tightening an existing dictionary, lint, server fixes.
-        .target(name: "ATSAdvice", dependencies: ["TLSFacts", "ATSPolicy"]),
+        .target(name: "ATSAdvice", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy"]),
         // Real handshakes over the system OpenSSL.
         .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -45,11 +48,11 @@ let package = Package(
         // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
         .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
-        .target(name: "ATSApp", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "CZlib"]),
+        .target(name: "ATSApp", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "CZlib"]),
         // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
         .target(name: "ATSPolicyFixtures", dependencies: ["TLSFacts", "ATSPolicy"]),
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
-        .target(name: "ATSAppFixtures", dependencies: ["CZlib"]),
+        .target(name: "ATSAppFixtures", dependencies: ["CZlib", "PropertyList"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
         .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims",
                                                        .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -57,20 +60,23 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSDiagnostics", "ATSApp",
+                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSDiagnostics", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
-        .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
-        .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers"]),
-        .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts"]),
+        // The one way tests start a program: posix_spawn, output drained, killed at a deadline (tests only).
+        .target(name: "TestProcesses"),
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TLSFacts"]),
+        .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
+        .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers", "TestProcesses", "PropertyList"]),
+        .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", .target(name: "atsprobe")]
+            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestProcesses", "PropertyList", .target(name: "atsprobe")]
         ),
     ]
 )

@@ -1,5 +1,6 @@
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -34,7 +35,7 @@ public struct AppBundle {
     public var notes: [String]
 
     /// Its NSAppTransportSecurity dictionary, when it declares one.
-    public var atsDictionary: [String: Any]? { document?.root[ATSKey.appTransportSecurity.name] as? [String: Any] }
+    public var atsDictionary: [String: PropertyListValue]? { document?.root[ATSKey.appTransportSecurity.name]?.dictionaryValue }
 
     /// For people: "Demo.app" for the app, else its path.
     public func name(app: String) -> String { path.isEmpty ? app : path }

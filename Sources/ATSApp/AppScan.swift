@@ -1,5 +1,6 @@
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -197,9 +198,9 @@ struct AppReader {
         } else {
             notes.append("no Info.plist")
         }
-        let identifier = document?.root["CFBundleIdentifier"] as? String
+        let identifier = document?.root["CFBundleIdentifier"]?.stringValue
         var executablePath: String?
-        if let name = document?.root["CFBundleExecutable"] as? String, TreePath.components(name)?.count == 1 {
+        if let name = document?.root["CFBundleExecutable"]?.stringValue, TreePath.components(name)?.count == 1 {
             executablePath = ["", "Contents/MacOS/", "Versions/Current/"].lazy.compactMap { self.file(self.join(path, $0 + name))?.path }.first
             if executablePath == nil { notes.append("its executable '\(UntrustedText.escape(name, limit: 200))' is not in the bundle") }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// A small app built at test time: Info.plists, executable-like binaries holding URL strings
 /// among random bytes, resources; written out as an .app directory or packed as an .ipa.
@@ -14,13 +15,30 @@ public struct AppFixture {
 
     /// An XML Info.plist with the bundle keys every app has, and `ats` as NSAppTransportSecurity.
     public static func infoPlist(identifier: String, executable: String, packageType: String = "APPL",
-                                 ats: [String: Any]?, extra: [String: Any] = [:], binary: Bool = false) -> [UInt8] {
-        var root: [String: Any] = ["CFBundleIdentifier": identifier, "CFBundleExecutable": executable,
-                                   "CFBundlePackageType": packageType, "CFBundleName": executable]
-        if let ats { root["NSAppTransportSecurity"] = ats }
+                                 ats: [String: PropertyListValue]?, extra: [String: PropertyListValue] = [:], binary: Bool = false) -> [UInt8] {
+        var root: [String: PropertyListValue] = ["CFBundleIdentifier": .string(identifier), "CFBundleExecutable": .string(executable),
+                                                 "CFBundlePackageType": .string(packageType), "CFBundleName": .string(executable)]
+        if let ats { root["NSAppTransportSecurity"] = .dictionary(ats) }
         root.merge(extra) { _, new in new }
-        let data = try! PropertyListSerialization.data(fromPropertyList: root, format: binary ? .binary : .xml, options: 0)
+        // Written by Foundation, not by atsprobe's own writer: the app tests then read a plist
+        // from an independent implementation, as a real app's would be.
+        let data = try! PropertyListSerialization.data(fromPropertyList: foundationObject(.dictionary(root)),
+                                                       format: binary ? .binary : .xml, options: 0)
         return [UInt8](data)
+    }
+
+    /// The value as Foundation's property-list objects (NSNumber keeps integer, real and boolean apart).
+    static func foundationObject(_ value: PropertyListValue) -> Any {
+        switch value {
+        case .dictionary(let d): d.mapValues(foundationObject)
+        case .array(let a): a.map(foundationObject)
+        case .string(let s): s
+        case .integer(let i): NSNumber(value: i)
+        case .real(let r): NSNumber(value: r)
+        case .boolean(let b): NSNumber(value: b)
+        case .date(let d): d
+        case .data(let d): d
+        }
     }
 
     /// `size` pseudo-random bytes (fixed seed: the same every run) with each string planted as a
@@ -74,7 +92,7 @@ public struct AppFixture {
     /// The app the tests share: a main app and a share extension with dictionaries of their own,
     /// a framework, planted hosts in each executable and resource, and noise to be filtered.
     /// `mainATS` and `extensionATS` are the NSAppTransportSecurity dictionaries.
-    public static func demo(mainATS: [String: Any]?, extensionATS: [String: Any]?,
+    public static func demo(mainATS: [String: PropertyListValue]?, extensionATS: [String: PropertyListValue]?,
                             mainHosts: [String], extensionHosts: [String], frameworkHosts: [String] = [],
                             resourceJSON: String? = nil, noise: [String] = AppFixture.noise) -> AppFixture {
         var app = AppFixture()

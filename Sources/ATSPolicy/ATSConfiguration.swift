@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PropertyList
 
 /// The NSAppTransportSecurity dictionary of an app. Global keys whose mere presence matters
 /// (the three that switch NSAllowsArbitraryLoads off) are optional; the others default to NO.
@@ -36,39 +37,39 @@ public struct ATSConfiguration: Sendable, Hashable {
 
     /// Reads the NSAppTransportSecurity dictionary (its contents, not the Info.plist around it).
     /// Lenient: values of the wrong type are ignored, as Apple ignores them.
-    public init(propertyList dict: [String: Any]) {
+    public init(propertyList dict: [String: PropertyListValue]) {
         var exceptions: [String: DomainException] = [:]
-        for (domain, value) in PropertyListValue.dictionary(dict[ATSKey.exceptionDomains.name]) ?? [:] {
-            exceptions[domain] = DomainException(propertyList: PropertyListValue.dictionary(value) ?? [:])
+        for (domain, value) in dict[ATSKey.exceptionDomains.name]?.dictionaryValue ?? [:] {
+            exceptions[domain] = DomainException(propertyList: value.dictionaryValue ?? [:])
         }
         var pins: [String: PinnedDomain] = [:]
-        for (domain, value) in PropertyListValue.dictionary(dict[ATSKey.pinnedDomains.name]) ?? [:] {
-            pins[domain] = PinnedDomain(propertyList: PropertyListValue.dictionary(value) ?? [:])
+        for (domain, value) in dict[ATSKey.pinnedDomains.name]?.dictionaryValue ?? [:] {
+            pins[domain] = PinnedDomain(propertyList: value.dictionaryValue ?? [:])
         }
         self.init(
-            allowsArbitraryLoads: PropertyListValue.bool(dict[ATSKey.allowsArbitraryLoads.name]) ?? false,
-            allowsArbitraryLoadsForMedia: PropertyListValue.bool(dict[ATSKey.allowsArbitraryLoadsForMedia.name])
-                ?? PropertyListValue.bool(dict[ATSKey.allowsArbitraryLoadsInMedia.name]),
-            allowsArbitraryLoadsInWebContent: PropertyListValue.bool(dict[ATSKey.allowsArbitraryLoadsInWebContent.name]),
-            allowsLocalNetworking: PropertyListValue.bool(dict[ATSKey.allowsLocalNetworking.name]),
-            requiresNIAPTLSPackageVersion: PropertyListValue.string(dict[ATSKey.requiresNIAPTLSPackageVersion.name]),
+            allowsArbitraryLoads: dict[ATSKey.allowsArbitraryLoads.name]?.boolValue ?? false,
+            allowsArbitraryLoadsForMedia: dict[ATSKey.allowsArbitraryLoadsForMedia.name]?.boolValue
+                ?? dict[ATSKey.allowsArbitraryLoadsInMedia.name]?.boolValue,
+            allowsArbitraryLoadsInWebContent: dict[ATSKey.allowsArbitraryLoadsInWebContent.name]?.boolValue,
+            allowsLocalNetworking: dict[ATSKey.allowsLocalNetworking.name]?.boolValue,
+            requiresNIAPTLSPackageVersion: dict[ATSKey.requiresNIAPTLSPackageVersion.name]?.stringValue,
             exceptionDomains: exceptions,
             pinnedDomains: pins)
     }
 
     /// The keys that are set, with current names (the media key as ...ForMedia).
-    public var propertyList: [String: Any] {
-        var dict: [String: Any] = [:]
+    public var propertyList: [String: PropertyListValue] {
+        var dict: [String: PropertyListValue] = [:]
         if allowsArbitraryLoads { dict[ATSKey.allowsArbitraryLoads.name] = true }
-        if let allowsArbitraryLoadsForMedia { dict[ATSKey.allowsArbitraryLoadsForMedia.name] = allowsArbitraryLoadsForMedia }
-        if let allowsArbitraryLoadsInWebContent { dict[ATSKey.allowsArbitraryLoadsInWebContent.name] = allowsArbitraryLoadsInWebContent }
-        if let allowsLocalNetworking { dict[ATSKey.allowsLocalNetworking.name] = allowsLocalNetworking }
-        if let requiresNIAPTLSPackageVersion { dict[ATSKey.requiresNIAPTLSPackageVersion.name] = requiresNIAPTLSPackageVersion }
+        if let allowsArbitraryLoadsForMedia { dict[ATSKey.allowsArbitraryLoadsForMedia.name] = .boolean(allowsArbitraryLoadsForMedia) }
+        if let allowsArbitraryLoadsInWebContent { dict[ATSKey.allowsArbitraryLoadsInWebContent.name] = .boolean(allowsArbitraryLoadsInWebContent) }
+        if let allowsLocalNetworking { dict[ATSKey.allowsLocalNetworking.name] = .boolean(allowsLocalNetworking) }
+        if let requiresNIAPTLSPackageVersion { dict[ATSKey.requiresNIAPTLSPackageVersion.name] = .string(requiresNIAPTLSPackageVersion) }
         if !exceptionDomains.isEmpty {
-            dict[ATSKey.exceptionDomains.name] = exceptionDomains.mapValues { $0.propertyList }
+            dict[ATSKey.exceptionDomains.name] = .dictionary(exceptionDomains.mapValues { .dictionary($0.propertyList) })
         }
         if !pinnedDomains.isEmpty {
-            dict[ATSKey.pinnedDomains.name] = pinnedDomains.mapValues { $0.propertyList }
+            dict[ATSKey.pinnedDomains.name] = .dictionary(pinnedDomains.mapValues { .dictionary($0.propertyList) })
         }
         return dict
     }

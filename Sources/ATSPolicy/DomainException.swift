@@ -1,3 +1,4 @@
+import PropertyList
 import TLSFacts
 
 /// One NSExceptionDomains entry. Optional fields are keys that may be absent; absent keys
@@ -41,33 +42,33 @@ public struct DomainException: Sendable, Hashable {
 
     /// Reads an entry leniently. The iOS 9-era NSThirdPartyException* and NSTemporaryException*
     /// names are read as their current names, which win when both are present.
-    public init(propertyList dict: [String: Any]) {
-        func first<T>(_ names: [ATSKey], _ read: (Any?) -> T?) -> T? {
-            for key in names { if let value = read(dict[key.name]) { return value } }
+    public init(propertyList dict: [String: PropertyListValue]) {
+        func first<T>(_ names: [ATSKey], _ read: (PropertyListValue) -> T?) -> T? {
+            for key in names { if let value = dict[key.name].flatMap(read) { return value } }
             return nil
         }
         self.init(
-            includesSubdomains: PropertyListValue.bool(dict[ATSKey.includesSubdomains.name]) ?? false,
+            includesSubdomains: dict[ATSKey.includesSubdomains.name]?.boolValue ?? false,
             allowsInsecureHTTPLoads: first([.exceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads,
-                                            .temporaryExceptionAllowsInsecureHTTPLoads], PropertyListValue.bool) ?? false,
+                                            .temporaryExceptionAllowsInsecureHTTPLoads], \.boolValue) ?? false,
             minimumTLSVersion: first([.exceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion,
-                                      .temporaryExceptionMinimumTLSVersion], PropertyListValue.string),
+                                      .temporaryExceptionMinimumTLSVersion], \.stringValue),
             requiresForwardSecrecy: first([.exceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy,
-                                           .temporaryExceptionRequiresForwardSecrecy], PropertyListValue.bool),
-            requiresCertificateTransparency: PropertyListValue.bool(dict[ATSKey.requiresCertificateTransparency.name]),
-            requiresNIAPTLSPackageVersion: PropertyListValue.string(dict[ATSKey.exceptionRequiresNIAPTLSPackageVersion.name]))
+                                           .temporaryExceptionRequiresForwardSecrecy], \.boolValue),
+            requiresCertificateTransparency: dict[ATSKey.requiresCertificateTransparency.name]?.boolValue,
+            requiresNIAPTLSPackageVersion: dict[ATSKey.exceptionRequiresNIAPTLSPackageVersion.name]?.stringValue)
     }
 
     /// The keys that are set, with their current names. False booleans whose default is
     /// false are left out, as nscurl's dictionaries leave them out.
-    public var propertyList: [String: Any] {
-        var dict: [String: Any] = [:]
+    public var propertyList: [String: PropertyListValue] {
+        var dict: [String: PropertyListValue] = [:]
         if includesSubdomains { dict[ATSKey.includesSubdomains.name] = true }
         if allowsInsecureHTTPLoads { dict[ATSKey.exceptionAllowsInsecureHTTPLoads.name] = true }
-        if let minimumTLSVersion { dict[ATSKey.exceptionMinimumTLSVersion.name] = minimumTLSVersion }
-        if let requiresForwardSecrecy { dict[ATSKey.exceptionRequiresForwardSecrecy.name] = requiresForwardSecrecy }
-        if let requiresCertificateTransparency { dict[ATSKey.requiresCertificateTransparency.name] = requiresCertificateTransparency }
-        if let requiresNIAPTLSPackageVersion { dict[ATSKey.exceptionRequiresNIAPTLSPackageVersion.name] = requiresNIAPTLSPackageVersion }
+        if let minimumTLSVersion { dict[ATSKey.exceptionMinimumTLSVersion.name] = .string(minimumTLSVersion) }
+        if let requiresForwardSecrecy { dict[ATSKey.exceptionRequiresForwardSecrecy.name] = .boolean(requiresForwardSecrecy) }
+        if let requiresCertificateTransparency { dict[ATSKey.requiresCertificateTransparency.name] = .boolean(requiresCertificateTransparency) }
+        if let requiresNIAPTLSPackageVersion { dict[ATSKey.exceptionRequiresNIAPTLSPackageVersion.name] = .string(requiresNIAPTLSPackageVersion) }
         return dict
     }
 }
@@ -77,21 +78,22 @@ public struct DomainException: Sendable, Hashable {
 public typealias PinnedDomain = PinSet
 
 extension PinSet {
-    public init(propertyList dict: [String: Any]) {
+    public init(propertyList dict: [String: PropertyListValue]) {
         func identities(_ key: ATSKey) -> [String]? {
-            PropertyListValue.array(dict[key.name]).map { items in
-                items.compactMap { PropertyListValue.string(PropertyListValue.dictionary($0)?[ATSKey.spkiSHA256Base64]) }
+            dict[key.name]?.arrayValue.map { items in
+                items.compactMap { $0[ATSKey.spkiSHA256Base64]?.stringValue }
             }
         }
-        self.init(includesSubdomains: PropertyListValue.bool(dict[ATSKey.pinnedIncludesSubdomains.name]) ?? false,
+        self.init(includesSubdomains: dict[ATSKey.pinnedIncludesSubdomains.name]?.boolValue ?? false,
                   caIdentities: identities(.pinnedCAIdentities), leafIdentities: identities(.pinnedLeafIdentities))
     }
 
-    public var propertyList: [String: Any] {
-        var dict: [String: Any] = [:]
+    public var propertyList: [String: PropertyListValue] {
+        func identities(_ digests: [String]) -> PropertyListValue { .array(digests.map { [ATSKey.spkiSHA256Base64: .string($0)] }) }
+        var dict: [String: PropertyListValue] = [:]
         if includesSubdomains { dict[ATSKey.pinnedIncludesSubdomains.name] = true }
-        if let caIdentities { dict[ATSKey.pinnedCAIdentities.name] = caIdentities.map { [ATSKey.spkiSHA256Base64: $0] } }
-        if let leafIdentities { dict[ATSKey.pinnedLeafIdentities.name] = leafIdentities.map { [ATSKey.spkiSHA256Base64: $0] } }
+        if let caIdentities { dict[ATSKey.pinnedCAIdentities.name] = identities(caIdentities) }
+        if let leafIdentities { dict[ATSKey.pinnedLeafIdentities.name] = identities(leafIdentities) }
         return dict
     }
 }

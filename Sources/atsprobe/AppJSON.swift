@@ -2,6 +2,7 @@ import ATSApp
 import ATSDiagnostics
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 import TLSFacts
 
 /// `atsprobe app --format json` (docs/app.md, "JSON"). Versioned by schemaVersion. Names read
@@ -49,7 +50,7 @@ struct AppJSON: Encodable {
         let infoPlistFormat: String?
         /// The bundle whose dictionary governs its loads ("" the app).
         let dictionaryOwner: String
-        let ats: PlistValue?
+        let ats: PropertyListValue?
         let lint: [LintFinding]
         let notes: [String]
         /// Only for a bundle with a dictionary of its own under which a host was checked.
@@ -57,7 +58,7 @@ struct AppJSON: Encodable {
         let findings: [TighteningFinding]?
         let tighteningNotes: [String]?
         let unusedEntries: [String]?
-        let tightened: PlistValue?
+        let tightened: PropertyListValue?
         let tightenedPlist: String?
 
         init(_ bundle: AppBundle, result: AppReport.DictionaryResult?) {
@@ -68,7 +69,7 @@ struct AppJSON: Encodable {
             infoPlist = bundle.infoPlistPath.map(e)
             infoPlistFormat = bundle.document?.format.rawValue
             dictionaryOwner = e(bundle.dictionaryOwner)
-            ats = bundle.atsDictionary.map(PlistValue.init)
+            ats = bundle.atsDictionary.map(PropertyListValue.dictionary)
             lint = bundle.lint
             notes = bundle.notes.map(e)
             let tightening = result?.tightening
@@ -76,7 +77,7 @@ struct AppJSON: Encodable {
             findings = tightening?.findings
             tighteningNotes = tightening?.notes
             unusedEntries = tightening == nil ? nil : result?.unusedEntries
-            tightened = tightening.map { PlistValue($0.tightened) }
+            tightened = tightening.map { .dictionary($0.tightened) }
             tightenedPlist = result?.tightenedPlist
         }
     }

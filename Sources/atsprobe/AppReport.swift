@@ -2,6 +2,7 @@ import ATSApp
 import ATSDiagnostics
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -123,7 +124,7 @@ struct AppReport {
                 result.tightening = tightening
                 result.tightenedPlist = try PlistCheckText.plist(tightening.tightened)
                 let used = Set(checks.flatMap { $0.check.loads.compactMap(\.policy.match?.key) } + checks.compactMap(\.check.policy.match?.key))
-                let entries = ((ats[ATSKey.exceptionDomains.name] as? [String: Any]) ?? [:]).keys
+                let entries = (ats[ATSKey.exceptionDomains.name]?.dictionaryValue ?? [:]).keys
                 result.unusedEntries = entries.filter { !used.contains($0) }.sorted()
             }
             results.append(result)

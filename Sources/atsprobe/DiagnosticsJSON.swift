@@ -1,6 +1,7 @@
 import ATSDiagnostics
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -40,7 +41,7 @@ struct DiagnosticsJSON: Encodable {
     struct TestJSON: Encodable {
         let section: String
         let title: String
-        let dictionary: PlistValue
+        let dictionary: PropertyListValue
         let result: String
         let verdict: Verdict
         let hops: [HopJSON]
@@ -48,7 +49,7 @@ struct DiagnosticsJSON: Encodable {
         init(_ test: TestOutcome) {
             section = test.section
             title = test.title
-            dictionary = PlistValue(test.configuration.propertyList)
+            dictionary = .dictionary(test.configuration.propertyList)
             result = test.verdict.passed ? "PASS" : "FAIL"
             verdict = test.verdict
             hops = test.hops.map(HopJSON.init)
@@ -78,7 +79,7 @@ struct DiagnosticsJSON: Encodable {
     struct SuggestionJSON: Encodable {
         let kind: String
         let domain: String?
-        let exception: PlistValue?
+        let exception: PropertyListValue?
         /// Per key, the observation that made it necessary.
         let evidence: [KeyEvidence]?
         /// Per weakening key, the server change that would make it unnecessary.
@@ -95,43 +96,11 @@ struct DiagnosticsJSON: Encodable {
             case .none:
                 kind = "none"; domain = nil; exception = nil; evidence = nil; fixes = nil; reason = nil
             case .exception(let d, let e, _):
-                kind = "exception"; domain = d; exception = PlistValue(e.propertyList); evidence = advice.evidence
+                kind = "exception"; domain = d; exception = .dictionary(e.propertyList); evidence = advice.evidence
                 fixes = advice.fixes; reason = nil
             case .impossible(let r):
                 kind = "impossible"; domain = nil; exception = nil; evidence = nil; fixes = advice.fixes; reason = r
             }
-        }
-    }
-}
-
-/// A property-list value as JSON (dictionaries, arrays, strings, booleans, numbers, dates, data).
-indirect enum PlistValue: Encodable {
-    case dictionary([String: PlistValue]), array([PlistValue]), string(String), bool(Bool), number(Double), date(Date), data(Data)
-
-    init(_ any: Any) {
-        switch any {
-        case let d as [String: Any]: self = .dictionary(d.mapValues(PlistValue.init))
-        case let a as [Any]: self = .array(a.map(PlistValue.init))
-        case let s as String: self = .string(s)
-        case let b as Bool: self = .bool(b)
-        case let n as Int: self = .number(Double(n))
-        case let n as Double: self = .number(n)
-        case let d as Date: self = .date(d)
-        case let d as Data: self = .data(d)
-        default: self = .string(String(describing: any))
-        }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .dictionary(let d): try container.encode(d)
-        case .array(let a): try container.encode(a)
-        case .string(let s): try container.encode(s)
-        case .bool(let b): try container.encode(b)
-        case .number(let n): try container.encode(n)
-        case .date(let d): try container.encode(d)
-        case .data(let d): try container.encode(d.base64EncodedString())
         }
     }
 }

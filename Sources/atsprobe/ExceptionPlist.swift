@@ -1,6 +1,7 @@
 import ATSDiagnostics
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -30,7 +31,7 @@ enum ExceptionPlist {
     /// An NSAppTransportSecurity dictionary as an XML property list (keys sorted, XML escaped).
     /// Shared by `diagnose --format plist` and `audit --format plist`.
     static func render(_ configuration: ATSConfiguration) throws -> String {
-        let root: [String: Any] = [ATSKey.appTransportSecurity.name: configuration.propertyList]
+        let root: [String: PropertyListValue] = [ATSKey.appTransportSecurity.name: .dictionary(configuration.propertyList)]
         return String(decoding: try PropertyListFile.write(root, format: .xml), as: UTF8.self)
     }
 
@@ -76,7 +77,7 @@ enum ExceptionPlist {
 
     /// `<key>domain</key><dict>...</dict>`, indented, to paste inside NSExceptionDomains.
     static func snippet(domain: String, exception: DomainException) -> String {
-        guard let data = try? PropertyListFile.write([domain: exception.propertyList], format: .xml) else { return "" }
+        guard let data = try? PropertyListFile.write([domain: .dictionary(exception.propertyList)], format: .xml) else { return "" }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         // Drop the XML header, <plist>, and the outer <dict> lines; keep the entry.
         guard let open = lines.firstIndex(of: "<dict>"), let close = lines.lastIndex(of: "</dict>"), open < close else { return "" }

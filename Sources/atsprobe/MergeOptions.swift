@@ -1,5 +1,6 @@
 import ArgumentParser
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

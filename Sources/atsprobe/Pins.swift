@@ -1,5 +1,6 @@
 import ArgumentParser
 import ATSPolicy
+import PropertyList
 import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -78,7 +79,7 @@ enum PinsPlist {
         guard let ats = document.atsDictionary else {
             throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSAppTransportSecurity dictionary")
         }
-        guard ats[ATSKey.pinnedDomains.name] is [String: Any] else {
+        guard ats[ATSKey.pinnedDomains.name]?.kind == .dictionary else {
             throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSPinnedDomains dictionary in NSAppTransportSecurity")
         }
         return ATSConfiguration(propertyList: ats)

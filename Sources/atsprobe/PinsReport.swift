@@ -1,4 +1,5 @@
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -37,14 +38,14 @@ struct PinsReport: Encodable {
     let failure: ProbeFailure?
     let trust: TrustEvaluation?
     let certificates: [Certificate]
-    let suggestedPinnedDomains: PlistValue?
+    let suggestedPinnedDomains: PropertyListValue?
     /// Whether --plist was given.
     let plistChecked: Bool
     let pinChecks: [PinCheck]
     /// nil without --plist or when no handshake was made; true when every applicable pin set is met.
     let pinsSatisfied: Bool?
     /// The suggestion as property-list values, for the plist output.
-    private let suggestion: [String: Any]?
+    private let suggestion: [String: PropertyListValue]?
 
     private enum CodingKeys: String, CodingKey {
         case schemaVersion, target, outcome, failure, trust, certificates, suggestedPinnedDomains,
@@ -74,7 +75,7 @@ struct PinsReport: Encodable {
             }
             let suggestion = PinningPolicy.suggestedPinnedDomains(host: target.host, chain: observation.chain)
             self.suggestion = suggestion
-            suggestedPinnedDomains = PlistValue(suggestion)
+            suggestedPinnedDomains = .dictionary(suggestion)
             let checks = configuration.map { PinsReport.checks(host: target.host, chain: observation.trust.path ?? observation.chain, configuration: $0) } ?? []
             pinChecks = checks
             pinsSatisfied = configuration == nil ? nil : checks.allSatisfy(\.result.isSatisfied)
@@ -108,7 +109,7 @@ struct PinsReport: Encodable {
     /// The suggested dictionary inside NSAppTransportSecurity, as an XML plist; nil without a handshake.
     func plistText() throws -> String? {
         guard let suggestion else { return nil }
-        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: suggestion], format: .xml)
+        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(suggestion)], format: .xml)
         return String(decoding: data, as: UTF8.self)
     }
 }

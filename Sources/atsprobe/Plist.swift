@@ -1,6 +1,7 @@
 import ArgumentParser
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

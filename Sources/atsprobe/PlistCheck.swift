@@ -2,6 +2,7 @@ import ArgumentParser
 import ATSDiagnostics
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

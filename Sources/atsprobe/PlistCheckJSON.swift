@@ -1,6 +1,7 @@
 import ATSDiagnostics
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,7 +23,7 @@ struct PlistCheckJSON: Encodable {
     /// Nothing to tighten.
     let tight: Bool
     /// The tightened NSAppTransportSecurity dictionary, and the same as an XML plist.
-    let tightened: PlistValue
+    let tightened: PropertyListValue
     let tightenedPlist: String
 
     init(file: String, document: PropertyListDocument, ruleSet: RuleSet, checks: [PlistTargetCheck],
@@ -34,7 +35,7 @@ struct PlistCheckJSON: Encodable {
         findings = tightening.findings
         notes = tightening.notes
         tight = tightening.isTight
-        tightened = PlistValue(tightening.tightened)
+        tightened = .dictionary(tightening.tightened)
         self.tightenedPlist = tightenedPlist
     }
 

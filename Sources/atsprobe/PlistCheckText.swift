@@ -1,6 +1,7 @@
 import ATSDiagnostics
 import ATSAdvice
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -88,16 +89,16 @@ enum PlistCheckText {
         switch report.suggestion {
         case .none: return "no exception (default ATS passes)"
         case .exception(let domain, let exception, _):
-            let keys = exception.propertyList.keys.sorted().map { "\($0) = \(exception.propertyList[$0]!)" }
+            let keys = exception.propertyList.sorted(by: { $0.key < $1.key }).map { "\($0.key) = \($0.value.scalarText)" }
             return "the minimal NSExceptionDomains entry for \(esc(domain)): " + keys.joined(separator: ", ")
         case .impossible(let reason): return "no dictionary makes it load: \(esc(reason))"
         }
     }
 
     /// `{NSAppTransportSecurity: tightened}` as an XML property list.
-    static func plist(_ tightened: [String: Any]) throws -> String {
+    static func plist(_ tightened: [String: PropertyListValue]) throws -> String {
         do {
-            let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: tightened], format: .xml)
+            let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(tightened)], format: .xml)
             return String(decoding: data, as: UTF8.self)
         } catch {
             throw InputError(error.description)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PropertyList
 import TLSFacts
 @testable import ATSAdvice
 @testable import ATSPolicy
@@ -113,40 +114,39 @@ import ATSPolicyFixtures
         #expect(pfs == "server chose TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 under every offer it answered, never an ATS forward-secret suite (documented); NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites")
     }
 
-    func document(_ ats: [String: Any], extra: [String: Any] = ["CFBundleIdentifier": "com.example"]) -> PropertyListDocument {
+    func document(_ ats: [String: PropertyListValue], extra: [String: PropertyListValue] = ["CFBundleIdentifier": "com.example"]) -> PropertyListDocument {
         var root = extra
-        root["NSAppTransportSecurity"] = ats
+        root["NSAppTransportSecurity"] = .dictionary(ats)
         return PropertyListDocument(root: root)
     }
 
     func entries(_ merge: InfoPlistMerge) -> [String: DomainException] {
-        ATSConfiguration(propertyList: merge.root["NSAppTransportSecurity"] as? [String: Any] ?? [:]).exceptionDomains
+        ATSConfiguration(propertyList: merge.root["NSAppTransportSecurity"]?.dictionaryValue ?? [:]).exceptionDomains
     }
 
     @Test func parentEntryIsNeverNarrowedByAMoreSpecificOne() throws {
-        let parent: [String: Any] = ["NSIncludesSubdomains": true, "NSExceptionAllowsInsecureHTTPLoads": true]
-        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": parent]]),
+        let parent: [String: PropertyListValue] = ["NSIncludesSubdomains": true, "NSExceptionAllowsInsecureHTTPLoads": true]
+        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": .dictionary(parent)]]),
                                         adding: ["a.example.test": Self.tls11])
         // The new entry keeps the parent's insecure HTTP so a.example.test loses nothing.
         #expect(entries(merged)["a.example.test"] == DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: "TLSv1.1"))
         #expect(entries(merged)["example.test"] == DomainException(propertyList: parent))
         #expect(merged.notes.contains { $0.hasPrefix("added an entry for a.example.test: the entry for example.test covers it but lacks NSExceptionMinimumTLSVersion") })
         // A parent that already serves the need: nothing added, tightening noted.
-        let covered = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": parent]]),
+        let covered = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": .dictionary(parent)]]),
                                          adding: ["a.example.test": DomainException()])
         #expect(entries(covered).keys.sorted() == ["example.test"])
         #expect(covered.notes == ["a.example.test is covered by the entry for example.test, which is wider than this probe needs; it could be tightened: NSExceptionAllowsInsecureHTTPLoads"])
     }
 
     @Test func deprecatedNamesAreWidenedWithTheCurrentName() throws {
-        let old: [String: Any] = ["NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.2", "Custom": 3]
-        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["a.example": old]]), adding: ["a.example": Self.tls11])
-        let entry = (merged.root["NSAppTransportSecurity"] as? [String: Any])?["NSExceptionDomains"] as? [String: Any]
-        let written = entry?["a.example"] as? [String: Any] ?? [:]
-        #expect(written["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
-        #expect(written["NSThirdPartyExceptionMinimumTLSVersion"] as? String == "TLSv1.2")
-        #expect(written["Custom"] as? Int == 3)
-        #expect(merged.root["CFBundleIdentifier"] as? String == "com.example")
+        let old: [String: PropertyListValue] = ["NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.2", "Custom": 3]
+        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["a.example": .dictionary(old)]]), adding: ["a.example": Self.tls11])
+        let written = merged.root["NSAppTransportSecurity"]?["NSExceptionDomains"]?["a.example"]?.dictionaryValue ?? [:]
+        #expect(written["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
+        #expect(written["NSThirdPartyExceptionMinimumTLSVersion"] == "TLSv1.2")
+        #expect(written["Custom"] == 3)
+        #expect(merged.root["CFBundleIdentifier"] == "com.example")
     }
 
     @Test func missingOrBareDictionariesAndWrongTypes() throws {
@@ -154,7 +154,7 @@ import ATSPolicyFixtures
         #expect(entries(fresh) == ["a.example": Self.tls11])
         let bare = try InfoPlistMerge(PropertyListDocument(root: ["NSAllowsArbitraryLoads": true]), adding: ["a.example": Self.tls11])
         #expect(bare.root["NSAppTransportSecurity"] == nil)
-        #expect((bare.root["NSExceptionDomains"] as? [String: Any])?.keys.sorted() == ["a.example"])
+        #expect(bare.root["NSExceptionDomains"]?.dictionaryValue?.keys.sorted() == ["a.example"])
         #expect(bare.notes.first?.hasPrefix("NSAllowsArbitraryLoads is set") == true)
         #expect(throws: InfoPlistMerge.Failure.self) {
             try InfoPlistMerge(PropertyListDocument(root: ["NSAppTransportSecurity": "yes"]), adding: ["a.example": Self.tls11])

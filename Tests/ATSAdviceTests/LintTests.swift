@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PropertyList
 import TLSFacts
 @testable import ATSAdvice
 @testable import ATSPolicy
@@ -136,11 +137,17 @@ struct LintTests {
         #expect(findings.map(\.rule) == ["tls-version-unparsed"])
     }
 
-    /// Dictionaries built in Swift: an Int 1 is not a boolean even though `1 as? Bool` works for NSNumber.
+    /// Dictionaries built in Swift: an integer 1 is not a boolean.
     @Test func rawDictionaryWithSwiftValues() {
         let withInteger = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": 1]])
         #expect(withInteger.map(\.rule) == ["wrong-type"])
         #expect(withInteger.first?.message.contains("found an integer (1)") == true)
+        #expect(withInteger.first?.fix == "use <true/>")
+
+        // A <real>1</real> is named as a real, and its fix is still <true/>.
+        let withReal = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": 1.0]])
+        #expect(withReal.first?.message.contains("found a real (1.0)") == true)
+        #expect(withReal.first?.fix == "use <true/>")
 
         let withBoolean = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true]])
         #expect(withBoolean.map(\.rule) == ["review-justification"])
@@ -157,14 +164,14 @@ struct LintTests {
             + "<key>r</key><real>1.5</real><key>s</key><string>YES</string><key>d</key><data>AAEC</data><key>a</key><array/><key>x</key><dict/>"
             + "<key>when</key><date>2020-09-01T00:00:00Z</date>"
         try Data(infoPlistXML(content).utf8).write(to: URL(fileURLWithPath: path))
-        let expected: [String: PropertyListValueKind] = [
+        let expected: [String: PropertyListValue.Kind] = [
             "t": .boolean, "f": .boolean, "one": .integer, "zero": .integer, "r": .real, "s": .string,
             "d": .data, "a": .array, "x": .dictionary, "when": .date,
         ]
         let xml = try PropertyListFile.read(path: path)
         let binary = try PropertyListFile.parse(PropertyListFile.write(xml.root, format: .binary), path: "memory")
         for document in [xml, binary] {
-            let kinds = document.root.mapValues { PropertyListValueKind(of: $0) }
+            let kinds = document.root.mapValues(\.kind)
             #expect(kinds == expected)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PropertyList
 import TLSFacts
 @testable import ATSAdvice
 @testable import ATSPolicy
@@ -14,12 +15,12 @@ import TLSFacts
 
     func tls(_ version: String) -> HostNeed.Requirement { .exception(DomainException(minimumTLSVersion: version)) }
 
-    func entry(_ report: TighteningReport, _ key: String) -> [String: Any]? {
-        (report.tightened["NSExceptionDomains"] as? [String: Any])?[key] as? [String: Any]
+    func entry(_ report: TighteningReport, _ key: String) -> [String: PropertyListValue]? {
+        report.tightened["NSExceptionDomains"]?[key]?.dictionaryValue
     }
 
     @Test func arbitraryLoadsAndALowMinimumForATLS12ServerAreBothUnnecessary() {
-        let ats: [String: Any] = [
+        let ats: [String: PropertyListValue] = [
             "NSAllowsArbitraryLoads": true,
             "NSExceptionDomains": ["api.example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]],
         ]
@@ -43,7 +44,7 @@ import TLSFacts
         #expect(report.findings.first?.kind == .tooWide)
         #expect(report.findings.first?.message.contains("old.example.com needs NSExceptionMinimumTLSVersion = TLSv1.1") == true)
         #expect(report.tightened["NSAllowsArbitraryLoads"] == nil)
-        #expect(entry(report, "old.example.com")?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+        #expect(entry(report, "old.example.com")?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
         #expect(entry(report, "new.example.com") == nil)
     }
 
@@ -52,19 +53,19 @@ import TLSFacts
             need("down.example.com", .undecided(reason: "unreachable"), passes: false),
         ])
         #expect(report.isTight)
-        #expect(report.tightened["NSAllowsArbitraryLoads"] as? Bool == true)
+        #expect(report.tightened["NSAllowsArbitraryLoads"] == true)
         #expect(report.notes.contains { $0.contains("NSAllowsArbitraryLoads kept") && $0.contains("down.example.com") })
     }
 
     @Test func ignoredArbitraryLoadsIsLeftToTheLinter() {
-        let ats: [String: Any] = ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": false]
+        let ats: [String: PropertyListValue] = ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": false]
         let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)])
         #expect(report.isTight)
-        #expect(report.tightened["NSAllowsArbitraryLoads"] as? Bool == true)
+        #expect(report.tightened["NSAllowsArbitraryLoads"] == true)
     }
 
     @Test func aStricterKeyStaysWhileTheLoadPassesAndWidensWhenItFails() {
-        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.3"]]]
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.3"]]]
         let passing = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing, passes: true)])
         #expect(passing.isTight)
         #expect(NSDictionary(dictionary: passing.tightened).isEqual(to: ats))
@@ -76,7 +77,7 @@ import TLSFacts
     }
 
     @Test func forwardSecrecyAndInsecureHTTPThatNoHostNeedsAreUnnecessary() {
-        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.com": [
             "NSExceptionRequiresForwardSecrecy": false, "NSExceptionAllowsInsecureHTTPLoads": true,
             "NSExceptionMinimumTLSVersion": "TLSv1.1",
         ]]]
@@ -88,11 +89,11 @@ import TLSFacts
         #expect(report.findings.allSatisfy { $0.kind == .unnecessary })
         let tightened = entry(report, "example.com")
         #expect(tightened?.count == 1)
-        #expect(tightened?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
+        #expect(tightened?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
     }
 
     @Test func deprecatedNamesAreRewrittenAndOtherEntryKeysKept() {
-        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.com": [
             "NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.0", "NSIncludesSubdomains": true,
             "NSRequiresCertificateTransparency": true,
         ]]]
@@ -100,13 +101,13 @@ import TLSFacts
         #expect(report.findings.map(\.kind) == [.tooWide])
         let tightened = entry(report, "example.com")
         #expect(tightened?["NSThirdPartyExceptionMinimumTLSVersion"] == nil)
-        #expect(tightened?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
-        #expect(tightened?["NSIncludesSubdomains"] as? Bool == true)
-        #expect(tightened?["NSRequiresCertificateTransparency"] as? Bool == true)
+        #expect(tightened?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
+        #expect(tightened?["NSIncludesSubdomains"] == true)
+        #expect(tightened?["NSRequiresCertificateTransparency"] == true)
     }
 
     @Test func hostsUnderOneEntryNeedTheWeakestOfTheirNeeds() {
-        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.com": [
             "NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.0", "NSExceptionRequiresForwardSecrecy": false,
         ]]]
         let report = ExceptionTightener.tighten(ats, needs: [
@@ -116,21 +117,21 @@ import TLSFacts
         #expect(report.findings.map(\.kind) == [.tooWide])
         #expect(report.findings.first?.neededValue == "TLSv1.1")
         let tightened = entry(report, "example.com")
-        #expect(tightened?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
-        #expect(tightened?["NSExceptionRequiresForwardSecrecy"] as? Bool == false)
+        #expect(tightened?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
+        #expect(tightened?["NSExceptionRequiresForwardSecrecy"] == false)
     }
 
     @Test func aFailingHostUnderDefaultATSGetsTheMinimalEntry() {
-        let ats: [String: Any] = ["NSAllowsArbitraryLoadsForMedia": true]
+        let ats: [String: PropertyListValue] = ["NSAllowsArbitraryLoadsForMedia": true]
         let report = ExceptionTightener.tighten(ats, needs: [need("legacy.example.com", tls("TLSv1.1"), passes: false)])
         #expect(report.findings.map(\.kind) == [.insufficient])
         #expect(report.findings.first?.keyPath == Self.domains + ".legacy.example.com")
-        #expect(entry(report, "legacy.example.com")?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
-        #expect(report.tightened["NSAllowsArbitraryLoadsForMedia"] as? Bool == true)
+        #expect(entry(report, "legacy.example.com")?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
+        #expect(report.tightened["NSAllowsArbitraryLoadsForMedia"] == true)
     }
 
     @Test func cleartextKeepsInsecureHTTPAndTheUnmeasuredTLSKeys() {
-        let ats: [String: Any] = ["NSExceptionDomains": ["example.com": [
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.com": [
             "NSExceptionAllowsInsecureHTTPLoads": true, "NSExceptionMinimumTLSVersion": "TLSv1.0",
         ]]]
         let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .cleartext)])
@@ -138,7 +139,7 @@ import TLSFacts
     }
 
     @Test func entriesNoCheckedHostFallsUnderAreKeptWithANote() {
-        let ats: [String: Any] = ["NSExceptionDomains": ["other.example": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]]
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["other.example": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]]
         let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)])
         #expect(report.isTight)
         #expect(report.notes.contains { $0.contains("\"other.example\" kept as written") })
@@ -146,26 +147,26 @@ import TLSFacts
     }
 
     @Test func aHostOnlyApplesCodeReachesGetsAnEntryOfItsOwn() {
-        let ats: [String: Any] = ["NSExceptionDomains": ["example.test": [
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.test": [
             "NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.1",
         ]]]
         // Passes under Apple's code, fails under the documentation's one-label reading.
         let report = ExceptionTightener.tighten(ats, needs: [need("a.b.example.test", tls("TLSv1.1"), passes: false)])
         #expect(report.findings.map(\.kind) == [.insufficient])
         #expect(report.findings.first?.keyPath == Self.domains + ".a.b.example.test")
-        #expect(entry(report, "a.b.example.test")?["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
-        #expect(entry(report, "example.test")?["NSIncludesSubdomains"] as? Bool == true)
+        #expect(entry(report, "a.b.example.test")?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
+        #expect(entry(report, "example.test")?["NSIncludesSubdomains"] == true)
     }
 
     @Test func anEmptyEntryIsUnnecessaryWithoutArbitraryLoadsAndKeptBesideIt() {
-        let without = ExceptionTightener.tighten(["NSExceptionDomains": ["example.com": [String: Any]()]],
+        let without = ExceptionTightener.tighten(["NSExceptionDomains": ["example.com": [:]]],
                                                  needs: [need("example.com", .nothing)])
         #expect(without.findings.map(\.keyPath) == [Self.domains + ".example.com"])
         #expect(without.tightened.isEmpty)
 
         // Beside NSAllowsArbitraryLoads (kept for an undecided host) the empty entry restores default ATS.
         let beside = ExceptionTightener.tighten(
-            ["NSAllowsArbitraryLoads": true, "NSExceptionDomains": ["example.com": [String: Any]()]],
+            ["NSAllowsArbitraryLoads": true, "NSExceptionDomains": ["example.com": [:]]],
             needs: [need("example.com", .nothing), need("down.example.org", .undecided(reason: "unreachable"), passes: false)])
         #expect(beside.isTight)
         #expect(entry(beside, "example.com") != nil)

@@ -4,6 +4,7 @@ import ATSPolicy
 import Foundation
 import TLSFacts
 import Testing
+import PropertyList
 
 /// Steps 1 to 3 of `atsprobe app` on apps built here: bundles, dictionaries, hosts, noise.
 @Suite struct AppScanTests {
@@ -14,9 +15,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
-    static var mainATS: [String: Any] { ["NSAllowsArbitraryLoads": true,
-                                         "NSExceptionDomains": ["old.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]] }
-    static var extensionATS: [String: Any] { ["NSExceptionDomains": ["share.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.1"]]] }
+    static var mainATS: [String: PropertyListValue] { ["NSAllowsArbitraryLoads": true,
+                                                       "NSExceptionDomains": ["old.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]] }
+    static var extensionATS: [String: PropertyListValue] { ["NSExceptionDomains": ["share.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.1"]]] }
 
     static func demo() -> AppFixture {
         AppFixture.demo(mainATS: mainATS, extensionATS: extensionATS,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 @testable import ATSPolicy
+import PropertyList
 
 @Suite("NSPinnedDomains judgement")
 struct CertificatePinningTests {
@@ -49,24 +50,21 @@ struct CertificatePinningTests {
 
     @Test func suggestedDictionaryPinsWhatWasServed() throws {
         let plist = PinningPolicy.suggestedPinnedDomains(host: "WWW.Example.com", chain: chain)
-        let domains = try #require(plist["NSPinnedDomains"] as? [String: Any])
-        #expect(Array(domains.keys) == ["www.example.com"])
-        let entry = try #require(domains["www.example.com"] as? [String: Any])
-        #expect(entry["NSIncludesSubdomains"] as? Bool == false)
-        let cas = try #require(entry["NSPinnedCAIdentities"] as? [[String: String]])
-        #expect(cas == [["SPKI-SHA256-BASE64": "intermediateKey="], ["SPKI-SHA256-BASE64": "rootKey="]])
-        let leaf = try #require(entry["NSPinnedLeafIdentities"] as? [[String: String]])
-        #expect(leaf == [["SPKI-SHA256-BASE64": "leafKey="]])
+        #expect(plist == ["NSPinnedDomains": ["www.example.com": [
+            "NSIncludesSubdomains": false,
+            "NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": "intermediateKey="], ["SPKI-SHA256-BASE64": "rootKey="]],
+            "NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": "leafKey="]],
+        ]]])
         // What it suggests passes its own judgement.
-        let pins = PinSet(caIdentities: cas.compactMap { $0["SPKI-SHA256-BASE64"] }, leafIdentities: leaf.compactMap { $0["SPKI-SHA256-BASE64"] })
-        #expect(PinningPolicy.evaluate(chain: chain, pins: pins).verdict == .matched)
+        let entry = try #require(plist["NSPinnedDomains"]?["www.example.com"]?.dictionaryValue)
+        #expect(PinningPolicy.evaluate(chain: chain, pins: PinSet(propertyList: entry)).verdict == .matched)
         // A leaf alone: no CA key.
         let single = PinningPolicy.suggestedPinnedDomains(host: "a.example", chain: [F.leaf()])
-        let singleEntry = (single["NSPinnedDomains"] as? [String: Any])?["a.example"] as? [String: Any]
+        let singleEntry = single["NSPinnedDomains"]?["a.example"]
         #expect(singleEntry?["NSPinnedCAIdentities"] == nil)
         #expect(singleEntry?["NSPinnedLeafIdentities"] != nil)
         // It is a valid property list.
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+        let data = try PropertyListFile.write(plist, format: .xml)
         #expect(String(decoding: data, as: UTF8.self).contains("<key>SPKI-SHA256-BASE64</key>"))
     }
 }

@@ -2,12 +2,13 @@ import Foundation
 import Testing
 import TLSFacts
 @testable import ATSPolicy
+@testable import PropertyList
 
 @Suite struct ConfigurationTests {
     @Test func readsEveryExceptionKey() {
         let config = ATSConfiguration(propertyList: [
             "NSAllowsArbitraryLoads": true,
-            "NSAllowsLocalNetworking": NSNumber(value: 0),
+            "NSAllowsLocalNetworking": 0,
             "NSExceptionDomains": [
                 "example.com": [
                     "NSIncludesSubdomains": true,
@@ -15,13 +16,13 @@ import TLSFacts
                     "NSExceptionMinimumTLSVersion": "TLSv1.1",
                     "NSExceptionRequiresForwardSecrecy": false,
                     "NSRequiresCertificateTransparency": true,
-                ] as [String: Any],
+                ],
             ],
             "NSPinnedDomains": [
                 "pinned.example": [
                     "NSIncludesSubdomains": true,
                     "NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": "caPin="]],
-                ] as [String: Any],
+                ],
             ],
         ])
         #expect(config.allowsArbitraryLoads)
@@ -44,11 +45,11 @@ import TLSFacts
                     "NSThirdPartyExceptionAllowsInsecureHTTPLoads": true,
                     "NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.0",
                     "NSThirdPartyExceptionRequiresForwardSecrecy": false,
-                ] as [String: Any],
+                ],
                 "beta.example": [
                     "NSTemporaryExceptionMinimumTLSVersion": "TLSv1.1",
                     "NSExceptionMinimumTLSVersion": "TLSv1.2",
-                ] as [String: Any],
+                ],
             ],
         ])
         #expect(config.allowsArbitraryLoadsForMedia == true)
@@ -59,13 +60,13 @@ import TLSFacts
         // Written back under current names only.
         let written = ATSConfiguration(propertyList: config.propertyList)
         #expect(written == config)
-        #expect(config.propertyList["NSAllowsArbitraryLoadsForMedia"] as? Bool == true)
+        #expect(config.propertyList["NSAllowsArbitraryLoadsForMedia"] == true)
     }
 
     @Test func ignoresValuesOfTheWrongType() {
         let config = ATSConfiguration(propertyList: [
             "NSAllowsArbitraryLoads": "maybe",
-            "NSExceptionDomains": ["example.com": "not a dictionary", "x.example": ["NSExceptionMinimumTLSVersion": 1.2] as [String: Any]] as [String: Any],
+            "NSExceptionDomains": ["example.com": "not a dictionary", "x.example": ["NSExceptionMinimumTLSVersion": 1.2]],
         ])
         #expect(!config.allowsArbitraryLoads)
         #expect(config.exceptionDomains["example.com"] == DomainException())
@@ -85,9 +86,7 @@ import TLSFacts
     @Test func propertyListHoldsOnlyKeysSet() {
         #expect(ATSConfiguration.default.propertyList.isEmpty)
         let config = ATSConfiguration(exceptionDomains: ["example.com": DomainException(requiresForwardSecrecy: false)])
-        let domains = config.propertyList["NSExceptionDomains"] as? [String: [String: Any]]
-        #expect(domains?["example.com"]?.keys.sorted() == ["NSExceptionRequiresForwardSecrecy"])
-        #expect(domains?["example.com"]?["NSExceptionRequiresForwardSecrecy"] as? Bool == false)
+        #expect(config.propertyList == ["NSExceptionDomains": ["example.com": ["NSExceptionRequiresForwardSecrecy": false]]])
     }
 
     @Test func arbitraryLoadsPrecedence() {
@@ -165,7 +164,7 @@ import TLSFacts
                 };
             }
             """)
-        #expect(NSDictionaryDescription.render([String]()) == "(\n)")
+        #expect(NSDictionaryDescription.render(.array([])) == "(\n)")
         #expect(NSDictionaryDescription.render(["a", "b c"]) == "(\n    a,\n    \"b c\"\n)")
     }
 }

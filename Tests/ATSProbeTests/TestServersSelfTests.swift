@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 import ATSTestServers
+import TestProcesses
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -325,25 +326,10 @@ extension TestServersSelfTests {
         }
 
         static func run(_ arguments: [String], input: String? = nil, timeoutSeconds: Int = 20) throws -> Result {
-            let files = try TemporaryFiles()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl"] + arguments
-            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: try files.write("in", input ?? "")))
-            let outPath = try files.write("out", ""), errPath = try files.write("err", "")
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-            let finished = DispatchSemaphore(value: 0)
-            process.terminationHandler = { _ in finished.signal() }
-            try process.run()
-            if finished.wait(timeout: .now() + .seconds(timeoutSeconds)) == .timedOut {
-                process.terminate()
-                _ = finished.wait(timeout: .now() + .seconds(5))
-                throw TestServerError("openssl \(arguments.joined(separator: " ")) timed out")
-            }
-            return Result(status: process.terminationStatus,
-                          stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                          stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+            let finished = try ChildProcess.runBlocking("/usr/bin/env", ["openssl"] + arguments, stdin: input ?? "",
+                                                        timeout: Double(timeoutSeconds))
+            if finished.timedOut { throw TestServerError("openssl \(arguments.joined(separator: " ")) timed out") }
+            return Result(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
         }
 
         static func certificateText(_ pem: String) throws -> String {

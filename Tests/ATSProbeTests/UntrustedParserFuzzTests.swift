@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PropertyList
 import ATSAdvice
 @testable import ATSDiagnostics
 import ATSPolicy
@@ -133,7 +134,7 @@ struct UntrustedParserFuzzTests {
     }
 
     @Test func propertyLists() throws {
-        let root: [String: Any] = [
+        let root: [String: PropertyListValue] = [
             "NSAppTransportSecurity": ["NSExceptionDomains": ["example.com": ["NSIncludesSubdomains": true,
                                                                              "NSExceptionMinimumTLSVersion": "TLSv1.2"]]],
             "Nested": [[["deep": [1, 2]]]],

@@ -1,6 +1,7 @@
 import ATSAppFixtures
 import ATSTestServers
 import Foundation
+import PropertyList
 import Testing
 
 /// `atsprobe app` end to end: an .ipa built here, its hosts served on loopback (--connect-to
@@ -12,7 +13,7 @@ import Testing
     /// NSAllowsArbitraryLoads and a TLSv1.0 entry the TLS 1.2 host does not need in the app, an
     /// entry for a host the test excludes (so no checked host falls under it), no dictionary in
     /// the extension.
-    static func app(mainATS: [String: Any]? = nil, extensionATS: [String: Any]? = nil) -> AppFixture {
+    static func app(mainATS: [String: PropertyListValue]? = nil, extensionATS: [String: PropertyListValue]? = nil) -> AppFixture {
         AppFixture.demo(mainATS: mainATS ?? ["NSAllowsArbitraryLoads": true,
                                              "NSExceptionDomains": ["api.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.0"],
                                                                     "ct.planted.test": ["NSRequiresCertificateTransparency": true]]],
@@ -133,9 +134,8 @@ import Testing
                 #expect(checkShare.status == 0, "\(checkShare.stdout)\n\(checkShare.stderr)")
 
                 // The app rebuilt with both tightened dictionaries: every load passes, nothing to tighten.
-                func ats(_ path: String) throws -> [String: Any] {
-                    let root = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: path)), format: nil)
-                    return try #require((root as? [String: Any])?["NSAppTransportSecurity"] as? [String: Any])
+                func ats(_ path: String) throws -> [String: PropertyListValue] {
+                    try #require(try PropertyListFile.read(path: path).root["NSAppTransportSecurity"]?.dictionaryValue)
                 }
                 let fixed = try writeIPA(Self.app(mainATS: try ats(mainPlist), extensionATS: try ats(sharePlist)), fixture, name: "Fixed.ipa")
                 let again = try await BinaryRunner.run(["app", fixed, "--exclude", "ct.planted.test"] + connect, timeout: 120)

@@ -1,6 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
+import TestProcesses
 import TLSFacts
 
 /// `atsprobe audit` end to end: the built binary against loopback servers started here.

@@ -1,18 +1,11 @@
 import Foundation
 import Testing
+import TestProcesses
 
 /// Spawns the built `atsprobe` binary, drains stdout and stderr while it runs, and kills it
 /// at a deadline so no test can hang.
 struct BinaryRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var timedOut: Bool
-        /// From spawn to exit, measured on the waiting thread: unlike a clock read after the await,
-        /// it does not count the time the test task waits for a cooperative thread to resume on.
-        var elapsedSeconds: Double = 0
-    }
+    typealias Result = ChildProcessResult
 
     /// The binary sits beside the test bundle in the build products directory.
     static let binaryURL: URL = {
@@ -31,16 +24,10 @@ struct BinaryRunner {
         return root.appendingPathComponent(".build/debug/atsprobe")
     }()
 
-    /// Runs the binary on a thread of its own and awaits it, so waiting never holds one of
-    /// Swift's few cooperative threads (other tests' servers and probes need them).
+    /// Runs the binary to the end (or `timeout`), awaited off Swift's cooperative pool.
     static func run(_ arguments: [String], timeout: Double = 60, stdin: String? = nil,
                     environment extra: [String: String] = [:]) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Swift.Result { try runBlocking(arguments, timeout: timeout, stdin: stdin, environment: extra) })
-            }
-            thread.start()
-        }
+        try await offCooperativePool { try runBlocking(arguments, timeout: timeout, stdin: stdin, environment: extra) }
     }
 
     static func runBlocking(_ arguments: [String], timeout: Double, stdin: String? = nil,
@@ -48,20 +35,6 @@ struct BinaryRunner {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment.merge(extra) { _, new in new }
-        let started = Date()
-        let process = try SpawnedProcess(binaryURL.path, arguments, environment: environment)
-        if let stdin { process.writeStdin(stdin) }
-        let timedOut = process.finish(within: timeout)
-        return Result(status: process.exitCode, stdout: String(decoding: process.stdout, as: UTF8.self),
-                      stderr: String(decoding: process.stderr, as: UTF8.self), timedOut: timedOut,
-                      elapsedSeconds: Date().timeIntervalSince(started))
-    }
-}
-
-/// Runs blocking work (waiting on a process) on a thread of its own, so it never holds one of
-/// Swift's few cooperative threads while other tests' servers and probes need them.
-func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+        return try ChildProcess.runBlocking(binaryURL.path, arguments, stdin: stdin, environment: environment, timeout: timeout)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestProcesses
 
 /// atsprobe's memory floor is mostly the code it maps (docs/performance.md, "Memory"). Linking
 /// Foundation proper would bring back libFoundation, CoreFoundation and the ICU data, about

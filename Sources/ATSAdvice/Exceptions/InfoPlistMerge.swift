@@ -1,4 +1,5 @@
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,27 +17,27 @@ public struct InfoPlistMerge {
     }
 
     /// The property list with the entries merged in.
-    public private(set) var root: [String: Any]
+    public private(set) var root: [String: PropertyListValue]
     /// One line each, for stderr: what was widened, added, or could be tightened.
     public private(set) var notes: [String] = []
 
     public init(_ document: PropertyListDocument, adding suggested: [String: DomainException]) throws(Failure) {
         root = document.root
         let bare = document.isBareATSDictionary
-        var ats: [String: Any]
+        var ats: [String: PropertyListValue]
         if bare {
             ats = document.root
         } else if let value = document.root[ATSKey.appTransportSecurity.name] {
-            guard let dict = PropertyListValue.dictionary(value) else {
+            guard let dict = value.dictionaryValue else {
                 throw Failure(description: "\(ATSKey.appTransportSecurity.name) is not a dictionary; not merging")
             }
             ats = dict
         } else {
             ats = [:]
         }
-        var domains: [String: Any] = [:]
+        var domains: [String: PropertyListValue] = [:]
         if let value = ats[ATSKey.exceptionDomains.name] {
-            guard let dict = PropertyListValue.dictionary(value) else {
+            guard let dict = value.dictionaryValue else {
                 throw Failure(description: "\(ATSKey.exceptionDomains.name) is not a dictionary; not merging")
             }
             domains = dict
@@ -49,25 +50,25 @@ public struct InfoPlistMerge {
             merge(domain, needed, into: &domains, existing: existing)
         }
         if !suggested.isEmpty || ats[ATSKey.exceptionDomains.name] != nil {
-            ats[ATSKey.exceptionDomains.name] = domains
+            ats[ATSKey.exceptionDomains.name] = .dictionary(domains)
         }
         if bare {
             root = ats
         } else {
-            root[ATSKey.appTransportSecurity.name] = ats
+            root[ATSKey.appTransportSecurity.name] = .dictionary(ats)
         }
     }
 
-    private mutating func merge(_ domain: String, _ needed: DomainException, into domains: inout [String: Any], existing: ATSConfiguration) {
+    private mutating func merge(_ domain: String, _ needed: DomainException, into domains: inout [String: PropertyListValue], existing: ATSConfiguration) {
         // The entry written for this domain (keys are matched as Apple matches: lowercased).
         if let key = domains.keys.first(where: { $0.lowercased() == domain.lowercased() }) {
-            var entry = PropertyListValue.dictionary(domains[key]) ?? [:]
+            var entry = domains[key]?.dictionaryValue ?? [:]
             let current = DomainException(propertyList: entry)
             let narrower = current.keysNarrower(than: needed)
             if !narrower.isEmpty {
                 let widened = current.widened(toCover: needed).propertyList
                 for name in narrower { entry[name] = widened[name] }
-                domains[key] = entry
+                domains[key] = .dictionary(entry)
                 notes.append("widened the entry for \(key): \(narrower.map { "\($0) = \(describe(widened[$0]))" }.joined(separator: ", "))")
             }
             let wider = current.keysWider(than: needed)
@@ -90,18 +91,14 @@ public struct InfoPlistMerge {
             // parent's relaxations in it so nothing narrows.
             var inherited = match.exception
             inherited.includesSubdomains = needed.includesSubdomains
-            domains[domain] = inherited.widened(toCover: needed).propertyList
+            domains[domain] = .dictionary(inherited.widened(toCover: needed).propertyList)
             notes.append("added an entry for \(domain): the entry for \(match.key) covers it but lacks \(narrower.joined(separator: ", ")); the new entry keeps \(match.key)'s keys")
             return
         }
-        domains[domain] = needed.propertyList
+        domains[domain] = .dictionary(needed.propertyList)
     }
 
-    private func describe(_ value: Any?) -> String {
-        switch value {
-        case let b as Bool: b ? "true" : "false"
-        case let s as String: s
-        default: String(describing: value ?? "nil")
-        }
+    private func describe(_ value: PropertyListValue?) -> String {
+        value?.scalarText ?? "nil"
     }
 }

@@ -1,4 +1,5 @@
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,7 +23,7 @@ public enum ATSLinter {
     }
 
     /// `root` is a whole Info.plist or a bare NSAppTransportSecurity dictionary.
-    public static func lint(_ root: [String: Any]) -> [LintFinding] {
+    public static func lint(_ root: [String: PropertyListValue]) -> [LintFinding] {
         lint(PropertyListDocument(root: root))
     }
 }
@@ -39,7 +40,7 @@ struct LintPass {
 
     // MARK: Info.plist top level
 
-    mutating func lintInfoPlistRoot(_ root: [String: Any]) {
+    mutating func lintInfoPlistRoot(_ root: [String: PropertyListValue]) {
         let atsName = ATSKey.appTransportSecurity.name
         let atsPath = LintKeyPath(atsName)
         for key in root.keys.sorted() where key != atsName {
@@ -60,25 +61,24 @@ struct LintPass {
                 fix: "nothing to do if the defaults are what you want")
             return
         }
-        guard checkType(value, expected: .dictionary, subject: quoted(atsName), at: atsPath), let ats = value as? [String: Any] else { return }
+        guard checkType(value, expected: .dictionary, subject: quoted(atsName), at: atsPath), let ats = value.dictionaryValue else { return }
         lintGlobal(ats, at: atsPath)
     }
 
     // MARK: NSAppTransportSecurity
 
-    mutating func lintGlobal(_ ats: [String: Any], at base: LintKeyPath) {
-        for key in ats.keys.sorted() {
-            let value = ats[key]!
+    mutating func lintGlobal(_ ats: [String: PropertyListValue], at base: LintKeyPath) {
+        for (key, value) in ats.sorted(by: { $0.key < $1.key }) {
             let path = base.appending(key)
             guard let atsKey = ATSKey.named(key, in: .global) else {
                 reportUnknown(key, in: .global, at: path)
                 continue
             }
-            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), subject: quoted(key), at: path) else { continue }
-            switch atsKey {
-            case .exceptionDomains: lintDomainTable(value as! [String: Any], table: .exceptionDomains, at: path, global: ats)
-            case .pinnedDomains: lintDomainTable(value as! [String: Any], table: .pinnedDomains, at: path, global: ats)
-            case .requiresNIAPTLSPackageVersion: lintNIAP(value as! String, key: key, at: path)
+            guard checkType(value, expected: PropertyListValue.Kind(atsKey.valueType), subject: quoted(key), at: path) else { continue }
+            switch (atsKey, value) {
+            case (.exceptionDomains, .dictionary(let table)): lintDomainTable(table, table: .exceptionDomains, at: path, global: ats)
+            case (.pinnedDomains, .dictionary(let table)): lintDomainTable(table, table: .pinnedDomains, at: path, global: ats)
+            case (.requiresNIAPTLSPackageVersion, .string(let version)): lintNIAP(version, key: key, at: path)
             default: break
             }
         }
@@ -86,7 +86,7 @@ struct LintPass {
     }
 
     /// Precedence, App Store justification and defaults among the global boolean keys.
-    private mutating func lintGlobalBooleans(_ ats: [String: Any], at base: LintKeyPath) {
+    private mutating func lintGlobalBooleans(_ ats: [String: PropertyListValue], at base: LintKeyPath) {
         let arbitrary = ATSKey.allowsArbitraryLoads
         let finer: [ATSKey] = [.allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInMedia, .allowsArbitraryLoadsInWebContent, .allowsLocalNetworking]
         let finerPresent = finer.filter { ats[$0.name] != nil }
@@ -129,17 +129,17 @@ struct LintPass {
 
     // MARK: NSExceptionDomains and NSPinnedDomains
 
-    private mutating func lintDomainTable(_ table: [String: Any], table kind: DomainKeyLint.Table, at path: LintKeyPath, global: [String: Any]) {
+    private mutating func lintDomainTable(_ table: [String: PropertyListValue], table kind: DomainKeyLint.Table, at path: LintKeyPath,
+                                          global: [String: PropertyListValue]) {
         let name = kind == .exceptionDomains ? ATSKey.exceptionDomains.name : ATSKey.pinnedDomains.name
         if table.isEmpty {
             add(.emptyDictionary, at: path, "\(name) is empty, so it changes nothing", fix: "remove the key or add domain entries")
             return
         }
-        for domain in table.keys.sorted() {
+        for (domain, value) in table.sorted(by: { $0.key < $1.key }) {
             let entryPath = path.appending(domain)
             add(DomainKeyLint(key: domain, table: kind, path: entryPath).findings())
-            let value = table[domain]!
-            guard checkType(value, expected: .dictionary, subject: "the entry for \(quoted(domain))", at: entryPath), let entry = value as? [String: Any] else { continue }
+            guard checkType(value, expected: .dictionary, subject: "the entry for \(quoted(domain))", at: entryPath), let entry = value.dictionaryValue else { continue }
             switch kind {
             case .exceptionDomains:
                 let arbitraryLoads = booleanValue(global[ATSKey.allowsArbitraryLoads.name]) == true
@@ -154,18 +154,19 @@ struct LintPass {
 
     /// Reports a wrong value type; true when the type is right.
     /// `subject` names the value in the message ("'NSAllowsArbitraryLoads'", "each element of ...").
-    mutating func checkType(_ value: Any, expected: PropertyListValueKind, subject: String, at path: LintKeyPath) -> Bool {
-        let found = PropertyListValueKind(of: value)
-        guard found != expected else { return true }
+    mutating func checkType(_ value: PropertyListValue, expected: PropertyListValue.Kind, subject: String, at path: LintKeyPath) -> Bool {
+        guard value.kind != expected else { return true }
         add(.wrongType, at: path, "\(subject) must be \(expected.withArticle), found \(describe(value))",
             fix: Self.typeFix(for: value, expected: expected))
         return false
     }
 
-    private static func typeFix(for value: Any, expected: PropertyListValueKind) -> String {
+    private static func typeFix(for value: PropertyListValue, expected: PropertyListValue.Kind) -> String {
         switch expected {
         case .boolean:
-            let text = "\(value)".trimmingWhitespace().lowercased()
+            var text = value.scalarText.trimmingWhitespace().lowercased()
+            // A real 1 or 0 means YES or NO as the integer does (a typed reader keeps it a real).
+            if case .real(let real) = value, real == 1 || real == 0 { text = real == 1 ? "1" : "0" }
             if ["yes", "true", "1"].contains(text) { return "use <true/>" }
             if ["no", "false", "0"].contains(text) { return "use <false/>" }
             return "use <true/> or <false/>"
@@ -202,20 +203,18 @@ struct LintPass {
     }
 
     /// The boolean, only when the value really is a property-list boolean.
-    func booleanValue(_ value: Any?) -> Bool? {
-        guard let value, PropertyListValueKind(of: value) == .boolean else { return nil }
-        return value as? Bool
+    func booleanValue(_ value: PropertyListValue?) -> Bool? {
+        value?.exactBool
     }
 
     func quoted(_ text: String) -> String { "'\(UntrustedText.escape(text, limit: 200))'" }
 
     /// "the string 'YES'", "an integer (1)", "a dictionary".
-    func describe(_ value: Any) -> String {
-        let kind = PropertyListValueKind(of: value)
-        switch kind {
-        case .string: return "the string \(quoted(value as? String ?? ""))"
-        case .boolean, .integer, .real: return "\(kind.withArticle) (\(UntrustedText.escape("\(value)", limit: 50)))"
-        default: return kind.withArticle
+    func describe(_ value: PropertyListValue) -> String {
+        switch value {
+        case .string(let text): return "the string \(quoted(text))"
+        case .boolean, .integer, .real: return "\(value.kind.withArticle) (\(UntrustedText.escape(value.scalarText, limit: 50)))"
+        default: return value.kind.withArticle
         }
     }
 }

@@ -1,15 +1,15 @@
 import ATSPolicy
+import PropertyList
 
 /// The keys of one NSExceptionDomains entry.
 extension LintPass {
-    mutating func lintExceptionDomain(_ entry: [String: Any], domain name: String, at base: LintKeyPath, arbitraryLoadsOn: Bool) {
+    mutating func lintExceptionDomain(_ entry: [String: PropertyListValue], domain name: String, at base: LintKeyPath, arbitraryLoadsOn: Bool) {
         let domain = quoted(name)
         var redundant: [LintFinding] = []
         var changesSomething = false
         var hasProblem = false
 
-        for key in entry.keys.sorted() {
-            let value = entry[key]!
+        for (key, value) in entry.sorted(by: { $0.key < $1.key }) {
             let path = base.appending(key)
             guard let atsKey = ATSKey.named(key, in: .exceptionDomain) else {
                 reportUnknown(key, in: .exceptionDomain, at: path)
@@ -23,7 +23,7 @@ extension LintPass {
                 let modern = Self.modernName(of: atsKey)
                 add(.deprecatedKey, at: path, "\(key) is deprecated (\(note))", fix: modern.map { "rename it to \($0)" } ?? "remove the key")
             }
-            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), subject: quoted(key), at: path) else {
+            guard checkType(value, expected: PropertyListValue.Kind(atsKey.valueType), subject: quoted(key), at: path) else {
                 hasProblem = true
                 continue
             }
@@ -47,7 +47,7 @@ extension LintPass {
                     changesSomething = true
                 }
             case ATSKey.exceptionMinimumTLSVersion.name:
-                let version = value as! String
+                guard let version = value.stringValue else { continue }  // checkType saw a string
                 guard let minor = TLSVersionSpelling.minor(of: version) else {
                     hasProblem = true
                     let intended = TLSVersionSpelling.intended(version)
@@ -66,7 +66,7 @@ extension LintPass {
                 }
             case ATSKey.exceptionRequiresNIAPTLSPackageVersion.name:
                 changesSomething = true
-                lintNIAP(value as! String, key: key, at: path)
+                if let version = value.stringValue { lintNIAP(version, key: key, at: path) }
             case ATSKey.requiresCertificateTransparency.name:
                 // Still read by older releases when true; false is the default.
                 if booleanValue(value) == true { changesSomething = true }

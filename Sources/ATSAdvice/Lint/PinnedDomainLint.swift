@@ -1,4 +1,5 @@
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,19 +9,18 @@ import Foundation
 /// One NSPinnedDomains entry: at least one identity array, each an array of dictionaries
 /// holding the base64 SHA-256 of a SubjectPublicKeyInfo (32 bytes once decoded).
 extension LintPass {
-    mutating func lintPinnedDomain(_ entry: [String: Any], domain name: String, at base: LintKeyPath) {
-        for key in entry.keys.sorted() {
-            let value = entry[key]!
+    mutating func lintPinnedDomain(_ entry: [String: PropertyListValue], domain name: String, at base: LintKeyPath) {
+        for (key, value) in entry.sorted(by: { $0.key < $1.key }) {
             let path = base.appending(key)
             guard let atsKey = ATSKey.named(key, in: .pinnedDomain) else {
                 reportUnknown(key, in: .pinnedDomain, at: path)
                 continue
             }
-            guard checkType(value, expected: PropertyListValueKind(atsKey.valueType), subject: quoted(key), at: path) else { continue }
-            switch atsKey {
-            case .pinnedCAIdentities, .pinnedLeafIdentities:
-                lintIdentities(value as! [Any], key: key, at: path)
-            case .pinnedIncludesSubdomains:
+            guard checkType(value, expected: PropertyListValue.Kind(atsKey.valueType), subject: quoted(key), at: path) else { continue }
+            switch (atsKey, value) {
+            case (.pinnedCAIdentities, .array(let identities)), (.pinnedLeafIdentities, .array(let identities)):
+                lintIdentities(identities, key: key, at: path)
+            case (.pinnedIncludesSubdomains, _):
                 if booleanValue(value) == false {
                     add(.redundantDefault, at: path, "NSIncludesSubdomains = false is the default", fix: "remove the key")
                 }
@@ -36,7 +36,7 @@ extension LintPass {
         }
     }
 
-    private mutating func lintIdentities(_ identities: [Any], key: String, at path: LintKeyPath) {
+    private mutating func lintIdentities(_ identities: [PropertyListValue], key: String, at path: LintKeyPath) {
         if identities.isEmpty {
             add(.pinEmptyIdentities, at: path, "\(key) is an empty array: no certificate can match it",
                 fix: "add at least one { SPKI-SHA256-BASE64 = ... } dictionary, or remove the key")
@@ -45,12 +45,12 @@ extension LintPass {
         for (index, element) in identities.enumerated() {
             let elementPath = path.appending(index: index)
             guard checkType(element, expected: .dictionary, subject: "each element of \(key)", at: elementPath),
-                  let identity = element as? [String: Any] else { continue }
+                  let identity = element.dictionaryValue else { continue }
             lintIdentity(identity, at: elementPath)
         }
     }
 
-    private mutating func lintIdentity(_ identity: [String: Any], at path: LintKeyPath) {
+    private mutating func lintIdentity(_ identity: [String: PropertyListValue], at path: LintKeyPath) {
         let spkiKey = ATSKey.spkiSHA256Base64
         for key in identity.keys.sorted() where key != spkiKey {
             let near = KeySuggestion.nearest(to: key, among: [spkiKey])
@@ -64,7 +64,7 @@ extension LintPass {
             return
         }
         let valuePath = path.appending(spkiKey)
-        guard checkType(value, expected: .string, subject: spkiKey, at: valuePath), let text = value as? String else { return }
+        guard checkType(value, expected: .string, subject: spkiKey, at: valuePath), let text = value.stringValue else { return }
         let recipe = "openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl enc -base64"
         guard let digest = Data(base64Encoded: text) else {
             add(.pinBadBase64, at: valuePath, "\(spkiKey) = \(quoted(text)) is not valid base64", fix: Self.hexHint(text) ?? "compute it with: \(recipe)")

@@ -1,4 +1,5 @@
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,7 +17,7 @@ public enum ExceptionTightener {
 
     /// `ats` is the app's NSAppTransportSecurity dictionary (its contents). `needs` holds one
     /// element per checked target (a host may appear more than once).
-    public static func tighten(_ ats: [String: Any], needs: [HostNeed], ruleSet: RuleSet = .documented) -> TighteningReport {
+    public static func tighten(_ ats: [String: PropertyListValue], needs: [HostNeed], ruleSet: RuleSet = .documented) -> TighteningReport {
         var pass = TighteningPass(ats: ats, ruleSet: ruleSet)
         pass.run(needs)
         var report = TighteningReport(findings: pass.findings, notes: pass.notes, tightened: pass.tightened)
@@ -35,8 +36,8 @@ public enum ExceptionTightener {
 
     /// The first lint error of `rules` for `ats` alone, wrapped as an Info.plist root. Each key is
     /// linted on its own, so a finding's dotted path (domain keys contain dots) need not be parsed.
-    private static func ignored(_ ats: [String: Any], rules: Set<String>) -> LintFinding? {
-        ATSLinter.lint([root: ats]).first { $0.severity == .error && rules.contains($0.rule) }
+    private static func ignored(_ ats: [String: PropertyListValue], rules: Set<String>) -> LintFinding? {
+        ATSLinter.lint([root: .dictionary(ats)]).first { $0.severity == .error && rules.contains($0.rule) }
     }
 
     static func removeIgnored(from report: inout TighteningReport) {
@@ -46,31 +47,31 @@ public enum ExceptionTightener {
                                                      message: finding.message.contains("ignore") ? finding.message : "ATS ignores it: \(finding.message)"))
         }
         let domainsKey = ATSKey.exceptionDomains.name
-        for key in ats.keys.sorted() where key != domainsKey && key != ATSKey.pinnedDomains.name {
-            if let finding = ignored([key: ats[key]!], rules: ignoredKeyRules) {
+        for (key, value) in ats.sorted(by: { $0.key < $1.key }) where key != domainsKey && key != ATSKey.pinnedDomains.name {
+            if let finding = ignored([key: value], rules: ignoredKeyRules) {
                 ats.removeValue(forKey: key)
                 drop(root + "." + key, finding)
             }
         }
-        if var domains = PropertyListValue.dictionary(ats[domainsKey]) {
-            for name in domains.keys.sorted() {
+        if var domains = ats[domainsKey]?.dictionaryValue {
+            for (name, value) in domains.sorted(by: { $0.key < $1.key }) {
                 let path = domainsPath + "." + UntrustedText.escape(name, limit: 255)
-                guard var entry = PropertyListValue.dictionary(domains[name]) else { continue }
-                if let finding = ignored([domainsKey: [name: entry]], rules: ignoredEntryRules) {
+                guard var entry = value.dictionaryValue else { continue }
+                if let finding = ignored([domainsKey: [name: .dictionary(entry)]], rules: ignoredEntryRules) {
                     domains.removeValue(forKey: name)
                     drop(path, finding)
                     report.notes.removeAll { $0.hasPrefix("NSExceptionDomains entry \"\(UntrustedText.escape(name, limit: 255))\" kept as written") }
                     continue
                 }
-                for key in entry.keys.sorted() {
-                    if let finding = ignored([domainsKey: [name: [key: entry[key]!]]], rules: ignoredKeyRules) {
+                for (key, keyValue) in entry.sorted(by: { $0.key < $1.key }) {
+                    if let finding = ignored([domainsKey: [name: [key: keyValue]]], rules: ignoredKeyRules) {
                         entry.removeValue(forKey: key)
                         drop(path + "." + key, finding)
                     }
                 }
-                domains[name] = entry
+                domains[name] = .dictionary(entry)
             }
-            if domains.isEmpty { ats.removeValue(forKey: domainsKey) } else { ats[domainsKey] = domains }
+            if domains.isEmpty { ats.removeValue(forKey: domainsKey) } else { ats[domainsKey] = .dictionary(domains) }
         }
         report.tightened = ats
     }
@@ -78,22 +79,22 @@ public enum ExceptionTightener {
 
 /// One comparison: groups hosts by what governs them, then decides key by key.
 struct TighteningPass {
-    let ats: [String: Any]
+    let ats: [String: PropertyListValue]
     let configuration: ATSConfiguration
     let ruleSet: RuleSet
     var findings: [TighteningFinding] = []
     var notes: [String] = []
-    var tightened: [String: Any]
+    var tightened: [String: PropertyListValue]
     /// The raw NSExceptionDomains, edited; written back only when changed.
-    var domains: [String: Any]
+    var domains: [String: PropertyListValue]
     var domainsChanged = false
 
-    init(ats: [String: Any], ruleSet: RuleSet) {
+    init(ats: [String: PropertyListValue], ruleSet: RuleSet) {
         self.ats = ats
         self.configuration = ATSConfiguration(propertyList: ats)
         self.ruleSet = ruleSet
         self.tightened = ats
-        self.domains = PropertyListValue.dictionary(ats[ATSKey.exceptionDomains.name]) ?? [:]
+        self.domains = ats[ATSKey.exceptionDomains.name]?.dictionaryValue ?? [:]
     }
 
     mutating func run(_ needs: [HostNeed]) {
@@ -115,8 +116,8 @@ struct TighteningPass {
         }
 
         let arbitraryStays = decideArbitraryLoads(arbitrary)
-        for key in byEntry.keys.sorted() {
-            tightenEntry(key, hosts: byEntry[key]!, arbitraryStays: arbitraryStays)
+        for (key, hosts) in byEntry.sorted(by: { $0.key < $1.key }) {
+            tightenEntry(key, hosts: hosts, arbitraryStays: arbitraryStays)
         }
         for key in configuration.exceptionDomains.keys.sorted() where byEntry[key] == nil {
             notes.append("NSExceptionDomains entry \"\(esc(key))\" kept as written: no checked host falls under it")
@@ -131,7 +132,7 @@ struct TighteningPass {
             if domains.isEmpty {
                 tightened.removeValue(forKey: ATSKey.exceptionDomains.name)
             } else {
-                tightened[ATSKey.exceptionDomains.name] = domains
+                tightened[ATSKey.exceptionDomains.name] = .dictionary(domains)
             }
         }
     }
@@ -239,7 +240,7 @@ struct TighteningPass {
             domainsChanged = true
         } else {
             if changed {
-                domains[key] = rewrite(PropertyListValue.dictionary(domains[key]) ?? [:], as: entry)
+                domains[key] = .dictionary(rewrite(domains[key]?.dictionaryValue ?? [:], as: entry))
                 domainsChanged = true
             }
             pinSubdomains(hosts, under: key, entry: entry)
@@ -262,7 +263,7 @@ struct TighteningPass {
 
     /// The raw entry with its three weakening keys (and their deprecated names) set from `entry`;
     /// other keys stay as written.
-    func rewrite(_ raw: [String: Any], as entry: DomainException) -> [String: Any] {
+    func rewrite(_ raw: [String: PropertyListValue], as entry: DomainException) -> [String: PropertyListValue] {
         var dict = raw
         let names: [ATSKey] = [
             .exceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads, .temporaryExceptionAllowsInsecureHTTPLoads,
@@ -271,14 +272,14 @@ struct TighteningPass {
         ]
         for name in names { dict.removeValue(forKey: name.name) }
         if entry.allowsInsecureHTTPLoads { dict[ATSKey.exceptionAllowsInsecureHTTPLoads.name] = true }
-        if let minimum = entry.minimumTLSVersion { dict[ATSKey.exceptionMinimumTLSVersion.name] = minimum }
-        if let fs = entry.requiresForwardSecrecy { dict[ATSKey.exceptionRequiresForwardSecrecy.name] = fs }
+        if let minimum = entry.minimumTLSVersion { dict[ATSKey.exceptionMinimumTLSVersion.name] = .string(minimum) }
+        if let fs = entry.requiresForwardSecrecy { dict[ATSKey.exceptionRequiresForwardSecrecy.name] = .boolean(fs) }
         return dict
     }
 
     mutating func addEntry(for host: String, _ entry: DomainException, kind: TighteningFinding.Kind, message: String) {
         let key = host.lowercased()
-        domains[key] = entry.propertyList
+        domains[key] = .dictionary(entry.propertyList)
         domainsChanged = true
         findings.append(TighteningFinding(kind: kind, keyPath: ExceptionTightener.domainsPath + "." + esc(key), appValue: "absent",
                                           neededValue: describe(entry), message: message))

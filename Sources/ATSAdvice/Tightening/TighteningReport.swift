@@ -1,4 +1,5 @@
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -13,7 +14,7 @@ public struct TighteningReport {
     public var notes: [String]
     /// The app's whole NSAppTransportSecurity dictionary with the exception entries replaced by
     /// the minimal ones; keys the check cannot judge are kept as written.
-    public var tightened: [String: Any]
+    public var tightened: [String: PropertyListValue]
 
     /// Nothing to tighten or widen.
     public var isTight: Bool { findings.isEmpty }

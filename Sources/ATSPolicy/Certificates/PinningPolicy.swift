@@ -1,3 +1,4 @@
+import PropertyList
 import TLSFacts
 
 /// NSPinnedDomains judged against the served chain (ats-reference section 3): CA pins need one
@@ -33,18 +34,18 @@ public enum PinningPolicy {
     /// A ready-to-paste NSPinnedDomains dictionary pinning what was served: every CA certificate
     /// (index >= 1) under NSPinnedCAIdentities and the leaf under NSPinnedLeafIdentities.
     /// Pinning both means both must match: drop one of the two keys to pin only CAs or only the leaf.
-    public static func suggestedPinnedDomains(host: String, chain: [CertificateFacts]) -> [String: Any] {
-        func identities(_ certificates: some Sequence<CertificateFacts>) -> [[String: Any]] {
+    public static func suggestedPinnedDomains(host: String, chain: [CertificateFacts]) -> [String: PropertyListValue] {
+        func identities(_ certificates: some Sequence<CertificateFacts>) -> [PropertyListValue] {
             var seen = Set<String>()
             return certificates.compactMap { certificate in
                 guard seen.insert(certificate.spkiSHA256Base64).inserted else { return nil }
-                return ["SPKI-SHA256-BASE64": certificate.spkiSHA256Base64]
+                return ["SPKI-SHA256-BASE64": .string(certificate.spkiSHA256Base64)]
             }
         }
-        var entry: [String: Any] = ["NSIncludesSubdomains": false]
+        var entry: [String: PropertyListValue] = ["NSIncludesSubdomains": false]
         let cas = identities(chain.dropFirst())
-        if !cas.isEmpty { entry["NSPinnedCAIdentities"] = cas }
-        if let leaf = chain.first { entry["NSPinnedLeafIdentities"] = identities([leaf]) }
-        return ["NSPinnedDomains": [host.lowercased(): entry]]
+        if !cas.isEmpty { entry["NSPinnedCAIdentities"] = .array(cas) }
+        if let leaf = chain.first { entry["NSPinnedLeafIdentities"] = .array(identities([leaf])) }
+        return ["NSPinnedDomains": [host.lowercased(): .dictionary(entry)]]
     }
 }

@@ -11,7 +11,8 @@ import Darwin
 import TLSFacts
 
 /// Reads and writes Info.plist-style property lists (XML or binary) with FoundationEssentials'
-/// PropertyListDecoder and PropertyListEncoder (through `PropertyListNode`).
+/// PropertyListDecoder and PropertyListEncoder (through `PropertyListDecoding` and
+/// `PropertyListValue: Encodable`), within bounds: file size, nesting depth.
 public enum PropertyListFile {
     /// The encodings atsprobe reads and writes. Old-style (OpenStep) text plists are refused:
     /// almost any word parses as one, so accepting them would hide "not a property list".
@@ -33,13 +34,13 @@ public enum PropertyListFile {
     public static func parse(_ data: Data, path: String) throws(PropertyListError) -> PropertyListDocument {
         // The XML reader recurses once per level before our own depth check can run, so a
         // hostile file nested 100,000 deep would overflow the stack: count levels first.
-        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListNode.maximumDepth {
+        if !data.starts(with: Array("bplist".utf8)), xmlNestingDepth(data) > PropertyListValue.maximumDepth {
             throw PropertyListError(path: path, problem: .notAPropertyList)
         }
         var detected = PropertyListDecoder.PropertyListFormat.openStep
-        let object: Any
+        let object: PropertyListValue
         do {
-            object = try PropertyListDecoder().decode(PropertyListNode.self, from: data, format: &detected).value
+            object = try PropertyListDecoder().decode(PropertyListDecoding.self, from: data, format: &detected).value
         } catch {
             throw PropertyListError(path: path, problem: .notAPropertyList)
         }
@@ -49,27 +50,23 @@ public enum PropertyListFile {
         case .binary: format = .binary
         default: throw PropertyListError(path: path, problem: .notAPropertyList)
         }
-        guard let root = object as? [String: Any] else {
-            throw PropertyListError(path: path, problem: .topLevelNotDictionary(found: PropertyListValueKind(of: object)))
+        guard case .dictionary(let root) = object else {
+            throw PropertyListError(path: path, problem: .topLevelNotDictionary(found: object.kind))
         }
         return PropertyListDocument(path: path, root: root, format: format)
     }
 
-    /// Encodes `root` as XML or binary; fails when a value is not a property-list type.
-    public static func write(_ root: [String: Any], format: Format) throws(PropertyListError) -> Data {
-        // Name the offending key rather than report the encoder's coding path.
-        if let bad = firstNonPropertyListValue(in: root, path: "") {
-            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) is not a property-list value"))
-        }
+    /// Encodes `root` as XML or binary; fails when XML cannot carry a string (or the encoder fails).
+    public static func write(_ root: [String: PropertyListValue], format: Format) throws(PropertyListError) -> Data {
         // XML 1.0 has no way to write most C0 controls, not even as &#x1B;: the encoder would
         // write them raw and the file would not be XML. Refuse, naming the key.
-        if format == .xml, let bad = firstStringOutsideXML(in: root, path: "") {
+        if format == .xml, let bad = firstStringOutsideXML(in: .dictionary(root), path: "") {
             throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) holds a control character XML cannot carry; write it with --merge-format binary"))
         }
         do {
             let encoder = PropertyListEncoder()
             encoder.outputFormat = format == .xml ? .xml : .binary
-            let data = try encoder.encode(PropertyListNode(root))
+            let data = try encoder.encode(PropertyListValue.dictionary(root))
             return format == .xml ? escapingInvisibles(data) : data
         } catch {
             throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(error)"))
@@ -149,24 +146,26 @@ public enum PropertyListFile {
     }
 
     /// The first key or string (as "'path'", escaped) holding a scalar XML cannot carry.
-    private static func firstStringOutsideXML(in value: Any, path: String) -> String? {
+    private static func firstStringOutsideXML(in value: PropertyListValue, path: String) -> String? {
         func named(_ path: String) -> String { "'\(UntrustedText.escape(path.isEmpty ? "<root>" : path, limit: 200))'" }
-        if let string = value as? String {
+        switch value {
+        case .string(let string):
             return string.unicodeScalars.contains(where: isOutsideXML) ? named(path) : nil
-        }
-        if let dictionary = value as? [String: Any] {
-            for key in dictionary.keys.sorted() {
+        case .dictionary(let dictionary):
+            for (key, element) in dictionary.sorted(by: { $0.key < $1.key }) {
                 let child = path.isEmpty ? key : path + "." + key
                 if key.unicodeScalars.contains(where: isOutsideXML) { return named(child) }
-                if let bad = firstStringOutsideXML(in: dictionary[key]!, path: child) { return bad }
+                if let bad = firstStringOutsideXML(in: element, path: child) { return bad }
             }
-        }
-        if let array = value as? [Any] {
+            return nil
+        case .array(let array):
             for (index, element) in array.enumerated() {
                 if let bad = firstStringOutsideXML(in: element, path: "\(path)[\(index)]") { return bad }
             }
+            return nil
+        default:
+            return nil
         }
-        return nil
     }
 
     /// The encoder's XML with C1 controls, DEL and bidi or line/paragraph separators written as
@@ -185,26 +184,6 @@ public enum PropertyListFile {
             }
         }
         return Data(out.utf8)
-    }
-
-    private static func firstNonPropertyListValue(in value: Any, path: String) -> String? {
-        switch PropertyListValueKind(of: value) {
-        case .dictionary:
-            guard let dictionary = value as? [String: Any] else { return path.isEmpty ? "the root" : "'\(path)'" }
-            for key in dictionary.keys.sorted() {
-                if let bad = firstNonPropertyListValue(in: dictionary[key]!, path: path.isEmpty ? key : path + "." + key) { return bad }
-            }
-            return nil
-        case .array:
-            for (index, element) in (value as? [Any] ?? []).enumerated() {
-                if let bad = firstNonPropertyListValue(in: element, path: "\(path)[\(index)]") { return bad }
-            }
-            return nil
-        case .other:
-            return "'\(UntrustedText.escape(path, limit: 200))'"
-        default:
-            return nil
-        }
     }
 
     /// Reads at most `maximumSize` bytes (BoundedFile), so errors name the real cause.
@@ -230,32 +209,17 @@ public enum PropertyListFile {
     }
 }
 
-/// A property list read from a file, with its ATS dictionary located.
-public struct PropertyListDocument {
+/// A property list read from a file (its ATS dictionary is located by ATSPolicy's extension).
+public struct PropertyListDocument: Sendable, Hashable {
     /// Where it came from, as given (nil when built in memory).
     public var path: String?
-    public var root: [String: Any]
+    public var root: [String: PropertyListValue]
     public var format: PropertyListFile.Format
 
-    public init(path: String? = nil, root: [String: Any], format: PropertyListFile.Format = .xml) {
+    public init(path: String? = nil, root: [String: PropertyListValue], format: PropertyListFile.Format = .xml) {
         self.path = path
         self.root = root
         self.format = format
-    }
-
-    /// True when the root itself is an ATS dictionary (a fragment, not a whole Info.plist): no
-    /// NSAppTransportSecurity key, no CFBundle* key (every app's Info.plist has them), and at
-    /// least one top-level key that is a global ATS key or a near miss of one.
-    public var isBareATSDictionary: Bool {
-        guard root[ATSKey.appTransportSecurity.name] == nil, !root.keys.contains(where: { $0.hasPrefix("CFBundle") }) else { return false }
-        let globalNames = ATSKey.keys(in: .global).map(\.name)
-        return root.keys.contains { globalNames.contains($0) || KeySuggestion.nearest(to: $0, among: globalNames) != nil }
-    }
-
-    /// root["NSAppTransportSecurity"] when it is a dictionary, the root when it is bare, else nil.
-    public var atsDictionary: [String: Any]? {
-        if isBareATSDictionary { return root }
-        return root[ATSKey.appTransportSecurity.name] as? [String: Any]
     }
 }
 
@@ -265,8 +229,8 @@ public struct PropertyListError: Error, Hashable, Sendable, CustomStringConverti
         /// The file could not be opened or read ("no such file", "permission denied", ...).
         case unreadable(reason: String)
         case notAPropertyList
-        case topLevelNotDictionary(found: PropertyListValueKind)
-        /// Writing: a value has no property-list encoding.
+        case topLevelNotDictionary(found: PropertyListValue.Kind)
+        /// Writing: a string XML cannot carry, or the encoder failed.
         case notEncodable(reason: String)
     }
 

@@ -9,37 +9,44 @@ import Foundation
 /// a nested container starting on its key's line after its own indentation, booleans as
 /// nscurl shows them (`true`/`false`).
 public enum NSDictionaryDescription {
-    public static func render(_ value: Any, indent: Int = 0) -> String {
+    public static func render(_ value: PropertyListValue, indent: Int = 0) -> String {
         let pad = String(repeating: "    ", count: indent)
-        if let dict = PropertyListValue.dictionary(value), !(value is String) {
+        switch value {
+        case .dictionary(let dict):
             var out = pad + "{\n"
-            for key in dict.keys.sorted() {
-                out += pad + "    " + quoted(key) + " = " + render(dict[key]!, indent: indent + 1, nested: true) + ";\n"
+            for (key, element) in dict.sorted(by: { $0.key < $1.key }) {
+                out += pad + "    " + quoted(key) + " = " + nested(element, indent: indent + 1) + ";\n"
             }
             return out + pad + "}"
-        }
-        if let array = PropertyListValue.array(value), !(value is String) {
-            let items = array.map { pad + "    " + render($0, indent: indent + 1, nested: true) }
+        case .array(let array):
+            let items = array.map { pad + "    " + nested($0, indent: indent + 1) }
             return pad + "(\n" + items.joined(separator: ",\n") + (items.isEmpty ? "" : "\n") + pad + ")"
+        default:
+            return scalar(value)
         }
-        return scalar(value)
+    }
+
+    /// A dictionary's description (the ATS dictionary, an exception entry).
+    public static func render(_ dictionary: [String: PropertyListValue], indent: Int = 0) -> String {
+        render(.dictionary(dictionary), indent: indent)
     }
 
     /// Containers carry their own indentation; scalars do not.
-    private static func render(_ value: Any, indent: Int, nested: Bool) -> String {
-        if value is String { return scalar(value) }
+    private static func nested(_ value: PropertyListValue, indent: Int) -> String {
+        if case .string = value { return scalar(value) }
         return render(value, indent: indent)
     }
 
-    private static func scalar(_ value: Any) -> String {
+    private static func scalar(_ value: PropertyListValue) -> String {
         switch value {
-        case let s as String: return quoted(s)
-        case let b as Bool: return b ? "true" : "false"
-        case let i as Int: return String(i)
+        case .string(let s): return quoted(s)
+        case .boolean(let b): return b ? "true" : "false"
+        case .integer(let i): return String(i)
         // NSNumber's stringValue: integral reals print without a fraction.
-        case let r as Double: return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
-        case let d as Date: return quoted(d.formatted(.iso8601))
-        default: return quoted(String(describing: value))
+        case .real(let r): return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
+        case .date(let d): return quoted(d.formatted(.iso8601))
+        case .data(let d): return quoted(String(describing: d))
+        case .dictionary, .array: return render(value)
         }
     }
 

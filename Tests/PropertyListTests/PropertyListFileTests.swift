@@ -1,11 +1,31 @@
 import Foundation
 import Testing
-import ATSAdvice
-import ATSPolicy
-import ATSPolicyFixtures
+import PropertyList
+
+/// A directory under the system temporary directory, removed by the test that made it.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-plist-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// An XML property list whose root dictionary holds `rootContent`.
+func infoPlistXML(_ rootContent: String) -> String {
+    """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+    <plist version="1.0"><dict>\(rootContent)</dict></plist>
+    """
+}
 
 @Suite("PropertyListFile")
-struct LintPropertyListFileTests {
+struct PropertyListFileTests {
     func expectError(_ path: String, maximumSize: Int = PropertyListFile.defaultMaximumSize, _ description: String) {
         do {
             _ = try PropertyListFile.read(path: path, maximumSize: maximumSize)
@@ -16,20 +36,20 @@ struct LintPropertyListFileTests {
     }
 
     @Test func missingFile() throws {
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("absent.plist")
         expectError(path, "cannot read '\(path)': no such file")
     }
 
     @Test func directoryIsNotAFile() throws {
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         expectError(directory.url.path, "cannot read '\(directory.url.path)': is a directory")
     }
 
     @Test func notAPropertyList() throws {
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let text = directory.path("notes.txt")
         try Data("this is not a property list, just words\n".utf8).write(to: URL(fileURLWithPath: text))
@@ -43,7 +63,7 @@ struct LintPropertyListFileTests {
     }
 
     @Test func topLevelArray() throws {
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("array.plist")
         let xml = infoPlistXML("").replacingOccurrences(of: "<dict></dict>", with: "<array><string>x</string></array>")
@@ -52,62 +72,38 @@ struct LintPropertyListFileTests {
     }
 
     @Test func sizeIsBounded() throws {
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("Info.plist")
-        try Data(infoPlistXML(ats("")).utf8).write(to: URL(fileURLWithPath: path))
+        try Data(infoPlistXML("<key>NSAppTransportSecurity</key><dict></dict>").utf8).write(to: URL(fileURLWithPath: path))
         expectError(path, maximumSize: 64, "cannot read '\(path)': larger than 64 bytes")
-        #expect(try PropertyListFile.read(path: path).atsDictionary?.isEmpty == true)
-    }
-
-    @Test func locatesTheATSDictionary() throws {
-        let withATS = PropertyListDocument(root: ["CFBundleName": "App", "NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true]])
-        #expect(!withATS.isBareATSDictionary)
-        #expect(withATS.atsDictionary?["NSAllowsArbitraryLoads"] as? Bool == true)
-
-        let without = PropertyListDocument(root: ["CFBundleName": "App"])
-        #expect(!without.isBareATSDictionary)
-        #expect(without.atsDictionary == nil)
-
-        let bare = PropertyListDocument(root: ["NSAllowsLocalNetworking": true])
-        #expect(bare.isBareATSDictionary)
-        #expect(bare.atsDictionary?.keys.sorted() == ["NSAllowsLocalNetworking"])
-
-        // A misspelled key is enough to recognise a fragment; a CFBundle key marks a real Info.plist.
-        #expect(PropertyListDocument(root: ["NSAllowArbitraryLoads": true]).isBareATSDictionary)
-        let infoPlist = PropertyListDocument(root: ["CFBundleIdentifier": "com.example.app", "NSAllowsArbitraryLoads": true])
-        #expect(!infoPlist.isBareATSDictionary)
-        #expect(infoPlist.atsDictionary == nil)
+        #expect(try PropertyListFile.read(path: path).root == ["NSAppTransportSecurity": [:]])
     }
 
     @Test(arguments: PropertyListFile.Format.allCases)
     func writeThenReadBack(format: PropertyListFile.Format) throws {
-        let root: [String: Any] = ["NSAppTransportSecurity": [
+        let root: [String: PropertyListValue] = ["NSAppTransportSecurity": [
             "NSAllowsArbitraryLoads": false,
             "NSExceptionDomains": ["example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.1", "NSIncludesSubdomains": true]],
         ]]
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("out.plist")
         try PropertyListFile.write(root, format: format).write(to: URL(fileURLWithPath: path))
 
         let document = try PropertyListFile.read(path: path)
         #expect(document.format == format)
-        let ats = try #require(document.atsDictionary)
-        #expect(PropertyListValueKind(of: ats["NSAllowsArbitraryLoads"]!) == .boolean)
-        let domains = try #require(ats["NSExceptionDomains"] as? [String: Any])
-        let entry = try #require(domains["example.com"] as? [String: Any])
-        #expect(entry["NSExceptionMinimumTLSVersion"] as? String == "TLSv1.1")
-        #expect(PropertyListValueKind(of: entry["NSIncludesSubdomains"]!) == .boolean)
-        #expect(ATSLinter.lint(document).map(\.rule) == ["redundant-default", "review-justification"])
+        #expect(document.path == path)
+        #expect(document.root == root)
+        #expect(document.root["NSAppTransportSecurity"]?["NSAllowsArbitraryLoads"]?.kind == .boolean)
     }
 
-    @Test func writeRefusesNonPropertyListValues() {
+    @Test func xmlRefusesControlCharactersNamingTheKey() {
         do {
-            _ = try PropertyListFile.write(["NSAppTransportSecurity": ["link": URL(fileURLWithPath: "/")]], format: .xml)
-            Issue.record("a URL is not a property-list value")
+            _ = try PropertyListFile.write(["NSAppTransportSecurity": ["link": "a\u{1B}b"]], format: .xml)
+            Issue.record("ESC cannot be written in XML 1.0")
         } catch {
-            #expect(error.description == "cannot write property list: 'NSAppTransportSecurity.link' is not a property-list value")
+            #expect(error.description == "cannot write property list: 'NSAppTransportSecurity.link' holds a control character XML cannot carry; write it with --merge-format binary")
         }
     }
 }
