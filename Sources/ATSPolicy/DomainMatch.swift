@@ -100,9 +100,12 @@ enum SubdomainWalk {
     static func nearest<Entry>(host: String, in entries: [String: Entry], reading: SubdomainReading,
                                includesSubdomains: (Entry) -> Bool) -> (key: String, entry: Entry, depth: Int)? {
         var byName: [String: (key: String, entry: Entry)] = [:]
-        // Two keys differing only in case: the first in code-point order, so the answer is stable.
-        for (key, entry) in entries.sorted(by: { $0.key > $1.key }) where !key.contains("/") {
-            byName[key.lowercased()] = (key, entry)
+        for (key, entry) in entries where !key.contains("/") {
+            // Keys differing only in case: the lower-case one, which Apple's exact lookup of a
+            // (lower-cased) URL host finds; else the first in code-point order, so the answer is stable.
+            let name = key.lowercased()
+            if let kept = byName[name], (kept.key == name ? 0 : 1, kept.key) < (key == name ? 0 : 1, key) { continue }
+            byName[name] = (key, entry)
         }
         var name = Substring(host.lowercased())
         let maximumDepth = IPAddress.isAddress(host) ? 0 : (reading == .oneLabel ? 1 : Int.max)

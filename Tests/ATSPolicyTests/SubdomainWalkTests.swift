@@ -62,3 +62,17 @@ struct SubdomainWalkTests {
         #expect(nested.match(host: "x.b.example.com")?.kind == .subdomain(depth: 2))
     }
 }
+
+extension SubdomainWalkTests {
+    /// Keys that differ only in case: the lower-case key (the one Apple's exact lookup finds for
+    /// a URL host), else the first in code-point order; never the dictionary's order.
+    @Test func caseTwinsResolveToTheLowerCaseKey() {
+        let twins = ATSConfiguration(exceptionDomains: ["Example.com": DomainException(includesSubdomains: true),
+                                                        "example.com": DomainException(includesSubdomains: true),
+                                                        "EXAMPLE.com": DomainException(includesSubdomains: true)])
+        #expect(twins.match(host: "www.example.com")?.key == "example.com")
+        #expect(twins.match(host: "example.com")?.key == "example.com")
+        let noLower = ATSConfiguration(pinnedDomains: ["Example.com": PinSet(caIdentities: ["A"]), "EXAMPLE.com": PinSet(caIdentities: ["B"])])
+        #expect(noLower.pinnedDomain(host: "example.com")?.key == "EXAMPLE.com")
+    }
+}
