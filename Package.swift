@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
         .library(name: "ATSAdvice", targets: ["ATSAdvice"]),
         .library(name: "ATSProbe", targets: ["ATSProbe"]),
+        .library(name: "ATSEngine", targets: ["ATSEngine"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
     ],
     dependencies: [
@@ -45,8 +46,9 @@ let package = Package(
         .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
-        // nscurl's test run: offers from the policy, handshakes from the probe, verdicts, redirects.
-        .target(name: "ATSDiagnostics", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
+        // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
+        // redirects), the plist-check run, and the audit scheduler with its limits.
+        .target(name: "ATSEngine", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
         .target(name: "ATSApp", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "CZlib"]),
         // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
@@ -60,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSDiagnostics", "ATSApp",
+                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSEngine", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -72,7 +74,9 @@ let package = Package(
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
         .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSDiagnostics", "TLSFacts", "ATSTestServers", "TestProcesses", "PropertyList"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSEngine", "TLSFacts", "ATSTestServers", "TestProcesses", "PropertyList"]),
+        // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
+        .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "TLSFacts", "ATSTestServers"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),
         .testTarget(
             name: "EndToEndTests",

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import PropertyList
 import ATSAdvice
-@testable import ATSDiagnostics
+@testable import ATSEngine
 import ATSPolicy
 @testable import ATSProbe
 import TLSFacts

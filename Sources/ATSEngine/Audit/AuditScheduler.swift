@@ -1,0 +1,105 @@
+import TLSFacts
+
+/// Runs an audit: targets in (an `AsyncSequence`, read as they come, never whole), events out
+/// as each target starts and finishes, under `AuditLimits`: at most `concurrency` targets in
+/// flight and `perHost` per host, starts spaced by `rate`, each run cancelled at its deadline,
+/// only this run's shard. One in, one out: a target enters when one leaves.
+///
+/// A target holds its slot until its result has been handled (the `onEvent` call returned, or
+/// the `results` consumer took it), so a slow reader slows the run instead of growing memory.
+public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Duration == Duration {
+    public let limits: AuditLimits
+    public let work: Work
+    public let clock: C
+
+    public init(limits: AuditLimits, work: Work, clock: C) {
+        self.limits = limits
+        self.work = work
+        self.clock = clock
+    }
+
+    /// Runs every job of `jobs` and returns when all have reported. `onEvent` is called from
+    /// several tasks at once (results arrive from the targets' own tasks, while the input may
+    /// still be waiting for its next line); a target's slot is held until its call returns.
+    public func run<Tag: Sendable, Jobs: AsyncSequence<AuditJob<Tag>, Never>>(
+        _ jobs: Jobs, onEvent: @escaping @Sendable (AuditEvent<Tag, Work.Report>) async -> Void
+    ) async {
+        var rateLimiter = AuditRateLimiter(perSecond: limits.rate, clock: clock)
+        // Targets whose host is at --per-host wait here, not in the task group, so they never
+        // hold a --concurrency slot another host could use.
+        var parked = AuditParking<Tag>(perHost: limits.perHost, capacity: limits.queueCapacity)
+        let concurrency = limits.concurrency
+        await withTaskGroup(of: String.self) { group in
+            var inFlight = 0
+            func launch(_ item: AuditParking<Tag>.Item) async {
+                await rateLimiter.wait()
+                inFlight += 1
+                await onEvent(.started(item.tag, item.target))
+                group.addTask {
+                    await onEvent(await self.attempt(item.target, tag: item.tag))
+                    return item.host
+                }
+            }
+            /// Waits for one target to finish, then starts what its freed slots allow.
+            func finishOne() async {
+                guard let host = await group.next() else { return }
+                inFlight -= 1
+                parked.finished(host)
+                while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
+            }
+
+            for await job in jobs {
+                switch job.content {
+                case .rejected(let reason, let shardKey):
+                    if limits.shard.owns(key: shardKey) { await onEvent(.rejected(job.tag, reason: reason)) }
+                    continue
+                case .target(let target):
+                    guard limits.shard.owns(key: AuditShard.key(of: target)) else { continue }
+                    parked.add(AuditParking.Item(tag: job.tag, target: target, host: target.connectAddress ?? target.host))
+                }
+                while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
+                // One in, one out: never more than `concurrency` in flight or a full queue.
+                while (inFlight >= concurrency || parked.isFull) && inFlight > 0 { await finishOne() }
+            }
+            while inFlight > 0 { await finishOne() }
+        }
+    }
+
+    /// The events of `run`, as an `AsyncSequence` with one consumer. Each target waits, holding
+    /// its slot, until the consumer has taken its result. Ending the iteration early (or
+    /// cancelling the consuming task) cancels the run: targets in flight are cancelled.
+    public func results<Tag: Sendable, Jobs: AsyncSequence<AuditJob<Tag>, Never> & Sendable>(
+        for jobs: Jobs
+    ) -> AuditResults<AuditEvent<Tag, Work.Report>> {
+        let channel = AuditHandoff<AuditEvent<Tag, Work.Report>>()
+        let scheduler = self
+        channel.start {
+            await scheduler.run(jobs) { await channel.send($0) }
+        }
+        return AuditResults(channel: channel)
+    }
+
+    /// One target: run under the deadline, again after a local failure (up to `localRetries`
+    /// times, waiting longer each time), and turned into the event that reports it.
+    func attempt<Tag: Sendable>(_ target: Target, tag: Tag) async -> AuditEvent<Tag, Work.Report> {
+        let work = self.work
+        var report = await withDeadline(seconds: limits.deadlineSeconds, clock: clock) { await work.audit(target) }
+        var attempt = 0
+        // Out of descriptors or memory here: the server is not to blame. Try again once other
+        // targets have had time to give theirs back.
+        while attempt < limits.localRetries, let failed = report, work.localFailure(of: failed) != nil, !Task.isCancelled {
+            attempt += 1
+            try? await clock.sleep(until: clock.now.advanced(by: limits.retryBackoff * attempt), tolerance: nil)
+            report = await withDeadline(seconds: limits.deadlineSeconds, clock: clock) { await work.audit(target) }
+        }
+        guard let report else { return .timedOut(tag, target) }
+        if let failure = work.localFailure(of: report) { return .failedLocally(tag, target, failure) }
+        return .finished(tag, target, report)
+    }
+}
+
+extension AuditScheduler where C == ContinuousClock {
+    public init(limits: AuditLimits, work: Work) {
+        self.init(limits: limits, work: work, clock: ContinuousClock())
+    }
+}

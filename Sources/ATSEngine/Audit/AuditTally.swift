@@ -1,0 +1,62 @@
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The run's counters: all the audit keeps of the targets it has finished, so memory stays flat.
+public struct AuditTally: Sendable {
+    public private(set) var byVerdict: [AuditVerdict: Int] = [:]
+    /// How many targets need each exception key (NSExceptionMinimumTLSVersion, ...).
+    public private(set) var exceptionKeys: [String: Int] = [:]
+
+    /// Targets this machine could not audit (`AuditEvent.failedLocally`): exit 70.
+    public var localFailures = 0
+
+    public init() {}
+
+    public var finished: Int { byVerdict.values.reduce(0, +) }
+
+    public mutating func add(_ verdict: AuditVerdict, exception: DomainException? = nil) {
+        add(verdict, keys: exception.map { Array($0.propertyList.keys) } ?? [])
+    }
+
+    public mutating func add(_ verdict: AuditVerdict, keys: [String]) {
+        byVerdict[verdict, default: 0] += 1
+        for key in keys { exceptionKeys[key, default: 0] += 1 }
+    }
+
+    /// Exception keys by how many targets need them, most first.
+    public var keysByCount: [(key: String, count: Int)] {
+        exceptionKeys.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, $0.value) }
+    }
+
+    public func count(_ verdict: AuditVerdict) -> Int { byVerdict[verdict, default: 0] }
+
+    /// The run's outcome for the exit status: the worst any verdict asks for, after --fail-on.
+    public func severity(failOn: AuditFailOn) -> AuditSeverity {
+        if localFailures > 0 { return .localFailure }
+        return byVerdict.keys.map { failOn.filter($0.severity) }.max() ?? .clear
+    }
+
+    /// "7 targets: 3 pass, 2 exception, 1 unreachable, 1 error"
+    public var line: String {
+        let parts = AuditVerdict.allCases.compactMap { verdict in
+            count(verdict) > 0 ? "\(count(verdict)) \(verdict.rawValue)" : nil
+        }
+        return "\(finished) target\(finished == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
+    }
+
+    /// The closing summary for stderr.
+    public var summary: String {
+        var out = "atsprobe audit: \(line)\n"
+        if !exceptionKeys.isEmpty {
+            out += "exceptions needed:\n"
+            for (key, count) in keysByCount {
+                out += "  \(key): \(count) target\(count == 1 ? "" : "s")\n"
+            }
+        }
+        return out
+    }
+}

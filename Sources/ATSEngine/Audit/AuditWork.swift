@@ -1,0 +1,68 @@
+import ATSProbe
+import TLSFacts
+
+/// The work an audit does on one target: nscurl's diagnostics (`DiagnosticsRunner`), or in a
+/// test a fake that the test finishes by hand. The scheduler runs it under the run's limits
+/// and cancels it at the deadline.
+public protocol AuditWork: Sendable {
+    associatedtype Report: Sendable
+    /// One run on one target. Cancellation must end it promptly (the deadline relies on it).
+    func audit(_ target: Target) async -> Report
+    /// Set when the run failed on this machine (out of descriptors, memory), not at the
+    /// server: the target is run again, and reported as a local failure if it keeps failing.
+    func localFailure(of report: Report) -> ProbeFailure?
+}
+
+extension DiagnosticsRunner: AuditWork {
+    public func audit(_ target: Target) async -> DiagnosticsReport { await run(target) }
+    public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
+}
+
+/// One entry of an audit's input: a target, or a line that is not one (reported in its place
+/// among the results). `Tag` is the caller's (the command's input line).
+public struct AuditJob<Tag: Sendable>: Sendable {
+    public enum Content: Sendable {
+        case target(Target)
+        /// Not a target: why, and the key that shards it (the line's position).
+        case rejected(reason: String, shardKey: String)
+    }
+
+    public var tag: Tag
+    public var content: Content
+
+    public init(tag: Tag, content: Content) {
+        self.tag = tag
+        self.content = content
+    }
+
+    public static func target(_ target: Target, tag: Tag) -> AuditJob { AuditJob(tag: tag, content: .target(target)) }
+    public static func rejected(_ reason: String, shardKey: String, tag: Tag) -> AuditJob {
+        AuditJob(tag: tag, content: .rejected(reason: reason, shardKey: shardKey))
+    }
+}
+
+/// What the scheduler reports, as it happens. Every job of the run's shard ends in exactly one
+/// of `finished`, `timedOut`, `failedLocally` or `rejected`; a target reports `started` first.
+public enum AuditEvent<Tag: Sendable, Report: Sendable>: Sendable {
+    case started(Tag, Target)
+    case finished(Tag, Target, Report)
+    /// The deadline passed first: the run was cancelled (its sockets closed) and awaited.
+    case timedOut(Tag, Target)
+    /// Every run failed on this machine; the last run's failure.
+    case failedLocally(Tag, Target, ProbeFailure)
+    case rejected(Tag, reason: String)
+
+    public var tag: Tag {
+        switch self {
+        case .started(let tag, _), .finished(let tag, _, _), .timedOut(let tag, _), .failedLocally(let tag, _, _),
+             .rejected(let tag, _):
+            tag
+        }
+    }
+
+    /// False only for `started`.
+    public var isResult: Bool {
+        if case .started = self { return false }
+        return true
+    }
+}

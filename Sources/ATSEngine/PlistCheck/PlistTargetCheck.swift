@@ -1,0 +1,81 @@
+import ATSAdvice
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// One target of `plist check`: which part of the app's dictionary applies, the load under
+/// the app's own dictionary (under both NSIncludesSubdomains readings when they disagree), and
+/// the diagnostics that say what the server really needs.
+public struct PlistTargetCheck: Sendable {
+    /// The load under one reading of NSIncludesSubdomains.
+    public struct ReadingLoad: Sendable {
+        public var reading: SubdomainReading
+        public var policy: EffectivePolicy
+        public var load: LoadOutcome
+    }
+
+    public var target: Target
+    /// Apple's code (any depth): the reading a device runs.
+    public var policy: EffectivePolicy
+    /// One element, or two (any depth first) when the readings pick different entries.
+    public var loads: [ReadingLoad]
+    /// nil for http:// targets: no TLS to measure.
+    public var diagnostics: DiagnosticsReport?
+
+    public init(target: Target, policy: EffectivePolicy, loads: [ReadingLoad], diagnostics: DiagnosticsReport?) {
+        self.target = target
+        self.policy = policy
+        self.loads = loads
+        self.diagnostics = diagnostics
+    }
+
+    public var passes: Bool { loads.allSatisfy(\.load.verdict.passed) }
+    public var unreachable: Bool { diagnostics?.reachability == .unreachable }
+
+    public var need: HostNeed {
+        guard let diagnostics else { return HostNeed(host: target.host, requirement: .cleartext, appLoadPasses: passes) }
+        return HostNeed(host: target.host, suggestion: diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes)
+    }
+
+    public static func run(_ target: Target, configuration: ATSConfiguration, runner: DiagnosticsRunner) async -> PlistTargetCheck {
+        let ruleSet = runner.options.ruleSet
+        let policy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme, ruleSet: ruleSet)
+        let readings: [SubdomainReading] = policy.subdomainDisagreement == nil ? [.anyDepth] : [.anyDepth, .oneLabel]
+        async let report: DiagnosticsReport? = target.scheme == .https ? runner.run(target) : nil
+        var loads: [ReadingLoad] = []
+        for reading in readings {
+            let readingPolicy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme,
+                                                ruleSet: ruleSet, subdomainReading: reading)
+            let load = await runner.load(target, configuration: configuration, subdomainReading: reading)
+            loads.append(ReadingLoad(reading: reading, policy: readingPolicy, load: load))
+        }
+        return PlistTargetCheck(target: target, policy: policy, loads: loads, diagnostics: await report)
+    }
+
+    /// Hosts checked a few at a time ("one in, one out"), results in the order given: each
+    /// check already starts its own handshakes together, and the prober bounds them overall.
+    public static func checkAll(_ targets: [Target], configuration: ATSConfiguration, runner: DiagnosticsRunner,
+                                width: Int = 4, finished: () -> Void = {}) async -> [PlistTargetCheck] {
+        await withTaskGroup(of: (Int, PlistTargetCheck).self) { group in
+            var results = [PlistTargetCheck?](repeating: nil, count: targets.count)
+            var next = 0
+            func startNext() {
+                guard next < targets.count else { return }
+                let index = next, target = targets[index]
+                group.addTask { (index, await PlistTargetCheck.run(target, configuration: configuration, runner: runner)) }
+                next += 1
+            }
+            for _ in 0..<min(width, targets.count) { startNext() }
+            while let (index, check) = await group.next() {
+                results[index] = check
+                finished()
+                startNext()
+            }
+            return results.map { $0! }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import ArgumentParser
+import ATSApp
+import ATSEngine
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import TLSFacts
+
+/// app: text and JSON, the tightened dictionary, and the report documents.
+enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html] }
+
+extension ATSProbeCommand {
+    /// `atsprobe app PATH`: an app's own dictionaries against the hosts it names (docs/app.md).
+    struct App: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "app",
+            abstract: "Read an .ipa, .app or .xcarchive, find the hosts it names, and load each under the app's own ATS dictionary.",
+            discussion: """
+            Steps: the bundles and their dictionaries (linted); the hosts in executables and text resources, noise \
+            filtered; each host loaded under the dictionary of its bundle (an extension's own for hosts found in it), \
+            as `plist check` does; then the failures, the exceptions no host needs, the tightened dictionary and the \
+            server fixes. --offline stops before connecting.
+            Exit codes: 0 every load passes and nothing to tighten; 1 a load fails or a key is wider than needed \
+            (offline: a lint finding at warning or above); 2 a host cannot be reached; 64 bad input or a refused archive.
+            """
+        )
+
+        @Argument(help: "An .ipa file, an .app directory or an .xcarchive directory.", completion: .file())
+        var path: String
+
+        @Flag(name: .long, help: "Read the app and list its dictionaries and hosts; connect to nothing.")
+        var offline = false
+
+        @Option(name: .long, help: "Check HOST even if the noise filter drops it (.DOMAIN or *.DOMAIN: with its subdomains); repeatable.")
+        var include: [String] = []
+
+        @Option(name: .long, help: "Do not check HOST (.DOMAIN or *.DOMAIN: with its subdomains); repeatable.")
+        var exclude: [String] = []
+
+        @Option(name: .customLong("hosts-only"), help: "Check only the targets in FILE (one per line, # comments); listed hosts the app does not name are checked under the app's dictionary.", completion: .file())
+        var hostsOnly: String?
+
+        @Option(name: .long, help: "With --format plist: the bundle whose tightened dictionary to print (its path, e.g. PlugIns/Share.appex, or its CFBundleIdentifier). Default: the app.")
+        var bundle: String?
+
+        @Option(name: .customLong("max-entries"), help: "Refuse archives or bundles of more files than this (default 8000).")
+        var maxEntries: Int = ArchiveLimits().maximumEntries
+
+        @OptionGroup var diagnostics: DiagnosticsArguments
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions<AppFormats>
+        @OptionGroup var colors: ColorOptions
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded {
+                guard maxEntries > 0, maxEntries <= 1_000_000 else { throw InputError("--max-entries must be between 1 and 1000000, got \(maxEntries)") }
+                for (option, patterns) in [("--include", include), ("--exclude", exclude)] {
+                    for pattern in patterns where !NoiseFilter.isValidPattern(pattern) {
+                        throw InputError("\(option) '\(UntrustedText.escape(pattern, limit: 100))' is not a host name pattern (HOST, .DOMAIN or *.DOMAIN)")
+                    }
+                }
+                if offline && output.effectiveFormat == .plist {
+                    throw InputError("--format plist prints the tightened dictionary, which needs the live check: drop --offline")
+                }
+                let listed = try hostsOnly.map { file in
+                    try TargetList.read(file, option: "--hosts-only").map { text in
+                        do throws(TargetParseError) { return try Target(parsing: text) } catch { throw InputError("--hosts-only: \(error.description)") }
+                    }
+                }
+                let ruleSet = try diagnostics.ruleSet()
+                try connection.check()
+
+                let inventory: AppInventory
+                do throws(AppReadError) {
+                    inventory = try AppScan.inventory(path: path, limits: ArchiveLimits(maximumEntries: maxEntries),
+                                                      filter: NoiseFilter(include: include, exclude: exclude), hostsOnly: listed)
+                } catch {
+                    throw InputError(error.description)
+                }
+                let plistBundle = try selectedBundle(inventory)
+
+                let report: AppReport
+                let run: RunInfo
+                if offline {
+                    report = .offline(inventory)
+                    run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
+                } else {
+                    let logs = try connection.ctLogs()
+                    run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+                    let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
+                                                   options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+                    // Progress for people: one line on stderr, redrawn, only when stderr is a terminal.
+                    let showProgress = isatty(STDERR_FILENO) == 1 && !diagnostics.quiet && !inventory.hosts.isEmpty
+                    report = try await AppReport.run(inventory, connection: connection, runner: runner, ruleSet: ruleSet) { done, total in
+                        guard showProgress else { return }
+                        FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
+                    }
+                }
+
+                var sink = OutputSink(path: output.output)
+                switch output.effectiveFormat {
+                case .text:
+                    sink.write(AppText.render(report, verbose: diagnostics.verbose,
+                                              palette: colors.palette(format: .text, path: output.output)))
+                case .markdown:
+                    sink.write(AppMarkdown.render(report))
+                case .html:
+                    sink.write(AppHTML.render(report))
+                case .json:
+                    var json = AppJSON(report)
+                    json.run = run
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(json), as: UTF8.self) + "\n")
+                case .plist:
+                    let result = report.results.first { $0.bundle.path == plistBundle }
+                    if let plist = result?.tightenedPlist {
+                        sink.write(plist)
+                    } else {
+                        // No host checked under it: nothing measured, so the dictionary as it is.
+                        Diagnostics.warn("no host was checked under \(report.name(plistBundle))'s dictionary; printing it unchanged")
+                        sink.write(try PlistCheckText.plist(result?.bundle.atsDictionary ?? [:]))
+                    }
+                default:
+                    throw InputError("app writes text, json, plist, markdown or html only")
+                }
+                try sink.finish()
+                return report.exitStatus
+            }
+        }
+
+        /// --bundle: a bundle with a dictionary of its own, by path or identifier.
+        func selectedBundle(_ inventory: AppInventory) throws -> String {
+            guard let bundle else { return "" }
+            let trimmed = bundle.hasSuffix("/") ? String(bundle.dropLast()) : bundle
+            guard let match = inventory.bundles.first(where: { $0.path == trimmed || $0.identifier == trimmed || (trimmed == inventory.appName && $0.path.isEmpty) }) else {
+                let names = inventory.bundles.filter { $0.dictionaryOwner == $0.path }.map { $0.name(app: inventory.appName) }
+                throw InputError("--bundle '\(UntrustedText.escape(bundle, limit: 200))' is not a bundle of the app (choose from \(names.map { UntrustedText.escape($0, limit: 200) }.joined(separator: ", ")))")
+            }
+            guard match.dictionaryOwner == match.path else {
+                throw InputError("--bundle '\(UntrustedText.escape(bundle, limit: 200))' is a framework: its loads use \(match.dictionaryOwner.isEmpty ? inventory.appName : match.dictionaryOwner)'s dictionary")
+            }
+            return match.path
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import ATSEngine
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+extension ATSProbeCommand {
+    /// `atsprobe audit [--input FILE|-] [TARGET...]`: nscurl's diagnostics for many targets at
+    /// once, bounded, streamed as JSON Lines as each target finishes.
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Audit many targets at once; one result per target, streamed as each finishes.",
+            discussion: """
+            Targets come from the arguments, then from --input (a file, or - for standard input): one per \
+            line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
+            reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
+            --format plist writes one merged NSExceptionDomains dictionary; html, csv and markdown write a report \
+            (docs/reports.md) once every target is done.
+            Exit codes (narrowed by --fail-on): 0 every target passes; 1 a target needs an exception or cannot \
+            load; 2 a target is unreachable or timed out; 64 bad options or bad input lines.
+            """
+        )
+
+        @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT; several allowed.")
+        var targets: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("Read targets from FILE, one per line; - reads standard input.", valueName: "file"), completion: .file())
+        var input: String?
+
+        @Option(name: .long, help: ArgumentHelp("Targets audited at once, in all.", valueName: "n"))
+        var concurrency: Int = 32
+
+        @Option(name: .customLong("per-host"), help: ArgumentHelp("Targets of one host (or --connect-to address) audited at once.", valueName: "n"))
+        var perHost: Int = 2
+
+        @Option(name: .long, help: ArgumentHelp("Start at most N targets per second (default: no limit).", valueName: "n"))
+        var rate: Double?
+
+        @Option(name: .long, help: ArgumentHelp("Seconds one target may take in all; then it is reported as timed out.", valueName: "seconds"))
+        var deadline: Double = 60
+
+        @Option(name: .long, help: ArgumentHelp("Take the K-th of N shares of the input (K/N, 1-based), for N machines.", valueName: "k/n"))
+        var shard: String?
+
+        @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"), completion: .file())
+        var records: String?
+
+        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any.")
+        var failOn: AuditFailOn = .any
+
+        @OptionGroup var diagnostics: DiagnosticsArguments
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions<DiagnosticsFormats>
+        @OptionGroup var colors: ColorOptions
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded { try await audit() }
+        }
+
+        private func audit() async throws -> ExitStatus {
+            try checkOptions()
+            let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency)
+            if concurrency < self.concurrency {
+                Diagnostics.warn("--concurrency \(self.concurrency) needs more open files than the limit allows (ulimit -n); using \(concurrency)")
+            }
+            try connection.check()
+            let share = try shard.map(Self.share) ?? .whole
+            let source = try AuditInput(arguments: targets, path: input)
+            let logs = try connection.ctLogs()
+            let ruleSet = try diagnostics.ruleSet()
+            let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs, maxConcurrent: concurrency),
+                                           options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+            var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
+            if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
+            let format = output.effectiveFormat
+            let sink = try AuditOutput(format: format, verbose: diagnostics.verbose, quiet: diagnostics.quiet,
+                                       palette: colors.palette(format: format, path: output.output),
+                                       run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
+                                       path: output.output, recordsPath: records, progress: progress)
+            // Redraws the progress line twice a second, so a silent host's time is seen growing.
+            let ticker = progress.enabled ? Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    await sink.tick()
+                }
+            } : nil
+            defer { ticker?.cancel() }
+            let interrupts = AuditInterrupts(sink: sink)
+            defer { interrupts.cancel() }
+
+            let scheduler = AuditScheduler(
+                limits: AuditLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadlineSeconds: deadline, shard: share),
+                work: runner)
+            let connection = self.connection
+            let jobs = AuditJobs(source: source) { try connection.target($0) }
+            for await event in scheduler.results(for: jobs) {
+                switch event {
+                case .started(let entry, let target): await sink.started(entry, name: target.authority)
+                case .finished(let entry, _, let report): await sink.finished(report, entry: entry)
+                case .timedOut(let entry, let target): await sink.timedOut(TargetReport(target), deadline: deadline, entry: entry)
+                case .failedLocally(let entry, let target, let failure): await sink.failedLocally(entry, target: target, failure: failure)
+                case .rejected(let entry, let reason): await sink.rejected(entry, message: reason)
+                }
+            }
+            ticker?.cancel()
+            try await sink.finish()
+            // Targets read before the error have their records; the run still fails (64).
+            if let failure = source.failure { throw failure }
+            return ExitStatus(await sink.tally.severity(failOn: failOn))
+        }
+
+        static func share(_ text: String) throws -> AuditShard {
+            guard let share = AuditShard(parsing: text) else {
+                throw InputError("--shard '\(text)' is not K/N with 1 <= K <= N (e.g. 2/8)")
+            }
+            return share
+        }
+
+        private func checkOptions() throws {
+            guard concurrency >= 1, concurrency <= 4096 else { throw InputError("--concurrency must be between 1 and 4096, got \(concurrency)") }
+            guard perHost >= 1 else { throw InputError("--per-host must be at least 1, got \(perHost)") }
+            // The floor keeps 1/rate a representable Duration (1e-10 trapped converting to Int64).
+            if let rate, !(rate >= 0.001 && rate <= 100_000) { throw InputError("--rate must be between 0.001 and 100000 per second, got \(rate)") }
+            guard deadline > 0, deadline <= 86_400 else { throw InputError("--deadline must be between 0 and 86400 seconds, got \(deadline)") }
+            guard input != nil || !targets.isEmpty else { throw InputError("give targets as arguments or with --input FILE (- for standard input)") }
+        }
+    }
+}
+
+/// The input's entries as the scheduler's jobs: each parsed as a target (with --connect-to and
+/// the other connection options), or rejected with the reason, numbered for sharding.
+struct AuditJobs: AsyncSequence, Sendable {
+    typealias Element = AuditJob<AuditEntry>
+    typealias Failure = Never
+    let source: AuditInput
+    let parse: @Sendable (String) throws -> Target
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        typealias Failure = Never
+        let source: AuditInput
+        let parse: @Sendable (String) throws -> Target
+
+        mutating func next() async -> AuditJob<AuditEntry>? {
+            guard let entry = await source.next() else { return nil }
+            do {
+                if let defect = entry.defect { throw InputError(defect) }
+                return .target(try parse(entry.text), tag: entry)
+            } catch {
+                let message = (error as? InputError)?.message ?? String(describing: error)
+                return .rejected(message, shardKey: "#\(entry.position)", tag: entry)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source, parse: parse) }
+}
+
+extension AuditFailOn: ExpressibleByArgument {}

@@ -1,0 +1,213 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import ATSEngine
+import ATSPolicy
+import ATSProbe
+import TLSFacts
+
+/// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
+/// its help lists only those.
+enum OutputFormat: String, Sendable {
+    case text, json, plist, html, csv, markdown
+}
+
+/// The formats one command writes.
+protocol FormatSet {
+    static var formats: [OutputFormat] { get }
+}
+
+/// `--format` for one command: parses only the formats of `Formats`, so help, completions and
+/// the error for a wrong value name only those.
+struct FormatChoice<Formats: FormatSet>: ExpressibleByArgument, Sendable {
+    let format: OutputFormat
+
+    init(_ format: OutputFormat) { self.format = format }
+
+    init?(argument: String) {
+        guard let format = OutputFormat(rawValue: argument.lowercased()), Formats.formats.contains(format) else { return nil }
+        self.format = format
+    }
+
+    var defaultValueDescription: String { format.rawValue }
+    static var allValueStrings: [String] { Formats.formats.map(\.rawValue) }
+    /// The shells complete exactly the formats this command writes.
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+}
+
+/// probe, plist lint: text for people, JSON for programs.
+enum TextOrJSON: FormatSet { static let formats: [OutputFormat] = [.text, .json] }
+/// pins, plist check: a dictionary is also a product.
+enum TextJSONOrPlist: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist] }
+/// diagnose and audit: also reports to hand over (docs/reports.md).
+enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown] }
+/// report: renders a JSON Lines file again.
+enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown] }
+
+/// Output choices shared by every command; `Formats` are the ones the command writes.
+struct OutputOptions<Formats: FormatSet>: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Output format; the values this command writes are listed.", valueName: "format"))
+    var format = FormatChoice<Formats>(.text)
+
+    @Flag(name: .long, help: "Shorthand for --format json.")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Write the result to FILE instead of standard output.", valueName: "file"), completion: .file())
+    var output: String?
+
+    var effectiveFormat: OutputFormat { json ? .json : format.format }
+
+    func validate() throws {
+        if json && !Formats.formats.contains(.json) {
+            throw ValidationError("--json: this command writes \(Formats.formats.map(\.rawValue).joined(separator: " or ")) only")
+        }
+    }
+}
+
+/// `--color`, for the commands whose text output has something to colour (verdict words).
+/// Also accepted before the subcommand (`atsprobe --color never diagnose ...`, see Main).
+struct ColorOptions: ParsableArguments {
+    @Option(name: .long, help: "Colour the verdict words: auto, always or never (NO_COLOR is honoured by auto).")
+    var color: ColorChoice = .auto
+
+    /// Colour only for people: text format, standard output a terminal, no --output file,
+    /// NO_COLOR unset (https://no-color.org), unless --color always/never says otherwise.
+    func palette(format: OutputFormat, path: String?) -> Palette {
+        switch color {
+        case .always: return Palette(enabled: format == .text)
+        case .never: return Palette(enabled: false)
+        case .auto:
+            let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            return Palette(enabled: format == .text && path == nil && !noColor && isatty(STDOUT_FILENO) == 1)
+        }
+    }
+}
+
+extension TrustStoreChoice: ExpressibleByArgument {}
+
+enum ColorChoice: String, ExpressibleByArgument, CaseIterable { case auto, always, never }
+
+/// Options shared by every command that connects.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM bundle of extra anchors, treated as user-installed roots.", valueName: "file"), completion: .file())
+    var caFile: String?
+
+    @Option(name: .customLong("ca-dir"), help: ArgumentHelp("Directory of extra anchors (PEM), treated as user-installed roots.", valueName: "dir"), completion: .directory)
+    var caDir: String?
+
+    @Option(name: .customLong("trust-store"), help: "System roots to judge against: apple (Apple's root store, built in; the default) or system (this machine's OpenSSL store).")
+    var trustStore: TrustStoreChoice = .apple
+
+    @Flag(name: .customLong("no-aia"), help: "Do not fetch missing intermediates from caIssuers URLs (as watchOS, which has no network for trust).")
+    var noAIA = false
+
+    @Option(name: .customLong("connect-to"), help: ArgumentHelp("As curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.", valueName: "host:port:addr:port"))
+    var connectTo: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Deadline in seconds for each connection's connect, handshake and request.", valueName: "seconds"))
+    var timeout: Double = 10
+
+    @Option(name: .long, help: ArgumentHelp("Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).", valueName: "date"))
+    var at: String?
+
+    @Option(name: .customLong("ct-log-list"), help: ArgumentHelp("Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.", valueName: "file"),
+            completion: .file(extensions: ["json"]))
+    var ctLogList: String?
+
+    /// Checks every option; called inside the command so errors stay one line (exit 64).
+    func check() throws {
+        guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
+        _ = try parsedConnectTo()
+        _ = try evaluationDate()
+    }
+
+    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Each
+    /// command reads it once, before connecting, and hands the list on (`makeProber`,
+    /// `diagnosticsOptions`): `check()`, run for every target, must not re-read it.
+    func ctLogs() throws -> CTLogList {
+        guard let path = ctLogList else { return .apple }
+        let bytes = try FileStream.readAll(path, limit: 16 * 1024 * 1024, what: "--ct-log-list ")
+        let list: CTLogList
+        do {
+            list = try CTLogList(appleLogListJSON: Data(bytes), source: path)
+        } catch {
+            throw InputError("--ct-log-list: \(error.description)")
+        }
+        // A log ID is the SHA-256 of the log's key; a key that does not hash to it is a broken list.
+        for (id, key) in list.keys.sorted(by: { $0.key < $1.key }) where CTLogKey.logID(ofKey: key) != id {
+            let name = list[id]?.name ?? id
+            throw InputError("--ct-log-list: CT log list '\(UntrustedText.escape(path, limit: 400))': log '\(name)': key does not match log_id")
+        }
+        return list
+    }
+
+    /// What every diagnostics run shares: the rule set, --timeout, --at and --ct-log-list.
+    func diagnosticsOptions(ruleSet: RuleSet, logs: CTLogList) throws -> DiagnosticsOptions {
+        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, evaluationDate: try evaluationDate(), ctLogs: logs)
+    }
+
+    /// --at as a Date; nil means now.
+    func evaluationDate() throws -> Date? {
+        guard let at else { return nil }
+        if let date = try? Date(at, strategy: .iso8601) { return date }
+        if let date = try? Date(at, strategy: Date.ISO8601FormatStyle().year().month().day()) { return date }
+        throw InputError("--at '\(UntrustedText.escape(at, limit: 60))' is not an ISO 8601 date (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)")
+    }
+
+    /// curl's --connect-to: an empty HOST or PORT matches any; an empty ADDR or ADDR PORT
+    /// keeps the target's own.
+    struct ConnectTo: Hashable {
+        var host: String?, port: Int?, address: String?, addressPort: Int?
+    }
+
+    /// Parses HOST:PORT:ADDR:PORT; IPv6 in brackets.
+    func parsedConnectTo() throws -> [ConnectTo] {
+        try connectTo.map { spec in
+            var fields: [String] = []
+            var current = "", depth = 0
+            for ch in spec {
+                if ch == "[" { depth += 1 } else if ch == "]" { depth -= 1 }
+                if ch == ":" && depth == 0 { fields.append(current); current = "" } else { current.append(ch) }
+            }
+            fields.append(current)
+            func strip(_ s: String) -> String { s.hasPrefix("[") && s.hasSuffix("]") ? String(s.dropFirst().dropLast()) : s }
+            func port(_ s: String) throws -> Int? {
+                if s.isEmpty { return nil }
+                guard let value = Int(s), (1...65535).contains(value) else { throw bad() }
+                return value
+            }
+            func bad() -> InputError { InputError("--connect-to '\(UntrustedText.escape(spec, limit: 100))' is not HOST:PORT:ADDR:PORT") }
+            guard fields.count == 4 else { throw bad() }
+            let host = strip(fields[0]).lowercased(), address = strip(fields[2])
+            return ConnectTo(host: host.isEmpty ? nil : host, port: try port(fields[1]),
+                             address: address.isEmpty ? nil : address, addressPort: try port(fields[3]))
+        }
+    }
+
+    /// Parses a target and applies --connect-to to it.
+    func target(_ text: String) throws -> Target {
+        try check()
+        var target: Target
+        do { target = try Target(parsing: text) } catch { throw InputError(error.description) }
+        if let rule = try parsedConnectTo().first(where: { ($0.host ?? target.host) == target.host && ($0.port ?? target.port) == target.port }),
+           rule.address != nil || rule.addressPort != nil {
+            target.connectAddress = rule.address ?? target.host
+            target.connectPort = rule.addressPort ?? target.port
+        }
+        return target
+    }
+}
+
+/// ANSI colour for the PASS/FAIL words; nothing else is coloured.
+struct Palette {
+    let enabled: Bool
+    func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
+    func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
+    func warn(_ text: String) -> String { enabled ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import ATSEngine
+import ATSAdvice
+import ATSPolicy
+import PropertyList
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+extension ATSProbeCommand {
+    /// `atsprobe plist check FILE TARGET...`: the app's dictionary against the hosts it loads.
+    struct PlistCheck: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check",
+            abstract: "Load each target under the app's own ATS dictionary, and say which exceptions it does not need.",
+            discussion: """
+            For each target: the part of the dictionary that applies (both NSIncludesSubdomains readings where they \
+            disagree), the load under the app's dictionary, and nscurl's diagnostics for the host. Then the keys wider \
+            than the hosts need, and the tightened NSAppTransportSecurity dictionary (--format plist prints only it).
+            Exit codes: 0 every load passes and nothing to tighten; 1 a load fails or a key is wider than needed; \
+            2 a host cannot be reached; 64 bad input.
+            """
+        )
+
+        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.", completion: .file())
+        var file: String
+
+        @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT the app loads; several allowed.")
+        var targets: [String] = []
+
+        @Option(name: .long, help: "File of targets, one per line; lines starting with # are comments.", completion: .file())
+        var input: String?
+
+        @OptionGroup var diagnostics: DiagnosticsArguments
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions<TextJSONOrPlist>
+        @OptionGroup var colors: ColorOptions
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded {
+                let document = try PlistInput.document(file)
+                var texts = targets
+                if let input { texts += try TargetList.read(input) }
+                guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
+                let parsed = try texts.map { try connection.target($0) }
+                let ruleSet = try diagnostics.ruleSet()
+                let logs = try connection.ctLogs()
+                let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
+                                               options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+
+                let ats = document.atsDictionary ?? [:]
+                let configuration = ATSConfiguration(propertyList: ats)
+                var checks: [PlistTargetCheck] = []
+                for target in parsed {
+                    checks.append(await PlistTargetCheck.run(target, configuration: configuration, runner: runner))
+                }
+                let tightening = ExceptionTightener.tighten(ats, needs: checks.map(\.need), ruleSet: ruleSet)
+                let tightenedPlist = try PlistCheckText.plist(tightening.tightened)
+
+                var sink = OutputSink(path: output.output)
+                switch output.effectiveFormat {
+                case .text:
+                    sink.write(PlistCheckText.render(file: file, document: document, ruleSet: ruleSet, checks: checks,
+                                                     tightening: tightening, tightenedPlist: tightenedPlist,
+                                                     verbose: diagnostics.verbose,
+                                                     palette: colors.palette(format: .text, path: output.output)))
+                case .json:
+                    var report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
+                                                tightening: tightening, tightenedPlist: tightenedPlist)
+                    report.run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
+                case .plist:
+                    sink.write(tightenedPlist)
+                default:
+                    throw InputError("plist check writes text, json or plist only")
+                }
+                try sink.finish()
+                return exitStatus(checks, tightening)
+            }
+        }
+
+        /// 2 when a host is unreachable, else 1 when a load fails or something can be tightened.
+        func exitStatus(_ checks: [PlistTargetCheck], _ tightening: TighteningReport) -> ExitStatus {
+            if checks.contains(where: \.unreachable) { return .unreachable }
+            if checks.contains(where: { !$0.passes }) || !tightening.isTight { return .findings }
+            return .clear
+        }
+    }
+}

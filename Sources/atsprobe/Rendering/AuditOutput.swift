@@ -1,0 +1,157 @@
+import ATSEngine
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where finished targets go, one at a time, as they finish: a record to stdout (or --output)
+/// and to --records, a count in the tally, the progress line, and for plist the exception to
+/// merge at the end. Every format is rendered from the JSON record decoded again
+/// (`ReportRecord`), the same way `atsprobe report` renders a file, so the two agree.
+actor AuditOutput {
+    private let format: OutputFormat
+    private let verbose: Bool
+    private let quiet: Bool
+    private let palette: Palette
+    private let run: RunInfo
+    private let handle: FileStream
+    /// --records: the JSON Lines as well, whatever the format.
+    private let records: FileStream?
+    private let encoder = JSONEncoder.atsprobe(pretty: false)
+    private let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+    private(set) var tally = AuditTally()
+    private var progress: AuditProgress
+    /// Only for --format plist: one entry per host that needs an exception.
+    private var exceptions: [String: DomainException] = [:]
+    /// Only for html, csv and markdown: the report needs every target before its first line.
+    private var collected: [ReportRecord] = []
+
+    /// `path` nil writes to standard output. Throws an InputError when a file cannot be created.
+    init(format: OutputFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, path: String?,
+         recordsPath: String?, progress: AuditProgress) throws {
+        self.format = format
+        self.verbose = verbose
+        self.quiet = quiet
+        self.palette = palette
+        self.run = run
+        self.progress = progress
+        handle = try path.map { try FileStream(creating: $0) } ?? FileStream.standardOutput
+        records = try recordsPath.map { try FileStream(creating: $0) }
+    }
+
+    /// Targets started and not yet written (for the interrupted run's summary).
+    private var running: Set<Int> = []
+
+    func started(_ entry: AuditEntry, name: String) {
+        running.insert(entry.position)
+        progress.started(entry.position, name: name)
+        progress.update(tally)
+    }
+
+    func finished(_ report: DiagnosticsReport, entry: AuditEntry) {
+        if format == .plist, case .exception(let domain, let suggested, _) = report.suggestion {
+            exceptions[domain] = exceptions[domain]?.widened(toCover: suggested) ?? suggested
+        }
+        emit(.result(DiagnosticsJSON(report, run: run), verdict: AuditVerdict(report), entry: entry), entry: entry)
+    }
+
+    func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
+        emit(.timeout(target, deadlineSeconds: deadline, entry: entry, run: run, finishedAt: Date()), entry: entry)
+    }
+
+    /// A target this machine could not audit (out of descriptors, memory, threads): an "error"
+    /// record naming the local cause, and exit 70, never a verdict about the server.
+    func failedLocally(_ entry: AuditEntry, target: Target, failure: ProbeFailure) {
+        progress.clear()
+        let message = "local failure, not the server's: \(ProbeText.describe(failure))"
+        Diagnostics.warn("\(UntrustedText.escape(target.url, limit: 300)): \(message)")
+        emit(.error(message: message, entry: entry, run: run, finishedAt: Date()), entry: entry)
+        tally.localFailures += 1
+    }
+
+    /// A bad line: named with its number on stderr, and a record of kind "error" in the results.
+    func rejected(_ entry: AuditEntry, message: String) {
+        progress.clear()
+        let place = entry.line.map { "line \($0)" } ?? "argument \(entry.position)"
+        Diagnostics.warn("\(place): \(message)")
+        emit(.error(message: message, entry: entry, run: run, finishedAt: Date()), entry: entry)
+    }
+
+    /// The ticker's redraw: elapsed times keep growing while a host is silent.
+    func tick() {
+        guard !done else { return }
+        progress.update(tally)
+    }
+
+    /// Set by finish(): nothing is drawn after the summary.
+    private var done = false
+
+    /// SIGINT or SIGTERM: ends the run here, between two records (the actor writes one at a
+    /// time, so none is cut), with what finished so far: the JSON Lines or text already out, or
+    /// for plist the exceptions merged so far. Targets still running are not reported.
+    func interrupt(signalName: String, status: ExitStatus) -> Never {
+        progress.clear()
+        if format == .plist, let plist = try? ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)) {
+            handle.write(plist)
+        }
+        let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
+        FileStream.standardError.write("atsprobe: interrupted by \(signalName)\(lost)\n")
+        FileStream.standardError.write(tally.summary)
+        try? handle.finish()
+        exit(status.rawValue)
+    }
+
+    /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.
+    func finish() throws {
+        done = true
+        switch format {
+        case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
+        case .html, .csv, .markdown: handle.write(Report(collected).render(format, verbose: verbose))
+        default: break
+        }
+        progress.clear()
+        if !quiet { FileStream.standardError.write(tally.summary) }
+        try records?.finish()
+        try handle.finish()
+    }
+
+    private func emit(_ record: AuditRecord, entry: AuditEntry) {
+        running.remove(entry.position)
+        progress.finished(entry.position)
+        guard var data = try? encoder.encode(record) else { return }
+        data.append(UInt8(ascii: "\n"))
+        records?.write(data)
+        let decoded: ReportRecord
+        do {
+            decoded = try decoder.decode(ReportRecord.self, from: data)
+        } catch {
+            Diagnostics.warn("internal error: a record does not decode: \(error) (please report it)")
+            return
+        }
+        tally.add(decoded.verdict, keys: decoded.exceptionKeys.map(\.key))
+        switch format {
+        case .json:
+            progress.clear()
+            handle.write(data)
+        case .text:
+            progress.clear()
+            handle.write(ReportText.entry(decoded, verbose: verbose, palette: palette))
+        case .html, .csv, .markdown:
+            collected.append(decoded)
+        case .plist:
+            break
+        }
+        // Drawn again at once: a line written after the bar must not leave it erased.
+        progress.update(tally, force: true)
+    }
+}

@@ -1,0 +1,171 @@
+import Testing
+@testable import ATSEngine
+import TLSFacts
+
+/// The audit scheduler with a fake runner: no sockets, no sleeps. Each test drives the runs by
+/// hand (finishing them, advancing a manual clock) and proves one limit.
+@Suite("Audit scheduler", .timeLimit(.minutes(1)))  // a broken scheduler fails, not hangs
+struct AuditSchedulerTests {
+    static func targets(_ count: Int, host: (Int) -> String = { "host\($0).example" }) -> [Target] {
+        (0..<count).map { Target(host: host($0), path: "/\($0)") }
+    }
+
+    static func limits(concurrency: Int, perHost: Int = 100, rate: Double? = nil, deadline: Double = 1_000_000,
+                       shard: AuditShard = .whole, retries: Int = 3) -> AuditLimits {
+        AuditLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadlineSeconds: deadline, shard: shard,
+                    localRetries: retries, retryBackoff: .zero)
+    }
+
+    /// `concurrency: 3` with 10 targets: exactly 3 in flight at the peak, never more. The test
+    /// finishes the most recently started run each time, so results stream in finishing order,
+    /// not input order; every target reports once.
+    @Test func concurrencyBoundsTargetsInFlightAndResultsStreamAsTheyFinish() async {
+        let work = FakeWork()
+        let targets = Self.targets(10)
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 3), work: work, clock: ManualClock())
+        let events = collect(scheduler.results(for: jobs(targets)))
+        var finishOrder: [String] = []
+        for done in 0..<targets.count {
+            let expected = min(3, targets.count - done)
+            await work.waitUntil { $0.running.count == expected }
+            #expect(work.snapshot.inFlight <= 3)
+            let last = work.snapshot.started.last { work.snapshot.running.contains($0) }!
+            finishOrder.append(last)
+            #expect(work.finish(last))
+        }
+        let all = await events.value
+        let results = all.filter(\.isResult)
+        #expect(work.snapshot.peak == 3)
+        #expect(results.count == targets.count)
+        #expect(results.allSatisfy { $0.kind == "finished" })
+        #expect(results.map(\.tag) == finishOrder)
+        #expect(finishOrder != targets.map(\.url), "finished out of input order")
+        #expect(Set(results.map(\.tag)) == Set(targets.map(\.url)), "every target reports exactly once")
+        // Each target reports `started` before its result.
+        for target in targets {
+            let started = all.firstIndex { $0.kind == "started" && $0.tag == target.url }
+            let finished = all.firstIndex { $0.kind == "finished" && $0.tag == target.url }
+            #expect(started != nil && finished != nil && started! < finished!)
+        }
+    }
+
+    /// `perHost: 2`: one busy host never holds more than 2 slots, and waits outside the
+    /// --concurrency slots, so another host's targets run beside it.
+    @Test func perHostLimitLeavesSlotsForOtherHosts() async {
+        let work = FakeWork()
+        let busy = Self.targets(6) { _ in "busy.example" }
+        let other = (0..<2).map { Target(host: "other.example", path: "/o\($0)") }
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 4, perHost: 2), work: work, clock: ManualClock())
+        let events = collect(scheduler.results(for: jobs(busy + other)))
+        await work.waitUntil { $0.running.count == 4 }
+        #expect(work.snapshot.inFlightByHost["busy.example"] == 2)
+        #expect(work.snapshot.inFlightByHost["other.example"] == 2)
+        // Finish whatever runs until all are done.
+        for _ in 0..<(busy.count + other.count) {
+            await work.waitUntil { !$0.running.isEmpty }
+            work.finish(work.snapshot.running.sorted()[0])
+        }
+        let results = await events.value.filter(\.isResult)
+        #expect(results.count == 8)
+        #expect(work.snapshot.peakByHost["busy.example"] == 2)
+        #expect(work.snapshot.peakByHost["other.example"] == 2)
+        #expect(work.snapshot.peak == 4)
+    }
+
+    /// `--shard 2/3`: exactly the targets (and bad lines) whose key falls in share 2, each once.
+    @Test func shardTakesItsShareOnly() async {
+        let work = FakeWork(immediate: true)
+        let targets = Self.targets(60)
+        let bad = (61...90).map { (position: $0, reason: "not a target") }
+        let shard = AuditShard(index: 2, count: 3)
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 5, shard: shard), work: work, clock: ManualClock())
+        let results = await collect(scheduler.results(for: jobs(targets, rejected: bad))).value.filter(\.isResult)
+        let ownedTargets = targets.filter { shard.owns(key: AuditShard.key(of: $0)) }.map(\.url)
+        let ownedLines = bad.filter { shard.owns(key: "#\($0.position)") }.map { "#\($0.position)" }
+        #expect(!ownedTargets.isEmpty && ownedTargets.count < targets.count)
+        #expect(results.filter { $0.kind == "finished" }.map(\.tag).sorted() == ownedTargets.sorted())
+        #expect(results.filter { $0.kind == "rejected" }.map(\.tag).sorted() == ownedLines.sorted())
+        #expect(results.count == ownedTargets.count + ownedLines.count)
+        #expect(work.snapshot.started.sorted() == ownedTargets.sorted(), "targets of other shards never run")
+    }
+
+    /// `rate: 10` (100 ms apart) on a manual clock: the scheduler sleeps until 100, 200, 300 ms
+    /// for the 2nd, 3rd, 4th start, and no run starts before its slot.
+    @Test func rateSpacesStarts() async {
+        let clock = ManualClock()
+        let work = FakeWork(immediate: true, clock: clock)
+        let targets = Self.targets(4)
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 4, rate: 10), work: work, clock: clock)
+        let events = collect(scheduler.results(for: jobs(targets)))
+        for slot in 1...3 {
+            let due = ManualClock.at(.milliseconds(100 * slot))
+            await clock.waitForSleepers { $0.contains(due) }
+            await work.waitUntil { $0.started.count == slot }
+            #expect(work.snapshot.started.count == slot, "a run started before its slot")
+            clock.advance(by: .milliseconds(100))
+        }
+        let results = await events.value.filter(\.isResult)
+        #expect(results.count == 4)
+        let starts = targets.map { work.snapshot.startInstants[$0.url]! }.sorted()
+        #expect(starts == (0..<4).map { ManualClock.at(.milliseconds(100 * $0)) })
+        let rateSleeps = clock.requestedDeadlines.filter { $0 < ManualClock.at(.seconds(1000)) }
+        #expect(rateSleeps == (1...3).map { ManualClock.at(.milliseconds(100 * $0)) })
+    }
+
+    /// `deadline: 5`: at 5 s the runs still going are cancelled (the fake sees its task
+    /// cancelled) and reported as timed out; a run that finished in time is not touched.
+    @Test func deadlineCancelsTheWorkAndReportsTimeout() async {
+        let clock = ManualClock()
+        let work = FakeWork(clock: clock)
+        let targets = Self.targets(3)
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 3, deadline: 5), work: work, clock: clock)
+        let events = collect(scheduler.results(for: jobs(targets)))
+        await work.waitUntil { $0.running.count == 3 }
+        await clock.waitForSleepers { $0.filter { $0 == ManualClock.at(.seconds(5)) }.count == 3 }
+        #expect(work.finish(targets[0].url))
+        clock.advance(by: .seconds(5))
+        let results = await events.value.filter(\.isResult)
+        #expect(results.count == 3)
+        #expect(results.first { $0.tag == targets[0].url }?.kind == "finished")
+        #expect(results.filter { $0.kind == "timedOut" }.map(\.tag).sorted() == [targets[1].url, targets[2].url])
+        #expect(work.snapshot.cancelled.sorted() == [targets[1].url, targets[2].url])
+        #expect(work.snapshot.inFlight == 0, "a timed-out run is awaited, not abandoned")
+    }
+
+    /// A local failure (out of descriptors here) is run again, up to 3 more times; a target that
+    /// recovers reports its result, one that never does reports a local failure, never a verdict.
+    @Test func localFailuresAreRetriedThenReportedAsLocal() async {
+        let recovers = Target(host: "recovers.example")
+        let never = Target(host: "never.example")
+        let work = FakeWork(immediate: true, localFailures: [recovers.url: 2, never.url: Int.max])
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 2), work: work, clock: ManualClock())
+        let results = await collect(scheduler.results(for: jobs([recovers, never]))).value.filter(\.isResult)
+        #expect(work.snapshot.runs[recovers.url] == 3)
+        #expect(work.snapshot.runs[never.url] == 4)
+        guard case .finished(_, _, let report)? = results.first(where: { $0.tag == recovers.url }) else {
+            Issue.record("recovers.example did not finish")
+            return
+        }
+        #expect(report.run == 3 && !report.local)
+        #expect(results.first { $0.tag == never.url }?.kind == "failedLocally")
+    }
+
+    /// The consumer stops reading: the run is cancelled, and so is every target in flight.
+    @Test func stoppingTheConsumerCancelsTheRun() async {
+        let work = FakeWork()
+        let targets = Self.targets(5)
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 2), work: work, clock: ManualClock())
+        let consumer = Task {
+            for await event in scheduler.results(for: jobs(targets)) where event.isResult { return event.tag }
+            return "nothing"
+        }
+        await work.waitUntil { $0.running.count == 2 }
+        let first = work.snapshot.running.sorted()[0]
+        work.finish(first)
+        #expect(await consumer.value == first)
+        // Every run but the one finished is cancelled (the second, and a third if it had started).
+        await work.waitUntil { $0.inFlight == 0 && $0.cancelled.count == $0.started.count - 1 }
+        #expect(!work.snapshot.cancelled.contains(first))
+        #expect(work.snapshot.started.count <= 3)
+    }
+}
