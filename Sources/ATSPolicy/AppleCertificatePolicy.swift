@@ -10,13 +10,13 @@ import TLSFacts
 /// They belong to default trust evaluation, so they fail a load even with ATS off.
 public struct CertificateRuleViolation: Hashable, Sendable, Codable, CustomStringConvertible {
     /// A stable identifier ("rsa-key-size", "validity-398", "sha1-signature", ...).
-    public var rule: String
+    public var rule: CertificateRuleID
     /// Index in the served chain (0 = leaf), nil for rules about the whole chain.
     public var certificateIndex: Int?
     /// One line naming the certificate and the rule.
     public var detail: String
 
-    public init(rule: String, certificateIndex: Int?, detail: String) {
+    public init(rule: CertificateRuleID, certificateIndex: Int?, detail: String) {
         self.rule = rule
         self.certificateIndex = certificateIndex
         self.detail = detail
@@ -47,32 +47,31 @@ public enum AppleCertificatePolicy {
                                   ocspStaple: OCSPStaple? = nil,
                                   distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
         let context = CertificateRuleContext(chain: chain, anchor: anchor, date: date, rules: rules, path: path,
-                                             deliveredSCTs: deliveredSCTs, ocspStaple: ocspStaple, distrust: distrust)
-        var found = SubjectAltNameRule.violations(context)
-        if let name = serverName, !found.isEmpty {
-            found = found.map { violation in
-                var named = violation
-                named.detail += " (asked for \(UntrustedText.escape(name, limit: 260)))"
-                return named
-            }
-        }
-        found += ServerAuthEKURule.violations(context)
-        found += IntermediateEKURule.violations(context)
-        found += LifetimeRules.violations(context)
-        found += RSAKeySizeRule.violations(context)
-        found += KeyTypeRule.violations(context)
-        found += SignatureHashRule.violations(context)
-        found += DistrustedRootRule.violations(context)
-        found += StapledRevocationRule.violations(context)
-        let ct = CTPolicy(logs: logs, rules: rules).evaluate(
-            leaf: chain.first, deliveredSCTs: deliveredSCTs, anchor: anchor,
-            requireCertificateTransparency: requireCertificateTransparency, at: date)
-        if ct.verdict == .nonCompliant {
-            found.append(context.violation(CertificateRuleID.certificateTransparency, 0,
-                                           "Certificate Transparency \(ct.reason)"))
-        }
-        return found
+                                             deliveredSCTs: deliveredSCTs, ocspStaple: ocspStaple, distrust: distrust,
+                                             serverName: serverName, logs: logs,
+                                             requireCertificateTransparency: requireCertificateTransparency)
+        return violations(context)
     }
+
+    /// Every registered rule's violations, in registration order.
+    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+        rules.flatMap { $0.violations(context) }
+    }
+
+    /// Apple's certificate rules, in the order their violations are reported (JSON and text
+    /// output keep this order). A new rule is one file and one line here.
+    public static let rules: [any CertificateRule] = [
+        SubjectAltNameRule(),
+        ServerAuthEKURule(),
+        IntermediateEKURule(),
+        LifetimeRules(),
+        RSAKeySizeRule(),
+        KeyTypeRule(),
+        SignatureHashRule(),
+        DistrustedRootRule(),
+        StapledRevocationRule(),
+        CertificateTransparencyRule(),
+    ]
 
     /// Apple's CT verdict for the observation, with counts by source, logs and operators.
     public static func certificateTransparency(in observation: Observation, at date: Date,

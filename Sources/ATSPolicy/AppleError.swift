@@ -97,39 +97,3 @@ public struct AppleError: Sendable, Hashable, Codable {
         return error
     }
 }
-
-/// Secure Transport's status codes (SecureTransport.h) that atsprobe reports.
-public enum SecureTransportCode {
-    public static let protocolError = -9800
-    public static let negotiation = -9801
-    public static let fatalAlert = -9802
-    public static let closedAbort = -9806
-    public static let closedNoNotify = -9816
-    public static let certificateChainInvalid = -9807
-    public static let badCertificate = -9808
-    public static let noRootCertificate = -9813
-    public static let certificateExpired = -9814
-    public static let certificateNotYetValid = -9815
-    public static let peerHandshakeFailure = -9824
-    public static let peerProtocolVersion = -9836
-    public static let peerInsufficientSecurity = -9837
-    public static let hostNameMismatch = -9843
-    public static let atsViolation = -9880
-    public static let atsMinimumVersionViolation = -9881
-    public static let atsCipherSuiteViolation = -9882
-    public static let atsMinimumKeySizeViolation = -9883
-    public static let atsLeafCertificateHashViolation = -9884
-    public static let atsCertificateHashViolation = -9885
-    public static let atsCertificateTrustViolation = -9886
-
-    /// errSSLPeer* for an alert received from the server (errSSLPeerUnexpectedMsg -9819 ... errSSLPeerNoRenegotiation -9840),
-    /// errSSLFatalAlert for the rest.
-    public static func forPeerAlert(_ alert: TLSAlert) -> Int {
-        let table: [UInt8: Int] = [
-            10: -9819, 20: -9820, 21: -9821, 22: -9822, 30: -9823, 40: -9824, 42: -9825, 43: -9826, 44: -9827,
-            45: -9828, 46: -9829, 47: -9830, 48: -9831, 49: -9832, 50: -9833, 51: -9834, 60: -9835, 70: -9836,
-            71: -9837, 80: -9838, 90: -9839, 100: -9840, 86: -9860, 109: -9861, 110: -9855, 112: -9865, 116: -9863,
-        ]
-        return table[alert.code] ?? fatalAlert
-    }
-}

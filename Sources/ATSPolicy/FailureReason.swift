@@ -14,7 +14,7 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
         /// Default trust evaluation (2A): the chain.
         case trust(TrustProblem.Kind)
         /// Default trust evaluation (2A): an Apple certificate rule, by CertificateRuleViolation.rule.
-        case certificateRule(String)
+        case certificateRule(CertificateRuleID)
         /// NSPinnedDomains identities not met.
         case pinMismatch
         /// No TLS peer reached (name, refused, unreachable, timeout, not TLS).
@@ -45,15 +45,39 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
 
     public var kind: Kind
     public var layer: Layer
-    public var message: String
+    /// The finding, one clause traced to the observation.
+    public var statement: String
+    /// What other handshakes showed about it (`ReasonContext`), kept as data and said once, by
+    /// `message`.
+    public var context: ReasonContext?
 
-    public init(_ kind: Kind, layer: Layer, _ message: String) {
+    public init(_ kind: Kind, layer: Layer, _ statement: String, context: ReasonContext? = nil) {
         self.kind = kind
         self.layer = layer
-        self.message = message
+        self.statement = statement
+        self.context = context
     }
 
+    /// The reason as clauses: the statement, then what its context adds. Advice that already
+    /// said a clause leaves it out (whole clauses, never parts of a sentence).
+    public var clauses: [String] { context.map { $0.clauses(after: statement) } ?? [statement] }
+
+    /// The one line for people: the clauses, rendered once.
+    public var message: String { clauses.joined(separator: "; ") }
+
     public var description: String { message }
+
+    // Two reasons that read the same are the same reason, however they were put together (a
+    // decoded reason holds its message as the statement).
+    public static func == (a: FailureReason, b: FailureReason) -> Bool {
+        a.kind == b.kind && a.layer == b.layer && a.message == b.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(layer)
+        hasher.combine(message)
+    }
 
     /// A stable string for the kind: "protocolTooOld", "trust.expired", "certificateRule.rsa-key-size",
     /// "handshakeFailed.noSharedCipher" (the JSON form).
@@ -85,7 +109,7 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
         case "leafKeyTooSmall": return .leafKeyTooSmall
         case "leafSignatureHashWeak": return .leafSignatureHashWeak
         case "trust": return TrustProblem.Kind(rawValue: detail).map(Kind.trust)
-        case "certificateRule": return .certificateRule(detail)
+        case "certificateRule": return .certificateRule(CertificateRuleID(rawValue: detail))
         case "pinMismatch": return .pinMismatch
         case "unreachable": return ProbeFailure.Kind(rawValue: detail).map(Kind.unreachable)
         case "handshakeFailed": return ProbeFailure.Kind(rawValue: detail).map(Kind.handshakeFailed)

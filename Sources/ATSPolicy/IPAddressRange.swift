@@ -1,13 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TLSFacts
 
 /// An IP address or CIDR range as an exception key may hold one since iOS 17
 /// ("192.168.1.10", "10.0.0.0/8", "2001:db8::/32").
@@ -28,13 +19,8 @@ public struct IPAddressRange: Hashable, Sendable {
         bytes = address
     }
 
-    public static func parseAddress(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
-    }
+    /// The address's bytes (TLSFacts.IPAddress), nil when `text` is not an address.
+    public static func parseAddress(_ text: String) -> [UInt8]? { IPAddress(text)?.bytes }
 
     /// True when `address` (bytes of the same family) lies in the range.
     public func contains(_ address: [UInt8]) -> Bool {

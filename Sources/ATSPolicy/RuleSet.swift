@@ -39,6 +39,12 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
     /// NSAllowsLocalNetworking is explicitly NO. False reads Apple's documentation: only
     /// NSAllowsLocalNetworking = YES exempts them.
     public var localNetworkingByDefault: Bool
+    /// ATS's minimum leaf key sizes, by key algorithm (SecPolicy.c SecPolicyAddStrongKeySizeOptions:
+    /// RSA 2048, EC 256); algorithms not listed are not size-checked.
+    public var leafMinimumKeyBits: [PublicKeyFacts.Algorithm: Int]
+    /// How a leaf key is compared with its minimum: whole bytes, as Apple's code does
+    /// (SecCertificateIsAtLeastMinKeySize), so a 2047-bit RSA key passes.
+    public var leafKeySizeCounting: KeySizeCounting
 
     public init(id: String, title: String, summary: String, tls13Suites: [CipherSuite], forwardSecretSuites: [CipherSuite],
                 nonForwardSecretSuites: [CipherSuite], platformSuites: [CipherSuite], platformMinimumVersion: TLSVersion,
@@ -46,7 +52,9 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
                 forwardSecrecyExceptionDropsKeySizeCheck: Bool, appliesIOS13CertificateRules: Bool,
                 groups: [NamedGroup] = RuleSet.classicalGroups,
                 signatureSchemes: [SignatureScheme] = RuleSet.signatureSchemes2024,
-                alpn: [String] = ["h2", "http/1.1"], localNetworkingByDefault: Bool = true) {
+                alpn: [String] = ["h2", "http/1.1"], localNetworkingByDefault: Bool = true,
+                leafMinimumKeyBits: [PublicKeyFacts.Algorithm: Int] = RuleSet.strongKeySizes,
+                leafKeySizeCounting: KeySizeCounting = .bytes) {
         self.id = id
         self.title = title
         self.summary = summary
@@ -63,6 +71,20 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         self.signatureSchemes = signatureSchemes
         self.alpn = alpn
         self.localNetworkingByDefault = localNetworkingByDefault
+        self.leafMinimumKeyBits = leafMinimumKeyBits
+        self.leafKeySizeCounting = leafKeySizeCounting
+    }
+
+    /// SecPolicy.c SecPolicyAddStrongKeySizeOptions: "RSA key sizes are 2048-bit or larger. EC
+    /// key sizes are P-256 or larger."
+    public static let strongKeySizes: [PublicKeyFacts.Algorithm: Int] = [.rsa: 2048, .ec: 256]
+
+    /// The minimum a leaf key misses under ATS, nil when it meets it (or its algorithm is not
+    /// size-checked).
+    public func leafKeyShortfall(_ key: PublicKeyFacts) -> Int? {
+        guard let minimum = leafMinimumKeyBits[key.algorithm],
+              !leafKeySizeCounting.meets(bits: key.bits, minimum: minimum) else { return nil }
+        return minimum
     }
 
     /// Safari 18.4's supported_groups (client-hellos.md): x25519, P-256, P-384, P-521, nothing else.

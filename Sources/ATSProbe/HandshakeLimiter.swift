@@ -39,17 +39,21 @@ final class HandshakeLimiter: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let granted = state.withLock { state -> Bool in
+                let granted = state.withLock { state -> Bool? in
                     if state.available > 0 {
                         state.available -= 1
                         state.inFlight += 1
                         state.peak = max(state.peak, state.inFlight)
                         return true
                     }
+                    // Checked under the lock: a cancellation sets the flag before its handler
+                    // takes the lock, so either this sees the flag or the handler sees the waiter.
+                    // (Checked outside, a task cancelled just before queueing waited for a slot.)
+                    if Task.isCancelled { return false }
                     state.waiters.append((id, continuation))
-                    return false
+                    return nil
                 }
-                if granted { continuation.resume(returning: true) }
+                if let granted { continuation.resume(returning: granted) }
             }
         } onCancel: {
             let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in

@@ -1,4 +1,5 @@
 import Foundation
+import TLSFacts
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -122,9 +123,10 @@ final class LoopbackListener: @unchecked Sendable {
             if isIPv6 {
                 var socketAddress = sockaddr_in6()
                 socketAddress.sin6_family = sa_family_t(AF_INET6)
-                guard inet_pton(AF_INET6, address, &socketAddress.sin6_addr) == 1 else {
+                guard let parsed = IPAddress(address, family: .v6) else {
                     throw TestServerError("not an IPv6 address: \(address)")
                 }
+                withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: parsed.bytes) }
                 try withUnsafePointer(to: &socketAddress) { pointer in
                     try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                         guard bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 else {
@@ -135,9 +137,10 @@ final class LoopbackListener: @unchecked Sendable {
             } else {
                 var socketAddress = sockaddr_in()
                 socketAddress.sin_family = sa_family_t(AF_INET)
-                guard inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 else {
+                guard let parsed = IPAddress(address, family: .v4) else {
                     throw TestServerError("not an IPv4 address: \(address)")
                 }
+                withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: parsed.bytes) }
                 try withUnsafePointer(to: &socketAddress) { pointer in
                     try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                         guard bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 else {

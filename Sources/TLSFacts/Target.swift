@@ -52,10 +52,7 @@ public struct Target: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String { url }
 
-    public static func isIPAddress(_ text: String) -> Bool {
-        var v4 = in_addr(), v6 = in6_addr()
-        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
-    }
+    public static func isIPAddress(_ text: String) -> Bool { IPAddress.isAddress(text) }
 }
 
 /// Why a target string was refused. The description is one line naming the input.
@@ -111,16 +108,14 @@ extension Target {
                 guard after.hasPrefix(":") else { throw fail("unexpected text after ']'") }
                 portPart = after.dropFirst()
             }
-            var v6 = in6_addr()
-            guard inet_pton(AF_INET6, String(hostPart), &v6) == 1 else { throw fail("'\(UntrustedText.escape(String(hostPart), limit: 100))' is not an IPv6 address") }
+            guard IPAddress(String(hostPart), family: .v6) != nil else { throw fail("'\(UntrustedText.escape(String(hostPart), limit: 100))' is not an IPv6 address") }
         } else {
             let colons = rest.filter { $0 == ":" }.count
             if colons == 1, let colon = rest.firstIndex(of: ":") {
                 hostPart = rest[..<colon]
                 portPart = rest[rest.index(after: colon)...]
             } else if colons > 1 {
-                var v6 = in6_addr()
-                guard inet_pton(AF_INET6, String(rest), &v6) == 1 else { throw fail("malformed host (IPv6 addresses need brackets with a port)") }
+                guard IPAddress(String(rest), family: .v6) != nil else { throw fail("malformed host (IPv6 addresses need brackets with a port)") }
                 hostPart = rest
             } else {
                 hostPart = rest

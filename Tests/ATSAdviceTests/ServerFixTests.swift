@@ -9,12 +9,18 @@ import TLSFacts
 @Suite struct ServerFixPolicyTests {
     @Test func aClauseOnlyNamingSuitesAlreadySaidIsDropped() {
         let said = "server chose TLS_RSA_WITH_AES_128_GCM_SHA256 under every offer it answered, never an ATS forward-secret suite (documented)"
-        let comparison = "with forward secrecy required fails: no suite in common; the server chooses TLS_RSA_WITH_AES_128_GCM_SHA256, "
-            + "which this offer does not include; server chose TLS_RSA_WITH_AES_128_GCM_SHA256"
-        #expect(RepeatedClauses.without(comparison, coveredBy: said) == "with forward secrecy required fails: no suite in common")
+        let rsa = CipherSuite(rawValue: 0x009C), dhe = CipherSuite(rawValue: 0x009E)
+        let reason = FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite in common",
+                                   context: .serverChoosesOutsideOffer([rsa]))
+        let evidence = KeyEvidence(key: "NSExceptionRequiresForwardSecrecy", value: "false", facts: [said],
+                                   comparison: .tested(setting: "with forward secrecy required", Verdict(passed: false, reasons: [reason])),
+                                   chosenSuites: [rsa])
+        #expect(evidence.observation == said + "; with forward secrecy required fails: no suite in common")
         // A clause naming another suite stays.
-        #expect(RepeatedClauses.without("the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include",
-                                        coveredBy: said) == "the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include")
+        let other = FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite in common",
+                                  context: .serverChoosesOutsideOffer([dhe]))
+        #expect(RepeatedClauses.without(other.clauses, coveredBy: said)
+                == ["no suite in common", "the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include"])
     }
 
     @Test func staticRSAEvidenceNamesTheSuiteOnce() {
@@ -50,5 +56,31 @@ import TLSFacts
         #expect(fixes.contains { $0.change.hasPrefix("get a certificate from a CA in Apple's trust store") })
         #expect(fixes.contains { $0.change.hasPrefix("enable TLS 1.2 and TLS 1.3") })
         #expect(fixes.contains { $0.change.hasPrefix("the server speaks no suite any Apple client offers: enable ECDHE") })
+    }
+}
+
+/// The leaf key-size table is rule-set data (RuleSet.leafMinimumKeyBits) read by the load check
+/// and the advice alike, compared in whole bytes as Apple's code does
+/// (SecCertificateIsAtLeastMinKeySize); the advice used to compare bits and disagreed at 2041-2047.
+@Suite struct LeafKeySizeAgreementTests {
+    @Test(arguments: [(2047, false), (2040, true)])
+    func adviceAndVerdictAgreeAtTheByteBoundary(bits: Int, tooSmall: Bool) {
+        let observation = testObservation(suite: suite(0x009C), key: PublicKeyFacts(algorithm: .rsa, bits: bits))
+        let exception = DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false)
+        let fixes = HostAdvice.fixes(for: exception, seen: [observation], ruleSet: .documented)
+        let blamesKey = fixes.contains { $0.change.contains("is below 2048 bits") }
+        #expect(blamesKey == tooSmall, "\(fixes.map(\.change))")
+        let policy = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException()]),
+                                     host: "example.com")
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+        #expect(verdict.reasons.contains { $0.kind == .leafKeyTooSmall } == tooSmall)
+    }
+
+    @Test func theTableIsRuleSetData() {
+        var rules = RuleSet.documented
+        #expect(rules.leafKeyShortfall(PublicKeyFacts(algorithm: .ec, bits: 224)) == 256)
+        #expect(rules.leafKeyShortfall(PublicKeyFacts(algorithm: .ed25519, bits: 256)) == nil)
+        rules.leafMinimumKeyBits[.rsa] = 3072
+        #expect(rules.leafKeyShortfall(PublicKeyFacts(algorithm: .rsa, bits: 2048)) == 3072)
     }
 }

@@ -19,7 +19,7 @@ struct ApplePathPolicyTests {
     /// A leaf under a WoSign root: notBefore 2016-11-30 23:59:59 passes, 2016-12-01 00:00:00 fails.
     @Test func woSignStartComNotBeforeConstraint() {
         let woSign = Self.withFingerprint(F.root(), "8B:45:DA:1C:06:F7:91:EB:0C:AB:F2:6B:E5:88:F5:FB:23:16:5C:2E:61:4B:F8:85:56:2D:0D:CE:50:B2:9B:02")
-        func rules(_ notBefore: Date) -> [String] {
+        func rules(_ notBefore: Date) -> [CertificateRuleID] {
             let leaf = F.leaf(notBefore: notBefore, days: 90)
             return AppleCertificatePolicy.violations(chain: [leaf, F.ca()], anchor: .system, at: notBefore.addingTimeInterval(86_400),
                                                      path: [leaf, F.ca(), woSign])

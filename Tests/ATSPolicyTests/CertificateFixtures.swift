@@ -54,14 +54,14 @@ enum CertificateFixture {
 
     static func rules(_ chain: [CertificateFacts], anchor: AnchorSource? = .system,
                       delivered: [SignedCertificateTimestamp] = [], at date: Date = date(2026, 3, 1),
-                      requireCT: Bool = false, rules: CertificateRuleSet = .documented) -> [String] {
+                      requireCT: Bool = false, rules: CertificateRuleSet = .documented) -> [CertificateRuleID] {
         AppleCertificatePolicy.violations(chain: chain, anchor: anchor, deliveredSCTs: delivered, at: date,
                                           requireCertificateTransparency: requireCT, rules: rules).map(\.rule)
     }
 
     /// The rules other than CT, for tests about one rule on a chain without SCTs.
     static func nonCTRules(_ chain: [CertificateFacts], anchor: AnchorSource? = .system,
-                           rules: CertificateRuleSet = .documented) -> [String] {
+                           rules: CertificateRuleSet = .documented) -> [CertificateRuleID] {
         Self.rules(chain, anchor: anchor, rules: rules).filter { $0 != CertificateRuleID.certificateTransparency }
     }
 

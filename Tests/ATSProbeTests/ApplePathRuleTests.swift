@@ -8,8 +8,8 @@ import TLSFacts
 /// Apple's path rules at their boundaries, each from a real loopback handshake.
 @Suite("Apple path rules")
 struct ApplePathRuleTests {
-    private func ids(_ violations: [CertificateRuleViolation]) -> [String] { violations.map(\.rule) }
-    private func nonCT(_ violations: [CertificateRuleViolation]) -> [String] {
+    private func ids(_ violations: [CertificateRuleViolation]) -> [CertificateRuleID] { violations.map(\.rule) }
+    private func nonCT(_ violations: [CertificateRuleViolation]) -> [CertificateRuleID] {
         ids(violations).filter { $0 != CertificateRuleID.certificateTransparency }
     }
 

@@ -9,7 +9,7 @@ import TLSFacts
 /// now, served on loopback, observed by the real probe and judged at an injected date.
 @Suite("Apple trust: certificate rules at their boundaries")
 struct AppleTrustRuleTests {
-    private func ids(_ violations: [CertificateRuleViolation]) -> [String] { violations.map(\.rule) }
+    private func ids(_ violations: [CertificateRuleViolation]) -> [CertificateRuleID] { violations.map(\.rule) }
 
     // MARK: 398 days (public roots, issued on or after 2020-09-01)
 
@@ -136,7 +136,7 @@ struct AppleTrustRuleTests {
     /// A system root: the leaf needs an EKU with id-kp-serverAuth itself.
     @Test func systemAnchoredLeafEKU() async throws {
         let fixture = try AppleTrustFixture(anchor: .system, at: TrustClock.judged)
-        func nonCT(_ o: Observation) -> [String] { ids(fixture.violations(o)).filter { $0 != CertificateRuleID.certificateTransparency } }
+        func nonCT(_ o: Observation) -> [CertificateRuleID] { ids(fixture.violations(o)).filter { $0 != CertificateRuleID.certificateTransparency } }
         let none = try await fixture.observe(TrustClock.spec(inclusiveDays: 90, extendedKeyUsage: nil))
         #expect(none.trust.anchor == .system)
         let violations = fixture.violations(none)

@@ -151,6 +151,30 @@ struct EngineTests {
         #expect(Date().timeIntervalSince(started) < 5)
     }
 
+    /// A task cancelled before it queues for a full limiter gets no slot and does not wait for one.
+    @Test func limiterRefusesATaskCancelledBeforeItQueues() async throws {
+        let limiter = HandshakeLimiter(limit: 1)
+        #expect(await limiter.acquire())
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let waiter = Task {
+            for await _ in gate { break }  // ends once the test has cancelled this task
+            return await limiter.acquire()
+        }
+        waiter.cancel()
+        open.finish()
+        let outcome = await withTaskGroup(of: Bool?.self) { group -> Bool? in
+            group.addTask { await waiter.value }
+            group.addTask { try? await Task.sleep(for: .seconds(10)); return nil }
+            let first = await group.next() ?? nil
+            // A waiter that queued anyway would hold the group open: hand it the slot so the test ends.
+            if first == nil { limiter.release() }
+            group.cancelAll()
+            return first
+        }
+        #expect(outcome == false, "acquire must return false at once for an already-cancelled task")
+        #expect(limiter.inFlight == 1)
+    }
+
     @Test func happyEyeballsMovesPastARefusingAddress() async throws {
         let hole = try Blackhole()
         // ::1 at this port refuses (nothing listens there on IPv6); 127.0.0.1 accepts.

@@ -9,12 +9,12 @@ import TestProcesses
 /// reads it otherwise.
 @Suite("System store loading")
 struct SystemStoreLoadingTests {
-    static func rehash(_ directory: String) throws {
-        let result = try ChildProcess.runBlocking("/usr/bin/env", ["openssl", "rehash", directory], timeout: 20)
+    static func rehash(_ directory: String) async throws {
+        let result = try await ChildProcess.run("/usr/bin/env", ["openssl", "rehash", directory], timeout: 20)
         #expect(result.status == 0, "openssl rehash: \(result.stderr)")
     }
 
-    @Test func hashedDirectoryFindsARootOnlyWhenItIsThere() throws {
+    @Test func hashedDirectoryFindsARootOnlyWhenItIsThere() async throws {
         let pki = try TestPKI()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-hashed-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -29,7 +29,7 @@ struct SystemStoreLoadingTests {
 
         let rootPath = directory + "/root.pem"
         try pki.root.certificatePEM.write(toFile: rootPath, atomically: true, encoding: .utf8)
-        try Self.rehash(directory)
+        try await Self.rehash(directory)
         #expect(TrustStore.hasHashedCertificates(directory))
         #expect(TrustStore.systemStoreFindsIssuer(of: leaf, environment: [:], defaultDirectory: directory))
 

@@ -43,13 +43,13 @@ struct PinsCommandTests {
         return try TrustSupport.write(text, named: "Info.plist", in: try TrustSupport.directory())
     }
 
-    @Test func textAndJSONGiveOpenSSLsPins() throws {
+    @Test func textAndJSONGiveOpenSSLsPins() async throws {
         let s = try Self.served()
-        let (text, json, today) = try TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
+        let (text, json, today) = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
-            return (try TrustSupport.run(["pins", "--ca-file", s.root, url]),
-                    try TrustSupport.run(["pins", "--ca-file", s.root, "--json", "--at", "2000-06-01", url]),
-                    try TrustSupport.run(["pins", "--ca-file", s.root, "--json", url]))
+            return (try await TrustSupport.run(["pins", "--ca-file", s.root, url]),
+                    try await TrustSupport.run(["pins", "--ca-file", s.root, "--json", "--at", "2000-06-01", url]),
+                    try await TrustSupport.run(["pins", "--ca-file", s.root, "--json", url]))
         }
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains("[0] leaf \(s.leafPin)  O=atsprobe tests,CN=localhost"), "\(text.stdout)")
@@ -72,10 +72,10 @@ struct PinsCommandTests {
         #expect(document["pinsSatisfied"] == nil || document["pinsSatisfied"] is NSNull)
     }
 
-    @Test func plistOutputParsesWithPlistlib() throws {
+    @Test func plistOutputParsesWithPlistlib() async throws {
         let s = try Self.served()
-        let result = try TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
-            try TrustSupport.run(["pins", "--ca-file", s.root, "--format", "plist", "https://127.0.0.1:\(port)/"])
+        let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
+            try await TrustSupport.run(["pins", "--ca-file", s.root, "--format", "plist", "https://127.0.0.1:\(port)/"])
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("<?xml"), "only the plist: \(result.stdout)")
@@ -96,13 +96,13 @@ struct PinsCommandTests {
         ("CA right, leaf wrong", true, false, true, 1),
         ("leaf only, wrong", false, false, true, 1),
     ])
-    func plistPinsAreJudged(label: String, pinCA: Bool, pinLeaf: Bool, wrongLeaf: Bool, status: Int32) throws {
+    func plistPinsAreJudged(label: String, pinCA: Bool, pinLeaf: Bool, wrongLeaf: Bool, status: Int32) async throws {
         let s = try Self.served()
         let other = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
         let plist = try Self.infoPlist(domain: "localhost", ca: pinCA ? [other, s.intermediatePin] : nil,
                                        leaf: pinLeaf ? [s.leafPin] : (wrongLeaf ? [other] : nil))
-        let result = try TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
-            try TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist,
+        let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
+            try await TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist,
                                   "--connect-to", "localhost:\(port):127.0.0.1:\(port)", "https://localhost:\(port)/"])
         }
         #expect(result.status == status, "\(label): \(result.stdout) \(result.stderr)")
@@ -112,11 +112,11 @@ struct PinsCommandTests {
 
     /// Apple matches pins against the chain it built, which ends at the root even when the
     /// server does not send it: a root pin is satisfied (the chain as built, trust.path).
-    @Test func rootPinMatchesTheRootTheChainWasBuiltTo() throws {
+    @Test func rootPinMatchesTheRootTheChainWasBuiltTo() async throws {
         let s = try Self.served()
         let plist = try Self.infoPlist(domain: "example.test", includesSubdomains: true, ca: [s.rootPin], leaf: nil)
-        let result = try TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
-            try TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist, "--json",
+        let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
+            try await TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist, "--json",
                                   "--connect-to", "www.example.test:\(port):127.0.0.1:\(port)", "https://www.example.test:\(port)/"])
         }
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
@@ -127,31 +127,31 @@ struct PinsCommandTests {
         #expect((check["result"] as? [String: Any])?["verdict"] as? String == "matched")
     }
 
-    @Test func noEntryForTheHostIsNotARestriction() throws {
+    @Test func noEntryForTheHostIsNotARestriction() async throws {
         let s = try Self.served()
         let plist = try Self.infoPlist(domain: "elsewhere.example", ca: [s.rootPin], leaf: nil)
-        let result = try TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
-            try TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist, "https://127.0.0.1:\(port)/"])
+        let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
+            try await TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist, "https://127.0.0.1:\(port)/"])
         }
         #expect(result.status == 0)
         #expect(result.stdout.contains("none: no NSPinnedDomains entry applies"))
     }
 
     /// A port nothing listens on (the listener is closed before the run): exit 2, no plist.
-    @Test func unreachableIsExit2WithoutAPlist() throws {
+    @Test func unreachableIsExit2WithoutAPlist() async throws {
         let port = try unusedLoopbackPort()
-        let result = try TrustSupport.run(["pins", "--format", "plist", "--timeout", "5", "127.0.0.1:\(port)"], timeout: 30)
+        let result = try await TrustSupport.run(["pins", "--format", "plist", "--timeout", "5", "127.0.0.1:\(port)"], timeout: 30)
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("no plist: handshake failed: connection refused"), "\(result.stderr)")
     }
 
-    @Test func plistWithoutPinnedDomainsIsBadInput() throws {
+    @Test func plistWithoutPinnedDomainsIsBadInput() async throws {
         let path = try TrustSupport.write("""
         <?xml version="1.0" encoding="UTF-8"?>
         <plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSAllowsArbitraryLoads</key><true/></dict></dict></plist>
         """, named: "Info.plist", in: try TrustSupport.directory())
-        let result = try TrustSupport.run(["pins", "--plist", path, "127.0.0.1:1"], timeout: 30)
+        let result = try await TrustSupport.run(["pins", "--plist", path, "127.0.0.1:1"], timeout: 30)
         #expect(result.status == 64)
         #expect(result.stderr.contains("no NSPinnedDomains dictionary"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)

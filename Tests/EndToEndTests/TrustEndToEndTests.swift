@@ -16,14 +16,14 @@ struct TrustEndToEndTests {
 
     static let googleArgon = "DleUvPOuqT4zGyyZB7P3kN+bwj1xMiXdIaklrGHFTiE="
 
-    @Test func everyFailNamesTheCertificateAndRule() throws {
+    @Test func everyFailNamesTheCertificateAndRule() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
         // A user-installed root skips the strict EKU check, but an EKU without serverAuth or
         // anyEKU fails every chain.
         let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: [CertificateSpec.clientAuth]))
-        let result = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
-            try TrustSupport.run(["--ats-diagnostics", "--verbose", "--ca-file", root, "--at", "2025-03-10", "https://127.0.0.1:\(port)/"])
+        let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+            try await TrustSupport.run(["--ats-diagnostics", "--verbose", "--ca-file", root, "--at", "2025-03-10", "https://127.0.0.1:\(port)/"])
         }
         #expect(result.status == 1, "stderr: \(result.stderr)")
         let fails = TrustSupport.failBlocks(result.stdout)
@@ -39,14 +39,14 @@ struct TrustEndToEndTests {
 
     /// SSL_CERT_FILE with --trust-store system puts the test root in OpenSSL's system store: a public root, so 398 days and
     /// CT apply. --at judges as of 2025-03-10; at 2026-06-01 the same leaf has expired.
-    @Test func publicRootRulesAndTheClock() throws {
+    @Test func publicRootRulesAndTheClock() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
         let identity = try pki.issue(Self.spec(days: 399))
-        let (judged, later) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+        let (judged, later) = try await TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
-            return (try TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
-                    try TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2026-06-01", url], environment: ["SSL_CERT_FILE": root]))
+            return (try await TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try await TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2026-06-01", url], environment: ["SSL_CERT_FILE": root]))
         }
         #expect(judged.status == 1)
         let fails = TrustSupport.failBlocks(judged.stdout)
@@ -61,17 +61,17 @@ struct TrustEndToEndTests {
         #expect(laterFails.allSatisfy { $0.contains("has expired") }, "\(later.stdout)")
     }
 
-    @Test func probeListsAppleFindingsAndCT() throws {
+    @Test func probeListsAppleFindingsAndCT() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
         let sct = TestSCT(logID: Array(Data(base64Encoded: Self.googleArgon)!), timestamp: Self.issued)
         let identity = try pki.issue(Self.spec(days: 90, extendedKeyUsage: nil, scts: [sct]))
-        let (user, system, apple, appleDiagnostics) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+        let (user, system, apple, appleDiagnostics) = try await TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
-            return (try TrustSupport.run(["probe", "--ca-file", root, "--at", "2025-03-10", url]),
-                    try TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
-                    try TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
-                    try TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]))
+            return (try await TrustSupport.run(["probe", "--ca-file", root, "--at", "2025-03-10", url]),
+                    try await TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try await TrustSupport.run(["probe", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]),
+                    try await TrustSupport.run(["--ats-diagnostics", "--at", "2025-03-10", url], environment: ["SSL_CERT_FILE": root]))
         }
         // Trusted, and no Apple rule applies that it breaks (no EKU is fine under a user-installed
         // root, CT is not required there): probe passes.
@@ -111,7 +111,7 @@ struct TrustEndToEndTests {
     /// --ct-log-list replaces the built-in list: the same two SCTs from test logs are unknown
     /// under Apple's list and make the leaf compliant under a list that names their logs (with
     /// the keys their signatures are checked with).
-    @Test func ctLogListDecidesWhichLogsCount() throws {
+    @Test func ctLogListDecidesWhichLogsCount() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
         let logA = try TestCTLog(name: "Test log A", operator: "Op A"), logB = try TestCTLog(name: "Test log B", operator: "Op B")
@@ -124,14 +124,14 @@ struct TrustEndToEndTests {
         let swapped = TestCTLog.logListJSON([logA, logB], since: TrustSupport.utc(2024, 1, 1))
             .replacingOccurrences(of: Data(logB.keyDER).base64EncodedString(), with: Data(logA.keyDER).base64EncodedString())
         let swappedPath = try TrustSupport.write(swapped, named: "swapped.json", in: directory)
-        let (builtIn, custom, diagnose, bad, badKey) = try TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
+        let (builtIn, custom, diagnose, bad, badKey) = try await TrustSupport.withServer(TLSServerConfiguration(identity: identity)) { port in
             let url = "https://127.0.0.1:\(port)/"
             let environment = ["SSL_CERT_FILE": root]  // a public root: CT is required
-            return (try TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", url], environment: environment),
-                    try TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
-                    try TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
-                    try TrustSupport.run(["probe", "--ct-log-list", badPath, url], environment: environment),
-                    try TrustSupport.run(["probe", "--ct-log-list", swappedPath, url], environment: environment))
+            return (try await TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", url], environment: environment),
+                    try await TrustSupport.run(["probe", "--trust-store", "system", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
+                    try await TrustSupport.run(["--ats-diagnostics", "--trust-store", "system", "--at", "2025-03-10", "--ct-log-list", listPath, url], environment: environment),
+                    try await TrustSupport.run(["probe", "--ct-log-list", badPath, url], environment: environment),
+                    try await TrustSupport.run(["probe", "--ct-log-list", swappedPath, url], environment: environment))
         }
         #expect(builtIn.stdout.contains("(not in the log list) at 2025-03-01T00:00:00Z, signature not checked (no key for this log)"), "\(builtIn.stdout)")
         #expect(builtIn.stdout.contains("Certificate Transparency: NOT compliant"), "\(builtIn.stdout)")

@@ -7,9 +7,10 @@ import ATSTestServers
 /// makes a test root part of OpenSSL's system store, so public-root rules apply), files in a
 /// fresh directory, and the SPKI pin as the openssl command line computes it.
 enum TrustSupport {
-    /// Runs the built binary with extra environment variables; bounded by `timeout`.
-    static func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 60) throws -> BinaryRunner.Result {
-        try BinaryRunner.runBlocking(arguments, timeout: timeout, environment: extra)
+    /// Runs the built binary with extra environment variables; bounded by `timeout`, awaited off
+    /// the cooperative pool (a synchronous wait there starves other tests' servers and probes).
+    static func run(_ arguments: [String], environment extra: [String: String] = [:], timeout: Double = 60) async throws -> BinaryRunner.Result {
+        try await BinaryRunner.run(arguments, timeout: timeout, environment: extra)
     }
 
     /// A fresh directory under the temporary directory.
@@ -54,9 +55,9 @@ enum TrustSupport {
     }
 
     /// Starts `configuration`, runs `body` with the port, stops the server whatever happens.
-    static func withServer<T>(_ configuration: TLSServerConfiguration, _ body: (Int) throws -> T) throws -> T {
+    static func withServer<T>(_ configuration: TLSServerConfiguration, _ body: (Int) async throws -> T) async throws -> T {
         let server = try TestTLSServer.start(configuration)
         defer { server.stop() }
-        return try body(server.port)
+        return try await body(server.port)
     }
 }

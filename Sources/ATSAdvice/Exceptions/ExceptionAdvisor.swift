@@ -1,22 +1,6 @@
 import ATSPolicy
 import TLSFacts
 
-/// Why one key of a suggested exception is needed: the test without it (or with a stronger
-/// value) failed, for the reason observed.
-public struct KeyEvidence: Sendable, Hashable, Codable {
-    public var key: String
-    /// The value as Info.plist spells it ("TLSv1.1", "false", "true").
-    public var value: String
-    /// The fact that made the key necessary.
-    public var observation: String
-
-    public init(key: String, value: String, observation: String) {
-        self.key = key
-        self.value = value
-        self.observation = observation
-    }
-}
-
 /// What a host needs in an app's Info.plist.
 public enum ExceptionSuggestion: Sendable, Hashable {
     /// Default ATS passes.
@@ -108,39 +92,36 @@ public enum ExceptionAdvisor {
         }
         // The facts say which suite the server chose and why no platform takes it; the reason's
         // own "the server chooses X, which this offer does not include" would say it again.
-        let message = RepeatedClauses.without(first?.message ?? "no reason recorded", coveredBy: facts)
+        let message = RepeatedClauses.without(first?.clauses ?? ["no reason recorded"], coveredBy: facts).joined(separator: "; ")
         return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + facts)
     }
 
     private static func evidence(for chosen: Candidate, verdict: (Candidate) -> Verdict?,
                                  observations: [ProbeResult]) -> [KeyEvidence] {
-        func because(_ stronger: Candidate, _ what: String) -> String {
-            guard let v = verdict(stronger) else { return "\(what): not tested separately" }
-            let reason = v.reasons.first?.message ?? (v.passed ? "passes" : "fails")
-            return "\(what) \(v.passed ? "passes" : "fails"): \(reason)"
+        func because(_ stronger: Candidate, _ what: String) -> SettingComparison {
+            guard let v = verdict(stronger) else { return .untested(setting: what) }
+            return .tested(setting: what, v)
         }
         var rationale: [KeyEvidence] = []
         if let minimum = chosen.minimum {
             var stronger = chosen
             stronger.minimum = minimum == .tls10 ? .tls11 : nil
-            var text = because(stronger, "minimum \(stronger.minimum ?? .tls12)")
             let best = observations.compactMap { try? $0.get().protocolVersion }.max()
-            if let best { text += "; best protocol seen: \(best)" }
-            rationale.append(KeyEvidence(key: ATSKey.exceptionMinimumTLSVersion.name, value: minimum.plistName, observation: text))
+            rationale.append(KeyEvidence(key: ATSKey.exceptionMinimumTLSVersion.name, value: minimum.plistName,
+                                         comparison: because(stronger, "minimum \(stronger.minimum ?? .tls12)"), bestProtocol: best))
         }
         if chosen.forwardSecrecyOff {
             var stronger = chosen
             stronger.forwardSecrecyOff = false
-            var text = because(stronger, "with forward secrecy required")
             let suites = Set(observations.compactMap { try? $0.get().cipherSuite }).filter { !$0.isForwardSecret }
-            if !suites.isEmpty { text += "; server chose \(suites.sorted().map(\.ianaName).joined(separator: ", "))" }
-            rationale.append(KeyEvidence(key: ATSKey.exceptionRequiresForwardSecrecy.name, value: "false", observation: text))
+            rationale.append(KeyEvidence(key: ATSKey.exceptionRequiresForwardSecrecy.name, value: "false",
+                                         comparison: because(stronger, "with forward secrecy required"), chosenSuites: suites.sorted()))
         }
         if chosen.insecureHTTP {
             var stronger = chosen
             stronger.insecureHTTP = false
             rationale.append(KeyEvidence(key: ATSKey.exceptionAllowsInsecureHTTPLoads.name, value: "true",
-                                         observation: because(stronger, "with ATS required")))
+                                         comparison: because(stronger, "with ATS required")))
         }
         return rationale
     }

@@ -82,7 +82,7 @@ public struct HostAdvice: Sendable, Hashable {
             }
             if let leaf = seen.compactMap(\.leaf).first {
                 if !leaf.signatureHash.isSHA256OrStronger { facts.append("leaf signed with \(leaf.signatureHash.rawValue)") }
-                if let needed = minimumKeyBits(leaf.publicKey), leaf.publicKey.bits < needed {
+                if let needed = ruleSet.leafKeyShortfall(leaf.publicKey) {
                     facts.append("leaf key \(leaf.publicKey) is below \(needed) bits")
                 }
             }
@@ -90,28 +90,17 @@ public struct HostAdvice: Sendable, Hashable {
             break
         }
         guard !facts.isEmpty else { return item }
-        var comparison = item.observation
+        var precise = item
+        precise.facts = facts
         // The advisor's own summary of the best protocol is now said first, with its suite.
-        if item.key == ATSKey.exceptionMinimumTLSVersion.name, let range = comparison.firstRange(of: "; best protocol seen: ") {
-            comparison = String(comparison[..<range.lowerBound])
-        }
+        if item.key == ATSKey.exceptionMinimumTLSVersion.name { precise.bestProtocol = nil }
         // nscurl never tests insecure HTTP with PFS on; the rule itself is the evidence then.
         if item.key == ATSKey.exceptionRequiresForwardSecrecy.name, exception.allowsInsecureHTTPLoads,
-           comparison.hasSuffix("not tested separately") {
-            comparison = "NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites"
+           case .untested? = item.comparison, item.chosenSuites.isEmpty, item.bestProtocol == nil {
+            precise.comparison = .rule("NSExceptionAllowsInsecureHTTPLoads alone still limits the offer to ATS suites")
         }
-        // A clause of the comparison that a fact already states is not said again.
-        let said = facts.joined(separator: "; ")
-        let rest = RepeatedClauses.without(comparison, coveredBy: said)
-        return KeyEvidence(key: item.key, value: item.value, observation: rest.isEmpty ? said : said + "; " + rest)
-    }
-
-    private static func minimumKeyBits(_ key: PublicKeyFacts) -> Int? {
-        switch key.algorithm {
-        case .rsa: 2048
-        case .ec: 256
-        default: nil
-        }
+        // A clause of the comparison that a fact already states is not said again (KeyEvidence.observation).
+        return precise
     }
 
     /// When no exception helps: one fix per failure class (certificate, chain, root, protocol,
@@ -138,12 +127,14 @@ public struct HostAdvice: Sendable, Hashable {
                 case CertificateRuleID.validity398, CertificateRuleID.validity825:
                     note(leaf.map { "valid for \(CertificateLifetime($0).days) days" } ?? "valid too long")
                 case CertificateRuleID.rsaKeySize:
-                    let small = leaf.map { $0.publicKey.algorithm == .rsa && $0.publicKey.bits < 2048 } ?? false
+                    let rules = CertificateRuleSet.documented
+                    let small = leaf.map { $0.publicKey.algorithm == .rsa
+                        && !rules.keySizeCounting.meets(bits: $0.publicKey.bits, minimum: rules.minimumRSABits) } ?? false
                     note(small ? "leaf key \(leaf!.publicKey)" : "an RSA key under 2048 bits in the chain")
                 case CertificateRuleID.sha1Signature: note("a SHA-1 signature")
                 case CertificateRuleID.md5Signature: note("an MD5 signature")
                 case CertificateRuleID.certificateTransparency: note("too few SCTs from Apple's CT logs")
-                default: note(rule)
+                default: note(rule.rawValue)
                 }
             case .leafKeyTooSmall: note(leaf.map { "leaf key \($0.publicKey)" } ?? "a leaf key too small")
             case .leafSignatureHashWeak: note(leaf.map { "signed with \($0.signatureHash.rawValue)" } ?? "a weak signature hash")
@@ -180,7 +171,7 @@ public struct HostAdvice: Sendable, Hashable {
         let insecure = ATSKey.exceptionAllowsInsecureHTTPLoads.name
         if let leaf, exception.allowsInsecureHTTPLoads, !leaf.signatureHash.isSHA256OrStronger {
             fixes.append(.reissueLeaf(key: insecure, because: "the leaf is signed with \(leaf.signatureHash.rawValue)"))
-        } else if let leaf, exception.allowsInsecureHTTPLoads, let needed = minimumKeyBits(leaf.publicKey), leaf.publicKey.bits < needed {
+        } else if let leaf, exception.allowsInsecureHTTPLoads, let needed = ruleSet.leafKeyShortfall(leaf.publicKey) {
             fixes.append(.reissueLeaf(key: insecure, because: "the leaf key \(leaf.publicKey) is below \(needed) bits"))
         } else if exception.allowsInsecureHTTPLoads {
             // The suites were the problem: one change removes both keys when PFS is off too.

@@ -1,13 +1,15 @@
 import ATSPolicy
 
-/// One sentence per reason: the advisor's facts ("server chose X under every offer ...") and the
-/// reasons they are joined to ("...; the server chooses X, which this offer does not include")
-/// often name the same suites. A clause that only says which suite the server chose is dropped
-/// when the text it joins already names every suite in it.
+/// The advisor's facts ("server chose X under every offer ...") and the reasons they are joined
+/// to ("...; the server chooses X, which this offer does not include") often name the same
+/// suites or protocol. Reasons and evidence are kept as clauses (`FailureReason.clauses`,
+/// `KeyEvidence`), and a whole clause the facts already say is left out when they are rendered:
+/// one that repeats a fact, or one that only says which suites the server chose when the facts
+/// name every one of them.
 enum RepeatedClauses {
-    /// `text` split at "; ", without the clauses `said` already covers.
-    static func without(_ text: String, coveredBy said: String) -> String {
-        text.components(separatedBy: "; ").filter { !isCovered($0, by: said) }.joined(separator: "; ")
+    /// `clauses` without those `said` already covers.
+    static func without(_ clauses: [String], coveredBy said: String) -> [String] {
+        clauses.filter { !isCovered($0, by: said) }
     }
 
     static func isCovered(_ clause: String, by said: String) -> Bool {

@@ -130,8 +130,7 @@ struct DomainKeyLint {
         /// Why an address-like key does not parse, nil when it does.
         var addressProblem: String? {
             let isV4 = !host.contains(":")
-            var v4 = in_addr(), v6 = in6_addr()
-            let valid = isV4 ? inet_pton(AF_INET, host, &v4) == 1 : inet_pton(AF_INET6, host, &v6) == 1
+            let valid = IPAddress(host, family: isV4 ? .v4 : .v6) != nil
             guard valid else {
                 return host.hasPrefix("[") ? "write IPv6 keys without brackets" : "'\(UntrustedText.escape(host, limit: 100))' is not an IP\(isV4 ? "v4" : "v6") address"
             }

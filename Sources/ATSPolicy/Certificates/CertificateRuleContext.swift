@@ -22,10 +22,17 @@ public struct CertificateRuleContext: Sendable {
     public var ocspStaple: OCSPStaple?
     /// Apple's date-based distrust of roots (article 121668, WoSign/StartCom).
     public var distrust: AppleDistrustList
+    /// The name asked for (SNI), for messages only: matching it is the probe's job.
+    public var serverName: String?
+    /// The CT logs Apple trusts (as built in, by default).
+    public var logs: CTLogList
+    /// The app or the anchor asks for CT whatever the issuance date.
+    public var requireCertificateTransparency: Bool
 
     public init(chain: [CertificateFacts], anchor: AnchorSource?, date: Date, rules: CertificateRuleSet = .documented,
                 path: [CertificateFacts]? = nil, deliveredSCTs: [SignedCertificateTimestamp] = [],
-                ocspStaple: OCSPStaple? = nil, distrust: AppleDistrustList = .apple) {
+                ocspStaple: OCSPStaple? = nil, distrust: AppleDistrustList = .apple, serverName: String? = nil,
+                logs: CTLogList = .apple, requireCertificateTransparency: Bool = false) {
         self.chain = chain
         self.anchor = anchor
         self.date = date
@@ -34,6 +41,9 @@ public struct CertificateRuleContext: Sendable {
         self.deliveredSCTs = deliveredSCTs
         self.ocspStaple = ocspStaple
         self.distrust = distrust
+        self.serverName = serverName
+        self.logs = logs
+        self.requireCertificateTransparency = requireCertificateTransparency
     }
 
     public var leaf: CertificateFacts? { chain.first }
@@ -70,13 +80,13 @@ public struct CertificateRuleContext: Sendable {
         return "certificate \(index) [\(role)] (\(UntrustedText.escape(chain[index].subject, limit: 200)))"
     }
 
-    func violation(_ rule: String, _ index: Int, _ what: String) -> CertificateRuleViolation {
+    func violation(_ rule: CertificateRuleID, _ index: Int, _ what: String) -> CertificateRuleViolation {
         CertificateRuleViolation(rule: rule, certificateIndex: index, detail: "\(name(index)): \(what) [\(rule)]")
     }
 
     /// A violation by a certificate of the chain as built. It keeps the served index when the
     /// server sent that certificate; otherwise (fetched, or the store's root) the index is nil.
-    func violation(_ rule: String, _ pathIndex: Int, _ what: String, inPath: Bool) -> CertificateRuleViolation {
+    func violation(_ rule: CertificateRuleID, _ pathIndex: Int, _ what: String, inPath: Bool) -> CertificateRuleViolation {
         let certificate = builtPath[pathIndex]
         if let served = chain.firstIndex(where: { $0.sha256Fingerprint == certificate.sha256Fingerprint }) {
             return violation(rule, served, what)

@@ -3,8 +3,12 @@ import TLSFacts
 /// Maximum leaf lifetimes: 825 days for leaves issued on or after 2019-07-01 whatever the
 /// anchor (HT210176), 398 days for leaves chaining to a public root issued on or after
 /// 2020-09-01 (HT211025). User-installed roots are exempt from 398 days only.
-public enum LifetimeRules {
-    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+public struct LifetimeRules: CertificateRule {
+    public static let ids: [CertificateRuleID] = [.validity825, .validity398]
+
+    public init() {}
+
+    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         guard let leaf = context.leaf else { return [] }
         let rules = context.rules
         let lifetime = CertificateLifetime(leaf)

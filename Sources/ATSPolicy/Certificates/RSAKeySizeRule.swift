@@ -6,8 +6,12 @@ import TLSFacts
 /// `KeySizeCounting.bits` compares bits instead. Every served certificate is checked, the root
 /// included (it issues too). A modulus above 8192 bits is one Apple cannot parse
 /// (SecRSAKey.c kMaximumRSAKeyBits), so the certificate fails as well.
-public enum RSAKeySizeRule {
-    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+public struct RSAKeySizeRule: CertificateRule {
+    public static let ids: [CertificateRuleID] = [.rsaKeySize, .rsaKeyTooLarge]
+
+    public init() {}
+
+    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         let minimum = context.rules.minimumRSABits
         let maximum = context.rules.maximumRSABits
         return context.chain.indices.compactMap { index in
@@ -22,29 +26,6 @@ public enum RSAKeySizeRule {
                 ? " (\((key.bits + 7) / 8) bytes; Apple compares whole bytes, \((minimum + 7) / 8) needed)" : ""
             return context.violation(CertificateRuleID.rsaKeySize, index,
                                      "RSA key of \(key.bits) bits\(counted); Apple requires \(minimum) or more")
-        }
-    }
-}
-
-/// Keys Apple cannot use. SecKey.m (SecKeyCreatePublicFromDERItem) parses rsaEncryption, EC,
-/// Ed25519 and Ed448 SubjectPublicKeyInfos only: an RSASSA-PSS SPKI, DSA or anything else in
-/// any certificate of the chain fails. A leaf must also sign the handshake with a scheme
-/// Apple offers: its ClientHellos (shared/data/apple/client-hellos.md) offer ECDSA and RSA
-/// (PKCS#1, PSS-RSAE) only, so an Ed25519 or Ed448 leaf cannot be used either.
-public enum KeyTypeRule {
-    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
-        context.chain.indices.compactMap { index in
-            let key = context.chain[index].publicKey
-            switch key.algorithm {
-            case .rsa, .ec: return nil
-            case .ed25519, .ed448:
-                guard index == 0 else { return nil }
-                return context.violation(CertificateRuleID.keyTypeUnsupported, index,
-                                         "\(key.algorithm.rawValue) leaf key; Apple offers no \(key.algorithm.rawValue) signature scheme in TLS")
-            case .rsaPSS, .dsa, .other:
-                return context.violation(CertificateRuleID.keyTypeUnsupported, index,
-                                         "\(key.algorithm.rawValue) public key, which Apple cannot parse (it reads RSA, EC, Ed25519 and Ed448 keys)")
-            }
         }
     }
 }

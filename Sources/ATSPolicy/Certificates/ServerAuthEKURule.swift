@@ -8,12 +8,16 @@ import TLSFacts
 ///   id-kp-serverAuth itself, for chains to a system root (any date) and for chains to neither
 ///   a system nor a user root issued on or after 2019-07-01. User-installed roots skip it.
 /// `LeafEKUScope.everyAnchor` applies the strict check to every anchor from 2019-07-01 instead.
-public enum ServerAuthEKURule {
+public struct ServerAuthEKURule: CertificateRule {
+    public static let ids: [CertificateRuleID] = [.serverAuthEKU]
+
+    public init() {}
+
     /// Usages the looser SSL server check accepts besides serverAuth.
     static let looseUsages: Set<String> = [CertificateFacts.serverAuthOID, CertificateFacts.anyExtendedKeyUsageOID,
                                            "2.16.840.1.113730.4.1", "1.3.6.1.4.1.311.10.3.3"]
 
-    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         guard let leaf = context.leaf else { return [] }
         let issuedSinceRule = leaf.notBefore >= context.rules.serverAuthAndLifetimeFrom
         let strict: Bool
@@ -37,30 +41,8 @@ public enum ServerAuthEKURule {
                 : "extendedKeyUsage lacks id-kp-serverAuth (\(CertificateFacts.serverAuthOID)); \(requirement)"
             return [context.violation(CertificateRuleID.serverAuthEKU, 0, what)]
         }
-        guard let usages, !usages.isEmpty, looseUsages.isDisjoint(with: usages) else { return [] }
+        guard let usages, !usages.isEmpty, Self.looseUsages.isDisjoint(with: usages) else { return [] }
         return [context.violation(CertificateRuleID.serverAuthEKU, 0,
                                   "extendedKeyUsage allows neither id-kp-serverAuth nor anyExtendedKeyUsage; Apple checks it whatever the root")]
-    }
-}
-
-/// Every CA between the leaf and the anchor (in the chain as built, fetched intermediates
-/// included) whose extendedKeyUsage extension lists usages must allow id-kp-serverAuth or
-/// anyExtendedKeyUsage (SecPolicyServer.c: SecPolicyCheckServerAuthEKU for system roots,
-/// SecPolicyCheckExtendedKeyUsage for every chain, which also accepts the SGC usages).
-/// The anchor itself is not checked.
-public enum IntermediateEKURule {
-    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
-        let path = context.builtPath
-        guard path.count > 2 else { return [] }
-        let accepted: Set<String> = context.anchor == .system
-            ? [CertificateFacts.serverAuthOID, CertificateFacts.anyExtendedKeyUsageOID]
-            : ServerAuthEKURule.looseUsages
-        return (1..<(path.count - 1)).compactMap { index in
-            guard let usages = path[index].extendedKeyUsage, !usages.isEmpty, accepted.isDisjoint(with: usages) else { return nil }
-            let listed = usages.prefix(8).map { UntrustedText.escape($0, limit: 80) }.joined(separator: ", ")
-            return context.violation(CertificateRuleID.caServerAuthEKU, index,
-                                     "CA extendedKeyUsage (\(listed)) allows neither id-kp-serverAuth nor anyExtendedKeyUsage",
-                                     inPath: true)
-        }
     }
 }

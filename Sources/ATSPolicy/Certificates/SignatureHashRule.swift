@@ -4,12 +4,16 @@ import TLSFacts
 /// never verified (the root is trusted as itself), so a self-issued last certificate is exempt,
 /// and so is a self-signed leaf that is itself the anchor (SecPolicyLeafCallbacks.c skips the
 /// weak-hash check for a self-signed leaf trusted as an anchor).
-public enum SignatureHashRule {
-    public static func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+public struct SignatureHashRule: CertificateRule {
+    public static let ids: [CertificateRuleID] = [.sha1Signature, .md5Signature]
+
+    public init() {}
+
+    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         context.chain.indices.compactMap { index in
             let certificate = context.chain[index]
             guard !context.isSelfIssuedRoot(index), !context.isSelfSignedAnchorLeaf(index) else { return nil }
-            let rule: String
+            let rule: CertificateRuleID
             switch certificate.signatureHash {
             case .sha1: rule = CertificateRuleID.sha1Signature
             case .md5: rule = CertificateRuleID.md5Signature

@@ -31,32 +31,13 @@ public struct AppleTrustCodes: Hashable, Sendable, Codable, CustomStringConverti
         "NSURLError \(urlError), SecureTransport \(secureTransport), OSStatus \(osStatus) \(osStatusName)"
     }
 
-    static func untrusted(_ secureTransport: Int, _ osStatus: Int, _ name: String) -> AppleTrustCodes {
-        AppleTrustCodes(urlError: AppleError.serverCertificateUntrusted, secureTransport: secureTransport, osStatus: osStatus, osStatusName: name)
-    }
-
+    /// The codes of a trust problem (the table is `AppleErrorCodes`).
     public static func codes(for kind: TrustProblem.Kind) -> AppleTrustCodes {
-        switch kind {
-        case .untrustedRoot, .selfSigned: untrusted(SecureTransportCode.noRootCertificate, -67843, "errSecNotTrusted")
-        case .incompleteChain: untrusted(SecureTransportCode.noRootCertificate, -25318, "errSecCreateChainFailed")
-        case .expired: untrusted(SecureTransportCode.certificateExpired, -67818, "errSecCertificateExpired")
-        case .notYetValid: untrusted(SecureTransportCode.certificateNotYetValid, -67819, "errSecCertificateNotValidYet")
-        case .nameMismatch: untrusted(SecureTransportCode.hostNameMismatch, -67602, "errSecHostNameMismatch")
-        case .invalidChain: untrusted(SecureTransportCode.certificateChainInvalid, -67843, "errSecNotTrusted")
-        }
+        AppleErrorCodes.trustCodes(for: kind)
     }
 
-    public static func codes(forRule rule: String) -> AppleTrustCodes {
-        let invalid = SecureTransportCode.certificateChainInvalid
-        switch rule {
-        case CertificateRuleID.subjectAltNameMissing: return untrusted(SecureTransportCode.hostNameMismatch, -67602, "errSecHostNameMismatch")
-        case CertificateRuleID.serverAuthEKU, CertificateRuleID.caServerAuthEKU: return untrusted(invalid, -67609, "errSecInvalidExtendedKeyUsage")
-        case CertificateRuleID.validity825, CertificateRuleID.validity398: return untrusted(invalid, -67901, "errSecCertificateValidityPeriodTooLong")
-        case CertificateRuleID.rsaKeySize, CertificateRuleID.rsaKeyTooLarge, CertificateRuleID.keyTypeUnsupported:
-            return untrusted(invalid, -67735, "errSecUnsupportedKeySize")
-        case CertificateRuleID.sha1Signature, CertificateRuleID.md5Signature: return untrusted(invalid, -67815, "errSecInvalidDigestAlgorithm")
-        case CertificateRuleID.distrustedRoot, CertificateRuleID.ocspRevoked: return untrusted(invalid, -67820, "errSecCertificateRevoked")
-        default: return untrusted(invalid, -67843, "errSecNotTrusted")  // certificate-transparency (CTRequired), pins
-        }
+    /// The codes of a certificate rule (the table is `AppleErrorCodes`).
+    public static func codes(forRule rule: CertificateRuleID) -> AppleTrustCodes {
+        AppleErrorCodes.trustCodes(forRule: rule)
     }
 }

@@ -1,0 +1,28 @@
+import TLSFacts
+
+/// Keys Apple cannot use. SecKey.m (SecKeyCreatePublicFromDERItem) parses rsaEncryption, EC,
+/// Ed25519 and Ed448 SubjectPublicKeyInfos only: an RSASSA-PSS SPKI, DSA or anything else in
+/// any certificate of the chain fails. A leaf must also sign the handshake with a scheme
+/// Apple offers: its ClientHellos (shared/data/apple/client-hellos.md) offer ECDSA and RSA
+/// (PKCS#1, PSS-RSAE) only, so an Ed25519 or Ed448 leaf cannot be used either.
+public struct KeyTypeRule: CertificateRule {
+    public static let ids: [CertificateRuleID] = [.keyTypeUnsupported]
+
+    public init() {}
+
+    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+        context.chain.indices.compactMap { index in
+            let key = context.chain[index].publicKey
+            switch key.algorithm {
+            case .rsa, .ec: return nil
+            case .ed25519, .ed448:
+                guard index == 0 else { return nil }
+                return context.violation(CertificateRuleID.keyTypeUnsupported, index,
+                                         "\(key.algorithm.rawValue) leaf key; Apple offers no \(key.algorithm.rawValue) signature scheme in TLS")
+            case .rsaPSS, .dsa, .other:
+                return context.violation(CertificateRuleID.keyTypeUnsupported, index,
+                                         "\(key.algorithm.rawValue) public key, which Apple cannot parse (it reads RSA, EC, Ed25519 and Ed448 keys)")
+            }
+        }
+    }
+}
