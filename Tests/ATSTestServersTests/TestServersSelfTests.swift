@@ -47,14 +47,14 @@ import Glibc
     ]
 
     @Test(arguments: handshakeCases)
-    func negotiates(_ testCase: HandshakeCase) throws {
+    func negotiates(_ testCase: HandshakeCase) async throws {
         let identity = try TestPKI.selfSigned(CertificateSpec(key: testCase.key))
         let server = try TestTLSServer.start(TLSServerConfiguration(
             identity: identity, minVersion: testCase.minVersion, maxVersion: testCase.maxVersion,
             cipherList: testCase.cipherList, tls13Suites: testCase.tls13Suites))
         defer { server.stop() }
 
-        let result = try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief"]
+        let result = try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief"]
                                             + testCase.clientArguments)
         #expect(result.field("Protocol version") == testCase.expectedProtocol, "\(result.output)")
         #expect(result.field("Ciphersuite") == testCase.expectedCipher, "\(result.output)")
@@ -62,28 +62,28 @@ import Glibc
         #expect(server.completedHandshakes == 1)
     }
 
-    @Test func refusesVersionsOutsideItsRange() throws {
+    @Test func refusesVersionsOutsideItsRange() async throws {
         let server = try TestTLSServer.start(TLSServerConfiguration(
             identity: try TestPKI.selfSigned(CertificateSpec()), minVersion: .tls12, maxVersion: .tls12))
         defer { server.stop() }
-        let result = try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief", "-tls1_3"])
+        let result = try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief", "-tls1_3"])
         #expect(result.field("Protocol version") == nil)
         #expect(result.status != 0)
         #expect(server.completedHandshakes == 0)
     }
 
-    @Test func servesOverIPv6() throws {
+    @Test func servesOverIPv6() async throws {
         let server = try TestTLSServer.start(TLSServerConfiguration(
             identity: try TestPKI.selfSigned(CertificateSpec()), bindAddress: "::1"))
         defer { server.stop() }
         #expect(server.host == "::1")
-        let result = try OpenSSLCommand.run(["s_client", "-connect", "[::1]:\(server.port)", "-brief"])
+        let result = try await OpenSSLCommand.run(["s_client", "-connect", "[::1]:\(server.port)", "-brief"])
         #expect(result.field("Protocol version") == "TLSv1.3", "\(result.output)")
     }
 
     // MARK: Chains, stapling, SCTs
 
-    @Test func intermediateChainVerifiesAgainstTheRoot() throws {
+    @Test func intermediateChainVerifiesAgainstTheRoot() async throws {
         let pki = try TestPKI(rootKey: .rsa(bits: 2048), withIntermediate: true)
         let identity = try pki.issue(CertificateSpec())
         #expect(identity.chainPEM == [pki.intermediatePEM])
@@ -93,7 +93,7 @@ import Glibc
         for sendChain in [true, false] {
             let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity, sendChain: sendChain))
             defer { server.stop() }
-            let result = try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief",
+            let result = try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief",
                                                  "-CAfile", rootFile, "-verify_return_error",
                                                  "-verify_hostname", "localhost"])
             if sendChain {
@@ -107,7 +107,7 @@ import Glibc
         }
     }
 
-    @Test func staplesAnOCSPResponseThatVerifies() throws {
+    @Test func staplesAnOCSPResponseThatVerifies() async throws {
         let pki = try TestPKI()
         let identity = try pki.issue(CertificateSpec())
         let now = Date()
@@ -118,22 +118,22 @@ import Glibc
         let leafFile = try files.write("leaf.pem", identity.certificatePEM)
         let responseFile = try files.write("response.der", der)
 
-        let offline = try OpenSSLCommand.run(["ocsp", "-respin", responseFile, "-issuer", rootFile,
+        let offline = try await OpenSSLCommand.run(["ocsp", "-respin", responseFile, "-issuer", rootFile,
                                               "-cert", leafFile, "-CAfile", rootFile])
         #expect(offline.output.contains("Response verify OK"), "\(offline.output)")
         #expect(offline.output.contains("\(leafFile): good"), "\(offline.output)")
 
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity, ocspResponseDER: der))
         defer { server.stop() }
-        let stapled = try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-status"])
+        let stapled = try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-status"])
         #expect(stapled.output.contains("OCSP Response Status: successful"), "\(stapled.output)")
         #expect(stapled.output.contains("Cert Status: good"), "\(stapled.output)")
-        let unasked = try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief"])
+        let unasked = try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-brief"])
         #expect(!unasked.output.contains("OCSP Response Status"))
     }
 
     @Test(arguments: [TLSVersion.tls12, .tls13])
-    func sendsTheSCTExtensionWhenAsked(_ version: TLSVersion) throws {
+    func sendsTheSCTExtensionWhenAsked(_ version: TLSVersion) async throws {
         let pki = try TestPKI()
         let identity = try pki.issue(CertificateSpec())
         let list = serializedSCTList([TestSCT(logID: TestSCT.logID(7), timestamp: Date(timeIntervalSince1970: 1_600_000_000))])
@@ -143,28 +143,28 @@ import Glibc
         // -ct makes the client ask for SCTs; an empty log list stands in for the system one this machine lacks.
         let files = try TemporaryFiles()
         let logList = try files.write("ct_log_list.cnf", "enabled_logs = \n")
-        let result = try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-ct", "-ctlogfile", logList])
+        let result = try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-ct", "-ctlogfile", logList])
         #expect(result.output.contains("SCTs present (1)"), "\(result.output)")
         #expect(result.output.contains("07:07:07:07"), "\(result.output)")
     }
 
     // MARK: HTTP and concurrency
 
-    @Test func answersHTTPPerPath() throws {
+    @Test func answersHTTPPerPath() async throws {
         let server = try TestTLSServer.start(TLSServerConfiguration(
             identity: try TestPKI.selfSigned(CertificateSpec()),
             http: .perPath(["/": .ok, "/old": .redirect(to: "https://localhost/new"), "/broken": .status(503)])))
         defer { server.stop() }
-        func get(_ path: String) throws -> String {
-            try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-quiet", "-ign_eof"],
+        func get(_ path: String) async throws -> String {
+            try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-quiet", "-ign_eof"],
                                    input: "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n").stdout
         }
-        #expect(try get("/").hasPrefix("HTTP/1.1 200 OK\r\n"))
-        let redirect = try get("/old?x=1")
+        #expect(try await get("/").hasPrefix("HTTP/1.1 200 OK\r\n"))
+        let redirect = try await get("/old?x=1")
         #expect(redirect.hasPrefix("HTTP/1.1 301 Moved Permanently\r\n"), "\(redirect)")
         #expect(redirect.contains("\r\nLocation: https://localhost/new\r\n"))
-        #expect(try get("/broken").hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
-        #expect(try get("/missing").hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        #expect(try await get("/broken").hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        #expect(try await get("/missing").hasPrefix("HTTP/1.1 404 Not Found\r\n"))
     }
 
     @Test func handlesConcurrentHandshakes() async throws {
@@ -174,7 +174,7 @@ import Glibc
         let protocols = try await withThrowingTaskGroup(of: String?.self) { group in
             for _ in 0..<12 {
                 group.addTask {
-                    try OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(port)", "-brief"]).field("Protocol version")
+                    try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(port)", "-brief"]).field("Protocol version")
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -184,7 +184,7 @@ import Glibc
         #expect(server.completedHandshakes == 12)
     }
 
-    @Test func stopIsQuickAndIdempotentWithConnectionsOpen() throws {
+    @Test func stopIsQuickAndIdempotentWithConnectionsOpen() async throws {
         // 127.0.0.2, where no other test listens: once this server stops, nothing can take its
         // port there, so the refused connection below cannot be another test's server answering.
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: try TestPKI.selfSigned(CertificateSpec()),
@@ -203,7 +203,7 @@ import Glibc
 
     // MARK: Hostile servers
 
-    @Test func silentServerAcceptsAndNeverAnswers() throws {
+    @Test func silentServerAcceptsAndNeverAnswers() async throws {
         let server = try HostileServer.start(.silent)
         defer { server.stop() }
         let client = try RawClient(port: server.port)
@@ -216,7 +216,7 @@ import Glibc
         #expect(Date().timeIntervalSince(started) < 2)
     }
 
-    @Test func hostileServersMisbehaveAsDescribed() throws {
+    @Test func hostileServersMisbehaveAsDescribed() async throws {
         let expectations: [(HostileBehavior, (RawClient.Reply) -> Bool)] = [
             (.plainHTTP, { if case .data(let bytes) = $0 { String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 400") } else { false } }),
             (.resetOnAccept, { $0 == .reset }),
@@ -237,7 +237,7 @@ import Glibc
         }
     }
 
-    @Test func unusedPortRefusesConnections() throws {
+    @Test func unusedPortRefusesConnections() async throws {
         let port = try unusedLoopbackPort()
         #expect(port > 0)
         #expect(throws: (any Error).self) { try RawClient(port: port) }
@@ -248,7 +248,7 @@ import Glibc
 
     // MARK: Certificates
 
-    @Test func certificatesSayWhatTheSpecAsked() throws {
+    @Test func certificatesSayWhatTheSpecAsked() async throws {
         let pki = try TestPKI(rootKey: .rsa(bits: 2048), rootSignatureHash: .sha1)
         let notBefore = ISO8601DateFormatter().date(from: "2019-03-01T00:00:00Z")!
         let identity = try pki.issue(CertificateSpec(
@@ -256,7 +256,7 @@ import Glibc
             key: .rsa(bits: 2047), signatureHash: .sha1, notBefore: notBefore,
             notAfter: notBefore.addingTimeInterval(398 * 86_400), extendedKeyUsage: nil,
             embeddedSCTs: [TestSCT(logID: TestSCT.logID(9), timestamp: notBefore)]))
-        let text = try OpenSSLCommand.certificateText(identity.certificatePEM)
+        let text = try await OpenSSLCommand.certificateText(identity.certificatePEM)
         #expect(text.contains("Public-Key: (2047 bit)"), "\(text)")
         #expect(text.contains("Signature Algorithm: sha1WithRSAEncryption"))
         #expect(text.contains("Not Before: Mar  1 00:00:00 2019 GMT"), "\(text)")
@@ -267,7 +267,7 @@ import Glibc
         #expect(text.contains("09:09:09:09"))
         #expect(text.contains("Issuer: CN = atsprobe Test Root"))
 
-        let rootText = try OpenSSLCommand.certificateText(pki.rootPEM)
+        let rootText = try await OpenSSLCommand.certificateText(pki.rootPEM)
         #expect(rootText.contains("CA:TRUE"))
         #expect(rootText.contains("Signature Algorithm: sha1WithRSAEncryption"))
     }
@@ -275,23 +275,23 @@ import Glibc
     @Test(arguments: [(TestKey.ec(curve: .p256), "Public-Key: (256 bit)", "ecdsa-with-SHA384", TestSignatureHash.sha384),
                       (.ec(curve: .p521), "Public-Key: (521 bit)", "ecdsa-with-SHA512", .sha512),
                       (.ed25519, "ED25519 Public-Key", "ED25519", .sha256)])
-    func keysAndSignatureAlgorithms(_ key: TestKey, _ keyText: String, _ algorithm: String, _ hash: TestSignatureHash) throws {
+    func keysAndSignatureAlgorithms(_ key: TestKey, _ keyText: String, _ algorithm: String, _ hash: TestSignatureHash) async throws {
         let identity = try TestPKI.selfSigned(CertificateSpec(key: key, signatureHash: hash))
-        let text = try OpenSSLCommand.certificateText(identity.certificatePEM)
+        let text = try await OpenSSLCommand.certificateText(identity.certificatePEM)
         #expect(text.contains(keyText), "\(text)")
         #expect(text.contains("Signature Algorithm: \(algorithm)"), "\(text)")
         #expect(text.contains("TLS Web Server Authentication"))
         #expect(text.contains("DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1"), "\(text)")
     }
 
-    @Test func spkiHashMatchesOpenSSL() throws {
+    @Test func spkiHashMatchesOpenSSL() async throws {
         let identity = try TestPKI.selfSigned(CertificateSpec())
         let files = try TemporaryFiles()
         let leaf = try files.write("leaf.pem", identity.certificatePEM)
         let spki = try files.path("spki.der")
-        _ = try OpenSSLCommand.run(["x509", "-in", leaf, "-noout", "-pubkey", "-out", try files.path("pub.pem")])
-        _ = try OpenSSLCommand.run(["pkey", "-pubin", "-in", try files.path("pub.pem"), "-outform", "DER", "-out", spki])
-        let digest = try OpenSSLCommand.run(["dgst", "-sha256", "-binary", "-out", try files.path("hash"), spki])
+        _ = try await OpenSSLCommand.run(["x509", "-in", leaf, "-noout", "-pubkey", "-out", try files.path("pub.pem")])
+        _ = try await OpenSSLCommand.run(["pkey", "-pubin", "-in", try files.path("pub.pem"), "-outform", "DER", "-out", spki])
+        let digest = try await OpenSSLCommand.run(["dgst", "-sha256", "-binary", "-out", try files.path("hash"), spki])
         #expect(digest.status == 0)
         let hash = try Data(contentsOf: URL(fileURLWithPath: try files.path("hash")))
         #expect(identity.spkiSHA256Base64 == hash.base64EncodedString())
@@ -310,7 +310,8 @@ extension TestServersSelfTests {
         }
     }
 
-    /// Runs the `openssl` command with a time limit, output captured in files so no pipe can fill up.
+    /// Runs the `openssl` command with a time limit (TestProcesses drains its output as it runs),
+    /// awaited off the cooperative pool.
     enum OpenSSLCommand {
         struct Result {
             let status: Int32
@@ -325,16 +326,16 @@ extension TestServersSelfTests {
             }
         }
 
-        static func run(_ arguments: [String], input: String? = nil, timeoutSeconds: Int = 20) throws -> Result {
-            let finished = try ChildProcess.runBlocking("/usr/bin/env", ["openssl"] + arguments, stdin: input ?? "",
+        static func run(_ arguments: [String], input: String? = nil, timeoutSeconds: Int = 20) async throws -> Result {
+            let finished = try await ChildProcess.run("/usr/bin/env", ["openssl"] + arguments, stdin: input ?? "",
                                                         timeout: Double(timeoutSeconds))
             if finished.timedOut { throw TestServerError("openssl \(arguments.joined(separator: " ")) timed out") }
             return Result(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
         }
 
-        static func certificateText(_ pem: String) throws -> String {
+        static func certificateText(_ pem: String) async throws -> String {
             let files = try TemporaryFiles()
-            let result = try run(["x509", "-noout", "-text", "-in", try files.write("cert.pem", pem)])
+            let result = try await run(["x509", "-noout", "-text", "-in", try files.write("cert.pem", pem)])
             guard result.status == 0 else { throw TestServerError("openssl x509 failed: \(result.stderr)") }
             return result.stdout
         }
