@@ -71,21 +71,22 @@ let package = Package(
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
-        // The one way tests start a program: posix_spawn, output drained, killed at a deadline (tests only).
-        .target(name: "TestProcesses"),
+        // Test support (tests only): the one way tests start a program (posix_spawn, output drained, killed
+        // at a deadline) and make scratch directories.
+        .target(name: "TestSupport"),
         .testTarget(name: "TLSFactsTests", dependencies: ["TLSFacts"]),
         .testTarget(name: "OpenSSLSupportTests", dependencies: ["OpenSSLSupport", "COpenSSL", "CATSProbeShims"]),
-        .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts", "TestProcesses"]),
-        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TLSFacts"]),
+        .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts", "TestSupport"]),
+        .testTarget(name: "PropertyListTests", dependencies: ["TestSupport", "PropertyList", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSAdviceTests", dependencies: ["ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSEngine", "TLSFacts", "ATSTestServers", "TestProcesses", "PropertyList", "OpenSSLSupport"]),
+        .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSEngine", "TLSFacts", "ATSTestServers", "TestSupport", "PropertyList", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "TLSFacts", "ATSTestServers"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestProcesses", "PropertyList", .target(name: "atsprobe")]
+            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe")]
         ),
     ]
 )

@@ -85,12 +85,3 @@ public struct SimulatedServer {
         diagnose(ruleSet: ruleSet).filter { $0.1.passed }.map { $0.0.title }
     }
 }
-
-/// A whole XML Info.plist around the content of its root dictionary.
-public func infoPlistXML(_ rootContent: String) -> String {
-    """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0"><dict>\(rootContent)</dict></plist>
-    """
-}

@@ -1,28 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 import PropertyList
 import TLSFacts
 @testable import ATSAdvice
 @testable import ATSPolicy
 import ATSPolicyFixtures
 
-/// A fresh directory under the system temporary directory; callers remove it in a defer.
-struct LintTemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-lint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// Writes the plist to a temporary directory as XML and as binary, reads both back with
 /// PropertyListFile and lints both. The two formats must give the same findings.
 func lintBothFormats(_ rootContent: String) throws -> [LintFinding] {
-    let directory = try LintTemporaryDirectory()
+    let directory = try TemporaryDirectory(prefix: "atsprobe-lint")
     defer { directory.remove() }
 
     let xmlPath = directory.path("Info.plist")
@@ -121,7 +109,7 @@ struct LintTests {
     }
 
     @Test func bareATSDictionaryFile() throws {
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "atsprobe-lint")
         defer { directory.remove() }
         let path = directory.path("ats.plist")
         let bare = exceptions(domain("example.com", "<key>NSExceptionMinimumTLSVersion</key><string>TLSv1.4</string>"))
@@ -157,7 +145,7 @@ struct LintTests {
     }
 
     @Test func valueKindsSurviveBothFormats() throws {
-        let directory = try LintTemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "atsprobe-lint")
         defer { directory.remove() }
         let path = directory.path("kinds.plist")
         let content = "<key>t</key><true/><key>f</key><false/><key>one</key><integer>1</integer><key>zero</key><integer>0</integer>"

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ATSProbe
 import ATSTestServers
-import TestProcesses
+import TestSupport
 
 /// The machine's store is read through its hashed directory when OpenSSL's defaults apply (a root
 /// is parsed when a chain asks for its subject), and exactly as X509_STORE_set_default_paths

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 import ATSTestServers
-import TestProcesses
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -113,7 +113,7 @@ import Glibc
         let now = Date()
         let der = try pki.ocspResponse(for: identity, thisUpdate: now.addingTimeInterval(-3600),
                                        nextUpdate: now.addingTimeInterval(86_400))
-        let files = try TemporaryFiles()
+        let files = try TemporaryDirectory(prefix: "atsprobe-selftest")
         let rootFile = try files.write("root.pem", pki.rootPEM)
         let leafFile = try files.write("leaf.pem", identity.certificatePEM)
         let responseFile = try files.write("response.der", der)
@@ -141,7 +141,7 @@ import Glibc
             identity: identity, minVersion: version, maxVersion: version, sctListExtension: list))
         defer { server.stop() }
         // -ct makes the client ask for SCTs; an empty log list stands in for the system one this machine lacks.
-        let files = try TemporaryFiles()
+        let files = try TemporaryDirectory(prefix: "atsprobe-selftest")
         let logList = try files.write("ct_log_list.cnf", "enabled_logs = \n")
         let result = try await OpenSSLCommand.run(["s_client", "-connect", "127.0.0.1:\(server.port)", "-ct", "-ctlogfile", logList])
         #expect(result.output.contains("SCTs present (1)"), "\(result.output)")
@@ -286,14 +286,14 @@ import Glibc
 
     @Test func spkiHashMatchesOpenSSL() async throws {
         let identity = try TestPKI.selfSigned(CertificateSpec())
-        let files = try TemporaryFiles()
+        let files = try TemporaryDirectory(prefix: "atsprobe-selftest")
         let leaf = try files.write("leaf.pem", identity.certificatePEM)
-        let spki = try files.path("spki.der")
-        _ = try await OpenSSLCommand.run(["x509", "-in", leaf, "-noout", "-pubkey", "-out", try files.path("pub.pem")])
-        _ = try await OpenSSLCommand.run(["pkey", "-pubin", "-in", try files.path("pub.pem"), "-outform", "DER", "-out", spki])
-        let digest = try await OpenSSLCommand.run(["dgst", "-sha256", "-binary", "-out", try files.path("hash"), spki])
+        let spki = files.path("spki.der")
+        _ = try await OpenSSLCommand.run(["x509", "-in", leaf, "-noout", "-pubkey", "-out", files.path("pub.pem")])
+        _ = try await OpenSSLCommand.run(["pkey", "-pubin", "-in", files.path("pub.pem"), "-outform", "DER", "-out", spki])
+        let digest = try await OpenSSLCommand.run(["dgst", "-sha256", "-binary", "-out", files.path("hash"), spki])
         #expect(digest.status == 0)
-        let hash = try Data(contentsOf: URL(fileURLWithPath: try files.path("hash")))
+        let hash = try Data(contentsOf: URL(fileURLWithPath: files.path("hash")))
         #expect(identity.spkiSHA256Base64 == hash.base64EncodedString())
     }
 }
@@ -310,7 +310,7 @@ extension TestServersSelfTests {
         }
     }
 
-    /// Runs the `openssl` command with a time limit (TestProcesses drains its output as it runs),
+    /// Runs the `openssl` command with a time limit (TestSupport drains its output as it runs),
     /// awaited off the cooperative pool.
     enum OpenSSLCommand {
         struct Result {
@@ -334,32 +334,10 @@ extension TestServersSelfTests {
         }
 
         static func certificateText(_ pem: String) async throws -> String {
-            let files = try TemporaryFiles()
+            let files = try TemporaryDirectory(prefix: "atsprobe-selftest")
             let result = try await run(["x509", "-noout", "-text", "-in", try files.write("cert.pem", pem)])
             guard result.status == 0 else { throw TestServerError("openssl x509 failed: \(result.stderr)") }
             return result.stdout
-        }
-    }
-
-    /// A temporary directory removed when the value goes away.
-    final class TemporaryFiles {
-        let directory: URL
-
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-selftest-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-
-        deinit { try? FileManager.default.removeItem(at: directory) }
-
-        func path(_ name: String) throws -> String { directory.appendingPathComponent(name).path }
-
-        func write(_ name: String, _ text: String) throws -> String { try write(name, Array(text.utf8)) }
-
-        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-            let url = directory.appendingPathComponent(name)
-            try Data(bytes).write(to: url)
-            return url.path
         }
     }
 

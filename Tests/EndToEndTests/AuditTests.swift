@@ -1,7 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 import TLSFacts
 
 /// `atsprobe audit` end to end: the built binary against loopback servers started here.

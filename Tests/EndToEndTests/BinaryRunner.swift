@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 
 /// Spawns the built `atsprobe` binary, drains stdout and stderr while it runs, and kills it
 /// at a deadline so no test can hang.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 
 /// The shell completions and the man page are generated from the argument parser's model
 /// (scripts/package): the completions by `--generate-completion-script`, the man page by

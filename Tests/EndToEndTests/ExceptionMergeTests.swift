@@ -1,6 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
+import TestSupport
 
 /// `--merge Info.plist`: every other key kept value for value (XML and binary), the existing
 /// entry widened as far as needed and never narrowed, and bad input never overwritten.
@@ -36,20 +37,6 @@ import Testing
     /// localhost needs TLSv1.1: the entry gains it and keeps its (wider) PFS key; other.example is untouched.
     static let expectedATS = #"{"NSAllowsArbitraryLoadsInWebContent": true, "NSExceptionDomains": {"localhost": {"NSExceptionMinimumTLSVersion": "TLSv1.1", "NSExceptionRequiresForwardSecrecy": false}, "other.example": {"NSExceptionMinimumTLSVersion": "TLSv1.0"}}}"#
 
-    final class TemporaryDirectory {
-        let url: URL
-        init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-merge-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(at: url) }
-        func file(_ name: String, _ data: Data) throws -> String {
-            let path = url.appendingPathComponent(name).path
-            try data.write(to: URL(fileURLWithPath: path))
-            return path
-        }
-    }
-
     static var binaryInfoPlist: Data {
         get throws {
             let object = try PropertyListSerialization.propertyList(from: Data(infoPlist.utf8), format: nil)
@@ -59,8 +46,8 @@ import Testing
 
     /// Merges into `input` against a TLS 1.1-only server; returns the run and the bytes written.
     func merge(_ input: Data, _ extra: [String] = [], outputSameFile: Bool = false) async throws -> (BinaryRunner.Result, Data) {
-        let directory = try TemporaryDirectory()
-        let path = try directory.file("Info.plist", input)
+        let directory = try TemporaryDirectory(prefix: "atsprobe-merge")
+        let path = try directory.write("Info.plist", input)
         let fixture = try ExceptionFixture()
         let result = try await fixture.withServer(configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11 }) { port in
             try await fixture.diagnose(port: port, ["--merge", path] + extra + (outputSameFile ? ["--output", path] : []))
@@ -98,9 +85,9 @@ import Testing
 
     @Test(arguments: [false, true])
     func notAPropertyListIsExit64AndUntouched(outputSameFile: Bool) async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory(prefix: "atsprobe-merge")
         let junk = Data("this is { not a property list\n".utf8)
-        let path = try directory.file("Info.plist", junk)
+        let path = try directory.write("Info.plist", junk)
         let result = try await BinaryRunner.run(["diagnose", "--merge", path] + (outputSameFile ? ["--output", path] : []) + ["https://localhost:9/"],
                                           timeout: 60)
         #expect(result.status == 64)

@@ -1,7 +1,7 @@
 import ATSTestServers
 import Foundation
 import TLSFacts
-import TestProcesses
+import TestSupport
 
 /// Shared by the exception tests: loopback servers from a test PKI, the binary run against
 /// them, and python3's plistlib as an independent reader of every property list produced.

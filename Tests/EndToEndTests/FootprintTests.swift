@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 
 /// atsprobe's memory floor is mostly the code it maps (docs/performance.md, "Memory"). Linking
 /// Foundation proper would bring back libFoundation, CoreFoundation and the ICU data, about

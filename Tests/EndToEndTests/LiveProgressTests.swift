@@ -1,7 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 import TLSFacts
 
 /// Live progress on a terminal only (issue 14, item 3). The binary runs under util-linux

@@ -1,7 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 import TLSFacts
 
 /// Reports for people (issue 14, item 1): HTML, CSV and Markdown from `audit` and `diagnose`,

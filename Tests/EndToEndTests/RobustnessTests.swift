@@ -1,7 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 
 /// The hostile battery of issue 15, end to end (docs/robustness.md): hostile files, exhausted
 /// descriptors, closed or full output. Each test names the row it guards.

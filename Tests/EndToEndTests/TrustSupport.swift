@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TestProcesses
+import TestSupport
 import ATSTestServers
 
 /// Helpers for the trust and pins end-to-end tests: the binary with an environment (SSL_CERT_FILE

@@ -1,28 +1,7 @@
 import Foundation
 import Testing
+import TestSupport
 import PropertyList
-
-/// A directory under the system temporary directory, removed by the test that made it.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-plist-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
-/// An XML property list whose root dictionary holds `rootContent`.
-func infoPlistXML(_ rootContent: String) -> String {
-    """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0"><dict>\(rootContent)</dict></plist>
-    """
-}
 
 @Suite("PropertyListFile")
 struct PropertyListFileTests {
