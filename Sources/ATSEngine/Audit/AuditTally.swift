@@ -39,24 +39,4 @@ public struct AuditTally: Sendable {
         if localFailures > 0 { return .localFailure }
         return byVerdict.keys.map { failOn.filter($0.severity) }.max() ?? .clear
     }
-
-    /// "7 targets: 3 pass, 2 exception, 1 unreachable, 1 error"
-    public var line: String {
-        let parts = AuditVerdict.allCases.compactMap { verdict in
-            count(verdict) > 0 ? "\(count(verdict)) \(verdict.rawValue)" : nil
-        }
-        return "\(finished) target\(finished == 1 ? "" : "s")" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", "))
-    }
-
-    /// The closing summary for stderr.
-    public var summary: String {
-        var out = "atsprobe audit: \(line)\n"
-        if !exceptionKeys.isEmpty {
-            out += "exceptions needed:\n"
-            for (key, count) in keysByCount {
-                out += "  \(key): \(count) target\(count == 1 ? "" : "s")\n"
-            }
-        }
-        return out
-    }
 }
