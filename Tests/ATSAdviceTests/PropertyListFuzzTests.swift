@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import PropertyList
 import ATSAdvice
 @testable import ATSPolicy
@@ -9,17 +10,6 @@ import ATSPolicyFixtures
 /// PropertyListError, never a trap: `plist lint` reads files users did not write by hand.
 @Suite("Property-list reader under mangled input")
 struct PropertyListFuzzTests {
-    /// A small deterministic generator (SplitMix64), so a failure reproduces.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let seeds: [[UInt8]] = {
         let root: [String: PropertyListValue] = [
@@ -34,7 +24,7 @@ struct PropertyListFuzzTests {
 
     @Test(arguments: 0..<2)
     func mangledFilesNeverTrap(seedIndex: Int) {
-        var random = Seeded(state: UInt64(seedIndex) &* 7919 &+ 1)
+        var random = SeededRandom(state: UInt64(seedIndex) &* 7919 &+ 1)
         let seed = Self.seeds[seedIndex]
         #expect(!seed.isEmpty)
         var outcomes = (parsed: 0, refused: 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import PropertyList
 import ATSAdvice
 @testable import ATSEngine
@@ -17,17 +18,6 @@ struct UntrustedParserFuzzTests {
     static let iterations = ProcessInfo.processInfo.environment["ATSPROBE_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 1500
     static let seed = ProcessInfo.processInfo.environment["ATSPROBE_FUZZ_SEED"].flatMap(UInt64.init) ?? 15
 
-    /// SplitMix64: small, deterministic.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// Byte strings that matter to one format or another: line ends, NUL, markup, escapes,
     /// dot segments, C1 and bidi in UTF-8, a byte-order mark, broken UTF-8.
@@ -40,7 +30,7 @@ struct UntrustedParserFuzzTests {
     ]
 
     /// One mutation of `seed`: flip, cut, splice, insert a dictionary word, or repeat a slice.
-    static func mutate(_ seed: [UInt8], _ random: inout Seeded) -> [UInt8] {
+    static func mutate(_ seed: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         var bytes = seed
         for _ in 0..<(1 + Int(random.next() % 3)) {
             let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count + 1))
@@ -64,7 +54,7 @@ struct UntrustedParserFuzzTests {
 
     /// Runs `body` on `iterations` mutants of the corpus, cycling through it.
     static func fuzz(_ corpus: [[UInt8]], salt: UInt64, _ body: ([UInt8]) throws -> Void) rethrows {
-        var random = Seeded(state: seed &* 1_000_003 &+ salt)
+        var random = SeededRandom(state: seed &* 1_000_003 &+ salt)
         for index in 0..<iterations {
             try body(mutate(corpus[index % corpus.count], &random))
         }
