@@ -80,9 +80,9 @@ let package = Package(
         .testTarget(name: "PropertyListTests", dependencies: ["TestSupport", "PropertyList", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
         .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "ATSAdvice", "ATSEngine", "TLSFacts", "ATSTestServers", "TestSupport", "PropertyList", "OpenSSLSupport"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
-        .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "TLSFacts", "ATSTestServers"]),
+        .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),
         .testTarget(
             name: "EndToEndTests",

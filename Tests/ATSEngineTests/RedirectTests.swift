@@ -4,7 +4,7 @@ import TLSFacts
 
 /// Where a Location header leads (Redirects.resolve): RFC 3986 resolution, and the values that
 /// must never reach a request line (docs/robustness.md, rows 5 and 12). Loads that follow
-/// redirects against loopback servers are in ATSProbeTests' "Hostile servers".
+/// redirects against loopback servers are in `HostileRedirectTests`.
 @Suite("Redirect resolution")
 struct RedirectTests {
     /// RFC 3986 5.4.1 and 5.4.2 (the reference's own examples, on base http://a/b/c/d;p?q) and
