@@ -174,7 +174,7 @@ public struct DiagnosticsRunner: Sendable {
                 if case .success(let observation) = result {
                     violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date(),
                                                                    requireCertificateTransparency: policy.requiresCertificateTransparency,
-                                                                   logs: options.ctLogs)
+                                                                   rules: options.ruleSet.certificateRules, logs: options.ctLogs)
                 } else {
                     violations = []
                 }

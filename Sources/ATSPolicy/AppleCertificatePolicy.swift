@@ -29,11 +29,13 @@ public enum AppleCertificatePolicy {
     /// Every Apple certificate rule the observed chain breaks, judged at `date`.
     /// CT is judged against `logs` (Apple's list as built in, by default); see `certificateTransparency(in:at:...)`
     /// for the counts behind the verdict.
+    /// `rules` is the rule set's reading (`RuleSet.certificateRules`).
     public static func violations(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false,
+                                  rules: CertificateRuleSet = .documented,
                                   logs: CTLogList = .apple, distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
         violations(chain: observation.chain, anchor: observation.trust.anchor,
                    deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName,
-                   at: date, requireCertificateTransparency: requireCertificateTransparency, logs: logs,
+                   at: date, requireCertificateTransparency: requireCertificateTransparency, rules: rules, logs: logs,
                    path: observation.trust.path, ocspStaple: observation.ocspStaple, distrust: distrust)
     }
 

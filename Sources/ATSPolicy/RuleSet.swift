@@ -45,6 +45,10 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
     /// How a leaf key is compared with its minimum: whole bytes, as Apple's code does
     /// (SecCertificateIsAtLeastMinKeySize), so a 2047-bit RSA key passes.
     public var leafKeySizeCounting: KeySizeCounting
+    /// Apple's certificate rules as this set reads them, lifetimes above all: Apple's code
+    /// (SecPolicyServer.c, elapsed seconds with one hour of slip at 825 days) for the releases,
+    /// the published rule (HT210176, inclusive days) for `documented` (docs/certificates.md).
+    public var certificateRules: CertificateRuleSet
 
     public init(id: String, title: String, summary: String, tls13Suites: [CipherSuite], forwardSecretSuites: [CipherSuite],
                 nonForwardSecretSuites: [CipherSuite], platformSuites: [CipherSuite], platformMinimumVersion: TLSVersion,
@@ -54,7 +58,8 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
                 signatureSchemes: [SignatureScheme] = RuleSet.signatureSchemes2024,
                 alpn: [String] = ["h2", "http/1.1"], localNetworkingByDefault: Bool = true,
                 leafMinimumKeyBits: [PublicKeyFacts.Algorithm: Int] = RuleSet.strongKeySizes,
-                leafKeySizeCounting: KeySizeCounting = .bytes) {
+                leafKeySizeCounting: KeySizeCounting = .bytes,
+                certificateRules: CertificateRuleSet = .securityFramework) {
         self.id = id
         self.title = title
         self.summary = summary
@@ -66,6 +71,7 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         self.platformMaximumVersion = platformMaximumVersion
         self.ipAddressesSubjectToATS = ipAddressesSubjectToATS
         self.forwardSecrecyExceptionDropsKeySizeCheck = forwardSecrecyExceptionDropsKeySizeCheck
+        self.certificateRules = certificateRules
         self.appliesIOS13CertificateRules = appliesIOS13CertificateRules
         self.groups = groups
         self.signatureSchemes = signatureSchemes
@@ -126,7 +132,8 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         forwardSecrecyExceptionDropsKeySizeCheck: true,
         appliesIOS13CertificateRules: true,
         signatureSchemes: signatureSchemesThrough15,
-        localNetworkingByDefault: false)
+        localNetworkingByDefault: false,
+        certificateRules: .documented)
 
     /// Apple's Security code since Security-60158 (iOS 15.4 / macOS 12.3, spring 2022).
     public static let appleCode2022 = RuleSet(

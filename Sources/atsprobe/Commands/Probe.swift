@@ -124,9 +124,10 @@ struct ProbeReport: Encodable {
             suite = SuiteReport(ianaName: observation.cipherSuite.ianaName, codePoint: observation.cipherSuite.codePoint,
                                 openSSLName: observation.openSSLCipherName)
             let at = observation.trust.evaluatedAt
-            let violations = AppleCertificatePolicy.violations(in: observation, at: at, logs: logs)
+            // probe has no --rules: Apple's rules as the newest release reads them.
+            let violations = AppleCertificatePolicy.violations(in: observation, at: at, rules: RuleSet.default.certificateRules, logs: logs)
             appleRules = AppleRules(met: violations.isEmpty, evaluatedAt: at, violations: violations)
-            let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: at, logs: logs)
+            let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: at, rules: RuleSet.default.certificateRules, logs: logs)
             certificateTransparency = ct
             var failed: [ProbeCheck] = []
             if !observation.trust.isTrusted { failed.append(.trust) }

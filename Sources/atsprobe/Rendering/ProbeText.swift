@@ -60,7 +60,7 @@ enum ProbeText {
 
     /// Apple's certificate rules (ats-reference 2A), judged at the time trust was judged (--at or now).
     static func appleRules(_ o: Observation, logs: CTLogList) -> String {
-        let violations = AppleCertificatePolicy.violations(in: o, at: o.trust.evaluatedAt, logs: logs)
+        let violations = AppleCertificatePolicy.violations(in: o, at: o.trust.evaluatedAt, rules: RuleSet.default.certificateRules, logs: logs)
         guard !violations.isEmpty else { return "Apple certificate rules: met (as of \(iso(o.trust.evaluatedAt)))\n" }
         var out = "Apple certificate rules: \(violations.count) broken (as of \(iso(o.trust.evaluatedAt)))\n"
         for violation in violations { out += "  - \(esc(violation.detail))\n" }
@@ -70,7 +70,7 @@ enum ProbeText {
     /// Apple's CT verdict with the counts behind it. No app dictionary here, so
     /// NSRequiresCertificateTransparency is not set: CT applies to public (system) roots only.
     static func certificateTransparency(_ o: Observation, logs: CTLogList) -> String {
-        let ct = AppleCertificatePolicy.certificateTransparency(in: o, at: o.trust.evaluatedAt, logs: logs)
+        let ct = AppleCertificatePolicy.certificateTransparency(in: o, at: o.trust.evaluatedAt, rules: RuleSet.default.certificateRules, logs: logs)
         // A verdict of notRequired has a reason that starts "not required: ...".
         let verdict = switch ct.verdict {
         case .notRequired: ""
