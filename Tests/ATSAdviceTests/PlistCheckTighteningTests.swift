@@ -172,6 +172,38 @@ import TLSFacts
         #expect(entry(beside, "example.com") != nil)
     }
 
+    /// Keys ATS ignores are removed with the linter's own words; "ATS ignores it" is added only
+    /// when the lint message does not already say so (a flag the check sets, not a text search).
+    @Test func ignoredKeysSayATSIgnoresThemOnce() throws {
+        let ats: [String: PropertyListValue] = [
+            "NSAllowsArbitraryLoadz": true,
+            "NSExceptionDomains": [
+                "https://api.example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.2"],
+                "api.example.com": ["NSExceptionMinimumTLSVersion": "1.2", "NSExceptionRequiresForwardSecrecy": false],
+            ],
+        ]
+        let report = ExceptionTightener.tighten(ats, needs: [need("api.example.com", .exception(DomainException(requiresForwardSecrecy: false)))])
+        let byPath = Dictionary(report.findings.map { ($0.keyPath, $0.message) }, uniquingKeysWith: { first, _ in first })
+        let typo = try #require(byPath["NSAppTransportSecurity.NSAllowsArbitraryLoadz"])
+        #expect(typo.hasPrefix("unknown key") && typo.hasSuffix("ATS ignores it"), "\(typo)")
+        let version = try #require(byPath[Self.domains + ".api.example.com.NSExceptionMinimumTLSVersion"])
+        #expect(version.hasPrefix("NSExceptionMinimumTLSVersion = ") && version.contains("it is ignored"), "\(version)")
+        let scheme = try #require(byPath[Self.domains + ".https://api.example.com"])
+        #expect(scheme.hasPrefix("ATS ignores it: domain key"), "\(scheme)")
+        for message in byPath.values {
+            #expect(message.components(separatedBy: "ignore").count <= 2, "said twice: \(message)")
+        }
+    }
+
+    @Test func theFlagIsNotPartOfTheLintJSON() throws {
+        let finding = try #require(ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoadz": true]])
+            .first { $0.rule == LintRule.unknownKey.id })
+        #expect(finding.saysATSIgnoresIt)
+        let json = String(decoding: try JSONEncoder().encode(finding), as: UTF8.self)
+        #expect(!json.contains("saysATSIgnoresIt"), "\(json)")
+        #expect(try JSONDecoder().decode(LintFinding.self, from: Data(json.utf8)).message == finding.message)
+    }
+
     @Test func hostNeedFromTheSuggestion() {
         let exception = DomainException(minimumTLSVersion: "TLSv1.1")
         #expect(HostNeed(host: "h", suggestion: .none, reachable: true, appLoadPasses: true).requirement == .nothing)

@@ -32,8 +32,8 @@ public enum ATSLinter {
 struct LintPass {
     private(set) var findings: [LintFinding] = []
 
-    mutating func add(_ rule: LintRule, at path: LintKeyPath, _ message: String, fix: String) {
-        findings.append(LintFinding(rule, at: path, message, fix: fix))
+    mutating func add(_ rule: LintRule, at path: LintKeyPath, _ message: String, fix: String, saysATSIgnoresIt: Bool = false) {
+        findings.append(LintFinding(rule, at: path, message, fix: fix, saysATSIgnoresIt: saysATSIgnoresIt))
     }
 
     mutating func add(_ more: [LintFinding]) { findings += more }
@@ -181,16 +181,16 @@ struct LintPass {
     mutating func reportUnknown(_ key: String, in scope: ATSKey.Scope, at path: LintKeyPath) {
         if let elsewhere = ATSKey.all.first(where: { $0.name == key && $0.scope != scope }) {
             add(.misplacedKey, at: path, "\(quoted(key)) belongs \(Self.place(of: elsewhere.scope)), not \(Self.place(of: scope)); here ATS ignores it",
-                fix: "move it \(Self.place(of: elsewhere.scope))")
+                fix: "move it \(Self.place(of: elsewhere.scope))", saysATSIgnoresIt: true)
             return
         }
         let candidates = ATSKey.keys(in: scope).map(\.name)
         if let near = KeySuggestion.nearest(to: key, among: candidates) {
-            add(.unknownKey, at: path, "unknown key \(quoted(key)): did you mean \(near)? As written, ATS ignores it", fix: "rename it to \(near)")
+            add(.unknownKey, at: path, "unknown key \(quoted(key)): did you mean \(near)? As written, ATS ignores it", fix: "rename it to \(near)", saysATSIgnoresIt: true)
         } else if scope == .global && key.contains(".") {
-            add(.unknownKey, at: path, "unknown key \(quoted(key)) directly under NSAppTransportSecurity; ATS ignores it", fix: "domain entries belong inside NSExceptionDomains")
+            add(.unknownKey, at: path, "unknown key \(quoted(key)) directly under NSAppTransportSecurity; ATS ignores it", fix: "domain entries belong inside NSExceptionDomains", saysATSIgnoresIt: true)
         } else {
-            add(.unknownKey, at: path, "unknown key \(quoted(key)) \(Self.place(of: scope)); ATS ignores it", fix: "remove it (see docs/lint.md for the valid keys)")
+            add(.unknownKey, at: path, "unknown key \(quoted(key)) \(Self.place(of: scope)); ATS ignores it", fix: "remove it (see docs/lint.md for the valid keys)", saysATSIgnoresIt: true)
         }
     }
 

@@ -53,7 +53,7 @@ extension LintPass {
                     let intended = TLSVersionSpelling.intended(version)
                     add(.tlsVersionUnparsed, at: path,
                         "\(key) = \(quoted(version)) is not a value Apple parses (only TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3); it is ignored and the minimum stays TLSv1.2",
-                        fix: intended.map { "write exactly \"\($0)\"" } ?? "use one of TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3")
+                        fix: intended.map { "write exactly \"\($0)\"" } ?? "use one of TLSv1.0, TLSv1.1, TLSv1.2, TLSv1.3", saysATSIgnoresIt: true)
                     continue
                 }
                 if minor < 2 {

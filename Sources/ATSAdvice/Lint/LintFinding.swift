@@ -37,6 +37,12 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
     public var message: String
     /// One line: how to fix it.
     public var fix: String
+    /// Whether `message` itself says that ATS ignores the key or entry: set by the check that
+    /// words the message, so a caller that adds the consequence (tightening: "ATS ignores it: ...")
+    /// never says it twice and never searches the sentence. Not part of the JSON.
+    public var saysATSIgnoresIt = false
+
+    private enum CodingKeys: String, CodingKey { case severity, rule, keyPath, message, fix }
 
     public init(severity: Severity, rule: String, keyPath: String, message: String, fix: String) {
         self.severity = severity
@@ -46,8 +52,9 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
         self.fix = fix
     }
 
-    init(_ rule: LintRule, at keyPath: LintKeyPath, _ message: String, fix: String) {
+    init(_ rule: LintRule, at keyPath: LintKeyPath, _ message: String, fix: String, saysATSIgnoresIt: Bool = false) {
         self.init(severity: rule.severity, rule: rule.id, keyPath: keyPath.description, message: message, fix: fix)
+        self.saysATSIgnoresIt = saysATSIgnoresIt
     }
 
     public var description: String { "\(severity.rawValue)[\(rule)] \(keyPath): \(message) (fix: \(fix))" }

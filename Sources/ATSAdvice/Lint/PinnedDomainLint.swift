@@ -56,7 +56,7 @@ extension LintPass {
             let near = KeySuggestion.nearest(to: key, among: [spkiKey])
             add(.unknownKey, at: path.appending(key),
                 "unknown key \(quoted(key)) in a pin identity\(near.map { ": did you mean \($0)?" } ?? ";") ATS ignores it",
-                fix: near.map { "rename it to \($0)" } ?? "remove it; an identity holds only \(spkiKey)")
+                fix: near.map { "rename it to \($0)" } ?? "remove it; an identity holds only \(spkiKey)", saysATSIgnoresIt: true)
         }
         guard let value = identity[spkiKey] else {
             add(.pinMissingSPKI, at: path, "this identity has no \(spkiKey) value, so it matches no certificate",

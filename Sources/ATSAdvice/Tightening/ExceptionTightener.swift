@@ -44,7 +44,7 @@ public enum ExceptionTightener {
         var ats = report.tightened
         func drop(_ path: String, _ finding: LintFinding) {
             report.findings.append(TighteningFinding(kind: .unnecessary, keyPath: path, appValue: "present", neededValue: "absent",
-                                                     message: finding.message.contains("ignore") ? finding.message : "ATS ignores it: \(finding.message)"))
+                                                     message: finding.saysATSIgnoresIt ? finding.message : "ATS ignores it: \(finding.message)"))
         }
         let domainsKey = ATSKey.exceptionDomains.name
         for (key, value) in ats.sorted(by: { $0.key < $1.key }) where key != domainsKey && key != ATSKey.pinnedDomains.name {
