@@ -139,6 +139,17 @@ import ATSPolicyFixtures
         #expect(covered.notes == ["a.example.test is covered by the entry for example.test, which is wider than this probe needs; it could be tightened: NSExceptionAllowsInsecureHTTPLoads"])
     }
 
+    /// Which existing entry governs a host follows the rule set the probes ran under: a CIDR key
+    /// covers an address only where IP/CIDR keys are read (iOS 17 and later; not `ios16`).
+    @Test func aCIDREntryCoversAnAddressOnlyUnderRuleSetsThatReadIt() throws {
+        let range: [String: PropertyListValue] = ["NSExceptionMinimumTLSVersion": "TLSv1.1"]
+        let app = document(["NSExceptionDomains": ["10.0.0.0/8": .dictionary(range)]])
+        let current = try InfoPlistMerge(app, adding: ["10.1.2.3": Self.tls11], ruleSet: .ios26)
+        #expect(entries(current).keys.sorted() == ["10.0.0.0/8"], "the range already serves 10.1.2.3")
+        let before17 = try InfoPlistMerge(app, adding: ["10.1.2.3": Self.tls11], ruleSet: .beforeIOS17)
+        #expect(entries(before17).keys.sorted() == ["10.0.0.0/8", "10.1.2.3"], "ios16 does not read the range")
+    }
+
     @Test func deprecatedNamesAreWidenedWithTheCurrentName() throws {
         let old: [String: PropertyListValue] = ["NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.2", "Custom": 3]
         let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["a.example": .dictionary(old)]]), adding: ["a.example": Self.tls11])

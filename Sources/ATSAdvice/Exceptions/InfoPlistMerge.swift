@@ -21,7 +21,10 @@ public struct InfoPlistMerge {
     /// One line each, for stderr: what was widened, added, or could be tightened.
     public private(set) var notes: [String] = []
 
-    public init(_ document: PropertyListDocument, adding suggested: [String: DomainException]) throws(Failure) {
+    /// `ruleSet` decides which existing entry already governs a host (IP/CIDR keys are read only
+    /// where IP addresses are subject to ATS): the rule set the probes ran under.
+    public init(_ document: PropertyListDocument, adding suggested: [String: DomainException],
+                ruleSet: RuleSet = .default) throws(Failure) {
         root = document.root
         let bare = document.isBareATSDictionary
         var ats: [String: PropertyListValue]
@@ -47,7 +50,7 @@ public struct InfoPlistMerge {
             notes.append("NSAllowsArbitraryLoads is set: each listed domain is judged by its own entry instead, so http:// loads to it need NSExceptionAllowsInsecureHTTPLoads")
         }
         for (domain, needed) in suggested.sorted(by: { $0.key < $1.key }) {
-            merge(domain, needed, into: &domains, existing: existing)
+            merge(domain, needed, into: &domains, existing: existing, ruleSet: ruleSet)
         }
         if !suggested.isEmpty || ats[ATSKey.exceptionDomains.name] != nil {
             ats[ATSKey.exceptionDomains.name] = .dictionary(domains)
@@ -59,7 +62,8 @@ public struct InfoPlistMerge {
         }
     }
 
-    private mutating func merge(_ domain: String, _ needed: DomainException, into domains: inout [String: PropertyListValue], existing: ATSConfiguration) {
+    private mutating func merge(_ domain: String, _ needed: DomainException, into domains: inout [String: PropertyListValue],
+                                existing: ATSConfiguration, ruleSet: RuleSet) {
         // The entry written for this domain (keys are matched as Apple matches: lowercased).
         if let key = domains.keys.first(where: { $0.lowercased() == domain.lowercased() }) {
             var entry = domains[key]?.dictionaryValue ?? [:]
@@ -78,7 +82,7 @@ public struct InfoPlistMerge {
             return
         }
         // A parent entry with NSIncludesSubdomains may already govern the host.
-        if let match = existing.match(host: domain) {
+        if let match = existing.match(host: domain, ruleSet: ruleSet) {
             let narrower = match.exception.keysNarrower(than: needed).filter { $0 != ATSKey.includesSubdomains.name }
             if narrower.isEmpty {
                 let wider = match.exception.keysWider(than: needed)

@@ -110,7 +110,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     switch format {
     case .text: break
     case .plist:
-        try ExceptionPlist.write(reports, options: exceptions, document: mergeDocument, output: output)
+        try ExceptionPlist.write(reports, options: exceptions, document: mergeDocument, ruleSet: ruleSet, output: output)
         return status
     case .json:
         let encoder = JSONEncoder.atsprobe()

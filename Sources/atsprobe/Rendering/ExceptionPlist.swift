@@ -45,7 +45,7 @@ enum ExceptionPlist {
 
     /// `--format plist` and `--merge`: the dictionary, or the app's property list with it merged in.
     static func write(_ reports: [DiagnosticsReport], options: MergeOptions, document: PropertyListDocument?,
-                      output: OutputOptions<DiagnosticsFormats>) throws {
+                      ruleSet: RuleSet, output: OutputOptions<DiagnosticsFormats>) throws {
         let suggested = suggested(reports, includeSubdomains: options.includeSubdomains)
         reportUnhelpable(suggested)
         guard let document else {
@@ -56,7 +56,7 @@ enum ExceptionPlist {
         }
         let merged: InfoPlistMerge
         do {
-            merged = try InfoPlistMerge(document, adding: suggested.domains)
+            merged = try InfoPlistMerge(document, adding: suggested.domains, ruleSet: ruleSet)
         } catch {
             throw InputError("'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)")
         }
