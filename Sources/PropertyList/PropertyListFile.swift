@@ -199,13 +199,10 @@ public enum PropertyListFile {
         }
     }
 
+    /// `BoundedFile.describe`, but a missing file reads "no such file" here, as plist.md and
+    /// lint.md document the plist commands' message.
     private static func describe(errno code: Int32) -> String {
-        switch code {
-        case ENOENT: "no such file"
-        case EACCES: "permission denied"
-        case EISDIR: "is a directory"
-        default: String(cString: strerror(code))
-        }
+        code == ENOENT ? "no such file" : BoundedFile.describe(errno: code)
     }
 }
 

@@ -104,6 +104,7 @@ public enum BoundedFile {
         case ENOENT: "no such file or directory"
         case EACCES: "permission denied"
         case EISDIR: "is a directory"
+        case EPIPE: "broken pipe"
         default: String(cString: strerror(code))
         }
     }

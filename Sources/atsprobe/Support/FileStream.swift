@@ -124,16 +124,8 @@ final class FileStream: @unchecked Sendable {
         }
     }
 
-    /// strerror(errno), with the common cases in plain words.
-    static func systemError(_ code: Int32 = errno) -> String {
-        switch code {
-        case ENOENT: "no such file or directory"
-        case EACCES: "permission denied"
-        case EISDIR: "is a directory"
-        case EPIPE: "broken pipe"
-        default: String(cString: strerror(code))
-        }
-    }
+    /// strerror(errno), with the common cases in plain words (the one table, `BoundedFile.describe`).
+    static func systemError(_ code: Int32 = errno) -> String { BoundedFile.describe(errno: code) }
 }
 
 /// Target lists from --input files: one target a line; blank lines and `#` comments skipped.
