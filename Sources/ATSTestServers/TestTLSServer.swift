@@ -36,6 +36,14 @@ public final class TestTLSServer: Sendable {
         return TestTLSServer(listener: listener, handshakes: handshakes, heads: heads)
     }
 
+    /// Starts `configuration`, runs `body` with the server, and stops the server whatever happens.
+    public static func serving<T>(_ configuration: TLSServerConfiguration,
+                                  _ body: (TestTLSServer) async throws -> T) async throws -> T {
+        let server = try start(configuration)
+        defer { server.stop() }
+        return try await body(server)
+    }
+
     /// Idempotent; closes the listener and every open connection and waits (bounded) for their threads.
     public func stop() { listener.stop() }
 

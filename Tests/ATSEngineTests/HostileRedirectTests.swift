@@ -23,12 +23,6 @@ struct HostileRedirectTests {
             runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: HostileRedirectTests.timeout))
         }
 
-        /// Starts a server, runs `body`, stops the server whatever happens.
-        func withServer<T>(_ configuration: TLSServerConfiguration, _ body: (TestTLSServer) async throws -> T) async throws -> T {
-            let server = try TestTLSServer.start(configuration)
-            defer { server.stop() }
-            return try await body(server)
-        }
     }
 
     static let timeout = 5.0
@@ -41,7 +35,7 @@ struct HostileRedirectTests {
         let withNul = Array("HTTP/1.1 302 Found\r\nLocation: /y\u{0}\r\nX: 1\r\nContent-Length: 0\r\n\r\n".utf8)
         for response in [injected, withNul] {
             let configuration = TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec()), http: .raw(response))
-            try await fixture.withServer(configuration) { server in
+            try await TestTLSServer.serving(configuration) { server in
                 let runner = fixture.runner
                 let outcome = await runner.load(Target(host: "127.0.0.1", port: server.port), configuration: ATSConfiguration())
                 #expect(outcome.hops.count == 1, "the hop with control bytes must not be followed")
@@ -55,7 +49,7 @@ struct HostileRedirectTests {
         let fixture = try EngineFixture()
         let identity = try fixture.pki.issue(CertificateSpec())
         let configuration = TLSServerConfiguration(identity: identity, http: .perPath(["/a": .redirect(to: "/b"), "/b": .redirect(to: "../a")]))
-        try await fixture.withServer(configuration) { server in
+        try await TestTLSServer.serving(configuration) { server in
             let runner = fixture.runner
             let started = Date()
             let outcome = await runner.load(Target(host: "127.0.0.1", port: server.port, path: "/a"), configuration: ATSConfiguration())

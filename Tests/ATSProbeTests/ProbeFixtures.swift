@@ -19,9 +19,7 @@ struct ProbeFixture {
     /// Starts a server, runs `body`, stops the server whatever happens.
     func withServer<T>(_ configuration: TLSServerConfiguration,
                        _ body: (TestTLSServer) async throws -> T) async throws -> T {
-        let server = try TestTLSServer.start(configuration)
-        defer { server.stop() }
-        return try await body(server)
+        try await TestTLSServer.serving(configuration, body)
     }
 
     /// Serves `spec` from this PKI with the given server settings and probes it once.

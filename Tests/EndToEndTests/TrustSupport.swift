@@ -56,8 +56,6 @@ enum TrustSupport {
 
     /// Starts `configuration`, runs `body` with the port, stops the server whatever happens.
     static func withServer<T>(_ configuration: TLSServerConfiguration, _ body: (Int) async throws -> T) async throws -> T {
-        let server = try TestTLSServer.start(configuration)
-        defer { server.stop() }
-        return try await body(server.port)
+        try await TestTLSServer.serving(configuration) { try await body($0.port) }
     }
 }
