@@ -41,7 +41,7 @@ extension ATSProbeCommand {
                 case .json:
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .text:
-                    sink.write(ProbeText.render(target: target, result: result, logs: logs,
+                    sink.write(ProbeText.render(target: target, result: result, report: report, logs: logs,
                                                 palette: colors.palette(format: .text, path: output.output)))
                 default:
                     // OutputOptions<TextOrJSON> parses no other format.
@@ -125,9 +125,10 @@ struct ProbeReport: Encodable {
                                 openSSLName: observation.openSSLCipherName)
             let at = observation.trust.evaluatedAt
             // probe has no --rules: Apple's rules as the newest release reads them.
-            let violations = AppleCertificatePolicy.violations(in: observation, at: at, rules: RuleSet.default.certificateRules, logs: logs)
+            let rules = RuleSet.default.certificateRules
+            let violations = AppleCertificatePolicy.violations(in: observation, at: at, rules: rules, logs: logs)
             appleRules = AppleRules(met: violations.isEmpty, evaluatedAt: at, violations: violations)
-            let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: at, rules: RuleSet.default.certificateRules, logs: logs)
+            let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: at, rules: rules, logs: logs)
             certificateTransparency = ct
             var failed: [ProbeCheck] = []
             if !observation.trust.isTrusted { failed.append(.trust) }

@@ -8,7 +8,9 @@ import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
 enum ProbeText {
-    static func render(target: Target, result: ProbeResult, logs: CTLogList = .apple, palette: Palette = Palette(enabled: false)) -> String {
+    /// `report` carries Apple's rules and the CT verdict, judged once for text and JSON alike.
+    static func render(target: Target, result: ProbeResult, report: ProbeReport, logs: CTLogList = .apple,
+                       palette: Palette = Palette(enabled: false)) -> String {
         var out = "atsprobe probe \(target.url)\n"
         switch result {
         case .failure(let failure):
@@ -33,7 +35,7 @@ enum ProbeText {
             out += table(rows)
             for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
             out += trustDetails(o.trust)
-            out += appleRules(o, logs: logs)
+            if let rules = report.appleRules { out += appleRules(rules) }
             out += "\nChain as served (\(o.chain.count) certificate\(o.chain.count == 1 ? "" : "s"))\n"
             for (index, cert) in o.chain.enumerated() { out += certificate(cert, index: index) }
             out += "\nSigned certificate timestamps: "
@@ -45,7 +47,7 @@ enum ProbeText {
                     out += "  - \(sct.source.rawValue): log \(esc(sct.logID))\(known) at \(iso(sct.timestamp)), signature \(signatureText(sct.signature))\n"
                 }
             }
-            out += certificateTransparency(o, logs: logs)
+            if let ct = report.certificateTransparency { out += certificateTransparency(ct) }
             out += "OCSP staple: "
             if let staple = o.ocspStaple {
                 out += "\(esc(staple.responseStatus))"
@@ -59,18 +61,16 @@ enum ProbeText {
     }
 
     /// Apple's certificate rules (ats-reference 2A), judged at the time trust was judged (--at or now).
-    static func appleRules(_ o: Observation, logs: CTLogList) -> String {
-        let violations = AppleCertificatePolicy.violations(in: o, at: o.trust.evaluatedAt, rules: RuleSet.default.certificateRules, logs: logs)
-        guard !violations.isEmpty else { return "Apple certificate rules: met (as of \(iso(o.trust.evaluatedAt)))\n" }
-        var out = "Apple certificate rules: \(violations.count) broken (as of \(iso(o.trust.evaluatedAt)))\n"
-        for violation in violations { out += "  - \(esc(violation.detail))\n" }
+    static func appleRules(_ rules: ProbeReport.AppleRules) -> String {
+        guard !rules.violations.isEmpty else { return "Apple certificate rules: met (as of \(iso(rules.evaluatedAt)))\n" }
+        var out = "Apple certificate rules: \(rules.violations.count) broken (as of \(iso(rules.evaluatedAt)))\n"
+        for violation in rules.violations { out += "  - \(esc(violation.detail))\n" }
         return out
     }
 
     /// Apple's CT verdict with the counts behind it. No app dictionary here, so
     /// NSRequiresCertificateTransparency is not set: CT applies to public (system) roots only.
-    static func certificateTransparency(_ o: Observation, logs: CTLogList) -> String {
-        let ct = AppleCertificatePolicy.certificateTransparency(in: o, at: o.trust.evaluatedAt, rules: RuleSet.default.certificateRules, logs: logs)
+    static func certificateTransparency(_ ct: CTPolicyResult) -> String {
         // A verdict of notRequired has a reason that starts "not required: ...".
         let verdict = switch ct.verdict {
         case .notRequired: ""
