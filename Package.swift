@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "atsprobe", targets: ["atsprobe"]),
         .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
         .library(name: "ATSAdvice", targets: ["ATSAdvice"]),
+        .library(name: "ATSTrust", targets: ["ATSTrust"]),
         .library(name: "ATSProbe", targets: ["ATSProbe"]),
         .library(name: "ATSEngine", targets: ["ATSEngine"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
@@ -44,8 +45,11 @@ let package = Package(
         // What an app writes, derived from the rules: exception advice, suggestion and merge,
         // tightening an existing dictionary, lint, server fixes.
         .target(name: "ATSAdvice", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy"]),
+        // Trust without a socket: path building over OpenSSL, Apple's root store, anchors and their
+        // kinds, caIssuers behind a protocol, SCT checks, the chain judged by Apple's rules.
+        .target(name: "ATSTrust", dependencies: ["TLSFacts", "ATSPolicy", "COpenSSL", "CATSProbeShims", "OpenSSLSupport"]),
         // Real handshakes over the system OpenSSL.
-        .target(name: "ATSProbe", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll",
+        .target(name: "ATSProbe", dependencies: ["TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
@@ -64,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSEngine", "ATSApp",
+                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -80,7 +84,9 @@ let package = Package(
         .testTarget(name: "PropertyListTests", dependencies: ["TestSupport", "PropertyList", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
         .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
+        // Trust offline: the evaluator, its cache, the fetch address policy, chains read from files.
+        .testTarget(name: "ATSTrustTests", dependencies: ["ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),

@@ -7,6 +7,7 @@ internal import COpenSSL
 internal import CATSProbeShims
 internal import OpenSSLSupport
 import TLSFacts
+import ATSTrust
 
 /// One probe from start to end, as one async function over non-blocking sockets: resolve,
 /// connect, handshake, observe, judge trust, and GET when asked. Every wait is an await on the
@@ -15,22 +16,24 @@ import TLSFacts
 struct Handshake {
     let request: ProbeRequest
     let contexts: ClientContextCache
-    let trust: TrustStore
     /// Counts connection attempts (Prober.handshakesMade).
     let attempts: Counter
-    let evaluationDate: Date
     let clock: Stopwatch
     let deadline: Deadline
-    let verifier: SCTVerifier
+    var verifier: SCTVerifier { chainTrust.verifier }
     /// Missing intermediates by caIssuers URL, shared by every probe of the run; nil with --no-aia.
     let fetcher: IssuerFetcher?
+    /// Whether a caIssuers fetch may reach non-global addresses whatever the target (--allow-private-fetch).
+    let allowPrivateFetch: Bool
+    /// The run's trust judgement (store, anchors, date, SCT keys, one evaluation per distinct chain).
+    let chainTrust: ChainTrust
 
     /// Certificates read from a served chain. OpenSSL already refuses a certificate message
     /// over 100 KiB (SSL_R_EXCESSIVE_MESSAGE_SIZE, a protocolViolation), which holds a few
     /// hundred small certificates at most; this bound is far above any real chain, so the
     /// chain shown and judged is the chain as served. (It was 16: a 51-certificate chain was
     /// cut, its anchor lost, and judged "untrusted root".)
-    static let chainLimit = 1024
+    static let chainLimit = TrustEvaluator.chainLimit
 
     func run() async -> ProbeResult {
         let context: ClientContext
@@ -99,20 +102,16 @@ struct Handshake {
 
         // Each served certificate is read once, here; trust evaluation takes the same objects and facts.
         let served = SSL_get_peer_cert_chain(ssl).map { X509Certificate.retaining(stack: $0, limit: Handshake.chainLimit) } ?? []
-        var chain = served.map(ServedCertificate.init)
-        // Trust first: it may fetch the leaf's missing issuer, which the SCT check below needs.
+        // Trust first: it may fetch the leaf's missing issuer, which the SCT check needs. The
+        // fetch policy follows the address this probe reached (a loopback or private target may
+        // fetch from its own kind of network; docs/trust.md).
         let nameToCheck = request.serverName ?? request.target.host
-        let trustEvaluation = await TrustEvaluator(store: trust, date: evaluationDate, fetcher: fetcher, deadline: deadline)
-            .evaluate(served: chain, name: nameToCheck)
-        // The leaf's embedded SCTs sign the precertificate, which names the leaf's issuer: looked
-        // up only when the leaf has SCTs. Served, in the store, or fetched by caIssuers above.
-        // Only the leaf's SCT list extension is decoded again, to judge each signature.
-        if let leaf = served.first, !chain[0].facts.embeddedSCTs.isEmpty {
-            let issuer = trust.issuer(of: leaf, served: served) ?? fetcher?.fetchedIssuer(of: leaf)
-            chain[0].facts.embeddedSCTs = CertificateReader.embeddedSCTs(of: leaf.pointer) { sct in
-                verifier.check(sct, entry: .precertificate(leaf: leaf.pointer, issuer: issuer?.pointer))
-            }
-        }
+        let policy = IssuerFetchAddressPolicy(targetAddress: session.connection.peerAddress, allowPrivateFetch: allowPrivateFetch)
+        let fetcher = self.fetcher
+        let (chain, trustEvaluation) = await chainTrust.judge(
+            served: served.map(ServedCertificate.init), name: nameToCheck,
+            source: fetcher.map { IssuerFetcher.Source(fetcher: $0, policy: policy, deadline: deadline) }, policy: policy,
+            fetchedIssuer: { fetcher?.fetchedIssuer(of: $0) })
 
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0

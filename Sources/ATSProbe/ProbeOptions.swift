@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import TLSFacts
+import ATSTrust
 
 /// How a `Prober` judges trust and how hard it may push the network.
 public struct ProbeOptions: Sendable {
@@ -17,7 +18,11 @@ public struct ProbeOptions: Sendable {
     public var trustStore: TrustStoreChoice
     /// Fetch missing intermediates from caIssuers URLs as Apple's trustd does (off: watchOS).
     public var fetchesMissingIssuers: Bool
-    /// The time trust is judged at; nil means now.
+    /// Let caIssuers fetches reach loopback, link-local, private and other non-global addresses
+    /// whatever the target's address (--allow-private-fetch). Off: only a target that is itself
+    /// at such an address may fetch from one (IssuerFetchAddressPolicy, docs/trust.md).
+    public var allowsPrivateIssuerFetch: Bool = false
+    /// The time trust is judged at; nil means the run's start.
     public var evaluationDate: Date?
     /// At most this many handshakes in flight in `probeAll`.
     public var maxConcurrentHandshakes: Int
@@ -50,26 +55,13 @@ public struct ProbeOptions: Sendable {
     }
 }
 
-/// Which root store stands for "the system's".
-public enum TrustStoreChoice: String, Sendable, CaseIterable {
-    /// Apple's root store as shipped with iOS/macOS 26 (AppleRootStore), built into the binary.
-    case apple
-    /// The machine's OpenSSL store (OpenSSL's default paths; SSL_CERT_FILE/SSL_CERT_DIR replace them).
-    case system
-}
+/// The errors `Prober.init` throws: an anchor file or directory that cannot be read (ATSTrust).
+public typealias ProbeSetupError = TrustSetupError
 
-/// A `Prober` could not be set up. The description is one line naming the file concerned.
-public struct ProbeSetupError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var path: String?
-    public var reason: String
-
-    public init(path: String?, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    public var description: String {
-        guard let path else { return reason }
-        return "\(UntrustedText.escape(path, limit: 300)): \(reason)"
+extension ProbeOptions {
+    /// The anchors these options describe, as ATSTrust takes them.
+    var anchors: AnchorConfiguration {
+        AnchorConfiguration(caFile: caFile, caDirectory: caDirectory, useSystemTrustStore: useSystemTrustStore,
+                            trustStore: trustStore, additionalSystemAnchorsFile: additionalSystemAnchorsFile)
     }
 }

@@ -5,20 +5,29 @@ import Foundation
 #endif
 import Synchronization
 import TLSFacts
+import ATSTrust
 
 /// Makes real TLS handshakes through the system OpenSSL and reports what each one showed.
 public final class Prober: Sendable {
     public let options: ProbeOptions
     private let trust: TrustStore
+    private let chainTrust: ChainTrust
     private let contexts = ClientContextCache()
     private let counter = Counter()
     private let fetcher = IssuerFetcher()
     private let limiter: HandshakeLimiter
+    private let evaluations = TrustEvaluationCache()
+    /// The time chains are judged at: `options.evaluationDate`, else this run's start, so every
+    /// handshake of the run is judged at one time and a chain served to many is evaluated once.
+    private let evaluationDate: Date
 
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
     public init(options: ProbeOptions = .init()) throws {
         self.options = options
-        trust = try TrustStore(options: options)
+        trust = try TrustStore(options: options.anchors)
+        evaluationDate = options.evaluationDate ?? Date()
+        chainTrust = ChainTrust(store: trust, anchors: options.anchors, date: evaluationDate,
+                                verifier: SCTVerifier(keys: options.ctLogKeys), evaluations: evaluations)
         limiter = HandshakeLimiter(limit: options.maxHandshakesInFlight)
     }
 
@@ -27,6 +36,10 @@ public final class Prober: Sendable {
 
     /// caIssuers URLs fetched over the network so far (each at most once per Prober).
     public var issuerFetchesMade: Int { fetcher.fetchesMade }
+
+    /// Trust evaluations run so far: one per distinct served chain, name and anchors in a run,
+    /// however many handshakes were served it.
+    public var trustEvaluationsMade: Int { evaluations.evaluationsMade }
 
     /// The system store judged against, named with its version; nil without one.
     public var trustStoreName: String? { trust.storeName }
@@ -62,10 +75,11 @@ public final class Prober: Sendable {
         // The deadline starts now: waiting for a handshake slot or building a context counts against it.
         let clock = Stopwatch()
         let deadline = Deadline(secondsFromNow: request.timeout)
-        let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
-                                  evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline,
-                                  verifier: SCTVerifier(keys: options.ctLogKeys),
-                                  fetcher: options.fetchesMissingIssuers ? fetcher : nil)
+        let handshake = Handshake(request: request, contexts: contexts, attempts: counter,
+                                  clock: clock, deadline: deadline,
+                                  fetcher: options.fetchesMissingIssuers ? fetcher : nil,
+                                  allowPrivateFetch: options.allowsPrivateIssuerFetch,
+                                  chainTrust: chainTrust)
         let limiter = self.limiter
         let result = await withTaskExecutorPreference(EngineExecutor.shared) {
             await limiter.withSlot { await handshake.run() }
@@ -76,6 +90,21 @@ public final class Prober: Sendable {
         }
         return result ?? .failure(ProbeFailure(kind: .cancelled, detail: "cancelled before it started",
                                                elapsedMilliseconds: clock.milliseconds))
+    }
+
+    /// A chain read from a file (`atsprobe cert`), leaf first, judged for `name` exactly as a
+    /// served one: the same store, caIssuers fetcher, evaluation cache and SCT check (ChainTrust).
+    /// caIssuers fetches end within `timeout` seconds and follow the address policy for a target
+    /// named `name` (an IP literal that is not global may fetch from its own kind of network).
+    public func evaluate(chain: ChainFile.Chain, name: String, timeout: Double) async -> (chain: [CertificateFacts], trust: TrustEvaluation) {
+        let deadline = Deadline(secondsFromNow: timeout)
+        let policy = IssuerFetchAddressPolicy(targetAddress: name, allowPrivateFetch: options.allowsPrivateIssuerFetch)
+        let fetcher = options.fetchesMissingIssuers ? self.fetcher : nil
+        let (judged, trust) = await chainTrust.judge(
+            served: chain.certificates.map(ServedCertificate.init), name: name,
+            source: fetcher.map { IssuerFetcher.Source(fetcher: $0, policy: policy, deadline: deadline) }, policy: policy,
+            fetchedIssuer: { fetcher?.fetchedIssuer(of: $0) })
+        return (judged.map(\.facts), trust)
     }
 
     /// Many requests: identical requests are made once, at most `maxConcurrentHandshakes` at a time.

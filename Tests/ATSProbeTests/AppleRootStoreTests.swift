@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ATSProbe
+import ATSTrust
 import ATSTestServers
 import TLSFacts
 

@@ -1,6 +1,7 @@
 import Testing
 import ATSPolicy
 import ATSProbe
+import ATSTrust
 
 /// The built-in log table's keys (CTLogKeys.swift) against its log IDs: a log ID is the SHA-256
 /// of the log's key, so one wrong character in a transcribed key shows here.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ATSPolicy
 @testable import ATSProbe
+import ATSTrust
 import ATSTestServers
 import TLSFacts
 
@@ -166,17 +167,17 @@ struct IssuerFetchTests {
 
     /// http URLs Apple would fetch, and the forms refused before any connection.
     @Test func urlParsing() async {
-        let plain = IssuerFetcher.HTTPURL("http://ca.example/int.cer")
-        #expect(plain == IssuerFetcher.HTTPURL("HTTP://ca.example/int.cer"))
+        let plain = CAIssuers.HTTPURL("http://ca.example/int.cer")
+        #expect(plain == CAIssuers.HTTPURL("HTTP://ca.example/int.cer"))
         #expect(plain?.host == "ca.example" && plain?.port == 80 && plain?.path == "/int.cer")
-        let v6 = IssuerFetcher.HTTPURL("http://[::1]:8080")
+        let v6 = CAIssuers.HTTPURL("http://[::1]:8080")
         #expect(v6?.host == "::1" && v6?.port == 8080 && v6?.path == "/" && v6?.hostHeader == "[::1]:8080")
-        #expect(IssuerFetcher.HTTPURL("http://ca.example:99999/x") == nil)
-        #expect(IssuerFetcher.HTTPURL("http://user@ca.example/x") == nil)
-        #expect(IssuerFetcher.HTTPURL("http://ca.example/a b") == nil)
-        #expect(IssuerFetcher.HTTPURL("http://ca.example/\r\nX-Injected: 1") == nil)
-        #expect(IssuerFetcher.HTTPURL("ldap://ca.example/x") == nil)
-        let ftp = await IssuerFetcher.download("ftp://ca.example/x", deadline: Deadline(secondsFromNow: 1))
+        #expect(CAIssuers.HTTPURL("http://ca.example:99999/x") == nil)
+        #expect(CAIssuers.HTTPURL("http://user@ca.example/x") == nil)
+        #expect(CAIssuers.HTTPURL("http://ca.example/a b") == nil)
+        #expect(CAIssuers.HTTPURL("http://ca.example/\r\nX-Injected: 1") == nil)
+        #expect(CAIssuers.HTTPURL("ldap://ca.example/x") == nil)
+        let ftp = await IssuerFetcher.download("ftp://ca.example/x", policy: IssuerFetchAddressPolicy(allowsNonGlobal: true), deadline: Deadline(secondsFromNow: 1))
         #expect(ftp == .failure("skipped: Apple fetches http caIssuers URLs only"))
     }
 
@@ -184,13 +185,13 @@ struct IssuerFetchTests {
     @Test func bodyDecoding() throws {
         let pki = try TestPKI(withIntermediate: true)
         let der = pki.intermediate!.certificateDER
-        #expect(IssuerFetcher.decodeCertificates(der) == [der])
-        #expect(IssuerFetcher.decodeCertificates(try TestPKI.certsOnlyPKCS7([der, pki.root.certificateDER])).count == 2)
-        #expect(IssuerFetcher.decodeCertificates(Array(pki.intermediate!.certificatePEM.utf8)) == [der])
-        #expect(IssuerFetcher.decodeCertificates(Array(der.dropLast())).isEmpty)
-        #expect(IssuerFetcher.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".utf8))
+        #expect(CAIssuers.decodeCertificates(der) == [der])
+        #expect(CAIssuers.decodeCertificates(try TestPKI.certsOnlyPKCS7([der, pki.root.certificateDER])).count == 2)
+        #expect(CAIssuers.decodeCertificates(Array(pki.intermediate!.certificatePEM.utf8)) == [der])
+        #expect(CAIssuers.decodeCertificates(Array(der.dropLast())).isEmpty)
+        #expect(CAIssuers.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".utf8))
                 == .failure("the body (3 bytes) is not a DER or PKCS#7 certificate"))
-        #expect(IssuerFetcher.parse(Array("HTTP/1.1 301 Moved\r\nLocation: /x\r\n\r\n".utf8)) == .failure("HTTP 301"))
-        #expect(IssuerFetcher.parse(Array("garbage".utf8)) == .failure("no complete HTTP response head"))
+        #expect(CAIssuers.parse(Array("HTTP/1.1 301 Moved\r\nLocation: /x\r\n\r\n".utf8)) == .failure("HTTP 301"))
+        #expect(CAIssuers.parse(Array("garbage".utf8)) == .failure("no complete HTTP response head"))
     }
 }

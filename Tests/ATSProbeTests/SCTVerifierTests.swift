@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 @testable import ATSProbe
+import ATSTrust
 
 /// The verifier against a certificate and SCT made by another implementation: the RFC 6962
 /// reference implementation's test certificate with one embedded SCT, its issuer, and its test

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ATSProbe
+import ATSTrust
 import ATSTestServers
 import OpenSSLSupport
 import TLSFacts
@@ -13,7 +14,7 @@ import TLSFacts
         let identity = try pki.issue(CertificateSpec())
         let rootPath = try pki.writeRootPEM()
         defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: rootPath).deletingLastPathComponent()) }
-        let store = try TrustStore(options: ProbeOptions(caFile: rootPath, useSystemTrustStore: false))
+        let store = try TrustStore(options: AnchorConfiguration(caFile: rootPath, useSystemTrustStore: false))
 
         var leaf = ServedCertificate(try X509Certificate(der: identity.certificateDER))
         let intermediate = ServedCertificate(try X509Certificate(pem: try #require(identity.chainPEM.first)))
@@ -33,7 +34,7 @@ import TLSFacts
     @Test func aMissingIssuerIsPlacedByTheServedFacts() async throws {
         let pki = try TestPKI(withIntermediate: true)
         let identity = try pki.issue(CertificateSpec())
-        let store = try TrustStore(options: ProbeOptions(useSystemTrustStore: false))
+        let store = try TrustStore(options: AnchorConfiguration(useSystemTrustStore: false))
         let leaf = ServedCertificate(try X509Certificate(der: identity.certificateDER))
         let evaluation = await TrustEvaluator(store: store, date: Date()).evaluate(served: [leaf], name: nil)
         #expect(evaluation.anchor == nil)

@@ -56,6 +56,12 @@ public struct CertificateRuleContext: Sendable {
         index == 0 && chain.count == 1 && chain[0].isSelfIssued && anchor != nil
     }
 
+    /// The leaf is itself a user-trusted anchor (a self-signed leaf the user installed and
+    /// trusted): Apple skips the key-size and lifetime-maximum checks for it (SecPolicyServer.c
+    /// SecPolicyCheckKeySize, SecPolicyCheckValidityPeriodMaximums, SecPolicyCheckOtherTrustValidityPeriod:
+    /// "Don't check ... for user-anchored leafs", SecPVCIsAnchorPerConstraints(kSecUserAnchorSource, leaf)).
+    public var leafIsUserAnchor: Bool { anchor == .user && isSelfSignedAnchorLeaf(0) }
+
     /// When Apple takes the leaf to have been issued: the earliest SCT (embedded or delivered)
     /// whose signature was not found bad, else the leaf's notBefore (SecPolicyServer.c,
     /// SecPVCCheckRequireCTConstraints: SecCertificatePathVCIssuanceTime, else notBefore).

@@ -2,14 +2,15 @@ import TLSFacts
 
 /// Maximum leaf lifetimes: 825 days for leaves issued on or after 2019-07-01 whatever the
 /// anchor (HT210176), 398 days for leaves chaining to a public root issued on or after
-/// 2020-09-01 (HT211025). User-installed roots are exempt from 398 days only.
+/// 2020-09-01 (HT211025). User-installed roots are exempt from 398 days only; a leaf that is
+/// itself the user's anchor is exempt from both (SecPolicyServer.c SecPolicyCheckValidityPeriodMaximums).
 public struct LifetimeRules: CertificateRule {
     public static let ids: [CertificateRuleID] = [.validity825, .validity398]
 
     public init() {}
 
     public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
-        guard let leaf = context.leaf else { return [] }
+        guard let leaf = context.leaf, !context.leafIsUserAnchor else { return [] }
         let rules = context.rules
         let lifetime = CertificateLifetime(leaf)
         var found: [CertificateRuleViolation] = []

@@ -21,7 +21,8 @@ public struct RSAKeySizeRule: CertificateRule {
                 return context.violation(CertificateRuleID.rsaKeyTooLarge, index,
                                          "RSA key of \(key.bits) bits; Apple parses RSA keys up to \(maximum) bits")
             }
-            guard !context.rules.keySizeCounting.meets(bits: key.bits, minimum: minimum) else { return nil }
+            // A user-anchored leaf skips the key-size check (SecPolicyServer.c SecPolicyCheckKeySize).
+            guard !context.leafIsUserAnchor, !context.rules.keySizeCounting.meets(bits: key.bits, minimum: minimum) else { return nil }
             let counted = context.rules.keySizeCounting == .bytes
                 ? " (\((key.bits + 7) / 8) bytes; Apple compares whole bytes, \((minimum + 7) / 8) needed)" : ""
             return context.violation(CertificateRuleID.rsaKeySize, index,

@@ -21,7 +21,7 @@ struct ATSProbeCommand: AsyncParsableCommand {
         Exit codes: 0 passes default ATS, 1 findings, 2 unreachable, 64 bad input, 70 internal error.
         """,
         version: ToolVersion.current,
-        subcommands: [Probe.self, Diagnose.self, Audit.self, Report.self, Pins.self, Plist.self, App.self]
+        subcommands: [Probe.self, Diagnose.self, Audit.self, Report.self, Pins.self, Plist.self, Cert.self, App.self]
     )
 
     /// Never set: Main turns `--ats-diagnostics` into `diagnose` before parsing. Declared so

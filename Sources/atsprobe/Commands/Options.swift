@@ -10,6 +10,7 @@ import Glibc
 import ATSEngine
 import ATSPolicy
 import ATSProbe
+import ATSTrust
 import TLSFacts
 
 /// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
@@ -106,6 +107,9 @@ struct ConnectionOptions: ParsableArguments {
 
     @Flag(name: .customLong("no-aia"), help: "Do not fetch missing intermediates from caIssuers URLs (as watchOS, which has no network for trust).")
     var noAIA = false
+
+    @Flag(name: .customLong("allow-private-fetch"), help: "Let caIssuers fetches reach loopback, link-local, private and other non-global addresses even when the target is not at one (refused by default: a server must not aim atsprobe at its own network).")
+    var allowPrivateFetch = false
 
     @Option(name: .customLong("connect-to"), help: ArgumentHelp("As curl: connect to ADDR:PORT for HOST:PORT, keeping the name for SNI, Host and checks.", valueName: "host:port:addr:port"))
     var connectTo: [String] = []

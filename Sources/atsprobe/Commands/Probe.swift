@@ -57,11 +57,18 @@ extension ATSProbeCommand {
 /// Builds the prober from the shared options; a bad --ca-file is bad input (64). `logs`
 /// supplies the CT log keys SCT signatures are checked with.
 func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent: Int = 16) throws -> Prober {
+    var options = ProbeOptions(
+        caFile: connection.caFile, caDirectory: connection.caDir,
+        evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
+        ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA)
+    options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
+    return try makeProber(options, connection: connection)
+}
+
+/// The prober for `options`; a bad --ca-file or --ca-dir is bad input (64).
+func makeProber(_ options: ProbeOptions, connection: ConnectionOptions) throws -> Prober {
     do {
-        return try Prober(options: ProbeOptions(
-            caFile: connection.caFile, caDirectory: connection.caDir,
-            evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
-            ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA))
+        return try Prober(options: options)
     } catch let error as InputError {
         throw error
     } catch let error as ProbeSetupError {

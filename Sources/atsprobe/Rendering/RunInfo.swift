@@ -1,5 +1,6 @@
 import ATSPolicy
 import ATSProbe
+import ATSTrust
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -3,17 +3,17 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-internal import COpenSSL
-internal import CATSProbeShims
-internal import OpenSSLSupport
+package import COpenSSL
+package import CATSProbeShims
+package import OpenSSLSupport
 import TLSFacts
 
 /// Certificate status a server delivered: SCTs (TLS extension, OCSP staple) and the OCSP staple itself.
-enum StatusReader {
-    static let sctLimit = 64
+package enum StatusReader {
+    package static let sctLimit = 64
 
     /// SCTs from an OpenSSL SCT stack (borrowed).
-    static func timestamps(in list: OpaquePointer,
+    package static func timestamps(in list: OpaquePointer,
                            source: (OpaquePointer) -> SignedCertificateTimestamp.Source?,
                            check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
         var result: [SignedCertificateTimestamp] = []
@@ -33,7 +33,7 @@ enum StatusReader {
 
     /// SCTs delivered in the handshake: the TLS extension and the OCSP staple (embedded ones are
     /// read from the certificate itself).
-    static func deliveredSCTs(of ssl: OpaquePointer,
+    package static func deliveredSCTs(of ssl: OpaquePointer,
                               check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
         guard let list = SSL_get0_peer_scts(ssl) else {
             OpenSSLErrors.clear()
@@ -54,7 +54,7 @@ enum StatusReader {
     }
 
     /// The stapled OCSP response, parsed; the leaf's status when the response names it.
-    static func ocspStaple(of ssl: OpaquePointer, leaf: OpaquePointer?, issuer: OpaquePointer?) -> OCSPStaple? {
+    package static func ocspStaple(of ssl: OpaquePointer, leaf: OpaquePointer?, issuer: OpaquePointer?) -> OCSPStaple? {
         var bytes: UnsafePointer<UInt8>?
         let length = CATSProbeShims_SSL_get_tlsext_status_ocsp_resp(ssl, &bytes)
         guard length > 0, bytes != nil else { return nil }
@@ -108,8 +108,8 @@ enum StatusReader {
     }
 
     // RFC 6960 names, as Apple and OpenSSL spell them.
-    static let responseStatusNames: [Int32: String] = [
+    package static let responseStatusNames: [Int32: String] = [
         0: "successful", 1: "malformedRequest", 2: "internalError", 3: "tryLater", 5: "sigRequired", 6: "unauthorized",
     ]
-    static let certificateStatusNames: [Int32: String] = [0: "good", 1: "revoked", 2: "unknown"]
+    package static let certificateStatusNames: [Int32: String] = [0: "good", 1: "revoked", 2: "unknown"]
 }

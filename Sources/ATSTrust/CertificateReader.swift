@@ -8,19 +8,19 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-internal import COpenSSL
-internal import CATSProbeShims
-internal import OpenSSLSupport
+package import COpenSSL
+package import CATSProbeShims
+package import OpenSSLSupport
 import TLSFacts
 
 /// Reads one X509 (borrowed from its owner, an X509Certificate) into CertificateFacts. Every list and name is bounded.
-enum CertificateReader {
-    static let nameLimit = 4096
-    static let listLimit = 256
+package enum CertificateReader {
+    package static let nameLimit = 4096
+    package static let listLimit = 256
 
     /// Everything the certificate says; `checkSCT` judges each embedded SCT's signature (the
     /// handshake passes one for the leaf, whose issuer it knows).
-    static func facts(of cert: OpaquePointer,
+    package static func facts(of cert: OpaquePointer,
                       checkSCT: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck = { _ in .notChecked }) -> CertificateFacts {
         let (hash, algorithmName) = signature(of: cert)
         let alternativeNames = subjectAltNames(of: cert)
@@ -44,13 +44,13 @@ enum CertificateReader {
     }
 
     /// One-line RFC 2253 form.
-    static func name(_ name: OpaquePointer?) -> String {
+    package static func name(_ name: OpaquePointer?) -> String {
         guard let name, let bio = try? MemoryBIO() else { return "" }
         guard X509_NAME_print_ex(bio.pointer, name, 0, CATSProbeShims_XN_FLAG_RFC2253()) >= 0 else { return "" }
         return bio.text(limit: nameLimit)
     }
 
-    static func serial(of cert: OpaquePointer) -> String {
+    package static func serial(of cert: OpaquePointer) -> String {
         guard let integer = X509_get_serialNumber(cert), let bn = ASN1_INTEGER_to_BN(integer, nil) else { return "" }
         defer { BN_free(bn) }
         guard let hex = BN_bn2hex(bn) else { return "" }
@@ -58,13 +58,13 @@ enum CertificateReader {
         return String(String(cString: hex).prefix(nameLimit))
     }
 
-    static func asn1String(_ string: UnsafePointer<ASN1_STRING>?) -> String {
+    package static func asn1String(_ string: UnsafePointer<ASN1_STRING>?) -> String {
         guard let string, let data = ASN1_STRING_get0_data(string) else { return "" }
         let length = min(Int(ASN1_STRING_length(string)), nameLimit)
         return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
     }
 
-    static func subjectAltNames(of cert: OpaquePointer) -> (dns: [String], ip: [String]) {
+    package static func subjectAltNames(of cert: OpaquePointer) -> (dns: [String], ip: [String]) {
         guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return ([], []) }
         let names = OpaquePointer(raw)
         defer { CATSProbeShims_GENERAL_NAMES_free(names) }
@@ -84,7 +84,7 @@ enum CertificateReader {
         return (dns, ip)
     }
 
-    static func ipText(_ bytes: UnsafeRawBufferPointer) -> String {
+    package static func ipText(_ bytes: UnsafeRawBufferPointer) -> String {
         let family: Int32
         switch bytes.count {
         case 4: family = AF_INET
@@ -96,14 +96,14 @@ enum CertificateReader {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+    package static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
         guard let time else { return nil }
         var parts = tm()
         guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
 
-    static func publicKey(of cert: OpaquePointer) -> PublicKeyFacts {
+    package static func publicKey(of cert: OpaquePointer) -> PublicKeyFacts {
         guard let key = X509_get0_pubkey(cert) else { return PublicKeyFacts(algorithm: .other, bits: 0) }
         let bits = Int(EVP_PKEY_get_bits(key))
         switch EVP_PKEY_get_base_id(key) {
@@ -122,7 +122,7 @@ enum CertificateReader {
         }
     }
 
-    static func signature(of cert: OpaquePointer) -> (SignatureHash, String) {
+    package static func signature(of cert: OpaquePointer) -> (SignatureHash, String) {
         let nid = X509_get_signature_nid(cert)
         let name = OBJ_nid2ln(nid).map { String(cString: $0) } ?? "unknown"
         var digestNID: Int32 = 0, keyNID: Int32 = 0, securityBits: Int32 = 0
@@ -144,11 +144,11 @@ enum CertificateReader {
         return (hash, name)
     }
 
-    static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    package static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         (try? Digest.sha256(bytes)) ?? []
     }
 
-    static func fingerprint(of cert: OpaquePointer) -> String {
+    package static func fingerprint(of cert: OpaquePointer) -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         guard X509_digest(cert, EVP_sha256(), &digest, &length) == 1 else { return "" }
@@ -156,17 +156,17 @@ enum CertificateReader {
     }
 
     /// Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Apple's pin form).
-    static func spkiHash(of cert: OpaquePointer) -> String {
+    package static func spkiHash(of cert: OpaquePointer) -> String {
         spkiSHA256(of: cert).map { Data($0).base64EncodedString() } ?? ""
     }
 
     /// SHA-256 of the certificate's DER SubjectPublicKeyInfo: the pin, and RFC 6962's issuer_key_hash.
-    static func spkiSHA256(of cert: OpaquePointer) -> [UInt8]? {
+    package static func spkiSHA256(of cert: OpaquePointer) -> [UInt8]? {
         der(X509_get_X509_PUBKEY(cert)) { i2d_X509_PUBKEY($0, $1) }.map { $0.withUnsafeBytes(sha256) }
     }
 
     /// DER from an OpenSSL i2d function (which allocates when given a nil buffer).
-    static func der(_ object: OpaquePointer?, with i2d: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
+    package static func der(_ object: OpaquePointer?, with i2d: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
         guard let object else { return nil }
         var buffer: UnsafeMutablePointer<UInt8>?
         let length = i2d(object, &buffer)
@@ -175,7 +175,7 @@ enum CertificateReader {
         return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
     }
 
-    static func extendedKeyUsage(of cert: OpaquePointer) -> [String]? {
+    package static func extendedKeyUsage(of cert: OpaquePointer) -> [String]? {
         guard let raw = X509_get_ext_d2i(cert, NID_ext_key_usage, nil, nil) else { return nil }
         let usages = OpaquePointer(raw)
         defer { CATSProbeShims_EXTENDED_KEY_USAGE_free_all(usages) }
@@ -187,7 +187,7 @@ enum CertificateReader {
         return oids
     }
 
-    static func objectText(_ object: OpaquePointer) -> String {
+    package static func objectText(_ object: OpaquePointer) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
         guard length > 0 else { return "" }
@@ -195,7 +195,7 @@ enum CertificateReader {
     }
 
     /// The SCTs embedded in `cert`, each signature judged by `check`.
-    static func embeddedSCTs(of cert: OpaquePointer,
+    package static func embeddedSCTs(of cert: OpaquePointer,
                              check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
         guard let raw = X509_get_ext_d2i(cert, NID_ct_precert_scts, nil, nil) else { return [] }
         let list = OpaquePointer(raw)

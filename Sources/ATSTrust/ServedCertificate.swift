@@ -1,16 +1,16 @@
-internal import OpenSSLSupport
+package import OpenSSLSupport
 import TLSFacts
 
 /// One certificate the server sent, read once per handshake: the X509 (a reference of our own,
 /// so it outlives the SSL that received it) and its facts. Trust evaluation takes these rather
 /// than reading the chain again.
-struct ServedCertificate {
-    let certificate: X509Certificate
+package struct ServedCertificate: Sendable {
+    package let certificate: X509Certificate
     /// Embedded SCTs not yet judged (`.notChecked`): the handshake judges the leaf's once trust
     /// evaluation has found (or fetched) its issuer.
-    var facts: CertificateFacts
+    package var facts: CertificateFacts
 
-    init(_ certificate: X509Certificate) {
+    package init(_ certificate: X509Certificate) {
         self.certificate = certificate
         facts = CertificateReader.facts(of: certificate.pointer)
     }

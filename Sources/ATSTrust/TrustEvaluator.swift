@@ -3,35 +3,44 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-internal import COpenSSL
-internal import CATSProbeShims
-internal import OpenSSLSupport
+package import COpenSSL
+package import CATSProbeShims
+package import OpenSSLSupport
 import TLSFacts
 
 /// Verifies a served chain against the anchors at a given time, recording every problem
 /// instead of stopping at the first.
-struct TrustEvaluator {
-    let store: TrustStore
-    let date: Date
+package struct TrustEvaluator: Sendable {
+    package let store: TrustStore
+    package let date: Date
+
+    /// Certificates read from a chain at most (served, built or read from a file): far above
+    /// any real chain, so the chain shown and judged is the chain as given.
+    package static let chainLimit = 1024
 
     /// One error the verifier reported, and at which depth of the chain it built.
-    struct VerifyError {
+    package struct VerifyError {
         let code: Int32
         let depth: Int32
     }
 
     /// Collects verify errors from the C callback; reached through the store context's app data.
-    final class ErrorLog {
+    package final class ErrorLog {
         var errors: [VerifyError] = []
     }
 
-    /// Fetches missing issuers by caIssuers URL (nil: --no-aia), within `deadline`.
-    var fetcher: IssuerFetcher? = nil
-    var deadline: Deadline? = nil
+    /// Fetches missing issuers by caIssuers URL (nil: --no-aia); the source bounds each fetch.
+    package var fetcher: (any IssuerSource)? = nil
+
+    package init(store: TrustStore, date: Date, fetcher: (any IssuerSource)? = nil) {
+        self.store = store
+        self.date = date
+        self.fetcher = fetcher
+    }
 
     /// `served` is the peer's chain, leaf first, each certificate with the facts the handshake
     /// read (not read again here). `name` is the DNS name or IP literal to match.
-    func evaluate(served: [ServedCertificate], name: String?) async -> TrustEvaluation {
+    package func evaluate(served: [ServedCertificate], name: String?) async -> TrustEvaluation {
         var problems: [TrustProblem] = []
         guard let leaf = served.first?.certificate else {
             return TrustEvaluation(problems: [TrustProblem(kind: .invalidChain, detail: "no certificate served")],
@@ -44,7 +53,7 @@ struct TrustEvaluator {
         // (SecTrustServer.c, kSecCAIssuerSource): the certificate that lacks an issuer names URLs.
         if let fetcher {
             var hops = 0
-            while hops < IssuerFetcher.hopLimit, let depth = missingIssuerDepth(errors), depth < builtChain.count {
+            while hops < CAIssuers.hopLimit, let depth = missingIssuerDepth(errors), depth < builtChain.count {
                 let child = builtChain[depth]
                 let found = await fetchIssuers(of: child, with: fetcher, log: &fetches)
                 guard !found.isEmpty else { break }
@@ -106,8 +115,7 @@ struct TrustEvaluator {
 
         var anchor: AnchorSource?
         if !chainUntrusted, let top = builtChain.last {
-            anchor = store.userAnchorFingerprints.contains(servedFacts(top)?.sha256Fingerprint
-                                                           ?? CertificateReader.fingerprint(of: top.pointer)) ? .user : .system
+            anchor = store.anchorSource(fingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top.pointer))
         }
         let path = anchor == nil ? nil : builtChain.map { servedFacts($0) ?? CertificateReader.facts(of: $0.pointer) }
         return TrustEvaluation(problems: deduplicated(problems), anchor: anchor, evaluatedAt: date, store: store.storeName,
@@ -130,16 +138,17 @@ struct TrustEvaluator {
 
     /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it.
     /// Every URL tried is logged.
-    private func fetchIssuers(of child: X509Certificate, with fetcher: IssuerFetcher, log: inout [FetchedIssuer]) async -> [X509Certificate] {
-        let urls = IssuerFetcher.caIssuerURLs(of: child.pointer)
+    private func fetchIssuers(of child: X509Certificate, with fetcher: any IssuerSource, log: inout [FetchedIssuer]) async -> [X509Certificate] {
+        let (urls, total) = CAIssuers.caIssuerURLs(of: child.pointer)
         let subject = CertificateReader.name(X509_get_subject_name(child.pointer))
-        guard urls.count < IssuerFetcher.urlThreshold else {
-            log.append(FetchedIssuer(url: urls[0], forSubject: subject, certificates: [],
-                                     failure: "not fetched: \(urls.count) caIssuers URLs (Apple fetches none from \(IssuerFetcher.urlThreshold) on)"))
+        // The true count, not the number read (issue 24: 1,000 URLs were reported as "64").
+        guard total < CAIssuers.urlThreshold else {
+            log.append(FetchedIssuer(url: urls.first ?? "", forSubject: subject, certificates: [],
+                                     failure: "not fetched: \(total) caIssuers URLs (Apple fetches none from \(CAIssuers.urlThreshold) on)"))
             return []
         }
         for url in urls {
-            switch await fetcher.fetch(url, deadline: deadline ?? Deadline(secondsFromNow: 10)) {
+            switch await fetcher.certificates(from: url) {
             case .failure(let reason):
                 log.append(FetchedIssuer(url: url, forSubject: subject, certificates: [], failure: reason))
             case .certificates(let ders):
@@ -182,7 +191,7 @@ struct TrustEvaluator {
     }
 
     /// The verify errors that mean no anchor was reached.
-    static let untrustedCodes: Set<Int32> = [X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
+    package static let untrustedCodes: Set<Int32> = [X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN,
                                              X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY]
 
     /// The verifier stopped at a certificate whose issuer no store holds. When the server sent
@@ -204,12 +213,18 @@ struct TrustEvaluator {
         return problems.filter { seen.insert("\($0.kind.rawValue)#\($0.certificateIndex ?? -1)").inserted }
     }
 
-    /// CommonName is never consulted, as Apple's clients do today.
+    /// Apple's SecPolicyCheckCertSSLHostname (SecPolicyLeafCallbacks.c): the CommonName is never
+    /// consulted, even in a leaf without subjectAltName; an IP address matches only an iPAddress
+    /// entry (SecCertificate.c SecCertificateCopyDNSNamesFromSAN drops DNS entries that look like
+    /// addresses); one trailing dot of the host is removed (SecDNSMatch), while a SAN with a
+    /// trailing dot has one label more and never matches.
     private func matches(leaf: X509Certificate, name: String) -> Bool {
         // No partial wildcards ("w*.example.com" matches nothing), as SecPolicyLeafCallbacks.c.
         let flags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
         if Target.isIPAddress(name) { return X509_check_ip_asc(leaf.pointer, name, flags) == 1 }
-        return X509_check_host(leaf.pointer, name, name.utf8.count, flags, nil) == 1
+        let host = name.hasSuffix(".") ? String(name.dropLast()) : name
+        guard !host.isEmpty else { return false }
+        return X509_check_host(leaf.pointer, host, host.utf8.count, flags, nil) == 1
     }
 
     /// Runs X509_verify_cert with a callback that records each error and carries on.
@@ -243,7 +258,7 @@ struct TrustEvaluator {
 
         // The whole built chain (bounded as the served one is): cutting it at 16 lost the
         // anchor of a longer chain, which then read as a system root.
-        let chain = X509_STORE_CTX_get1_chain(context).map { X509Certificate.takingOwnership(stack: $0, limit: Handshake.chainLimit) } ?? []
+        let chain = X509_STORE_CTX_get1_chain(context).map { X509Certificate.takingOwnership(stack: $0, limit: TrustEvaluator.chainLimit) } ?? []
         return (log.errors, chain)
     }
 }

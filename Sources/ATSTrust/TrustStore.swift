@@ -8,37 +8,44 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-internal import COpenSSL
-internal import CATSProbeShims
-internal import OpenSSLSupport
+package import COpenSSL
+package import CATSProbeShims
+package import OpenSSLSupport
 import TLSFacts
 
 /// The anchors: a system store (Apple's, built in, by default; or the machine's OpenSSL store)
 /// and the user's (--ca-file, --ca-dir). Owns X509_STOREs, read-only after init and shared by
 /// every verification.
-final class TrustStore: @unchecked Sendable {
-    let store: OpaquePointer
+package final class TrustStore: @unchecked Sendable {
+    package let store: OpaquePointer
     /// The other system store alone (the machine's when Apple's is chosen, and the other way
     /// round), to say when the two disagree about a chain; nil without system anchors.
-    let otherStore: OpaquePointer?
+    package let otherStore: OpaquePointer?
     /// How outputs name the chosen and the other system store, with their versions.
-    let storeName: String?
-    let otherStoreName: String?
+    package let storeName: String?
+    package let otherStoreName: String?
     /// SHA-256 fingerprints of the user's anchors, to tell which store ended a chain.
-    let userAnchorFingerprints: Set<String>
-    static let anchorFileLimit = 4096
-    static let anchorLimit = 10_000
+    package let userAnchorFingerprints: Set<String>
+    /// SHA-256 fingerprints (normalised: upper-case hex, no colons) of the system anchors known
+    /// by fingerprint: Apple's roots when Apple's store is chosen, and the test seam's file.
+    package let systemAnchorFingerprints: Set<String>
+    package static let anchorFileLimit = 4096
+    package static let anchorLimit = 10_000
     /// A PEM bundle of every public root is about 250 KB; this bounds a wrong argument.
-    static let anchorBytesLimit = 64 * 1024 * 1024
+    package static let anchorBytesLimit = 64 * 1024 * 1024
 
-    init(options: ProbeOptions) throws(ProbeSetupError) {
+    package init(options: AnchorConfiguration) throws(TrustSetupError) {
         OpenSSLErrors.clear()
-        guard let store = X509_STORE_new() else { throw ProbeSetupError(path: nil, reason: "cannot create an X509 store") }
+        guard let store = X509_STORE_new() else { throw TrustSetupError(path: nil, reason: "cannot create an X509 store") }
         self.store = store
         // deinit does not run when init throws: free the store on every error path.
         var finished = false
         defer { if !finished { X509_STORE_free(store) } }
         var fingerprints = Set<String>()
+        var systemFingerprints = Set<String>()
+        if options.useSystemTrustStore, options.trustStore == .apple {
+            systemFingerprints = Set(AppleRootStore.roots.map { TrustStore.normalized($0.sha256) })
+        }
         if options.useSystemTrustStore {
             let other = X509_STORE_new()
             switch options.trustStore {
@@ -64,12 +71,15 @@ final class TrustStore: @unchecked Sendable {
         // user's fingerprints, so chains ending there count as system (public) roots.
         if let file = options.additionalSystemAnchorsFile {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
-            guard !certificates.isEmpty else { throw ProbeSetupError(path: file, reason: "no PEM certificate in file") }
-            for cert in certificates { _ = X509_STORE_add_cert(store, cert.pointer) }
+            guard !certificates.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            for cert in certificates {
+                _ = X509_STORE_add_cert(store, cert.pointer)
+                systemFingerprints.insert(TrustStore.normalized(CertificateReader.fingerprint(of: cert.pointer)))
+            }
             OpenSSLErrors.clear()
         }
 
-        func add(file path: String, required: Bool) throws(ProbeSetupError) {
+        func add(file path: String, required: Bool) throws(TrustSetupError) {
             let certificates = try TrustStore.readPEMCertificates(path: path, required: required)
             for cert in certificates {
                 fingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
@@ -79,11 +89,11 @@ final class TrustStore: @unchecked Sendable {
         }
         if let file = options.caFile {
             try add(file: file, required: true)
-            guard !fingerprints.isEmpty else { throw ProbeSetupError(path: file, reason: "no PEM certificate in file") }
+            guard !fingerprints.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
         }
         if let directory = options.caDirectory {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-                throw ProbeSetupError(path: directory, reason: "not a readable directory")
+                throw TrustSetupError(path: directory, reason: "not a readable directory")
             }
             // Only regular files: a FIFO would block the read forever, a device may never end.
             for name in names.sorted().prefix(TrustStore.anchorFileLimit) where !name.hasPrefix(".") {
@@ -93,12 +103,29 @@ final class TrustStore: @unchecked Sendable {
             }
         }
         userAnchorFingerprints = fingerprints
+        systemAnchorFingerprints = systemFingerprints
         finished = true
+    }
+
+    /// "AB:CD:..." or "abcd..." as "ABCD...".
+    package static func normalized(_ fingerprint: String) -> String {
+        fingerprint.replacingOccurrences(of: ":", with: "").uppercased()
+    }
+
+    /// Which anchor source ended a chain at `fingerprint`. A root in the system store is a
+    /// system anchor even when the user also installed it (--ca-file): Apple asks the system
+    /// anchor source first (SecPolicyServer.c SecPolicyCheckValidityPeriodMaximums and
+    /// SecPVCCheckRequireCTConstraints: SecCertificateSourceContains(kSecSystemAnchorSource, root)),
+    /// so user trust of a root that requires CT and 398 days lifts neither.
+    package func anchorSource(fingerprint: String) -> AnchorSource {
+        let key = TrustStore.normalized(fingerprint)
+        if systemAnchorFingerprints.contains(key) { return .system }
+        return userAnchorFingerprints.contains(fingerprint) ? .user : .system
     }
 
     /// The certificate that issued `leaf`: a served one when it did, else one from this store.
     /// Nil when neither has it.
-    func issuer(of leaf: X509Certificate, served: [X509Certificate]) -> X509Certificate? {
+    package func issuer(of leaf: X509Certificate, served: [X509Certificate]) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
         if let next = served.dropFirst().first(where: { X509_check_issued($0.pointer, leaf.pointer) == X509_V_OK }) { return next }
         return TrustStore.issuer(of: leaf, in: store)
@@ -126,7 +153,7 @@ final class TrustStore: @unchecked Sendable {
     /// X509_STORE_set_default_paths would parse the whole bundle (about 140 roots) first: 184
     /// million instructions, 40% of a one-host run, measured with callgrind (docs/performance.md).
     /// Anything else is left to X509_STORE_set_default_paths, exactly as OpenSSL would read it.
-    static func addSystemStore(to store: OpaquePointer,
+    package static func addSystemStore(to store: OpaquePointer,
                                environment: [String: String] = ProcessInfo.processInfo.environment,
                                defaultDirectory: String = String(cString: X509_get_default_cert_dir())) {
         let fileVariable = String(cString: X509_get_default_cert_file_env())
@@ -142,7 +169,7 @@ final class TrustStore: @unchecked Sendable {
 
     /// Whether the system store, as addSystemStore builds it, finds an issuer of `cert` by its
     /// subject (what chain building asks of it).
-    static func systemStoreFindsIssuer(of cert: X509Certificate, environment: [String: String], defaultDirectory: String) -> Bool {
+    package static func systemStoreFindsIssuer(of cert: X509Certificate, environment: [String: String], defaultDirectory: String) -> Bool {
         guard let store = X509_STORE_new() else { return false }
         defer { X509_STORE_free(store) }
         addSystemStore(to: store, environment: environment, defaultDirectory: defaultDirectory)
@@ -150,7 +177,7 @@ final class TrustStore: @unchecked Sendable {
     }
 
     /// True when `directory` holds at least one OpenSSL hash link (`1a2b3c4d.0`).
-    static func hasHashedCertificates(_ directory: String) -> Bool {
+    package static func hasHashedCertificates(_ directory: String) -> Bool {
         guard let handle = opendir(directory) else { return false }
         defer { closedir(handle) }
         var looked = 0
@@ -178,7 +205,7 @@ final class TrustStore: @unchecked Sendable {
 
     /// The certificate the store finds as `cert`'s issuer (by subject and signature), as its
     /// SHA-256 fingerprint; nil when none (tests: Apple's roots are found through the lookup).
-    static func issuerFingerprint(of cert: X509Certificate, in choice: TrustStoreChoice) -> String? {
+    package static func issuerFingerprint(of cert: X509Certificate, in choice: TrustStoreChoice) -> String? {
         guard let store = X509_STORE_new() else { return nil }
         defer { X509_STORE_free(store) }
         switch choice {
@@ -191,15 +218,15 @@ final class TrustStore: @unchecked Sendable {
     /// Every certificate in a PEM file. Unreadable files throw when required.
     /// Read through BoundedFile, not BIO_new_file: fopen on a FIFO blocks with no deadline, and
     /// a device (`--ca-file /dev/zero`) never ends.
-    static func readPEMCertificates(path: String, required: Bool) throws(ProbeSetupError) -> [X509Certificate] {
+    package static func readPEMCertificates(path: String, required: Bool) throws(TrustSetupError) -> [X509Certificate] {
         let bytes: [UInt8]
         do {
             bytes = try BoundedFile.read(path, limit: anchorBytesLimit, allowPipes: required)
         } catch {
             if !required { return [] }
-            throw ProbeSetupError(path: path, reason: "cannot read file (\(error.reason))")
+            throw TrustSetupError(path: path, reason: "cannot read file (\(error.reason))")
         }
-        guard let bio = try? MemoryBIO(copying: bytes) else { throw ProbeSetupError(path: path, reason: "cannot read file (out of memory)") }
+        guard let bio = try? MemoryBIO(copying: bytes) else { throw TrustSetupError(path: path, reason: "cannot read file (out of memory)") }
         var certificates: [X509Certificate] = []
         while certificates.count < anchorLimit, let cert = X509Certificate.readPEM(from: bio) {
             certificates.append(cert)

@@ -6,7 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import COpenSSL
+package import COpenSSL
 import TLSFacts
 
 /// How outputs name the machine's OpenSSL store: where OpenSSL reads it (SSL_CERT_FILE and
@@ -30,7 +30,7 @@ public enum SystemStoreName {
     }()
 
     /// The installed ca-certificates version from dpkg's status file (bounded read), or nil.
-    static func debianCACertificatesVersion() -> String? {
+    package static func debianCACertificatesVersion() -> String? {
         guard let bytes = try? BoundedFile.read("/var/lib/dpkg/status", limit: 32 * 1024 * 1024) else { return nil }
         let marker = Array("\nPackage: ca-certificates\n".utf8)
         guard let start = bytes.indices.dropLast(marker.count - 1).first(where: { bytes[$0..<$0 + marker.count].elementsEqual(marker) })

@@ -3,25 +3,25 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-internal import COpenSSL
-internal import CATSProbeShims
-internal import OpenSSLSupport
+package import COpenSSL
+package import CATSProbeShims
+package import OpenSSLSupport
 import TLSFacts
 
 /// Checks a log's signature on an SCT (RFC 6962 section 3.2), as Apple does before counting it.
 /// An SCT from the TLS extension or an OCSP staple signs the leaf itself (x509_entry); an
 /// embedded one signs the precertificate: the issuer's key hash and the leaf's TBSCertificate
 /// without the SCT list extension (precert_entry).
-struct SCTVerifier {
+package struct SCTVerifier: Sendable {
     /// Log ID (base64) -> the log's public key (DER SubjectPublicKeyInfo).
-    let keys: [String: [UInt8]]
+    package let keys: [String: [UInt8]]
 
-    enum Entry {
+    package enum Entry {
         case certificate(leaf: OpaquePointer)
         case precertificate(leaf: OpaquePointer, issuer: OpaquePointer?)
     }
 
-    func check(_ sct: OpaquePointer, entry: Entry) -> SignedCertificateTimestamp.SignatureCheck {
+    package func check(_ sct: OpaquePointer, entry: Entry) -> SignedCertificateTimestamp.SignatureCheck {
         var idPointer: UnsafeMutablePointer<UInt8>?
         let idLength = SCT_get0_log_id(sct, &idPointer)
         guard let idPointer, let key = keys[Data(bytes: idPointer, count: idLength).base64EncodedString()] else { return .unknownLog }
@@ -52,14 +52,14 @@ struct SCTVerifier {
 
     /// The SCTs embedded in a PEM leaf, each checked against `issuerPEM`'s key: for checking this
     /// verifier against certificates and SCTs made by other implementations.
-    func embeddedSCTs(leafPEM: String, issuerPEM: String) -> [SignedCertificateTimestamp] {
+    package func embeddedSCTs(leafPEM: String, issuerPEM: String) -> [SignedCertificateTimestamp] {
         guard let leaf = try? X509Certificate(pem: leafPEM) else { return [] }
         let issuer = try? X509Certificate(pem: issuerPEM)
         return CertificateReader.embeddedSCTs(of: leaf.pointer) { check($0, entry: .precertificate(leaf: leaf.pointer, issuer: issuer?.pointer)) }
     }
 
     /// SHA-256 signature check with whichever key type the log has (ECDSA P-256 or RSA).
-    static func verify(_ message: [UInt8], signature: UnsafeBufferPointer<UInt8>, key der: [UInt8]) -> Bool {
+    package static func verify(_ message: [UInt8], signature: UnsafeBufferPointer<UInt8>, key der: [UInt8]) -> Bool {
         defer { OpenSSLErrors.clear() }
         guard let key = try? EVPKey(publicKeyDER: der), let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
@@ -68,14 +68,14 @@ struct SCTVerifier {
     }
 
     /// The leaf's TBSCertificate, re-encoded without the embedded SCT list: what the log signed.
-    static func tbsWithoutSCTs(_ leaf: OpaquePointer) -> [UInt8]? {
+    package static func tbsWithoutSCTs(_ leaf: OpaquePointer) -> [UInt8]? {
         guard let copy = X509_dup(leaf).map(X509Certificate.init(takingOwnership:)) else { return nil }
         let index = X509_get_ext_by_NID(copy.pointer, NID_ct_precert_scts, -1)
         if index >= 0, let removed = X509_delete_ext(copy.pointer, index) { X509_EXTENSION_free(removed) }
         return CertificateReader.der(copy.pointer) { i2d_re_X509_tbs($0, $1) }
     }
 
-    static func uint24(_ value: Int) -> [UInt8] {
+    package static func uint24(_ value: Int) -> [UInt8] {
         [UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
     }
 }

@@ -1,5 +1,5 @@
-internal import COpenSSL
-internal import OpenSSLSupport
+package import COpenSSL
+package import OpenSSLSupport
 
 /// Apple's roots as an X509_LOOKUP: OpenSSL asks for a subject while it builds a chain, and only
 /// the roots with that subject are decoded (then kept in the store, so each is decoded once).
@@ -8,10 +8,10 @@ internal import OpenSSLSupport
 /// diagnostics run (callgrind; OpenSSL 3.0's d2i_X509 builds each public key through its decoder
 /// framework), for the one or two roots a run ever needs. A subject alone is cheap to read: it is
 /// taken from the certificate's DER by walking its first fields, without decoding the key.
-enum AppleRootLookup {
+package enum AppleRootLookup {
     /// Each root's subject, in `AppleRootStore.roots` order (nil when its DER could not be read).
     /// Written once, then only read (X509_NAME_cmp reads the canonical encoding d2i made).
-    nonisolated(unsafe) static let subjects: [OpaquePointer?] = AppleRootStore.roots.map { subjectName(of: $0.der) }
+    package nonisolated(unsafe) static let subjects: [OpaquePointer?] = AppleRootStore.roots.map { subjectName(of: $0.der) }
 
     nonisolated(unsafe) private static let method: OpaquePointer? = {
         guard let method = X509_LOOKUP_meth_new("atsprobe: Apple's root store") else { return nil }
@@ -22,7 +22,7 @@ enum AppleRootLookup {
     }()
 
     /// Adds the lookup to `store`; false when OpenSSL would not take it.
-    static func add(to store: OpaquePointer) -> Bool {
+    package static func add(to store: OpaquePointer) -> Bool {
         guard let method else { return false }
         return X509_STORE_add_lookup(store, method) != nil
     }
@@ -41,14 +41,14 @@ enum AppleRootLookup {
         return found ? 1 : 0
     }
 
-    static func decode(_ der: [UInt8]) -> X509Certificate? {
+    package static func decode(_ der: [UInt8]) -> X509Certificate? {
         try? X509Certificate(der: der)
     }
 
     /// The subject Name of a DER certificate (owned, never freed: the table lives as long as the
     /// process): Certificate SEQUENCE { TBSCertificate SEQUENCE { [0] version OPTIONAL,
     /// serialNumber, signature, issuer, validity, subject, ... } ... } (RFC 5280 4.1).
-    static func subjectName(of der: [UInt8]) -> OpaquePointer? {
+    package static func subjectName(of der: [UInt8]) -> OpaquePointer? {
         guard let certificate = element(der, at: 0), der[0] == 0x30,
               let tbs = element(der, at: certificate.content), der[certificate.content] == 0x30 else { return nil }
         var offset = tbs.content
@@ -66,7 +66,7 @@ enum AppleRootLookup {
 
     /// One DER element at `offset`: where its content starts and where it ends; nil if it runs
     /// past the bytes or uses a length form DER forbids.
-    static func element(_ der: [UInt8], at offset: Int) -> (content: Int, end: Int)? {
+    package static func element(_ der: [UInt8], at offset: Int) -> (content: Int, end: Int)? {
         guard offset + 2 <= der.count else { return nil }
         var index = offset + 1
         let first = Int(der[index])

@@ -1,0 +1,50 @@
+import TLSFacts
+
+/// Which anchors a trust evaluation uses: a system store (Apple's or the machine's), and the
+/// user's (--ca-file, --ca-dir), which Apple treats as user-installed roots. Equal
+/// configurations build equal stores, so the value is part of an evaluation's cache key.
+public struct AnchorConfiguration: Sendable, Hashable {
+    /// PEM bundle of extra anchors, treated as user-installed roots.
+    public var caFile: String?
+    /// A directory of PEM files (an OpenSSL hashed directory is one), treated as user-installed roots.
+    public var caDirectory: String?
+    /// Trust a system store's roots as well (which one: `trustStore`).
+    public var useSystemTrustStore: Bool
+    /// The system store: Apple's, built in (the default), or the machine's OpenSSL store.
+    public var trustStore: TrustStoreChoice
+    /// TEST SEAM (ProbeOptions.additionalSystemAnchorsFile): certificates that join the system store.
+    public var additionalSystemAnchorsFile: String?
+
+    public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
+                trustStore: TrustStoreChoice = .apple, additionalSystemAnchorsFile: String? = nil) {
+        self.caFile = caFile
+        self.caDirectory = caDirectory
+        self.useSystemTrustStore = useSystemTrustStore
+        self.trustStore = trustStore
+        self.additionalSystemAnchorsFile = additionalSystemAnchorsFile
+    }
+}
+
+/// Which root store stands for "the system's".
+public enum TrustStoreChoice: String, Sendable, CaseIterable {
+    /// Apple's root store as shipped with iOS/macOS 26 (AppleRootStore), built into the binary.
+    case apple
+    /// The machine's OpenSSL store (OpenSSL's default paths; SSL_CERT_FILE/SSL_CERT_DIR replace them).
+    case system
+}
+
+/// The anchors could not be read. The description is one line naming the file concerned.
+public struct TrustSetupError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String?
+    public var reason: String
+
+    public init(path: String?, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String {
+        guard let path else { return reason }
+        return "\(UntrustedText.escape(path, limit: 300)): \(reason)"
+    }
+}
