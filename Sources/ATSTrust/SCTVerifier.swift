@@ -16,6 +16,10 @@ package struct SCTVerifier: Sendable {
     /// Log ID (base64) -> the log's public key (DER SubjectPublicKeyInfo).
     package let keys: [String: [UInt8]]
 
+    package init(keys: [String: [UInt8]]) {
+        self.keys = keys
+    }
+
     package enum Entry {
         case certificate(leaf: OpaquePointer)
         case precertificate(leaf: OpaquePointer, issuer: OpaquePointer?)

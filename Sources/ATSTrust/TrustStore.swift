@@ -109,7 +109,7 @@ package final class TrustStore: @unchecked Sendable {
 
     /// "AB:CD:..." or "abcd..." as "ABCD...".
     package static func normalized(_ fingerprint: String) -> String {
-        fingerprint.replacingOccurrences(of: ":", with: "").uppercased()
+        String(fingerprint.filter { $0 != ":" }).uppercased()
     }
 
     /// Which anchor source ended a chain at `fingerprint`. A root in the system store is a

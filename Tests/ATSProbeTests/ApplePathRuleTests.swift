@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ATSPolicy
 import ATSProbe
+import ATSTrust
 import ATSTestServers
 import TLSFacts
 

@@ -44,7 +44,7 @@ extension ATSProbeCommand {
                 let parsed: ChainFile.Chain
                 do {
                     parsed = try ChainFile.chain(in: bytes)
-                } catch {
+                } catch let error as ChainFile.ReadError {
                     throw InputError("cert '\(UntrustedText.escape(chain, limit: 400))': \(error.reason)")
                 }
                 var options = ProbeOptions(caFile: connection.caFile, caDirectory: connection.caDir,
@@ -127,7 +127,7 @@ enum CertText {
         let judgement = report.judgement
         var lines: [String] = []
         let anchor = judgement.anchor.map { "'\(UntrustedText.escape($0.subject, limit: 200))'" }
-        let kind = judgement.anchorKind.map { $0.rawValue.replacingOccurrences(of: "-", with: " ") }
+        let kind = judgement.anchorKind.map { String($0.rawValue.map { $0 == "-" ? " " : $0 }) }
         lines.append(judgement.trusted
             ? "TRUSTED: an Apple device would trust this chain for \(report.host)"
             : "NOT TRUSTED: an Apple device would not trust this chain for \(report.host) (\(judgement.failures.count) failure(s))")
