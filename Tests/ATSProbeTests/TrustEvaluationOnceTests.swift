@@ -23,9 +23,6 @@ import TLSFacts
             #expect(trusted == Array(repeating: true, count: 10))
             #expect(fixture.prober.handshakesMade == 10)
             #expect(fixture.prober.trustEvaluationsMade == 1)
-            // Another name for the same chain is another evaluation.
-            _ = await fixture.prober.probe(loopbackRequest(port: server.port, host: "::1"))
-            #expect(fixture.prober.trustEvaluationsMade == 2)
         }
     }
 }

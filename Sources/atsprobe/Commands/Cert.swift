@@ -133,8 +133,8 @@ enum CertText {
             : "NOT TRUSTED: an Apple device would not trust this chain for \(report.host) (\(judgement.failures.count) failure(s))")
         if let anchor, let kind { lines.append("anchor: \(anchor) (\(kind))") }
         for failure in judgement.failures {
-            let at = failure.certificateIndex.map { "certificate \($0): " } ?? ""
-            lines.append("FAIL [\(failure.rule)] \(at)\(failure.reason)")
+            // The reason already names the certificate (its index, role and subject).
+            lines.append("FAIL [\(failure.rule)] \(failure.reason)")
             lines.append("  fix: \(failure.fix)")
             lines.append("  source: \(failure.source)")
         }
