@@ -16,7 +16,7 @@ public final class Prober: Sendable {
     private let counter = Counter()
     private let fetcher = IssuerFetcher()
     private let limiter: HandshakeLimiter
-    private let evaluations = TrustEvaluationCache()
+    private let evaluations = TrustEvaluationCache(executor: EngineExecutor.shared)
     /// The time chains are judged at: `options.evaluationDate`, else this run's start, so every
     /// handshake of the run is judged at one time and a chain served to many is evaluated once.
     private let evaluationDate: Date

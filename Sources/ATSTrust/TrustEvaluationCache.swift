@@ -37,8 +37,13 @@ package final class TrustEvaluationCache: Sendable {
 
     private let entries = Mutex<[Key: Task<TrustEvaluation, Never>]>([:])
     private let counter = Atomic<Int>(0)
+    /// Where evaluations run: the probe engine's own threads in a Prober (the shared pool may be
+    /// busy elsewhere, and an evaluation waiting for a thread eats the probe's deadline).
+    private let executor: (any TaskExecutor)?
 
-    package init() {}
+    package init(executor: (any TaskExecutor)? = nil) {
+        self.executor = executor
+    }
 
     /// Evaluations run so far (cache hits not counted): the tests' proof of "once per run".
     package var evaluationsMade: Int { counter.load(ordering: .relaxed) }
@@ -47,7 +52,7 @@ package final class TrustEvaluationCache: Sendable {
         let task: Task<TrustEvaluation, Never> = entries.withLock { entries in
             if let task = entries[key] { return task }
             counter.add(1, ordering: .relaxed)
-            let task = Task { await evaluate() }
+            let task = Task(executorPreference: executor) { await evaluate() }
             if entries.count < TrustEvaluationCache.limit { entries[key] = task }
             return task
         }
