@@ -24,6 +24,8 @@ struct Handshake {
     let verifier: SCTVerifier
     /// Missing intermediates by caIssuers URL, shared by every probe of the run; nil with --no-aia.
     let fetcher: IssuerFetcher?
+    /// Where names are looked up (the Prober's).
+    let resolver: Resolver
 
     /// Certificates read from a served chain. OpenSSL already refuses a certificate message
     /// over 100 KiB (SSL_R_EXCESSIVE_MESSAGE_SIZE, a protocolViolation), which holds a few
@@ -47,7 +49,7 @@ struct Handshake {
         let connectClock = Stopwatch()
         let connection: TCPConnection
         do {
-            connection = try await TCPConnection.connect(host: host, port: port, deadline: deadline)
+            connection = try await TCPConnection.connect(host: host, port: port, deadline: deadline, resolver: resolver)
         } catch {
             var failure = error
             failure.elapsedMilliseconds = clock.milliseconds

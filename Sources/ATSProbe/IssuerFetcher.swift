@@ -39,13 +39,17 @@ final class IssuerFetcher: Sendable {
         let outcome = Mutex<Outcome?>(nil)
         let download: Task<Outcome, Never>
 
-        init(url: String, deadline: Deadline) {
+        init(url: String, deadline: Deadline, resolver: Resolver) {
             // On the engine's threads, as the probes are: the shared pool may be busy elsewhere.
-            download = Task(executorPreference: EngineExecutor.shared) { await IssuerFetcher.download(url, deadline: deadline) }
+            download = Task(executorPreference: EngineExecutor.shared) { await IssuerFetcher.download(url, deadline: deadline, resolver: resolver) }
         }
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// Where the URLs' host names are looked up (the Prober's, so --dns-servers applies).
+    private let resolver: Resolver
+
+    init(resolver: Resolver = .shared) { self.resolver = resolver }
     private let counter = Atomic<Int>(0)
 
     /// Network fetches made so far (cache hits not counted): the tests' proof of "once per run".
@@ -56,7 +60,7 @@ final class IssuerFetcher: Sendable {
             if let entry = entries[url] { return entry }
             guard entries.count < IssuerFetcher.cacheLimit else { return nil }
             counter.add(1, ordering: .relaxed)
-            let entry = Entry(url: url, deadline: deadline)
+            let entry = Entry(url: url, deadline: deadline, resolver: resolver)
             entries[url] = entry
             return entry
         }
@@ -121,13 +125,13 @@ final class IssuerFetcher: Sendable {
         }
     }
 
-    static func download(_ url: String, deadline: Deadline) async -> Outcome {
+    static func download(_ url: String, deadline: Deadline, resolver: Resolver = .shared) async -> Outcome {
         guard let parsed = HTTPURL(url) else {
             return .failure(url.lowercased().hasPrefix("http://") ? "not a usable http URL" : "skipped: Apple fetches http caIssuers URLs only")
         }
         let connection: TCPConnection
         do {
-            connection = try await TCPConnection.connect(host: parsed.host, port: parsed.port, deadline: deadline)
+            connection = try await TCPConnection.connect(host: parsed.host, port: parsed.port, deadline: deadline, resolver: resolver)
         } catch {
             return .failure(error.kind == .connectTimeout ? "connect timed out" : "cannot connect (\(error.kind.rawValue))")
         }

@@ -12,14 +12,24 @@ public final class Prober: Sendable {
     private let trust: TrustStore
     private let contexts = ClientContextCache()
     private let counter = Counter()
-    private let fetcher = IssuerFetcher()
+    private let fetcher: IssuerFetcher
     private let limiter: HandshakeLimiter
+    /// Names, through `options.dnsServers` when given (a resolver and cache of this Prober's
+    /// own), else the machine's configuration (`Resolver.shared`).
+    let resolver: Resolver
 
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
     public init(options: ProbeOptions = .init()) throws {
         self.options = options
         trust = try TrustStore(options: options)
         limiter = HandshakeLimiter(limit: options.maxHandshakesInFlight)
+        do {
+            resolver = try options.dnsServers.map { servers throws(ResolverSetupError) in try Resolver(reactor: .shared, servers: servers) }
+                ?? .shared
+        } catch {
+            throw ProbeSetupError(path: nil, reason: "--dns-servers: \(error.reason)")
+        }
+        fetcher = IssuerFetcher(resolver: resolver)
     }
 
     /// Handshakes attempted so far (a connection was tried).
@@ -65,7 +75,7 @@ public final class Prober: Sendable {
         let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
                                   evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline,
                                   verifier: SCTVerifier(keys: options.ctLogKeys),
-                                  fetcher: options.fetchesMissingIssuers ? fetcher : nil)
+                                  fetcher: options.fetchesMissingIssuers ? fetcher : nil, resolver: resolver)
         let limiter = self.limiter
         let result = await withTaskExecutorPreference(EngineExecutor.shared) {
             await limiter.withSlot { await handshake.run() }

@@ -61,7 +61,8 @@ func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent:
         return try Prober(options: ProbeOptions(
             caFile: connection.caFile, caDirectory: connection.caDir,
             evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
-            ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA))
+            ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA,
+            dnsServers: try connection.parsedDNSServers()))
     } catch let error as InputError {
         throw error
     } catch let error as ProbeSetupError {
