@@ -81,7 +81,9 @@ final class Resolver: @unchecked Sendable {
 
     /// What an `ares_getaddrinfo` callback needs to find its way back (retained until it runs).
     private final class QueryContext {
-        unowned let resolver: Resolver
+        // Not counted: a pending query's callback runs inside a call the resolver makes, or
+        // (ARES_EDESTRUCTION) inside its deinit, where it must not touch the resolver at all.
+        unowned(unsafe) let resolver: Resolver
         let key: Key
         let started: Double
         init(resolver: Resolver, key: Key, started: Double) {
@@ -100,6 +102,8 @@ final class Resolver: @unchecked Sendable {
     private var timerArmedAt = Double.infinity
     private var nextWaiter: UInt64 = 1
     private var queriesSent = 0
+    /// Set in deinit: c-ares's socket callbacks during ares_destroy have nothing left to do.
+    private var closing = false
 
     /// `servers`: "ADDR[:PORT][,ADDR[:PORT]...]" as curl's --dns-servers (IPv6 in brackets when
     /// a port follows); nil keeps resolv.conf's. Throws `ResolverSetupError` when c-ares cannot
@@ -110,8 +114,10 @@ final class Resolver: @unchecked Sendable {
         var options = ares_options()
         options.sock_state_cb = { data, descriptor, readable, writable in
             guard let data else { return }
-            Unmanaged<Resolver>.fromOpaque(data).takeUnretainedValue()
-                .socketStateChanged(descriptor, readable: readable != 0, writable: writable != 0)
+            // Unretained on purpose: this also runs inside deinit (ares_destroy closing sockets).
+            Unmanaged<Resolver>.fromOpaque(data)._withUnsafeGuaranteedRef {
+                $0.socketStateChanged(descriptor, readable: readable != 0, writable: writable != 0)
+            }
         }
         options.sock_state_cb_data = Unmanaged.passUnretained(self).toOpaque()
         var created: ares_channel?
@@ -134,6 +140,9 @@ final class Resolver: @unchecked Sendable {
         // Closing the channel ends its queries (their callbacks see ARES_EDESTRUCTION) and
         // reports each socket closed, which removes it from the reactor.
         lock.withLock { _ in
+            closing = true
+            for (descriptor, id) in watches { reactor.unwatch(id, descriptor: descriptor) }
+            watches.removeAll()
             if let channel { ares_destroy(channel) }
             channel = nil
         }
@@ -228,6 +237,8 @@ final class Resolver: @unchecked Sendable {
         ares_getaddrinfo(channel, key.name, nil, &hints, { argument, status, _, result in
             let context = Unmanaged<QueryContext>.fromOpaque(argument!).takeRetainedValue()
             defer { if let result { ares_freeaddrinfo(result) } }
+            // The channel is being destroyed with the resolver: nobody waits (a waiter keeps it alive).
+            guard status != ARES_EDESTRUCTION else { return }
             context.resolver.queryEnded(context, status: status, result: result)
         }, context)
         armTimer()
@@ -331,6 +342,7 @@ final class Resolver: @unchecked Sendable {
     /// c-ares's socket callback (inside a c-ares call, so holding `lock`): a socket to watch,
     /// a change of interest, or (neither) a socket about to close.
     private func socketStateChanged(_ descriptor: Int32, readable: Bool, writable: Bool) {
+        if closing { return }
         if !readable && !writable {
             if let id = watches.removeValue(forKey: descriptor) { reactor.unwatch(id, descriptor: descriptor) }
             return
@@ -398,7 +410,11 @@ final class Resolver: @unchecked Sendable {
         case ARES_EREFUSED: return .serverFailure("the DNS server refused the query (REFUSED)")
         case ARES_EFORMERR, ARES_EBADRESP, ARES_ENOTIMP, ARES_EOF:
             return .serverFailure("the DNS answer was unusable (\(describe(status)))")
-        case ARES_ECONNREFUSED: return .local("no DNS server would answer from here (connection refused)")
+        // c-ares 1.18 ends a query whose every server answered SERVFAIL, NOTIMP or REFUSED (it
+        // moves on to the next server after each) with ECONNREFUSED, the same code as for a
+        // port nobody listens on: both are the servers' failure, not this machine's.
+        case ARES_ECONNREFUSED:
+            return .serverFailure("the DNS servers failed or refused the query (SERVFAIL, REFUSED, or nothing listening)")
         case ARES_ENOMEM, ARES_EFILE, ARES_EDESTRUCTION, ARES_ECANCELLED, ARES_ENOTINITIALIZED:
             return .local(describe(status))
         default: return .serverFailure(describe(status))

@@ -7,7 +7,7 @@ import TLSFacts
 /// Issue 23: names that are slow to fail must not cost healthy targets. The binary resolves
 /// through a DNS server this test starts on 127.0.0.1 (`--dns-servers`), never resolv.conf.
 @Suite(.serialized) struct SlowDNSTests {
-    static let timeout = 2.0
+    static let timeout = 5.0
 
     /// One JSON Lines record, as far as these tests read it.
     struct Record: Decodable {
@@ -33,7 +33,7 @@ import TLSFacts
     }
 
     /// 30 healthy names and 3 (10%) that never answer: every healthy target is audited, each
-    /// slow one says "name not resolved within 2 s", and the run ends within the healthy run's
+    /// slow one says "name not resolved within 5 s", and the run ends within the healthy run's
     /// wall time plus one resolver deadline (with 2 s for a loaded machine).
     @Test func slowNamesCostNoHealthyTarget() async throws {
         let pki = try TestPKI()
@@ -56,9 +56,9 @@ import TLSFacts
             let lost = mixed.records.filter { ($0.target?.host ?? "").hasPrefix("ok-") && ["unreachable", "timeout"].contains($0.verdict) }
             #expect(mixed.records.count == 33)
             #expect(lost.isEmpty, "healthy targets lost: \(lost.compactMap(\.target?.host))")
-            let slowRecords = mixed.records.filter { ($0.target?.host ?? "").hasPrefix("slow-") }
-            #expect(slowRecords.count == 3 && slowRecords.allSatisfy { $0.verdict == "unreachable" })
-            #expect(mixed.stdout.contains("name not resolved within 2 s"))
+            // Exactly the three slow names are unreachable (no healthy one is, above).
+            #expect(mixed.records.filter { $0.verdict == "unreachable" }.count == 3)
+            #expect(mixed.stdout.contains("name not resolved within 5 s"))
             #expect(!mixed.stdout.contains("does not exist"))
             #expect(mixed.seconds <= alone.seconds + Self.timeout + 2,
                     "healthy alone \(alone.seconds) s, with slow names \(mixed.seconds) s")
