@@ -29,6 +29,8 @@ let package = Package(
         ),
         // Linux's epoll and eventfd headers (the probe's reactor). Includes only.
         .systemLibrary(name: "CEpoll"),
+        // c-ares (Debian: libc-ares-dev), the asynchronous DNS resolver the probe drives from its reactor. Includes only.
+        .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"]), .brew(["c-ares"])]),
         // The system zlib (Debian: zlib1g-dev): raw DEFLATE for .ipa archives. Includes only.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
@@ -49,7 +51,7 @@ let package = Package(
         // kinds, caIssuers behind a protocol, SCT checks, the chain judged by Apple's rules.
         .target(name: "ATSTrust", dependencies: ["TLSFacts", "ATSPolicy", "COpenSSL", "CATSProbeShims", "OpenSSLSupport"]),
         // Real handshakes over the system OpenSSL.
-        .target(name: "ATSProbe", dependencies: ["TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll",
+        .target(name: "ATSProbe", dependencies: ["TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,

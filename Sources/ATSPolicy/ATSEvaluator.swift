@@ -126,6 +126,8 @@ public enum ATSEvaluator {
         switch failure.kind {
         case .nameNotResolved:
             return FailureReason(.unreachable(failure.kind), layer: .connection, "the host name did not resolve" + detail)
+        case .nameResolutionTimeout:
+            return FailureReason(.unreachable(failure.kind), layer: .connection, "the host name was not resolved in time" + detail)
         case .connectionRefused:
             return FailureReason(.unreachable(failure.kind), layer: .connection, "connection refused" + detail)
         case .networkUnreachable:

@@ -51,7 +51,11 @@ public enum AppleErrorCodes {
         case .nameNotResolved: AppleError(code: AppleError.cannotFindHost, streamErrorCode: 8, streamErrorDomain: 12)
         case .connectionRefused: AppleError(code: AppleError.cannotConnectToHost, streamErrorCode: 61, streamErrorDomain: 1)
         case .networkUnreachable: AppleError(code: AppleError.cannotConnectToHost, streamErrorCode: 51, streamErrorDomain: 1)
-        case .connectTimeout, .handshakeTimeout: AppleError(code: AppleError.timedOut, streamErrorCode: -2102, streamErrorDomain: 4)
+        // A load whose name found no answer in time times out like any other (NSURLError.h:
+        // NSURLErrorTimedOut, "an asynchronous operation timed out"); CannotFindHost (-1003) is
+        // for a name that does not resolve.
+        case .connectTimeout, .handshakeTimeout, .nameResolutionTimeout:
+            AppleError(code: AppleError.timedOut, streamErrorCode: -2102, streamErrorDomain: 4)
         case .notTLS: .ssl(SecureTransportCode.closedAbort)
         case .noSharedProtocol: .ssl(alert.map(SecureTransportCode.forPeerAlert) ?? SecureTransportCode.peerProtocolVersion)
         case .noSharedCipher: .ssl(alert.map(SecureTransportCode.forPeerAlert) ?? SecureTransportCode.peerHandshakeFailure)

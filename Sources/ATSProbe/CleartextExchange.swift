@@ -17,18 +17,18 @@ extension Prober {
         let deadline = Deadline(secondsFromNow: request.timeout)
         let clock = Stopwatch()
         return await withTaskExecutorPreference(EngineExecutor.shared) {
-            await CleartextExchange.run(request, deadline: deadline, clock: clock)
+            await CleartextExchange.run(request, deadline: deadline, clock: clock, resolver: resolver)
         }
     }
 }
 
 enum CleartextExchange {
-    static func run(_ request: ProbeRequest, deadline: Deadline, clock: Stopwatch) async -> CleartextResult {
+    static func run(_ request: ProbeRequest, deadline: Deadline, clock: Stopwatch, resolver: Resolver) async -> CleartextResult {
         let target = request.target
         let connection: TCPConnection
         do {
             connection = try await TCPConnection.connect(host: target.connectAddress ?? target.host,
-                                                   port: target.connectPort ?? target.port, deadline: deadline)
+                                                   port: target.connectPort ?? target.port, deadline: deadline, resolver: resolver)
         } catch {
             var failure = error
             failure.elapsedMilliseconds = clock.milliseconds

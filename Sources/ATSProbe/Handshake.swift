@@ -27,6 +27,8 @@ struct Handshake {
     let allowPrivateFetch: Bool
     /// The run's trust judgement (store, anchors, date, SCT keys, one evaluation per distinct chain).
     let chainTrust: ChainTrust
+    /// Where names are looked up (the Prober's).
+    let resolver: Resolver
 
     /// Certificates read from a served chain. OpenSSL already refuses a certificate message
     /// over 100 KiB (SSL_R_EXCESSIVE_MESSAGE_SIZE, a protocolViolation), which holds a few
@@ -50,7 +52,7 @@ struct Handshake {
         let connectClock = Stopwatch()
         let connection: TCPConnection
         do {
-            connection = try await TCPConnection.connect(host: host, port: port, deadline: deadline)
+            connection = try await TCPConnection.connect(host: host, port: port, deadline: deadline, resolver: resolver)
         } catch {
             var failure = error
             failure.elapsedMilliseconds = clock.milliseconds

@@ -30,15 +30,19 @@ final class IssuerFetcher: Sendable {
         let outcome = Mutex<CAIssuers.Outcome?>(nil)
         let download: Task<CAIssuers.Outcome, Never>
 
-        init(url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline) {
+        init(url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline, resolver: Resolver) {
             // On the engine's threads, as the probes are: the shared pool may be busy elsewhere.
             download = Task(executorPreference: EngineExecutor.shared) {
-                await IssuerFetcher.download(url, policy: policy, deadline: deadline)
+                await IssuerFetcher.download(url, policy: policy, deadline: deadline, resolver: resolver)
             }
         }
     }
 
     private let entries = Mutex<[Key: Entry]>([:])
+    /// Where the URLs' host names are looked up (the Prober's, so --dns-servers applies).
+    private let resolver: Resolver
+
+    init(resolver: Resolver = .shared) { self.resolver = resolver }
     private let counter = Atomic<Int>(0)
 
     /// Network fetches made so far (cache hits not counted): the tests' proof of "once per run".
@@ -50,7 +54,7 @@ final class IssuerFetcher: Sendable {
             if let entry = entries[key] { return entry }
             guard entries.count < IssuerFetcher.cacheLimit else { return nil }
             counter.add(1, ordering: .relaxed)
-            let entry = Entry(url: url, policy: policy, deadline: deadline)
+            let entry = Entry(url: url, policy: policy, deadline: deadline, resolver: resolver)
             entries[key] = entry
             return entry
         }
@@ -87,17 +91,45 @@ final class IssuerFetcher: Sendable {
         }
     }
 
+    /// Every address `host` resolves to (AAAA and A asked at once, within the deadline), in
+    /// Happy Eyeballs' order, so the address policy can see each before any is connected to.
+    static func addresses(of host: String, port: Int, deadline: Deadline,
+                          resolver: Resolver) async throws(ProbeFailure) -> [TCPConnection.Address] {
+        if Target.isIPAddress(host) { return try TCPConnection.numericAddresses(host: host, port: port) }
+        async let v6 = resolver.lookup(host, family: .v6, deadline: deadline)
+        async let v4 = resolver.lookup(host, family: .v4, deadline: deadline)
+        let answers: [Resolver.Family: Resolver.Answer] = [.v6: await v6, .v4: await v4]
+        var found: [TCPConnection.Address] = []
+        var failures: [Resolver.Family: Resolver.LookupFailure] = [:]
+        for family in [Resolver.Family.v6, .v4] {
+            switch answers[family]! {
+            case .success(let addresses): found += addresses.map { $0.with(port: port) }
+            case .failure(let failure): failures[family] = failure
+            }
+        }
+        guard !found.isEmpty else { throw TCPConnection.resolutionFailure(host, failures) }
+        var ordered: [TCPConnection.Address] = []
+        var lastFamily: Int32? = nil
+        while !found.isEmpty {
+            let address = found.remove(at: TCPConnection.nextAttempt(in: found, after: lastFamily))
+            lastFamily = address.family
+            ordered.append(address)
+        }
+        return ordered
+    }
+
     /// GET `url` (HTTP/1.0, bounded), after checking every address the host resolves to against
     /// `policy`: a refused address is never connected to, and when none is left the reason says
     /// which was refused and why. Redirects are not followed (a 3xx is a failure), so a fetch
     /// can never leave the addresses checked here.
-    static func download(_ url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline) async -> CAIssuers.Outcome {
+    static func download(_ url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline,
+                         resolver: Resolver = .shared) async -> CAIssuers.Outcome {
         guard let parsed = CAIssuers.HTTPURL(url) else {
             return .failure(url.lowercased().hasPrefix("http://") ? "not a usable http URL" : "skipped: Apple fetches http caIssuers URLs only")
         }
         let connection: TCPConnection
         do {
-            let resolved = try await Resolver.shared.resolve(host: parsed.host, port: parsed.port, deadline: deadline)
+            let resolved = try await addresses(of: parsed.host, port: parsed.port, deadline: deadline, resolver: resolver)
             var refusals: [String] = []
             let allowed = resolved.filter { address in
                 guard let refusal = policy.refusal(connectingTo: address.text) else { return true }
@@ -105,7 +137,7 @@ final class IssuerFetcher: Sendable {
                 return false
             }
             guard !allowed.isEmpty else { return .failure(refusals.first ?? "no address to connect to") }
-            connection = try await TCPConnection.connect(to: TCPConnection.interleavedByFamily(allowed), port: parsed.port, deadline: deadline)
+            connection = try await TCPConnection.connect(to: allowed, port: parsed.port, deadline: deadline)
         } catch {
             return .failure(error.kind == .connectTimeout ? "connect timed out" : "cannot connect (\(error.kind.rawValue))")
         }

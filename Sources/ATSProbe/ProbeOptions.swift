@@ -38,11 +38,15 @@ public struct ProbeOptions: Sendable {
     /// against its log's key (`SignedCertificateTimestamp.signature`); an SCT from a log not
     /// here is `.unknownLog`. The CLI passes the keys of the log list it judges against.
     public var ctLogKeys: [String: [UInt8]]
+    /// DNS servers to resolve through instead of resolv.conf's, as curl's --dns-servers:
+    /// "ADDR[:PORT][,ADDR[:PORT]...]", IPv6 in brackets when a port follows. nil: the system's.
+    public var dnsServers: String?
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
                 evaluationDate: Date? = nil, maxConcurrentHandshakes: Int = 16,
                 additionalSystemAnchorsFile: String? = nil, ctLogKeys: [String: [UInt8]] = [:],
-                trustStore: TrustStoreChoice = .apple, fetchesMissingIssuers: Bool = true) {
+                trustStore: TrustStoreChoice = .apple, fetchesMissingIssuers: Bool = true, dnsServers: String? = nil) {
+        self.dnsServers = dnsServers
         self.trustStore = trustStore
         self.fetchesMissingIssuers = fetchesMissingIssuers
         self.ctLogKeys = ctLogKeys

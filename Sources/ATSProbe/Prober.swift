@@ -14,12 +14,15 @@ public final class Prober: Sendable {
     private let chainTrust: ChainTrust
     private let contexts = ClientContextCache()
     private let counter = Counter()
-    private let fetcher = IssuerFetcher()
+    private let fetcher: IssuerFetcher
     private let limiter: HandshakeLimiter
     private let evaluations = TrustEvaluationCache(executor: EngineExecutor.shared)
     /// The time chains are judged at: `options.evaluationDate`, else this run's start, so every
     /// handshake of the run is judged at one time and a chain served to many is evaluated once.
     private let evaluationDate: Date
+    /// Names, through `options.dnsServers` when given (a resolver and cache of this Prober's
+    /// own), else the machine's configuration (`Resolver.shared`).
+    let resolver: Resolver
 
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
     public init(options: ProbeOptions = .init()) throws {
@@ -29,6 +32,13 @@ public final class Prober: Sendable {
         chainTrust = ChainTrust(store: trust, anchors: options.anchors, date: evaluationDate,
                                 verifier: SCTVerifier(keys: options.ctLogKeys), evaluations: evaluations)
         limiter = HandshakeLimiter(limit: options.maxHandshakesInFlight)
+        do {
+            resolver = try options.dnsServers.map { servers throws(ResolverSetupError) in try Resolver(reactor: .shared, servers: servers) }
+                ?? .shared
+        } catch {
+            throw ProbeSetupError(path: nil, reason: "--dns-servers: \(error.reason)")
+        }
+        fetcher = IssuerFetcher(resolver: resolver)
     }
 
     /// Handshakes attempted so far (a connection was tried).
@@ -79,7 +89,7 @@ public final class Prober: Sendable {
                                   clock: clock, deadline: deadline,
                                   fetcher: options.fetchesMissingIssuers ? fetcher : nil,
                                   allowPrivateFetch: options.allowsPrivateIssuerFetch,
-                                  chainTrust: chainTrust)
+                                  chainTrust: chainTrust, resolver: resolver)
         let limiter = self.limiter
         let result = await withTaskExecutorPreference(EngineExecutor.shared) {
             await limiter.withSlot { await handshake.run() }

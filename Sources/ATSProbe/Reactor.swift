@@ -43,6 +43,8 @@ final class Reactor: @unchecked Sendable {
         var timers = DeadlineHeap()
         /// When the loop will next look at the timers without being woken.
         var loopWakesAt = Double.infinity
+        /// Persistent readiness callbacks (`watch`), by epoll id.
+        var watches: [UInt64: @Sendable (Bool, Bool) -> Void] = [:]
     }
 
     // The epoll and wake descriptors live as long as the process: `shared` is never released.
@@ -142,7 +144,7 @@ final class Reactor: @unchecked Sendable {
                     if id == 0 {
                         var drained: UInt64 = 0
                         _ = read(wakeDescriptor, &drained, 8)
-                    } else {
+                    } else if !runWatch(id, events: events[index].events) {
                         finish(id: id, with: .ready)
                     }
                 }
@@ -165,6 +167,52 @@ final class Reactor: @unchecked Sendable {
 
     /// Waits currently registered (tests).
     var pendingWaits: Int { state.withLock { $0.waiters.count } }
+
+    // MARK: - Watches: readiness callbacks for descriptors a library owns
+
+    /// A descriptor watched until `unwatch`, level-triggered: `handler(readable, writable)` runs
+    /// on the reactor thread whenever it is ready (errors and hang-ups count as readable). For
+    /// c-ares's sockets (Resolver), which c-ares opens, reads and closes itself; the handler
+    /// must be quick and must not wait. Returns nil when the descriptor cannot be polled.
+    func watch(_ descriptor: Int32, readable: Bool, writable: Bool,
+               handler: @escaping @Sendable (_ readable: Bool, _ writable: Bool) -> Void) -> UInt64? {
+        let id = state.withLock { state -> UInt64 in
+            defer { state.nextID += 1 }
+            state.watches[state.nextID] = handler
+            return state.nextID
+        }
+        var event = epoll_event(events: Self.watchEvents(readable, writable), data: epoll_data_t(u64: id))
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
+            _ = state.withLock { $0.watches.removeValue(forKey: id) }
+            return nil
+        }
+        return id
+    }
+
+    /// Changes what a watch waits for.
+    func rewatch(_ id: UInt64, descriptor: Int32, readable: Bool, writable: Bool) {
+        var event = epoll_event(events: Self.watchEvents(readable, writable), data: epoll_data_t(u64: id))
+        epoll_ctl(epoll, EPOLL_CTL_MOD, descriptor, &event)
+    }
+
+    /// Ends a watch; call before the descriptor is closed. A handler already picked up by the
+    /// loop may still run once: it must check the descriptor is still its own.
+    func unwatch(_ id: UInt64, descriptor: Int32) {
+        _ = state.withLock { $0.watches.removeValue(forKey: id) }
+        epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
+    }
+
+    private static func watchEvents(_ readable: Bool, _ writable: Bool) -> UInt32 {
+        (readable ? EPOLLIN.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
+    }
+
+    /// Runs a watch's handler for `events`; false when `id` is no watch.
+    private func runWatch(_ id: UInt64, events: UInt32) -> Bool {
+        guard let handler = state.withLock({ $0.watches[id] }) else { return false }
+        let readable = events & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        handler(readable, events & EPOLLOUT.rawValue != 0)
+        return true
+    }
 }
 
 /// A binary min-heap of (deadline, waiter id).
@@ -208,7 +256,7 @@ struct DeadlineHeap {
 }
 
 /// Detached POSIX threads with a small stack, for the few long-lived threads the engine owns
-/// (the reactor, the resolvers).
+/// (the reactor).
 enum PThread {
     static let stackSize = 512 * 1024
 

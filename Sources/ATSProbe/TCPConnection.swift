@@ -8,6 +8,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+// ares.h includes <sys/socket.h>, and Clang then gives the socket type constants
+// (SOCK_STREAM, SOCK_NONBLOCK, SOCK_CLOEXEC) to the CAres module: they are found through it.
+internal import CAres
 import TLSFacts
 
 /// A connected, non-blocking TCP socket. Owns the descriptor. Every wait is an await on the
@@ -28,12 +31,15 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// previous attempt started, or at once when it fails.
     static let attemptDelay = 0.25
 
-    /// Resolves `host` (IPv4 and IPv6, off the reactor, within the deadline) and connects with
-    /// Happy Eyeballs (RFC 8305): addresses interleaved by family, a new attempt every 250 ms or
-    /// as soon as one fails, the first connection to complete wins and the others are closed.
-    static func connect(host: String, port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
-        let addresses = try await Resolver.shared.resolve(host: host, port: port, deadline: deadline)
-        return try await connect(to: interleavedByFamily(addresses), port: port, deadline: deadline)
+    /// Resolves `host` (A and AAAA at once, on the reactor, within the deadline) and connects with
+    /// Happy Eyeballs (RFC 8305): attempts start as addresses arrive, families interleaved, a new
+    /// attempt every 250 ms or as soon as one fails; the first connection to complete wins and
+    /// the others are closed. Numeric hosts are never looked up.
+    static func connect(host: String, port: Int, deadline: Deadline, resolver: Resolver = .shared) async throws(ProbeFailure) -> TCPConnection {
+        if Target.isIPAddress(host) { return try await connect(to: numericAddresses(host: host, port: port), port: port, deadline: deadline) }
+        return try await withTaskExecutorPreference(EngineExecutor.shared) { () async throws(ProbeFailure) -> TCPConnection in
+            try await happyEyeballs([], resolving: (resolver, host), port: port, deadline: deadline)
+        }
     }
 
     /// Happy Eyeballs over `addresses` as given (tests).
@@ -44,75 +50,161 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// Happy Eyeballs over `addresses`, in this order, on the engine's threads (a caller on the
     /// shared pool, busy elsewhere, would see its deadline pass before its attempts ran).
     static func connect(to addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
-        try await withTaskExecutorPreference(EngineExecutor.shared) { () async throws(ProbeFailure) -> TCPConnection in
-            try await happyEyeballs(addresses, port: port, deadline: deadline)
+        guard !addresses.isEmpty else { throw ProbeFailure(kind: .nameNotResolved, detail: "no address to connect to") }
+        if addresses.count == 1 { return try await connect(to: addresses[0], port: port, deadline: deadline) }
+        return try await withTaskExecutorPreference(EngineExecutor.shared) { () async throws(ProbeFailure) -> TCPConnection in
+            try await happyEyeballs(addresses, resolving: nil, port: port, deadline: deadline)
         }
     }
 
-    private static func happyEyeballs(_ addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
-        guard !addresses.isEmpty else { throw ProbeFailure(kind: .nameNotResolved, detail: "no address to connect to") }
-        if addresses.count == 1 { return try await connect(to: addresses[0], port: port, deadline: deadline) }
-        typealias Attempt = (index: Int, outcome: Result<TCPConnection, ProbeFailure>?)
-        let (winner, failures) = await withTaskGroup(of: Attempt.self) { group -> (TCPConnection?, [ProbeFailure]) in
-            var started = 0
+    /// RFC 8305 section 3's "Resolution Delay": when A answers first, AAAA gets this long before
+    /// connecting starts without it.
+    static let resolutionDelay = 0.05
+
+    private enum Event: Sendable {
+        case resolved(Resolver.Family, Resolver.Answer)
+        case resolutionDelayOver
+        case attemptDelayOver(Int)
+        case attempt(Result<TCPConnection, ProbeFailure>)
+    }
+
+    /// Connection attempts over `initial` and whatever the lookups of `resolving` add as they
+    /// answer (AAAA first when both are there, RFC 8305 section 4). Ends with the first
+    /// connection, or once every address has failed and every lookup has ended.
+    private static func happyEyeballs(_ initial: [Address], resolving: (resolver: Resolver, host: String)?, port: Int,
+                                      deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
+        let outcome = await withTaskGroup(of: Event.self) { group -> Result<TCPConnection, ProbeFailure> in
+            var queue = initial           // not yet attempted, in attempt order
+            var lastFamily: Int32? = nil
             var running = 0
+            var mayStart = true           // no attempt yet, the last one failed, or its delay passed
+            var delayMarker = 0
+            var lookupsPending = 0
+            var v6Pending = false
+            var inResolutionDelay = false
             var failures: [ProbeFailure] = []
-            func startNext() {
-                let address = addresses[started]
-                started += 1
+            var lookupFailures: [Resolver.Family: Resolver.LookupFailure] = [:]
+            if let resolving {
+                for family in [Resolver.Family.v6, .v4] {
+                    lookupsPending += 1
+                    group.addTask { .resolved(family, await resolving.resolver.lookup(resolving.host, family: family, deadline: deadline)) }
+                }
+                v6Pending = true
+            }
+            func startIfDue() {
+                guard mayStart, !inResolutionDelay, !queue.isEmpty else { return }
+                // Alternate families when the queue holds both (RFC 8305 section 4).
+                let index = resolving == nil ? 0 : nextAttempt(in: queue, after: lastFamily)
+                let address = queue.remove(at: index)
+                lastFamily = address.family
+                mayStart = false
                 running += 1
+                delayMarker += 1
+                let marker = delayMarker
                 group.addTask {
                     do throws(ProbeFailure) {
-                        return (0, .success(try await connect(to: address, port: port, deadline: deadline)))
+                        return .attempt(.success(try await connect(to: address, port: port, deadline: deadline)))
                     } catch {
-                        return (0, .failure(error))
+                        return .attempt(.failure(error))
                     }
                 }
-                if started < addresses.count {
-                    let marker = started  // stale once a failure has started the next attempt early
-                    group.addTask {  // the delay before the next attempt (nil outcome)
-                        _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: attemptDelay))
-                        return (marker, nil)
-                    }
+                group.addTask {  // the delay before the next attempt
+                    _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: attemptDelay))
+                    return .attemptDelayOver(marker)
                 }
             }
-            startNext()
-            while let attempt = await group.next() {
-                switch attempt.outcome {
-                case nil:
-                    if attempt.index == started, started < addresses.count { startNext() }
-                case .success(let connection)?:
+            startIfDue()
+            while let event = await group.next() {
+                switch event {
+                case .resolved(let family, let answer):
+                    lookupsPending -= 1
+                    if family == .v6 { v6Pending = false; inResolutionDelay = false }
+                    switch answer {
+                    case .success(let addresses):
+                        queue += addresses.map { $0.with(port: port) }
+                        if family == .v4 && v6Pending && running == 0 && lastFamily == nil {
+                            inResolutionDelay = true
+                            group.addTask {
+                                _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: resolutionDelay))
+                                return .resolutionDelayOver
+                            }
+                        }
+                    case .failure(let failure):
+                        lookupFailures[family] = failure
+                    }
+                case .resolutionDelayOver:
+                    inResolutionDelay = false
+                case .attemptDelayOver(let marker):
+                    if marker == delayMarker { mayStart = true }  // stale once a failure started the next early
+                case .attempt(.success(let connection)):
                     group.cancelAll()  // losers end now; their connections close as they are dropped
-                    return (connection, failures)
-                case .failure(let failure)?:
+                    return .success(connection)
+                case .attempt(.failure(let failure)):
                     running -= 1
                     failures.append(failure)
                     // Out of time, or this machine out of descriptors: no other address can do better.
                     if (failure.kind == .connectTimeout && deadline.hasPassed) || failure.kind == .localResources {
                         group.cancelAll()
-                        return (nil, failures)
+                        return .failure(connectFailure(failures))
                     }
-                    if started < addresses.count { startNext() } else if running == 0 { return (nil, failures) }
+                    mayStart = true
+                }
+                startIfDue()
+                if running == 0 && queue.isEmpty && lookupsPending == 0 {
+                    group.cancelAll()
+                    if !failures.isEmpty { return .failure(connectFailure(failures)) }
+                    return .failure(resolutionFailure(resolving?.host ?? "", lookupFailures))
                 }
             }
-            return (nil, failures)
+            return .failure(connectFailure(failures))
         }
-        if let winner { return winner }
-        throw failures.first { $0.kind == .localResources } ?? failures.first { $0.kind == .connectTimeout } ?? failures.last
+        return try outcome.get()
+    }
+
+    /// The failure to report when every attempt failed: this machine's, then a timeout, then the last.
+    private static func connectFailure(_ failures: [ProbeFailure]) -> ProbeFailure {
+        failures.first { $0.kind == .localResources } ?? failures.first { $0.kind == .connectTimeout } ?? failures.last
             ?? ProbeFailure(kind: .other, detail: "no connection")
     }
 
-    /// v6, v4, v6, v4... in the resolver's order within each family (RFC 8305 section 4).
-    static func interleavedByFamily(_ addresses: [Address]) -> [Address] {
-        guard let firstFamily = addresses.first?.family else { return addresses }
-        let first = addresses.filter { $0.family == firstFamily }
-        let other = addresses.filter { $0.family != firstFamily }
-        var result: [Address] = []
-        for index in 0..<max(first.count, other.count) {
-            if index < first.count { result.append(first[index]) }
-            if index < other.count { result.append(other[index]) }
+    /// Why neither family gave an address. This machine's trouble first (an audit runs such a
+    /// target again), then a name that does not exist (an authoritative NXDOMAIN for either
+    /// family), then no answer in time, then a failing server, then no record of either family.
+    static func resolutionFailure(_ host: String, _ failures: [Resolver.Family: Resolver.LookupFailure]) -> ProbeFailure {
+        let name = UntrustedText.escape(host, limit: 253)
+        let all = [failures[.v6], failures[.v4]].compactMap { $0 }
+        for failure in all { if case .local(let reason) = failure {
+            return ProbeFailure(kind: .localResources, detail: "cannot resolve \(name) here: \(reason)")
+        } }
+        if all.contains(.doesNotExist) {
+            return ProbeFailure(kind: .nameNotResolved, detail: "\(name) does not exist (NXDOMAIN)")
         }
-        return result
+        let waited = all.compactMap { failure -> Double? in
+            if case .timedOut(let seconds) = failure { return seconds } else { return nil }
+        }
+        if let seconds = waited.max() {
+            return ProbeFailure(kind: .nameResolutionTimeout, detail: "\(name): name not resolved within \(secondsText(seconds)) s")
+        }
+        for failure in all { if case .serverFailure(let reason) = failure {
+            return ProbeFailure(kind: .nameNotResolved, detail: "\(name): \(reason)")
+        } }
+        if all.contains(.badName) {
+            return ProbeFailure(kind: .nameNotResolved, detail: "\(name) is not a name DNS can look up")
+        }
+        return ProbeFailure(kind: .nameNotResolved, detail: "\(name): no IPv4 or IPv6 address")
+    }
+
+    /// "5", "2.5": whole seconds without a fraction.
+    static func secondsText(_ seconds: Double) -> String {
+        let rounded = (seconds * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int(rounded)) : rounded.fixed(1)
+    }
+
+    /// Which queued address to try next: the first of the other family than the last attempt's,
+    /// else the first, so families alternate (v6, v4, v6, v4...) in the resolver's order within
+    /// each family (RFC 8305 section 4).
+    static func nextAttempt(in queue: [Address], after lastFamily: Int32?) -> Int {
+        queue.firstIndex { $0.family != lastFamily } ?? 0
     }
 
     struct Address: Sendable {
@@ -120,27 +212,35 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
         var length: socklen_t
         var family: Int32
         var text: String
+
+        /// The same address with `port` (the resolver's answers carry none).
+        func with(port: Int) -> Address {
+            var copy = self
+            let networkPort = in_port_t(UInt16(clamping: port).bigEndian)
+            withUnsafeMutableBytes(of: &copy.storage) { raw in
+                if family == AF_INET {
+                    raw.withMemoryRebound(to: sockaddr_in.self) { $0[0].sin_port = networkPort }
+                } else if family == AF_INET6 {
+                    raw.withMemoryRebound(to: sockaddr_in6.self) { $0[0].sin6_port = networkPort }
+                }
+            }
+            return copy
+        }
     }
 
-    /// getaddrinfo: numeric hosts are never looked up. It blocks and takes no deadline: called
-    /// from the resolver's threads (Resolver), never from a task, except for numeric hosts.
-    static func resolve(host: String, port: Int) throws(ProbeFailure) -> [Address] {
+    /// A numeric host (IPv4 or IPv6 literal) as an address, without a lookup (getaddrinfo with
+    /// AI_NUMERICHOST never blocks). Names go through `Resolver`.
+    static func numericAddresses(host: String, port: Int) throws(ProbeFailure) -> [Address] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_protocol = Int32(IPPROTO_TCP)
-        hints.ai_flags = Target.isIPAddress(host) ? AI_NUMERICHOST | AI_NUMERICSERV : AI_NUMERICSERV
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            let systemError = errno
-            // EAI_SYSTEM with EMFILE is this machine out of descriptors, not an unknown name.
-            if status == EAI_MEMORY || (status == EAI_SYSTEM && localResourceErrors.contains(systemError)) {
-                let reason = status == EAI_MEMORY ? "out of memory" : String(cString: strerror(systemError))
-                throw ProbeFailure(kind: .localResources, detail: "cannot resolve \(host) here: \(reason)")
-            }
-            let reason = String(cString: gai_strerror(status))
-            throw ProbeFailure(kind: .nameNotResolved, detail: "\(host): \(reason)")
+            if status == EAI_MEMORY { throw ProbeFailure(kind: .localResources, detail: "cannot convert \(host) here: out of memory") }
+            throw ProbeFailure(kind: .nameNotResolved, detail: "\(UntrustedText.escape(host, limit: 100)): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(first) }
         var addresses: [Address] = []

@@ -1,7 +1,11 @@
 /// A handshake that did not complete, typed by what went wrong.
 public struct ProbeFailure: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     public enum Kind: String, Hashable, Sendable, Codable {
+        /// NXDOMAIN, SERVFAIL, an unusable answer, or no A/AAAA record: the detail says which.
         case nameNotResolved
+        /// No answer before the connection's deadline ("name not resolved within N s"): the name
+        /// may well exist; its DNS servers are slow or silent.
+        case nameResolutionTimeout
         case connectionRefused
         case networkUnreachable
         case connectTimeout
@@ -47,7 +51,7 @@ public struct ProbeFailure: Error, Hashable, Sendable, Codable, CustomStringConv
 
     /// True when no TCP connection to a TLS peer was had: the host is unreachable as far as TLS goes.
     public var isUnreachable: Bool {
-        [.nameNotResolved, .connectionRefused, .networkUnreachable, .connectTimeout, .notTLS].contains(kind)
+        [.nameNotResolved, .nameResolutionTimeout, .connectionRefused, .networkUnreachable, .connectTimeout, .notTLS].contains(kind)
     }
 
     public var description: String {

@@ -36,11 +36,11 @@ import ATSPolicyFixtures
 
     /// The table gives every failed handshake an NSURLError; alerts become errSSLPeer* codes.
     @Test func everyHandshakeFailureHasCodes() {
-        let kinds: [ProbeFailure.Kind] = [.nameNotResolved, .connectionRefused, .networkUnreachable, .connectTimeout,
+        let kinds: [ProbeFailure.Kind] = [.nameNotResolved, .nameResolutionTimeout, .connectionRefused, .networkUnreachable, .connectTimeout,
                                           .handshakeTimeout, .notTLS, .tlsAlert, .noSharedProtocol, .noSharedCipher,
                                           .closedDuringHandshake, .resetDuringHandshake, .clientRejected, .cancelled,
                                           .protocolViolation, .localResources, .other]
-        let expected = [-1003, -1004, -1004, -1001, -1001, -1200, -1200, -1200, -1200, -1200, -1200, -1200, -999, -1200, -1200, -1200]
+        let expected = [-1003, -1001, -1004, -1004, -1001, -1001, -1200, -1200, -1200, -1200, -1200, -1200, -1200, -999, -1200, -1200, -1200]
         #expect(kinds.map { AppleErrorCodes.error(for: .handshakeFailed($0), layer: .handshake).code } == expected)
         #expect(AppleErrorCodes.error(for: .handshakeFailed(.tlsAlert), layer: .handshake, alert: TLSAlert(code: 48)).streamErrorCode == -9831)
         #expect(AppleErrorCodes.error(for: .suiteNotAllowed, layer: .ats).streamErrorCode == -9882)

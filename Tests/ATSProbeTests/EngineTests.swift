@@ -178,8 +178,8 @@ struct EngineTests {
     @Test func happyEyeballsMovesPastARefusingAddress() async throws {
         let hole = try Blackhole()
         // ::1 at this port refuses (nothing listens there on IPv6); 127.0.0.1 accepts.
-        let v6 = try TCPConnection.resolve(host: "::1", port: hole.port)
-        let v4 = try TCPConnection.resolve(host: "127.0.0.1", port: hole.port)
+        let v6 = try TCPConnection.numericAddresses(host: "::1", port: hole.port)
+        let v4 = try TCPConnection.numericAddresses(host: "127.0.0.1", port: hole.port)
         // A refusal starts the next attempt at once: the deadline, shorter than the 250 ms attempt
         // delay, would pass if the second address waited its turn.
         let connection = try await TCPConnection.connect(to: v6 + v4, port: hole.port, deadline: Deadline(secondsFromNow: 0.2))
@@ -187,9 +187,13 @@ struct EngineTests {
     }
 
     @Test func addressesInterleaveByFamily() throws {
-        let a6 = try TCPConnection.resolve(host: "::1", port: 1)[0]
-        let a4 = try TCPConnection.resolve(host: "127.0.0.1", port: 1)[0]
-        let order = TCPConnection.interleavedByFamily([a6, a6, a6, a4]).map(\.family)
+        let a6 = try TCPConnection.numericAddresses(host: "::1", port: 1)[0]
+        let a4 = try TCPConnection.numericAddresses(host: "127.0.0.1", port: 1)[0]
+        var queue = [a6, a6, a6, a4]
+        var order: [Int32] = []
+        while !queue.isEmpty {
+            order.append(queue.remove(at: TCPConnection.nextAttempt(in: queue, after: order.last)).family)
+        }
         #expect(order == [a6.family, a4.family, a6.family, a6.family])
     }
 

@@ -217,8 +217,8 @@ struct HostileServerTests {
         let fixture = try ProbeFixture()
         try await fixture.withServer(TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec()))) { server in
             // 127.0.0.2 has nothing listening on the server's port (it is bound to 127.0.0.1 only).
-            let refusing = try TCPConnection.resolve(host: "127.0.0.2", port: server.port)
-            let answering = try TCPConnection.resolve(host: "127.0.0.1", port: server.port)
+            let refusing = try TCPConnection.numericAddresses(host: "127.0.0.2", port: server.port)
+            let answering = try TCPConnection.numericAddresses(host: "127.0.0.1", port: server.port)
             let connection = try await TCPConnection.connect(addresses: refusing + refusing + answering, port: server.port,
                                                              deadline: Deadline(secondsFromNow: Self.timeout))
             #expect(connection.peerAddress == "127.0.0.1")

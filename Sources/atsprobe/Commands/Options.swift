@@ -117,6 +117,9 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Deadline in seconds for each connection's connect, handshake and request.", valueName: "seconds"))
     var timeout: Double = 10
 
+    @Option(name: .customLong("dns-servers"), help: ArgumentHelp("As curl: resolve names through these DNS servers instead of resolv.conf's.", valueName: "addr[:port][,...]"))
+    var dnsServers: String?
+
     @Option(name: .long, help: ArgumentHelp("Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).", valueName: "date"))
     var at: String?
 
@@ -129,6 +132,47 @@ struct ConnectionOptions: ParsableArguments {
         guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
         _ = try parsedConnectTo()
         _ = try evaluationDate()
+        _ = try parsedDNSServers()
+    }
+
+    /// --dns-servers as curl spells it: ADDR[:PORT] entries, comma-separated; IPv6 bare or in
+    /// brackets (brackets when a port follows); port 53 when none. Returns the list for c-ares
+    /// (`ares_set_servers_ports_csv`), nil without the option. Names are refused: a resolver
+    /// cannot need a name resolved to reach it.
+    func parsedDNSServers() throws -> String? {
+        guard let dnsServers else { return nil }
+        func bad(_ why: String) -> InputError {
+            InputError("--dns-servers '\(UntrustedText.escape(dnsServers, limit: 200))': \(why)")
+        }
+        func port(_ text: Substring, in entry: Substring) throws -> Int {
+            guard let value = Int(text), (1...65535).contains(value) else {
+                throw bad("'\(UntrustedText.escape(String(entry), limit: 60))' has no port 1-65535 after its colon")
+            }
+            return value
+        }
+        var servers: [String] = []
+        for entry in dnsServers.split(separator: ",", omittingEmptySubsequences: false) {
+            let entryText = UntrustedText.escape(String(entry), limit: 60)
+            guard !entry.isEmpty else { throw bad("an entry is empty") }
+            if entry.hasPrefix("[") {
+                guard let close = entry.firstIndex(of: "]"), IPAddress(String(entry[entry.index(after: entry.startIndex)..<close]), family: .v6) != nil else {
+                    throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT")
+                }
+                let rest = entry[entry.index(after: close)...]
+                if rest.isEmpty { servers.append(String(entry)); continue }
+                guard rest.hasPrefix(":") else { throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT") }
+                servers.append("\(entry[...close]):\(try port(rest.dropFirst(), in: entry))")
+            } else if IPAddress(String(entry), family: .v6) != nil {
+                servers.append("[\(entry)]")
+            } else if let colon = entry.lastIndex(of: ":"), IPAddress(String(entry[..<colon]), family: .v4) != nil {
+                servers.append("\(entry[..<colon]):\(try port(entry[entry.index(after: colon)...], in: entry))")
+            } else if IPAddress(String(entry), family: .v4) != nil {
+                servers.append(String(entry))
+            } else {
+                throw bad("'\(entryText)' is not an IPv4 or IPv6 address (with an optional :PORT)")
+            }
+        }
+        return servers.joined(separator: ",")
     }
 
     /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Each

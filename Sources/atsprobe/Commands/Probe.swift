@@ -60,7 +60,8 @@ func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent:
     var options = ProbeOptions(
         caFile: connection.caFile, caDirectory: connection.caDir,
         evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
-        ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA)
+        ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA,
+        dnsServers: try connection.parsedDNSServers())
     options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
     return try makeProber(options, connection: connection)
 }

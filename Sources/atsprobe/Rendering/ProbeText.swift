@@ -89,6 +89,7 @@ enum ProbeText {
         let base: String
         switch failure.kind {
         case .nameNotResolved: base = "name not resolved"
+        case .nameResolutionTimeout: base = "name not resolved in time"
         case .connectionRefused: base = "connection refused"
         case .networkUnreachable: base = "network unreachable"
         case .connectTimeout: base = "connect timed out"

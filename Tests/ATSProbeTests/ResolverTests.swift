@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import ATSProbe
+import ATSTestServers
+import TLSFacts
+
+/// The c-ares resolver against a DNS server this test starts on 127.0.0.1 (never the
+/// machine's resolv.conf): answers, caching, deadlines, failures told apart, hostile answers.
+@Suite("Resolver")
+struct ResolverTests {
+    static let names: [String: LoopbackDNSServer.Behavior] = [
+        "ok.test": .answer(v4: ["127.0.0.1"]),
+        "both.test": .answer(v4: ["127.0.0.1"], v6: ["::1"]),
+        "short.test": .answer(v4: ["127.0.0.1"], ttl: 0),
+        "late.test": .answer(v4: ["127.0.0.1"], delay: 0.6),
+        "slow.test": .servfail(delay: 30),
+        "never.test": .never,
+        "gone.test": .nxdomain(),
+        "broken.test": .servfail(),
+        "big.test": .truncated(v4: ["127.0.0.1"]),
+        "garbage.test": .garbage,
+        "cut.test": .cutShort(v4: ["127.0.0.1"]),
+        "liar.test": .lyingCounts,
+    ]
+
+    /// A server and a resolver that asks only it; both end with the block.
+    func withResolver<T>(_ body: (LoopbackDNSServer, Resolver) async throws -> T) async throws -> T {
+        let server = try LoopbackDNSServer(names: Self.names)
+        defer { server.stop() }
+        let resolver = try Resolver(reactor: .shared, servers: server.address)
+        return try await body(server, resolver)
+    }
+
+    @Test func answersAndCachesForTheTTL() async throws {
+        try await withResolver { server, resolver in
+            let answer = await resolver.lookup("ok.test", family: .v4, deadline: Deadline(secondsFromNow: 5))
+            #expect((try? answer.get())?.map(\.text) == ["127.0.0.1"])
+            #expect(await resolver.lookup("OK.test", family: .v4, deadline: Deadline(secondsFromNow: 5)).isSuccess)
+            #expect(server.queries(for: "ok.test") == 1, "a second ask within the TTL is answered from the cache")
+            // TTL 0: asked again.
+            _ = await resolver.lookup("short.test", family: .v4, deadline: Deadline(secondsFromNow: 5))
+            _ = await resolver.lookup("short.test", family: .v4, deadline: Deadline(secondsFromNow: 5))
+            #expect(server.queries(for: "short.test") == 2)
+            // AAAA for a name with only A: no record, not "does not exist".
+            #expect(await resolver.lookup("ok.test", family: .v6, deadline: Deadline(secondsFromNow: 5)).failure == .noRecord)
+            #expect((try? await resolver.lookup("both.test", family: .v6, deadline: Deadline(secondsFromNow: 5)).get())?.map(\.text) == ["::1"])
+        }
+    }
+
+    @Test func failuresAreToldApartAndCached() async throws {
+        try await withResolver { server, resolver in
+            let deadline = Deadline(secondsFromNow: 5)
+            #expect(await resolver.lookup("gone.test", family: .v4, deadline: deadline).failure == .doesNotExist)
+            #expect(await resolver.lookup("gone.test", family: .v4, deadline: deadline).failure == .doesNotExist)
+            #expect(server.queries(for: "gone.test") == 1, "NXDOMAIN is remembered for the run")
+            let broken = await resolver.lookup("broken.test", family: .v4, deadline: deadline).failure
+            guard case .serverFailure(let reason)? = broken else {
+                Issue.record("SERVFAIL is a server failure, got \(String(describing: broken))")
+                return
+            }
+            #expect(reason.contains("SERVFAIL"))
+        }
+    }
+
+    /// A name that never answers costs its own deadline and nothing else: a healthy name asked
+    /// at the same time answers at once, and a late answer arrives for a caller who waits.
+    @Test func aSlowNameNeverHoldsAnother() async throws {
+        try await withResolver { _, resolver in
+            let start = Date()
+            let slowDeadline = Deadline(secondsFromNow: 3)
+            async let silent = resolver.lookup("never.test", family: .v4, deadline: slowDeadline)
+            async let slow = resolver.lookup("slow.test", family: .v4, deadline: slowDeadline)
+            async let late = resolver.lookup("late.test", family: .v4, deadline: Deadline(secondsFromNow: 8))
+            let healthy = await resolver.lookup("ok.test", family: .v4, deadline: Deadline(secondsFromNow: 8))
+            #expect(healthy.isSuccess)
+            #expect(!slowDeadline.hasPassed, "the healthy name waited for the slow ones")
+            #expect(await late.isSuccess)
+            for failure in [await silent.failure, await slow.failure] {
+                guard case .timedOut(let seconds)? = failure else {
+                    Issue.record("expected a timeout, got \(String(describing: failure))")
+                    continue
+                }
+                #expect(seconds > 2.8 && seconds < 4)
+            }
+            #expect(Date().timeIntervalSince(start) < 6, "the slow names outlived their deadline")
+        }
+    }
+
+    /// A caller whose deadline passed leaves; the query goes on, and a caller with time to
+    /// spare gets its answer.
+    @Test func aCallerThatGivesUpLeavesTheQueryForTheNext() async throws {
+        try await withResolver { server, resolver in
+            let first = await resolver.lookup("late.test", family: .v4, deadline: Deadline(secondsFromNow: 0.2))
+            #expect(first.isTimeout)
+            let second = await resolver.lookup("late.test", family: .v4, deadline: Deadline(secondsFromNow: 5))
+            #expect(second.isSuccess)
+            #expect(server.queries(for: "late.test") == 1, "the second caller joined the query in flight")
+        }
+    }
+
+    @Test func truncatedAnswersAreAskedAgainOverTCP() async throws {
+        try await withResolver { server, resolver in
+            let answer = await resolver.lookup("big.test", family: .v4, deadline: Deadline(secondsFromNow: 5))
+            #expect((try? answer.get())?.map(\.text) == ["127.0.0.1"])
+            #expect(server.tcpQueries >= 1)
+        }
+    }
+
+    /// Garbage, a record cut short, counts that lie and a pointer loop: each ends as a failure
+    /// by the deadline, never a crash or a hang, and the resolver goes on answering.
+    @Test func hostileAnswersEndInTime() async throws {
+        try await withResolver { _, resolver in
+            let start = Date()
+            for name in ["garbage.test", "cut.test", "liar.test"] {
+                let answer = await resolver.lookup(name, family: .v4, deadline: Deadline(secondsFromNow: 1))
+                if case .success(let addresses) = answer {
+                    // A parser may take the one well-formed record of the lying answer.
+                    #expect(name == "liar.test" && addresses.map(\.text) == ["127.0.0.1"], "\(name): \(addresses.map(\.text))")
+                }
+            }
+            #expect(Date().timeIntervalSince(start) < 5)
+            #expect(await resolver.lookup("ok.test", family: .v4, deadline: Deadline(secondsFromNow: 5)).isSuccess)
+        }
+    }
+
+    @Test func localhostNeverReachesDNS() async throws {
+        try await withResolver { server, resolver in
+            let answer = await resolver.lookup("localhost", family: .v4, deadline: Deadline(secondsFromNow: 5))
+            #expect((try? answer.get())?.map(\.text) == ["127.0.0.1"])
+            _ = await resolver.lookup("api.localhost", family: .v6, deadline: Deadline(secondsFromNow: 5))
+            #expect(server.queries == 0)
+        }
+    }
+
+    @Test func unusableServerListsAreRefused() {
+        #expect(throws: ResolverSetupError.self) { try Resolver(reactor: .shared, servers: "not-an-address") }
+    }
+
+    /// Through the prober: a name that resolves is probed, and the three ways a name can fail
+    /// read differently: does not exist, not resolved in time, server failure.
+    @Test func proberUsesTheGivenServers() async throws {
+        let server = try LoopbackDNSServer(names: Self.names)
+        defer { server.stop() }
+        let fixture = try ProbeFixture()
+        let prober = try Prober(options: ProbeOptions(caFile: fixture.rootPath, useSystemTrustStore: false,
+                                                      dnsServers: server.address))
+        let configuration = TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec(dnsNames: ["ok.test"])))
+        try await TestTLSServer.serving(configuration) { tls in
+            let ok = await prober.probe(loopbackRequest(port: tls.port, host: "ok.test"))
+            #expect(ok.failure == nil, "\(String(describing: ok.failure))")
+            let gone = await prober.probe(loopbackRequest(port: tls.port, host: "gone.test")).failure
+            #expect(gone?.kind == .nameNotResolved)
+            #expect(gone?.detail == "gone.test does not exist (NXDOMAIN)")
+            let never = await prober.probe(loopbackRequest(port: tls.port, host: "never.test", timeout: 1)).failure
+            #expect(never?.kind == .nameResolutionTimeout)
+            #expect(never?.detail == "never.test: name not resolved within 1 s")
+            #expect(never?.isUnreachable == true)
+            let broken = await prober.probe(loopbackRequest(port: tls.port, host: "broken.test")).failure
+            #expect(broken?.kind == .nameNotResolved)
+            #expect(broken?.detail.contains("SERVFAIL") == true)
+        }
+    }
+
+    /// Happy Eyeballs takes addresses as they come: with AAAA pointing at a port nobody listens
+    /// on and A at the server, the connection is made over IPv4.
+    @Test func happyEyeballsUsesBothFamilies() async throws {
+        let fixture = try ProbeFixture()
+        let configuration = TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec(dnsNames: ["both.test"])))
+        try await TestTLSServer.serving(configuration) { tls in
+            let server = try LoopbackDNSServer(names: ["both.test": .answer(v4: ["127.0.0.1"], v6: ["::1"])])
+            defer { server.stop() }
+            let prober = try Prober(options: ProbeOptions(caFile: fixture.rootPath, useSystemTrustStore: false,
+                                                          dnsServers: server.address))
+            let result = await prober.probe(loopbackRequest(port: tls.port, host: "both.test"))
+            #expect(result.failure == nil, "\(String(describing: result.failure))")
+            #expect(server.queries(for: "both.test") == 2, "A and AAAA both asked")
+        }
+    }
+}
+
+extension Result {
+    var isSuccess: Bool { if case .success = self { true } else { false } }
+}
+
+extension Result where Failure == Resolver.LookupFailure {
+    var isTimeout: Bool { if case .failure(.timedOut) = self { true } else { false } }
+}
