@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "ATSProbe", targets: ["ATSProbe"]),
         .library(name: "ATSEngine", targets: ["ATSEngine"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
+        .library(name: "ATSReport", targets: ["ATSReport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,6 +52,9 @@ let package = Package(
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
         // redirects), the plist-check run, and the audit scheduler with its limits.
         .target(name: "ATSEngine", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
+        // The versioned JSON contract (docs/json-schema.md) as Codable types, written by the runs and
+        // read back by `atsprobe report`, and the report renderers (text, HTML, CSV, Markdown) over them.
+        .target(name: "ATSReport", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSEngine"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
         .target(name: "ATSApp", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "CZlib"]),
         // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
@@ -64,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSEngine", "ATSApp",
+                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident

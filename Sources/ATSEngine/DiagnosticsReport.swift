@@ -53,9 +53,14 @@ public struct DiagnosticsReport: Sendable {
     }
 
     public var target: Target
-    public var ruleSet: String
+    /// The rule set the run judged by: the value itself, so a rule set built by code is the one
+    /// every output names and advises by (never looked up again by name).
+    public var ruleSet: RuleSet
     public var tests: [TestOutcome]
     public var suggestion: ExceptionSuggestion
+    /// The suggestion with its evidence per key and the server fixes, from every handshake
+    /// this run made (`HostAdvice.init(report:)`); what every output shows.
+    public var advice: HostAdvice
     /// Real handshakes made for this target.
     public var handshakes: Int
     public var wallMilliseconds: Double
@@ -85,5 +90,16 @@ public struct DiagnosticsReport: Sendable {
             }
         }
         return spokeTLS ? .answered : .unreachable
+    }
+}
+
+extension HostAdvice {
+    /// The advice for one diagnostics run, with evidence from every handshake it made: the
+    /// default connection's reasons, then Allow All Loads', say what fails whatever the dictionary.
+    init(target: Target, ruleSet: RuleSet, tests: [TestOutcome], suggestion: ExceptionSuggestion, widestProbe: ProbeResult?) {
+        let observations = tests.flatMap(\.hops).compactMap(\.result) + (widestProbe.map { [$0] } ?? [])
+        let failures = tests.prefix(2).flatMap(\.verdict.reasons)
+        self.init(target: target.url, host: target.host, suggestion: suggestion, observations: observations, ruleSet: ruleSet,
+                  failures: failures)
     }
 }

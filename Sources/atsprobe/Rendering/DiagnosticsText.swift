@@ -3,6 +3,7 @@ import ATSAdvice
 import ATSPolicy
 import ATSProbe
 #if canImport(FoundationEssentials)
+import ATSReport
 import FoundationEssentials
 #else
 import Foundation
@@ -66,9 +67,9 @@ enum DiagnosticsText {
 
     static func summary(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
         var out = "atsprobe summary for \(report.target.url)\n"
-        out += "Rule set   : \(report.ruleSet)\n"
-        if verbose, let ruleSet = RuleSet.named(report.ruleSet) {
-            out += offerLines(ruleSet)
+        out += "Rule set   : \(report.ruleSet.id)\n"
+        if verbose {
+            out += offerLines(report.ruleSet)
         }
         out += "Handshakes : \(report.handshakes) for \(report.tests.count) tests, \(report.wallMilliseconds.fixed(0)) ms\n"
         if let observation = bestObservation(report) {
@@ -88,10 +89,10 @@ enum DiagnosticsText {
         case .exception(let domain, let exception, _):
             out += "Exception  : the minimal NSExceptionDomains entry for \(domain):\n"
             out += ExceptionPlist.snippet(domain: domain, exception: exception)
-            out += ExceptionPlist.adviceLines(HostAdvice(report))
+            out += ExceptionPlist.adviceLines(report.advice)
         case .impossible(let reason):
             out += "Exception  : no exception makes this host load, because \(UntrustedText.escape(reason))\n"
-            out += ExceptionPlist.adviceLines(HostAdvice(report))
+            out += ExceptionPlist.adviceLines(report.advice)
         }
         return out
     }

@@ -1,6 +1,7 @@
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import ATSEngine
 #if canImport(FoundationEssentials)
+import ATSReport
 import FoundationEssentials
 #else
 import Foundation
