@@ -85,7 +85,9 @@ public enum ReportReader {
         case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
             return "'\(path(context.codingPath))' has the wrong type"
         case .dataCorrupted(let context)?:
-            return context.codingPath.isEmpty ? "not JSON" : "'\(path(context.codingPath))': \(UntrustedText.escape(context.debugDescription, limit: 200))"
+            // JSONDecoder names no field when a number does not fit its type (1e300 as an Int): it
+            // reports the whole line as invalid JSON.
+            return context.codingPath.isEmpty ? "not JSON, or a number out of range" : "'\(path(context.codingPath))': \(UntrustedText.escape(context.debugDescription, limit: 200))"
         default:
             return "not JSON"
         }

@@ -8,8 +8,8 @@ import TestSupport
 @Suite struct ReportRecordInputTests {
     static let run = #"{"tool":"atsprobe","toolVersion":"0.1.0","openSSLVersion":"OpenSSL 3","ruleSet":"ios26","startedAt":"2026-01-01T00:00:00Z"}"#
 
-    /// A result record whose exception holds `keyValues` (raw JSON members) and whose server fix removes `fixKey`.
-    static func exceptionRecord(line: Int, exception: String, fixKey: String = "NSExceptionMinimumTLSVersion") -> String {
+    /// A result record whose exception holds `exception` (raw JSON members) and whose server fix removes `fixKey` (a JSON string).
+    static func exceptionRecord(line: Int, exception: String, fixKey: String = #""NSExceptionMinimumTLSVersion""#) -> String {
         #"{"schemaVersion":2,"kind":"result","verdict":"exception","input":"h\#(line).test","line":\#(line),"#
             + #""target":{"url":"https://h\#(line).test/","host":"h\#(line).test","port":443},"ruleSet":"ios26","handshakes":1,"#
             + #""wallMilliseconds":1,"reachability":"answered","defaultPasses":false,"tests":[],"run":\#(run),"finishedAt":"2026-01-01T00:00:01Z","#
@@ -40,7 +40,7 @@ import TestSupport
         let timeout = #"{"schemaVersion":2,"kind":"timeout","verdict":"timeout","input":"t.test","line":1,"target":{"url":"https://t.test/","host":"t.test","port":443},"deadlineSeconds":1e300,"run":\#(Self.run)}"#
         let exception = Self.exceptionRecord(line: 1, exception: #""NSExceptionMinimumTLSVersion":1e300"#)
         let port = #"{"schemaVersion":2,"kind":"timeout","verdict":"timeout","input":"t.test","line":1,"target":{"url":"https://t.test/","host":"t.test","port":1e300},"deadlineSeconds":5,"run":\#(Self.run)}"#
-        for (record, field) in [(timeout, "deadlineSeconds"), (exception, "exception"), (port, "port")] {
+        for (record, field) in [(timeout, "deadlineSeconds"), (exception, "exception"), (port, "a number out of range")] {
             let (path, directory) = try Self.write(record + "\n")
             defer { directory.remove() }
             for format in ["text", "markdown", "html", "csv"] {
