@@ -82,6 +82,18 @@ public struct DiagnosticsReport: Sendable {
     /// The default ATS connection (the first test).
     public var defaultPasses: Bool { tests.first?.verdict.passed ?? false }
 
+    /// The handshake with the most to say: the widest successful one (the summary's "Server" line).
+    public var bestObservation: Observation? {
+        let results = tests.flatMap(\.hops).compactMap(\.result) + (widestProbe.map { [$0] } ?? [])
+        return results.compactMap { try? $0.get() }.max { $0.protocolVersion < $1.protocolVersion }
+    }
+
+    /// The best handshake's chain lacked an intermediate that a caIssuers fetch supplied: what
+    /// Apple clients do and most others do not (TrustAdvice, docs/trust.md).
+    public var missingIntermediateWarning: String? {
+        bestObservation.flatMap { TrustAdvice.missingIntermediateWarning($0.trust) }
+    }
+
     static func reachability(of results: [ProbeResult]) -> Reachability {
         let spokeTLS = results.contains {
             switch $0 {

@@ -26,6 +26,14 @@ public struct DiagnosticsJSON: Codable, Sendable {
     public let run: RunInfo?
     /// When this target's diagnostics ended (whole seconds); absent only from schema 1 files.
     public let finishedAt: Date?
+    /// The summary's warning and server fix when the best handshake's chain lacked an
+    /// intermediate (fetched from caIssuers); absent otherwise.
+    public let missingIntermediate: MissingIntermediate?
+
+    public struct MissingIntermediate: Codable, Sendable {
+        public let warning: String
+        public let fix: String
+    }
 
     public init(_ report: DiagnosticsReport, run: RunInfo, finishedAt: Date = Date()) {
         schemaVersion = jsonSchemaVersion
@@ -39,6 +47,9 @@ public struct DiagnosticsJSON: Codable, Sendable {
         defaultPasses = report.defaultPasses
         tests = report.tests.map(TestJSON.init)
         suggestion = SuggestionJSON(report.advice)
+        missingIntermediate = report.missingIntermediateWarning.map {
+            MissingIntermediate(warning: $0, fix: TrustAdvice.missingIntermediateFix)
+        }
     }
 
     public struct TestJSON: Codable, Sendable {

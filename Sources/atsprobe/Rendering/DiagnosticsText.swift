@@ -2,8 +2,8 @@ import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import ATSProbe
-#if canImport(FoundationEssentials)
 import ATSReport
+#if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
@@ -72,12 +72,12 @@ enum DiagnosticsText {
             out += offerLines(report.ruleSet)
         }
         out += "Handshakes : \(report.handshakes) for \(report.tests.count) tests, \(report.wallMilliseconds.fixed(0)) ms\n"
-        if let observation = bestObservation(report) {
+        if let observation = report.bestObservation {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
             if let leaf = observation.leaf { facts += ", leaf \(leaf.publicKey), \(leaf.signatureHash.rawValue)" }
             out += "Server     : \(facts)\(report.widestProbe == nil ? "" : " (widest offer)")\n"
             out += "Trust      : \(trustSummary(observation.trust))\n"
-            if let warning = TrustAdvice.missingIntermediateWarning(observation.trust) {
+            if let warning = report.missingIntermediateWarning {
                 out += "Warning    : \(warning)\n"
                 out += "Server fix : \(TrustAdvice.missingIntermediateFix)\n"
             }
@@ -121,13 +121,6 @@ enum DiagnosticsText {
         out += "Signatures : \(ruleSet.signatureSchemes.map(\.name).joined(separator: ", "))\n"
         out += "ALPN       : \(ruleSet.alpn.joined(separator: ", ")); status_request and SCTs asked for\n"
         return out
-    }
-
-    /// The handshake with the most to say: the widest successful one.
-    static func bestObservation(_ report: DiagnosticsReport) -> Observation? {
-        let results = report.tests.flatMap(\.hops).compactMap(\.result) + (report.widestProbe.map { [$0] } ?? [])
-        let observations = results.compactMap { try? $0.get() }
-        return observations.max { $0.protocolVersion < $1.protocolVersion }
     }
 
     static func exitStatus(for report: DiagnosticsReport) -> ExitStatus {

@@ -1,6 +1,6 @@
 import ATSPolicy
-#if canImport(FoundationEssentials)
 import ATSReport
+#if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
