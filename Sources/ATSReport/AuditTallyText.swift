@@ -1,5 +1,4 @@
 import ATSEngine
-import TLSFacts
 
 /// The audit's tally in words: the progress line, the report's "Targets" row, the closing summary.
 extension AuditTally {
@@ -17,7 +16,7 @@ extension AuditTally {
         if !exceptionKeys.isEmpty {
             out += "exceptions needed:\n"
             for (key, count) in keysByCount {
-                out += "  \(UntrustedText.escape(key)): \(count) target\(count == 1 ? "" : "s")\n"
+                out += "  \(ReportEscaping.text(key)): \(count) target\(count == 1 ? "" : "s")\n"
             }
         }
         return out

@@ -112,9 +112,10 @@ public struct DiagnosticsJSON: Codable, Sendable {
         public let fixes: [ServerFix]?
         public let reason: String?
 
-        /// Without the handshakes: evidence as the advisor gave it, fixes without the leaf's key type.
-        public init(_ suggestion: ExceptionSuggestion) {
-            self.init(HostAdvice(target: "", host: "", suggestion: suggestion, observations: [], ruleSet: .default))
+        /// Without the handshakes: evidence as the advisor gave it, fixes without the leaf's key type,
+        /// under the run's rule set (never the default in its place).
+        public init(_ suggestion: ExceptionSuggestion, ruleSet: RuleSet) {
+            self.init(HostAdvice(target: "", host: "", suggestion: suggestion, observations: [], ruleSet: ruleSet))
         }
 
         public init(_ advice: HostAdvice) {
