@@ -53,9 +53,14 @@ public struct DiagnosticsReport: Sendable {
     }
 
     public var target: Target
-    public var ruleSet: String
+    /// The rule set the run judged by: the value itself, so a rule set built by code is the one
+    /// every output names and advises by (never looked up again by name).
+    public var ruleSet: RuleSet
     public var tests: [TestOutcome]
     public var suggestion: ExceptionSuggestion
+    /// The suggestion with its evidence per key and the server fixes, from every handshake
+    /// this run made (`HostAdvice.init(report:)`); what every output shows.
+    public var advice: HostAdvice
     /// Real handshakes made for this target.
     public var handshakes: Int
     public var wallMilliseconds: Double
@@ -77,6 +82,18 @@ public struct DiagnosticsReport: Sendable {
     /// The default ATS connection (the first test).
     public var defaultPasses: Bool { tests.first?.verdict.passed ?? false }
 
+    /// The handshake with the most to say: the widest successful one (the summary's "Server" line).
+    public var bestObservation: Observation? {
+        let results = tests.flatMap(\.hops).compactMap(\.result) + (widestProbe.map { [$0] } ?? [])
+        return results.compactMap { try? $0.get() }.max { $0.protocolVersion < $1.protocolVersion }
+    }
+
+    /// The best handshake's chain lacked an intermediate that a caIssuers fetch supplied: what
+    /// Apple clients do and most others do not (TrustAdvice, docs/trust.md).
+    public var missingIntermediateWarning: String? {
+        bestObservation.flatMap { TrustAdvice.missingIntermediateWarning($0.trust) }
+    }
+
     static func reachability(of results: [ProbeResult]) -> Reachability {
         let spokeTLS = results.contains {
             switch $0 {
@@ -85,5 +102,16 @@ public struct DiagnosticsReport: Sendable {
             }
         }
         return spokeTLS ? .answered : .unreachable
+    }
+}
+
+extension HostAdvice {
+    /// The advice for one diagnostics run, with evidence from every handshake it made: the
+    /// default connection's reasons, then Allow All Loads', say what fails whatever the dictionary.
+    init(target: Target, ruleSet: RuleSet, tests: [TestOutcome], suggestion: ExceptionSuggestion, widestProbe: ProbeResult?) {
+        let observations = tests.flatMap(\.hops).compactMap(\.result) + (widestProbe.map { [$0] } ?? [])
+        let failures = tests.prefix(2).flatMap(\.verdict.reasons)
+        self.init(target: target.url, host: target.host, suggestion: suggestion, observations: observations, ruleSet: ruleSet,
+                  failures: failures)
     }
 }

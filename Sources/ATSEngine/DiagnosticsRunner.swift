@@ -101,7 +101,8 @@ public struct DiagnosticsRunner: Sendable {
         let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
                                                   ruleSet: options.ruleSet)
         return DiagnosticsReport(
-            target: target, ruleSet: options.ruleSet.id, tests: outcomes, suggestion: suggestion,
+            target: target, ruleSet: options.ruleSet, tests: outcomes, suggestion: suggestion,
+            advice: HostAdvice(target: target, ruleSet: options.ruleSet, tests: outcomes, suggestion: suggestion, widestProbe: widestProbe),
             handshakes: handshakes,
             wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
             reachability: outcomes.contains(where: { $0.hops.contains { $0.cleartext != nil } })

@@ -143,7 +143,7 @@ import TLSFacts
     @Test func aFileThatIsNotAtsprobeJSONIsRefusedWithItsLine() async throws {
         let path = Self.temporaryPath(".jsonl")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "{\"kind\":\"error\",\"verdict\":\"error\",\"input\":\"x\",\"message\":\"m\"}\nnot json\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "{\"schemaVersion\":2,\"kind\":\"error\",\"verdict\":\"error\",\"input\":\"x\",\"message\":\"m\"}\nnot json\n".write(toFile: path, atomically: true, encoding: .utf8)
         let result = try await BinaryRunner.run(["report", path, "--format", "html"], timeout: 30)
         #expect(result.status == 64)
         #expect(result.stderr.contains("line 2: not an atsprobe record"), "stderr: \(result.stderr)")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ATSPolicy
 import ATSProbe
+import ATSReport
 import ATSTrust
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,3 +1,4 @@
+import ATSReport
 import ArgumentParser
 import ATSEngine
 import ATSPolicy
@@ -117,8 +118,8 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
     case .html, .csv, .markdown:
-        // Rendered from the JSON documents decoded again, as `atsprobe report` renders a file.
-        sink.write(try ReportInput.report(documents: documents).render(format, verbose: diagnostics.verbose))
+        // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
+        sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose))
     }
     try sink.finish()
     return status

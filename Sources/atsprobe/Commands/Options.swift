@@ -1,3 +1,4 @@
+import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -250,12 +251,4 @@ struct ConnectionOptions: ParsableArguments {
         }
         return target
     }
-}
-
-/// ANSI colour for the PASS/FAIL words; nothing else is coloured.
-struct Palette {
-    let enabled: Bool
-    func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
-    func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
-    func warn(_ text: String) -> String { enabled ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
 }

@@ -1,3 +1,4 @@
+import ATSReport
 import ArgumentParser
 import ATSAdvice
 import ATSPolicy

@@ -1,3 +1,4 @@
+import ATSReport
 import ArgumentParser
 import ATSPolicy
 import ATSProbe
@@ -155,22 +156,5 @@ struct ProbeReport: Encodable {
         if failOn.contains(.none) { return .clear }
         let checked = failOn.contains(.all) ? Set([ProbeCheck.trust, .appleRules, .ct]) : failOn
         return failed.contains(where: checked.contains) ? .findings : .clear
-    }
-}
-
-/// How a target is named in JSON.
-struct TargetReport: Encodable {
-    let url: String
-    let host: String
-    let port: Int
-    let connectAddress: String?
-    let connectPort: Int?
-
-    init(_ target: Target) {
-        url = target.url
-        host = target.host
-        port = target.port
-        connectAddress = target.connectAddress
-        connectPort = target.connectPort
     }
 }

@@ -2,6 +2,7 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import ATSReport
 import TLSFacts
 
 /// `atsprobe app --format html`: one self-contained page (inline CSS, no script, nothing

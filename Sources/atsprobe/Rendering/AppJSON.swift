@@ -2,6 +2,7 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import ATSReport
 import PropertyList
 import TLSFacts
 
@@ -120,7 +121,7 @@ struct AppJSON: Encodable {
             host = item.host.host
             check = PlistCheckJSON.TargetJSON(item.check)
             remedy = item.check.passes ? nil : AppReport.remedy(item.check)
-            advice = item.check.diagnostics.map { DiagnosticsJSON.SuggestionJSON(HostAdvice($0)) }
+            advice = item.check.diagnostics.map { DiagnosticsJSON.SuggestionJSON($0.advice) }
         }
     }
 }

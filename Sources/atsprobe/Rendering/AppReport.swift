@@ -158,7 +158,7 @@ struct AppReport {
     /// The server fixes for a host: what removes each exception it needs, or makes it loadable at all.
     static func serverAdvice(_ check: PlistTargetCheck) -> HostAdvice? {
         guard let report = check.diagnostics, report.reachability != .unreachable else { return nil }
-        let advice = HostAdvice(report)
+        let advice = report.advice
         return advice.fixes.isEmpty && advice.impossibleReason == nil ? nil : advice
     }
 }

@@ -2,6 +2,7 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import ATSReport
 import TLSFacts
 
 /// The person-readable `atsprobe app` report: what the app declares, what it talks to, then

@@ -1,5 +1,6 @@
 import ATSEngine
 import ATSPolicy
+import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -12,8 +13,8 @@ import Glibc
 
 /// Where finished targets go, one at a time, as they finish: a record to stdout (or --output)
 /// and to --records, a count in the tally, the progress line, and for plist the exception to
-/// merge at the end. Every format is rendered from the JSON record decoded again
-/// (`ReportRecord`), the same way `atsprobe report` renders a file, so the two agree.
+/// merge at the end. Every format is rendered from the record (`AuditRecord`, ATSReport): the
+/// same typed value the JSON Lines carry and `atsprobe report` decodes, so the two agree.
 actor AuditOutput {
     private let format: OutputFormat
     private let verbose: Bool
@@ -24,17 +25,12 @@ actor AuditOutput {
     /// --records: the JSON Lines as well, whatever the format.
     private let records: FileStream?
     private let encoder = JSONEncoder.atsprobe(pretty: false)
-    private let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
     private(set) var tally = AuditTally()
     private var progress: AuditProgress
     /// Only for --format plist: one entry per host that needs an exception.
     private var exceptions: [String: DomainException] = [:]
     /// Only for html, csv and markdown: the report needs every target before its first line.
-    private var collected: [ReportRecord] = []
+    private var collected: [AuditRecord] = []
 
     /// `path` nil writes to standard output. Throws an InputError when a file cannot be created.
     init(format: OutputFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, path: String?,
@@ -62,11 +58,11 @@ actor AuditOutput {
         if format == .plist, case .exception(let domain, let suggested, _) = report.suggestion {
             exceptions[domain] = exceptions[domain]?.widened(toCover: suggested) ?? suggested
         }
-        emit(.result(DiagnosticsJSON(report, run: run), verdict: AuditVerdict(report), entry: entry), entry: entry)
+        emit(.result(DiagnosticsJSON(report, run: run), verdict: AuditVerdict(report), entry: entry.record), entry: entry)
     }
 
     func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
-        emit(.timeout(target, deadlineSeconds: deadline, entry: entry, run: run, finishedAt: Date()), entry: entry)
+        emit(.timedOut(target, deadlineSeconds: deadline, entry: entry.record, run: run, finishedAt: Date()), entry: entry)
     }
 
     /// A target this machine could not audit (out of descriptors, memory, threads): an "error"
@@ -75,7 +71,7 @@ actor AuditOutput {
         progress.clear()
         let message = "local failure, not the server's: \(ProbeText.describe(failure))"
         Diagnostics.warn("\(UntrustedText.escape(target.url, limit: 300)): \(message)")
-        emit(.error(message: message, entry: entry, run: run, finishedAt: Date()), entry: entry)
+        emit(.failed(message, entry: entry.record, run: run, finishedAt: Date()), entry: entry)
         tally.localFailures += 1
     }
 
@@ -84,7 +80,7 @@ actor AuditOutput {
         progress.clear()
         let place = entry.line.map { "line \($0)" } ?? "argument \(entry.position)"
         Diagnostics.warn("\(place): \(message)")
-        emit(.error(message: message, entry: entry, run: run, finishedAt: Date()), entry: entry)
+        emit(.failed(message, entry: entry.record, run: run, finishedAt: Date()), entry: entry)
     }
 
     /// The ticker's redraw: elapsed times keep growing while a host is silent.
@@ -116,7 +112,7 @@ actor AuditOutput {
         done = true
         switch format {
         case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
-        case .html, .csv, .markdown: handle.write(Report(collected).render(format, verbose: verbose))
+        case .html, .csv, .markdown: handle.write(Report(collected).render(format.reportFormat, verbose: verbose))
         default: break
         }
         progress.clear()
@@ -131,27 +127,25 @@ actor AuditOutput {
         guard var data = try? encoder.encode(record) else { return }
         data.append(UInt8(ascii: "\n"))
         records?.write(data)
-        let decoded: ReportRecord
-        do {
-            decoded = try decoder.decode(ReportRecord.self, from: data)
-        } catch {
-            Diagnostics.warn("internal error: a record does not decode: \(error) (please report it)")
-            return
-        }
-        tally.add(decoded.verdict, keys: decoded.exceptionKeys.map(\.key))
+        tally.add(record.verdict, keys: record.exceptionKeys.map(\.key))
         switch format {
         case .json:
             progress.clear()
             handle.write(data)
         case .text:
             progress.clear()
-            handle.write(ReportText.entry(decoded, verbose: verbose, palette: palette))
+            handle.write(ReportText.entry(record, verbose: verbose, palette: palette))
         case .html, .csv, .markdown:
-            collected.append(decoded)
+            collected.append(record.withoutHandshakes)
         case .plist:
             break
         }
         // Drawn again at once: a line written after the bar must not leave it erased.
         progress.update(tally, force: true)
     }
+}
+
+extension AuditEntry {
+    /// The input a record names: the line's text and number.
+    var record: AuditRecord.Entry { AuditRecord.Entry(input: text, line: line) }
 }

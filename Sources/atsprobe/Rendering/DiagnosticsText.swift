@@ -2,6 +2,7 @@ import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import ATSProbe
+import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -66,17 +67,17 @@ enum DiagnosticsText {
 
     static func summary(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
         var out = "atsprobe summary for \(report.target.url)\n"
-        out += "Rule set   : \(report.ruleSet)\n"
-        if verbose, let ruleSet = RuleSet.named(report.ruleSet) {
-            out += offerLines(ruleSet)
+        out += "Rule set   : \(report.ruleSet.id)\n"
+        if verbose {
+            out += offerLines(report.ruleSet)
         }
         out += "Handshakes : \(report.handshakes) for \(report.tests.count) tests, \(report.wallMilliseconds.fixed(0)) ms\n"
-        if let observation = bestObservation(report) {
+        if let observation = report.bestObservation {
             var facts = "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"
             if let leaf = observation.leaf { facts += ", leaf \(leaf.publicKey), \(leaf.signatureHash.rawValue)" }
             out += "Server     : \(facts)\(report.widestProbe == nil ? "" : " (widest offer)")\n"
             out += "Trust      : \(trustSummary(observation.trust))\n"
-            if let warning = TrustAdvice.missingIntermediateWarning(observation.trust) {
+            if let warning = report.missingIntermediateWarning {
                 out += "Warning    : \(warning)\n"
                 out += "Server fix : \(TrustAdvice.missingIntermediateFix)\n"
             }
@@ -88,10 +89,10 @@ enum DiagnosticsText {
         case .exception(let domain, let exception, _):
             out += "Exception  : the minimal NSExceptionDomains entry for \(domain):\n"
             out += ExceptionPlist.snippet(domain: domain, exception: exception)
-            out += ExceptionPlist.adviceLines(HostAdvice(report))
+            out += ExceptionPlist.adviceLines(report.advice)
         case .impossible(let reason):
             out += "Exception  : no exception makes this host load, because \(UntrustedText.escape(reason))\n"
-            out += ExceptionPlist.adviceLines(HostAdvice(report))
+            out += ExceptionPlist.adviceLines(report.advice)
         }
         return out
     }
@@ -120,13 +121,6 @@ enum DiagnosticsText {
         out += "Signatures : \(ruleSet.signatureSchemes.map(\.name).joined(separator: ", "))\n"
         out += "ALPN       : \(ruleSet.alpn.joined(separator: ", ")); status_request and SCTs asked for\n"
         return out
-    }
-
-    /// The handshake with the most to say: the widest successful one.
-    static func bestObservation(_ report: DiagnosticsReport) -> Observation? {
-        let results = report.tests.flatMap(\.hops).compactMap(\.result) + (report.widestProbe.map { [$0] } ?? [])
-        let observations = results.compactMap { try? $0.get() }
-        return observations.max { $0.protocolVersion < $1.protocolVersion }
     }
 
     static func exitStatus(for report: DiagnosticsReport) -> ExitStatus {

@@ -1,6 +1,7 @@
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -9,23 +10,12 @@ import Foundation
 #endif
 import TLSFacts
 
-extension HostAdvice {
-    /// The advice for one diagnostics run, with evidence from every handshake it made.
-    init(_ report: DiagnosticsReport) {
-        let observations = report.tests.flatMap(\.hops).compactMap(\.result) + (report.widestProbe.map { [$0] } ?? [])
-        // The default connection's reasons, then Allow All Loads': what fails whatever the dictionary.
-        let failures = report.tests.prefix(2).flatMap(\.verdict.reasons)
-        self.init(target: report.target.url, host: report.target.host, suggestion: report.suggestion,
-                  observations: observations, ruleSet: RuleSet.named(report.ruleSet) ?? .default, failures: failures)
-    }
-}
-
 /// The suggested exceptions as an Info.plist fragment: an NSAppTransportSecurity dictionary
 /// with one NSExceptionDomains entry per host that needs one, written by PropertyListFile
 /// (Foundation's PropertyListSerialization: keys sorted, XML escaped).
 enum ExceptionPlist {
     static func suggested(_ reports: [DiagnosticsReport], includeSubdomains: Bool) -> SuggestedExceptions {
-        SuggestedExceptions(reports.map(HostAdvice.init), includeSubdomains: includeSubdomains)
+        SuggestedExceptions(reports.map(\.advice), includeSubdomains: includeSubdomains)
     }
 
     /// An NSAppTransportSecurity dictionary as an XML property list (keys sorted, XML escaped).
@@ -77,11 +67,7 @@ enum ExceptionPlist {
 
     /// `<key>domain</key><dict>...</dict>`, indented, to paste inside NSExceptionDomains.
     static func snippet(domain: String, exception: DomainException) -> String {
-        guard let data = try? PropertyListFile.write([domain: .dictionary(exception.propertyList)], format: .xml) else { return "" }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-        // Drop the XML header, <plist>, and the outer <dict> lines; keep the entry.
-        guard let open = lines.firstIndex(of: "<dict>"), let close = lines.lastIndex(of: "</dict>"), open < close else { return "" }
-        return lines[(open + 1)..<close].map { "    " + $0.replacing("\t", with: "    ").dropFirst(4) + "\n" }.joined()
+        ExceptionFragment.indented(domain: domain, .dictionary(exception.propertyList))
     }
 
     /// Text lines for the summary: the evidence per key, then the better fix on the server.

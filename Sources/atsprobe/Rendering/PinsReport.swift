@@ -1,4 +1,5 @@
 import ATSPolicy
+import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials

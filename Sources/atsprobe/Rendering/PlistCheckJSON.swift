@@ -1,6 +1,7 @@
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -60,7 +61,7 @@ struct PlistCheckJSON: Encodable {
             loads = check.loads.map(LoadJSON.init)
             passes = check.passes
             reachability = check.diagnostics?.reachability.rawValue
-            suggestion = check.diagnostics.map { DiagnosticsJSON.SuggestionJSON($0.suggestion) }
+            suggestion = check.diagnostics.map { DiagnosticsJSON.SuggestionJSON($0.suggestion, ruleSet: $0.ruleSet) }
             notes = check.policy.notes
         }
     }

@@ -1,6 +1,7 @@
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -67,7 +68,7 @@ enum PlistCheckText {
             }
         }
         if let report = check.diagnostics {
-            if let observation = DiagnosticsText.bestObservation(report) {
+            if let observation = report.bestObservation {
                 rows.append(("Server", "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"))
             }
             rows.append(("Needs", needs(report)))

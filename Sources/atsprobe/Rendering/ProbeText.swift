@@ -1,4 +1,5 @@
 import ATSPolicy
+import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,4 +1,5 @@
 import ATSEngine
+import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

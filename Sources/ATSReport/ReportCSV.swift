@@ -3,18 +3,18 @@ import TLSFacts
 /// `--format csv`: one row per target, RFC 4180, with stable columns (docs/reports.md): never
 /// renamed or reordered; new columns are only appended. A cell that a spreadsheet would run as a
 /// formula (= + - @ first) is prefixed with an apostrophe.
-enum ReportCSV {
+public enum ReportCSV {
     /// The fixed columns, then one per nscurl test (`testColumns`).
-    static let columns = ["input", "line", "url", "host", "port", "verdict", "exception_keys", "reason", "server_fix"]
+    public static let columns = ["input", "line", "url", "host", "port", "verdict", "exception_keys", "reason", "server_fix"]
 
     /// nscurl's 16 tests as column names, in nscurl's order.
-    static let testColumns = [
+    public static let testColumns = [
         "default", "allow_all_loads", "tls13", "tls12", "tls11", "tls10", "no_pfs", "no_pfs_insecure_http",
         "tls13_no_pfs", "tls12_no_pfs", "tls11_no_pfs", "tls10_no_pfs",
         "tls13_no_pfs_insecure_http", "tls12_no_pfs_insecure_http", "tls11_no_pfs_insecure_http", "tls10_no_pfs_insecure_http",
     ]
 
-    static func render(_ report: Report) -> String {
+    public static func render(_ report: Report) -> String {
         var out = row(columns + testColumns)
         for record in report.records {
             let keys: String = record.exceptionKeys.map { "\($0.key)=\($0.value)" }.joined(separator: " ")

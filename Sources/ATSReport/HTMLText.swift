@@ -4,14 +4,14 @@ import TLSFacts
 /// `app --format html`): untrusted text loses its control and bidi characters first
 /// (UntrustedText), then HTML's five special characters, so it is safe as text and as a
 /// quoted attribute value.
-enum HTMLText {
+public enum HTMLText {
     /// Untrusted text as HTML text or attribute content, cut by UntrustedText at `limit`.
-    static func untrusted(_ text: String, limit: Int) -> String {
+    public static func untrusted(_ text: String, limit: Int) -> String {
         escaped(UntrustedText.escape(text, limit: limit))
     }
 
     /// HTML's five special characters, for text already free of control characters.
-    static func escaped(_ text: String) -> String {
+    public static func escaped(_ text: String) -> String {
         var out = ""
         for ch in text {
             switch ch {
@@ -28,7 +28,7 @@ enum HTMLText {
 
     /// The start of a self-contained page up to its heading; `title` and `heading` are HTML
     /// already escaped, `style` the inline CSS (no script, nothing fetched).
-    static func pageStart(title: String, heading: String, style: String) -> String {
+    public static func pageStart(title: String, heading: String, style: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">

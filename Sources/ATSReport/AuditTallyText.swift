@@ -3,7 +3,7 @@ import ATSEngine
 /// The audit's tally in words: the progress line, the report's "Targets" row, the closing summary.
 extension AuditTally {
     /// "7 targets: 3 pass, 2 exception, 1 unreachable, 1 error"
-    var line: String {
+    public var line: String {
         let parts = AuditVerdict.allCases.compactMap { verdict in
             count(verdict) > 0 ? "\(count(verdict)) \(verdict.rawValue)" : nil
         }
@@ -11,12 +11,12 @@ extension AuditTally {
     }
 
     /// The closing summary for stderr.
-    var summary: String {
+    public var summary: String {
         var out = "atsprobe audit: \(line)\n"
         if !exceptionKeys.isEmpty {
             out += "exceptions needed:\n"
             for (key, count) in keysByCount {
-                out += "  \(key): \(count) target\(count == 1 ? "" : "s")\n"
+                out += "  \(ReportEscaping.text(key)): \(count) target\(count == 1 ? "" : "s")\n"
             }
         }
         return out

@@ -3,15 +3,15 @@ import TLSFacts
 
 /// `--format markdown`: for tickets and pull-request comments (GitHub-flavoured tables). Text
 /// from the network or the input is escaped so it cannot open a link, an image or a table cell.
-enum ReportMarkdown {
-    static func render(_ report: Report) -> String {
+public enum ReportMarkdown {
+    public static func render(_ report: Report) -> String {
         var out = "# App Transport Security report\n\n"
         out += report.metadataRows.map { "- **\($0.0):** \(md($0.1))\n" }.joined()
         out += "\n## Summary\n\n| Verdict | Targets |\n|---|---:|\n"
         for verdict in AuditVerdict.allCases { out += "| \(ReportHTML.label(verdict)) | \(report.tally.count(verdict)) |\n" }
         if !report.tally.keysByCount.isEmpty {
             out += "\n| Exception key | Targets |\n|---|---:|\n"
-            for (key, count) in report.tally.keysByCount { out += "| `\(key)` | \(count) |\n" }
+            for (key, count) in report.tally.keysByCount { out += "| \(ReportEscaping.markdownCode(key)) | \(count) |\n" }
         }
         let titles = report.testTitles
         if !titles.isEmpty {
@@ -34,32 +34,20 @@ enum ReportMarkdown {
             if let suggestion = record.suggestion, suggestion.kind == "exception", let domain = suggestion.domain,
                let exception = suggestion.exception {
                 out += "Minimal exception (inside `NSExceptionDomains`):\n\n```xml\n"
-                out += fence(PlistFragment.xml(domain: domain, exception)) + "```\n\n"
+                out += fence(ExceptionFragment.xml(domain: domain, exception)) + "```\n\n"
             }
             for fix in record.suggestion?.fixes ?? [] {
-                let removes = fix.keys.isEmpty ? "" : " (removes \(fix.keys.map { "`\($0)`" }.joined(separator: ", ")))"
+                let removes = fix.keys.isEmpty ? "" : " (removes \(fix.keys.map(ReportEscaping.markdownCode).joined(separator: ", ")))"
                 out += "Server fix\(removes): \(md(fix.change))\n\n```\n"
                 out += fence("# nginx\n" + fix.nginx.joined(separator: "\n") + "\n# Apache\n" + fix.apache.joined(separator: "\n") + "\n"
-                             + (fix.haproxy.map { $0.isEmpty ? "" : "# HAProxy\n" + $0.joined(separator: "\n") + "\n" } ?? ""))
+                             + (fix.haproxy.isEmpty ? "" : "# HAProxy\n" + fix.haproxy.joined(separator: "\n") + "\n"))
                 out += "```\n\n"
             }
         }
         return out
     }
 
-    /// Escapes Markdown's inline syntax and table pipes, after control and bidi characters.
-    static func md(_ text: String) -> String {
-        var out = ""
-        for ch in UntrustedText.escape(text, limit: 4000) {
-            if "\\`*_{}[]()<>#+!|~".contains(ch) { out.append("\\") }
-            out.append(ch)
-        }
-        return out
-    }
+    static func md(_ text: String) -> String { ReportEscaping.markdown(text) }
 
-    /// Text inside a fenced block cannot close the fence.
-    static func fence(_ text: String) -> String {
-        text.replacing("```", with: "'''").split(separator: "\n", omittingEmptySubsequences: false)
-            .map { UntrustedText.escape(String($0), limit: 4000) }.joined(separator: "\n")
-    }
+    static func fence(_ text: String) -> String { ReportEscaping.markdownFence(text) }
 }

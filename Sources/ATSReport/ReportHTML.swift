@@ -5,8 +5,8 @@ import TLSFacts
 /// client: the run, the counts, a targets x 16 tests matrix whose cells say PASS or FAIL in words
 /// as well as colour, and per target the reason, the minimal exception and the server fix.
 /// Every string from the network or the input is escaped.
-enum ReportHTML {
-    static func render(_ report: Report) -> String {
+public enum ReportHTML {
+    public static func render(_ report: Report) -> String {
         var out = HTMLText.pageStart(title: "atsprobe report", heading: "App Transport Security report", style: style)
         out += "<section id=\"run\"><h2>Run</h2>\n<table class=\"meta\">\n"
         for (label, value) in report.metadataRows { out += "<tr><th scope=\"row\">\(h(label))</th><td>\(h(value))</td></tr>\n" }
@@ -56,7 +56,7 @@ enum ReportHTML {
         return out
     }
 
-    static func target(_ record: ReportRecord, anchor: Int) -> String {
+    static func target(_ record: AuditRecord, anchor: Int) -> String {
         var out = "<article id=\"t\(anchor)\"><h3>\(h(record.name)) <span class=\"badge v-\(record.verdict.rawValue)\">\(label(record.verdict))</span></h3>\n"
         if let input = record.input, input != record.target?.url {
             out += "<p class=\"input\">Input\(record.line.map { " line \($0)" } ?? ""): <code>\(h(input))</code></p>\n"
@@ -68,7 +68,7 @@ enum ReportHTML {
         }
         if let suggestion = record.suggestion, suggestion.kind == "exception", let domain = suggestion.domain,
            let exception = suggestion.exception {
-            out += "<h4>Minimal exception</h4>\n<pre class=\"plist\">\(lines(PlistFragment.xml(domain: domain, exception)))</pre>\n"
+            out += "<h4>Minimal exception</h4>\n<pre class=\"plist\">\(lines(ExceptionFragment.xml(domain: domain, exception)))</pre>\n"
             if let evidence = suggestion.evidence, !evidence.isEmpty {
                 out += "<ul class=\"evidence\">\n"
                 for item in evidence { out += "<li><code>\(h(item.key))</code>: \(h(item.observation))</li>\n" }
@@ -82,8 +82,8 @@ enum ReportHTML {
                 out += "<div class=\"fix\"><p>\(h(fix.change))\(removes)</p>\n<dl>\n"
                 out += "<dt>nginx</dt><dd><pre>\(lines(fix.nginx.joined(separator: "\n")))</pre></dd>\n"
                 out += "<dt>Apache</dt><dd><pre>\(lines(fix.apache.joined(separator: "\n")))</pre></dd>\n"
-                if let haproxy = fix.haproxy, !haproxy.isEmpty {
-                    out += "<dt>HAProxy</dt><dd><pre>\(lines(haproxy.joined(separator: "\n")))</pre></dd>\n"
+                if !fix.haproxy.isEmpty {
+                    out += "<dt>HAProxy</dt><dd><pre>\(lines(fix.haproxy.joined(separator: "\n")))</pre></dd>\n"
                 }
                 out += "</dl></div>\n"
             }
@@ -91,7 +91,7 @@ enum ReportHTML {
         return out + "</article>\n"
     }
 
-    static func label(_ verdict: AuditVerdict) -> String {
+    public static func label(_ verdict: AuditVerdict) -> String {
         switch verdict {
         case .pass: "pass"
         case .exception: "exception needed"
@@ -123,7 +123,7 @@ enum ReportHTML {
     }
 
     /// Escapes for HTML text and attribute values, after escaping control and bidi characters.
-    static func h(_ text: String) -> String { HTMLText.untrusted(text, limit: 4000) }
+    static func h(_ text: String) -> String { ReportEscaping.html(text) }
 
     static let style = """
     body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #1d1d1f; margin: 2em; max-width: 80em; }
@@ -166,32 +166,4 @@ enum ReportHTML {
       td.pass, td.fail, .v-pass, .v-exception, .v-no-exception, .v-unreachable, .v-timeout, .v-error { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
     }
     """
-}
-
-/// A JSON-decoded exception entry as the Info.plist XML to paste inside NSExceptionDomains.
-enum PlistFragment {
-    static func xml(domain: String, _ value: JSONValue) -> String {
-        "<key>\(xmlEscape(domain))</key>\n" + element(value, indent: "")
-    }
-
-    private static func element(_ value: JSONValue, indent: String) -> String {
-        switch value {
-        case .object(let d):
-            var out = indent + "<dict>\n"
-            for key in d.keys.sorted() {
-                out += indent + "\t<key>\(xmlEscape(key))</key>\n" + element(d[key]!, indent: indent + "\t")
-            }
-            return out + indent + "</dict>\n"
-        case .array(let a):
-            return indent + "<array>\n" + a.map { element($0, indent: indent + "\t") }.joined() + indent + "</array>\n"
-        case .bool(let b): return indent + (b ? "<true/>" : "<false/>") + "\n"
-        case .number(let n): return indent + (n == n.rounded() ? "<integer>\(Int(n))</integer>" : "<real>\(n)</real>") + "\n"
-        case .string(let s): return indent + "<string>\(xmlEscape(s))</string>\n"
-        case .null: return ""
-        }
-    }
-
-    static func xmlEscape(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
-    }
 }

@@ -1,0 +1,166 @@
+import ATSAdvice
+import ATSEngine
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PropertyList
+import TLSFacts
+
+/// `--format json` for the diagnostics (docs/json-schema.md): one target's whole run. Stable;
+/// versioned by schemaVersion. Written from the engine's `DiagnosticsReport` and read back by
+/// `atsprobe report` as the same type, so a report of the file equals the live one.
+public struct DiagnosticsJSON: Codable, Sendable {
+    public let schemaVersion: Int
+    public let target: TargetReport
+    public let ruleSet: String
+    public let handshakes: Int
+    public let wallMilliseconds: Double
+    public let reachability: String
+    public let defaultPasses: Bool
+    public internal(set) var tests: [TestJSON]
+    public let suggestion: SuggestionJSON
+    /// What the run was made with (docs/json-schema.md, "run"); absent only from schema 1 files.
+    public let run: RunInfo?
+    /// When this target's diagnostics ended (whole seconds); absent only from schema 1 files.
+    public let finishedAt: Date?
+    /// The summary's warning and server fix when the best handshake's chain lacked an
+    /// intermediate (fetched from caIssuers); absent otherwise.
+    public let missingIntermediate: MissingIntermediate?
+
+    public struct MissingIntermediate: Codable, Sendable {
+        public let warning: String
+        public let fix: String
+    }
+
+    public init(_ report: DiagnosticsReport, run: RunInfo, finishedAt: Date = Date()) {
+        schemaVersion = jsonSchemaVersion
+        self.run = run
+        self.finishedAt = Date(timeIntervalSince1970: finishedAt.timeIntervalSince1970.rounded(.down))
+        target = TargetReport(report.target)
+        ruleSet = report.ruleSet.id
+        handshakes = report.handshakes
+        wallMilliseconds = (report.wallMilliseconds * 10).rounded() / 10
+        reachability = report.reachability.rawValue
+        defaultPasses = report.defaultPasses
+        tests = report.tests.map(TestJSON.init)
+        suggestion = SuggestionJSON(report.advice)
+        missingIntermediate = report.missingIntermediateWarning.map {
+            MissingIntermediate(warning: $0, fix: TrustAdvice.missingIntermediateFix)
+        }
+    }
+
+    public struct TestJSON: Codable, Sendable {
+        public let section: String
+        public let title: String
+        public let dictionary: PropertyListValue
+        public let result: String
+        public let verdict: Verdict
+        public internal(set) var hops: [HopJSON]
+
+        public init(_ test: TestOutcome) {
+            section = test.section
+            title = test.title
+            dictionary = .dictionary(test.configuration.propertyList)
+            result = test.verdict.passed ? "PASS" : "FAIL"
+            verdict = test.verdict
+            hops = test.hops.map(HopJSON.init)
+        }
+
+        private enum CodingKeys: String, CodingKey { case section, title, dictionary, result, verdict, hops }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            section = try c.decode(String.self, forKey: .section)
+            title = try c.decode(String.self, forKey: .title)
+            dictionary = try CheckedNumber.plist(c, .dictionary)
+            result = try c.decode(String.self, forKey: .result)
+            verdict = try c.decode(Verdict.self, forKey: .verdict)
+            hops = try c.decode([HopJSON].self, forKey: .hops)
+        }
+    }
+
+    public struct HopJSON: Codable, Sendable {
+        public let url: String
+        public let offer: ClientOffer?
+        public let observation: Observation?
+        public let failure: ProbeFailure?
+        /// The response to an http:// hop loaded in cleartext.
+        public let http: HTTPExchange?
+
+        public init(_ hop: HopOutcome) {
+            url = hop.url
+            offer = hop.offer
+            http = hop.cleartext
+            switch hop.result {
+            case .success(let o)?: observation = o; failure = nil
+            case .failure(let f)?: observation = nil; failure = f
+            case nil: observation = nil; failure = nil
+            }
+        }
+    }
+
+    public struct SuggestionJSON: Codable, Sendable {
+        public let kind: String
+        public let domain: String?
+        public let exception: PropertyListValue?
+        /// Per key, the observation that made it necessary.
+        public let evidence: [KeyEvidence]?
+        /// Per weakening key, the server change that would make it unnecessary.
+        public let fixes: [ServerFix]?
+        public let reason: String?
+
+        /// Without the handshakes: evidence as the advisor gave it, fixes without the leaf's key type,
+        /// under the run's rule set (never the default in its place).
+        public init(_ suggestion: ExceptionSuggestion, ruleSet: RuleSet) {
+            self.init(HostAdvice(target: "", host: "", suggestion: suggestion, observations: [], ruleSet: ruleSet))
+        }
+
+        public init(_ advice: HostAdvice) {
+            switch advice.suggestion {
+            case .none:
+                kind = "none"; domain = nil; exception = nil; evidence = nil; fixes = nil; reason = nil
+            case .exception(let d, let e, _):
+                kind = "exception"; domain = d; exception = .dictionary(e.propertyList); evidence = advice.evidence
+                fixes = advice.fixes; reason = nil
+            case .impossible(let r):
+                kind = "impossible"; domain = nil; exception = nil; evidence = nil; fixes = advice.fixes; reason = r
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey { case kind, domain, exception, evidence, fixes, reason }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            kind = try c.decode(String.self, forKey: .kind)
+            guard ["none", "exception", "impossible"].contains(kind) else {
+                throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown suggestion kind")
+            }
+            domain = try c.decodeIfPresent(String.self, forKey: .domain)
+            exception = try c.contains(.exception) ? CheckedNumber.plist(c, .exception) : nil
+            if kind == "exception", domain == nil || exception?.dictionaryValue == nil {
+                throw DecodingError.dataCorruptedError(forKey: .exception, in: c,
+                                                       debugDescription: "an exception needs a domain and a dictionary")
+            }
+            evidence = try c.decodeIfPresent([KeyEvidence].self, forKey: .evidence)
+            fixes = try c.decodeIfPresent([FixReading].self, forKey: .fixes)?.map(\.fix)
+            reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        }
+    }
+
+    /// A server fix as read back: `haproxy` is absent from schema 1 files.
+    private struct FixReading: Decodable {
+        let fix: ServerFix
+
+        private enum CodingKeys: String, CodingKey { case keys, change, nginx, apache, haproxy }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            fix = ServerFix(keys: try c.decode([String].self, forKey: .keys), change: try c.decode(String.self, forKey: .change),
+                            nginx: try c.decode([String].self, forKey: .nginx), apache: try c.decode([String].self, forKey: .apache),
+                            haproxy: try c.decodeIfPresent([String].self, forKey: .haproxy) ?? [])
+        }
+    }
+}

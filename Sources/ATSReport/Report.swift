@@ -1,0 +1,124 @@
+import ATSEngine
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// ANSI colour for the PASS/FAIL words; nothing else is coloured.
+public struct Palette: Sendable {
+    public let enabled: Bool
+    public init(enabled: Bool) { self.enabled = enabled }
+    public func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
+    public func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
+    public func warn(_ text: String) -> String { enabled ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
+}
+
+/// The formats a report is rendered in (`audit`, `diagnose` and `report --format`).
+public enum ReportFormat: Sendable {
+    case text, html, csv, markdown
+}
+
+/// Everything a report shows: the targets in input order, the counts and the run's metadata.
+/// Built from records (`AuditRecord`), by a live run or by `atsprobe report` from a file.
+public struct Report: Sendable {
+    public let records: [AuditRecord]
+    public let tally: AuditTally
+    public let run: RunInfo?
+    /// The run's end: the latest record's finishedAt.
+    public let endedAt: Date?
+
+    public init(_ records: [AuditRecord]) {
+        self.records = records.sorted(by: AuditRecord.inputOrder)
+        var tally = AuditTally()
+        for record in records { tally.add(record.verdict, keys: record.exceptionKeys.map(\.key)) }
+        self.tally = tally
+        // The earliest start: one run's records all carry the same; merged shards each their own.
+        run = records.compactMap(\.run).min { $0.startedAt < $1.startedAt }
+        endedAt = records.compactMap(\.finishedAt).max()
+    }
+
+    /// nscurl's 16 test titles, in order, from the first record that has them all.
+    public var testTitles: [String] {
+        records.first { $0.tests.count == 16 }?.tests.map(\.title) ?? []
+    }
+
+    /// The run's metadata as label/value rows, for every format.
+    public var metadataRows: [(String, String)] {
+        var rows: [(String, String)] = []
+        if let run {
+            rows.append(("Tool", "\(run.tool) \(run.toolVersion)"))
+            rows.append(("OpenSSL", run.openSSLVersion))
+            rows.append(("Rule set", run.ruleSet ?? "none"))
+            if let trustStore = run.trustStore { rows.append(("Trust store", trustStore)) }
+            if let ctLogList = run.ctLogList { rows.append(("CT log list", ctLogList)) }
+            rows.append(("Started", Report.iso(run.startedAt)))
+        }
+        if let endedAt { rows.append(("Ended", Report.iso(endedAt))) }
+        rows.append(("Targets", tally.line))
+        return rows
+    }
+
+    public static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    public func render(_ format: ReportFormat, verbose: Bool) -> String {
+        switch format {
+        case .html: ReportHTML.render(self)
+        case .csv: ReportCSV.render(self)
+        case .markdown: ReportMarkdown.render(self)
+        case .text: records.map { ReportText.entry($0, verbose: verbose, palette: Palette(enabled: false)) }.joined()
+        }
+    }
+}
+
+/// `audit`'s text: one line per target with its verdict, the exception's keys and values, and
+/// the reason in one sentence; --verbose adds every test's dictionary and error under it.
+public enum ReportText {
+    public static func entry(_ record: AuditRecord, verbose: Bool, palette: Palette) -> String {
+        var out = line(record, palette: palette) + "\n"
+        if verbose { out += details(record) }
+        return out
+    }
+
+    public static func line(_ record: AuditRecord, palette: Palette) -> String {
+        let word = record.verdict.rawValue.uppercased()
+        let padded = word.count >= 12 ? word : word + String(repeating: " ", count: 12 - word.count)
+        let verdict = switch record.verdict {
+        case .pass: palette.pass(padded)
+        case .exception: palette.warn(padded)
+        default: palette.fail(padded)
+        }
+        var text = "\(verdict) \(ReportEscaping.text(record.name, limit: 300))"
+        switch record.verdict {
+        case .pass:
+            text += ": default ATS loads it"
+        case .exception:
+            let keys = record.exceptionKeys.map { ReportEscaping.text("\($0.key)=\($0.value)") }.joined(separator: ", ")
+            text += ": needs \(keys)"
+            if let reason = record.reason { text += ", because \(ReportEscaping.text(reason))" }
+        case .noException:
+            text += ": no exception helps: \(ReportEscaping.text(record.reason ?? "no reason recorded"))"
+        case .error:
+            let place = record.line.map { "line \($0)" } ?? "argument"
+            text += " (\(place): \(ReportEscaping.text(record.reason ?? "")))"
+        case .unreachable, .timeout:
+            text += ": \(ReportEscaping.text(record.reason ?? "no reason recorded"))"
+        }
+        return text
+    }
+
+    /// Every test: result, dictionary and, on failure, the error and each reason.
+    static func details(_ record: AuditRecord) -> String {
+        var out = ""
+        for test in record.tests {
+            out += "    \(test.verdict.passed ? "PASS" : "FAIL") \(ReportEscaping.text(test.title))"
+            out += "  \(ReportEscaping.text(PlistText.of(test.dictionary)))"
+            out += "\n"
+            guard !test.verdict.passed else { continue }
+            if let error = test.verdict.error { out += "      error: \(ReportEscaping.text(error.nscurlDescription))\n" }
+            for reason in test.verdict.reasons { out += "      reason: \(ReportEscaping.text(reason.message))\n" }
+        }
+        return out
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// Bad report input, in one line naming the file and the line (the executable exits 64).
+public struct ReportInputError: Error, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// Records read back from what atsprobe wrote: audit's JSON Lines, or diagnose's JSON document
+/// or array of documents; and several such files (audit's shards) merged into one report.
+public enum ReportReader {
+    /// One file's records, in the file's order. `name` is how errors name the file (already
+    /// escaped). An empty file is bad input unless `allowEmpty` (a shard may hold no target).
+    public static func records(from bytes: [UInt8], name: String, allowEmpty: Bool = false) throws(ReportInputError) -> [AuditRecord] {
+        let decoder = JSONDecoder.atsprobe()
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        guard let first else {
+            if allowEmpty { return [] }
+            throw ReportInputError("\(name) is empty: no records to report")
+        }
+        // diagnose --format json: one pretty-printed document, or an array of them.
+        if first == UInt8(ascii: "[") {
+            do { return try decoder.decode([AuditRecord].self, from: Data(bytes)).map(\.withoutHandshakes) } catch {
+                throw ReportInputError("\(name) is not an array of atsprobe diagnostics documents: \(describe(error))")
+            }
+        }
+        if let single = try? decoder.decode(AuditRecord.self, from: Data(bytes)) { return [single.withoutHandshakes] }
+        // JSON Lines (audit --format json, audit --records).
+        var records: [AuditRecord] = []
+        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
+            do {
+                records.append(try decoder.decode(AuditRecord.self, from: Data(line)).withoutHandshakes)
+            } catch {
+                throw ReportInputError("\(name) line \(index + 1): not an atsprobe record: \(describe(error))")
+            }
+        }
+        return records
+    }
+
+    /// Several files' records as one run's (audit's shards, docs/audit.md): in input order, and
+    /// refused when two files hold the same target, which would count it twice. A target is the
+    /// input line it came from (its number and text: the shards read the same input), or for a
+    /// diagnose document, which names no line, its URL.
+    public static func merge(_ files: [(name: String, records: [AuditRecord])]) throws(ReportInputError) -> [AuditRecord] {
+        var holder: [String: String] = [:]
+        var merged: [AuditRecord] = []
+        for file in files {
+            var inThisFile: Set<String> = []
+            for record in file.records {
+                let key = identity(record)
+                if let other = holder[key], !inThisFile.contains(key) {
+                    throw ReportInputError("\(other) and \(file.name) both hold \(describeTarget(record)): "
+                                           + "a target belongs to one shard; merge each shard's results once")
+                }
+                holder[key] = file.name
+                inThisFile.insert(key)
+                merged.append(record)
+            }
+        }
+        return merged.sorted(by: AuditRecord.inputOrder)
+    }
+
+    private static func identity(_ record: AuditRecord) -> String {
+        guard let entry = record.entry else { return "url " + record.name }
+        return "line \(entry.line.map(String.init) ?? "argument") " + entry.input
+    }
+
+    private static func describeTarget(_ record: AuditRecord) -> String {
+        let name = "'\(UntrustedText.escape(record.name, limit: 300))'"
+        guard let entry = record.entry else { return name }
+        return name + (entry.line.map { " (input line \($0))" } ?? " (an argument)")
+    }
+
+    /// A decoding error in a few words, naming the field.
+    public static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?:
+            return "missing '\(path(context.codingPath + [key]))'"
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            return "'\(path(context.codingPath))' has the wrong type"
+        case .dataCorrupted(let context)?:
+            // JSONDecoder names no field when a number does not fit its type (1e300 as an Int): it
+            // reports the whole line as invalid JSON.
+            return context.codingPath.isEmpty ? "not JSON, or a number out of range" : "'\(path(context.codingPath))': \(UntrustedText.escape(context.debugDescription, limit: 200))"
+        default:
+            return "not JSON"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        UntrustedText.escape(keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: "."), limit: 200)
+    }
+}

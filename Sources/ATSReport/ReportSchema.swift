@@ -1,0 +1,107 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PropertyList
+import TLSFacts
+
+/// The version of every JSON document atsprobe writes; bumped on any incompatible change.
+/// 2: every document and record carries `run` (tool, OpenSSL, rule set, trust store, CT list,
+/// start) and `finishedAt`; server fixes carry `haproxy` and appear for "impossible" too; probe
+/// documents carry `appleRules`, `certificateTransparency` and `failed`.
+public let jsonSchemaVersion = 2
+
+/// The schema versions `atsprobe report` reads back (docs/json-schema.md): 1 lacks `run`,
+/// `finishedAt` and the fixes' `haproxy`, which are optional when reading for that reason.
+public let readableSchemaVersions = 1...jsonSchemaVersion
+
+/// JSONEncoder escapes C0 controls but writes C1 controls, DEL, bidi overrides and line
+/// separators raw: valid JSON, yet a `jq -r` or a terminal shows them live. This encoder writes
+/// them as \uXXXX, the same value in every JSON reader (UntrustedText's list, one rule for
+/// every output channel). The markup is ASCII, so such scalars only ever sit inside strings.
+public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
+    override public func encode<T: Encodable>(_ value: T) throws -> Data {
+        let data = try super.encode(value)
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: UntrustedText.isInvisibleOrControl) else { return data }
+        var out = ""
+        out.reserveCapacity(data.count + 64)
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x7F, UntrustedText.isInvisibleOrControl(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return Data(out.utf8)
+    }
+}
+
+extension JSONEncoder {
+    /// The stable JSON contract: sorted keys, ISO 8601 dates, no escaped slashes, no raw
+    /// invisible or control characters (EscapingJSONEncoder).
+    public static func atsprobe(pretty: Bool = true) -> JSONEncoder {
+        let encoder = EscapingJSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// Reads what `JSONEncoder.atsprobe` writes (ISO 8601 dates).
+    public static func atsprobe() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Numbers read back from a record: every conversion is checked, so a value out of range is
+/// bad input (a decoding error naming the field), never a trap (issue 24: `Int(1e300)` trapped).
+enum CheckedNumber {
+    /// The audit's `--deadline` range (Audit.swift refuses others), for `deadlineSeconds`.
+    static let deadlineRange = 0.0...86_400.0
+
+    static func deadline<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K) throws -> Double {
+        let value = try container.decode(Double.self, forKey: key)
+        guard value.isFinite, value > 0, deadlineRange.contains(value) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container,
+                                                   debugDescription: "out of range (0 to 86400 seconds)")
+        }
+        return value
+    }
+
+    /// 2^53: beyond it a double no longer holds every integer, and no ATS value comes close.
+    static let realBound = 9_007_199_254_740_992.0
+
+    /// A property-list value from a record, with every real finite and within ±2^53 (an
+    /// exception value of 1e300 is bad input; Info.plist integers are read as Int, checked by
+    /// the decoder).
+    static func plist<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K) throws -> PropertyListValue {
+        let value = try container.decode(PropertyListValue.self, forKey: key)
+        guard inRange(value) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "a number out of range")
+        }
+        return value
+    }
+
+    private static func inRange(_ value: PropertyListValue) -> Bool {
+        switch value {
+        case .real(let real): real.isFinite && abs(real) <= realBound
+        case .dictionary(let dictionary): dictionary.values.allSatisfy(inRange)
+        case .array(let array): array.allSatisfy(inRange)
+        case .string, .integer, .boolean, .date, .data: true
+        }
+    }
+}
+
+/// "60 s", "2.5 s": whole seconds as integers only when the conversion is exact.
+public enum NumberFormatting {
+    public static func seconds(_ value: Double) -> String {
+        if value == value.rounded(), let whole = Int(exactly: value) { return "\(whole) s" }
+        return "\(value) s"
+    }
+}

@@ -1,0 +1,34 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a run was made with and when it started: carried by every JSON document and every
+/// JSON Lines record as `run` (docs/json-schema.md), so each record stands alone. The run's end
+/// is the latest record's `finishedAt`. The executable fills it from its options (RunInfo+Options).
+public struct RunInfo: Codable, Hashable, Sendable {
+    public var tool = "atsprobe"
+    public var toolVersion: String
+    public var openSSLVersion: String
+    /// The ATS rule set judged by (--rules); absent for probe, which judges no ATS dictionary.
+    public var ruleSet: String?
+    /// Which anchors trust was judged against: the system store, and --ca-file/--ca-dir;
+    /// absent for commands that connect nowhere (plist lint).
+    public var trustStore: String?
+    /// The CT log list SCTs were judged against (built in, or --ct-log-list); absent as trustStore.
+    public var ctLogList: String?
+    public var startedAt: Date
+
+    /// `startedAt` is kept in whole seconds: the JSON carries ISO 8601 without fractions, and a
+    /// report rendered from the JSON must equal the live one.
+    public init(toolVersion: String, openSSLVersion: String, ruleSet: String?, trustStore: String?, ctLogList: String?,
+                startedAt: Date) {
+        self.toolVersion = toolVersion
+        self.openSSLVersion = openSSLVersion
+        self.ruleSet = ruleSet
+        self.trustStore = trustStore
+        self.ctLogList = ctLogList
+        self.startedAt = Date(timeIntervalSince1970: startedAt.timeIntervalSince1970.rounded(.down))
+    }
+}
