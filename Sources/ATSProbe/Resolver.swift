@@ -160,11 +160,23 @@ final class Resolver: @unchecked Sendable {
 
     /// The addresses of one family for `name` (port 0), waiting until the deadline or
     /// cancellation at most. Never throws: a failure is an `Answer`.
+    ///
+    /// The waiting runs on the engine's threads (EngineExecutor), whoever calls: the query is
+    /// started, and the answer or the deadline settled, even while the caller's executor is busy
+    /// (Swift's cooperative pool, two threads here, full of other work). Before, a caller on that
+    /// pool queued the start of its own query behind that work, and a name answered at once came
+    /// back "timed out" (ResolverTests.aBusyCallerExecutorDoesNotHoldTheLookup).
     func lookup(_ name: String, family: Family, deadline: Deadline) async -> Answer {
         let key = Key(name: name.lowercased(), family: family)
         if let local = localhostAnswer(key) { return local }
         let started = Deadline.now()
         if Task.isCancelled || deadline.hasPassed { return .failure(.timedOut(seconds: 0)) }
+        return await withTaskExecutorPreference(EngineExecutor.shared) {
+            await self.lookupOnEngine(key, deadline: deadline, started: started)
+        }
+    }
+
+    private func lookupOnEngine(_ key: Key, deadline: Deadline, started: Double) async -> Answer {
         let answer: Answer? = await withTaskGroup(of: Answer?.self) { group in
             group.addTask { await self.wait(for: key) }
             group.addTask {
@@ -383,7 +395,9 @@ final class Resolver: @unchecked Sendable {
         guard end < timerArmedAt - 0.001 else { return }
         timerArmedAt = end
         let reactor = self.reactor
-        Task.detached { [weak self] in
+        // On the engine's threads, not the cooperative pool: a retry or a give-up must not
+        // wait behind other work (see `lookup`).
+        Task.detached(executorPreference: EngineExecutor.shared) { [weak self] in
             _ = await reactor.sleep(until: Deadline(secondsFromNow: seconds))
             self?.timerFired(end)
         }

@@ -33,7 +33,7 @@ import TLSFacts
     }
 
     /// 30 healthy names and 3 (10%) that never answer: every healthy target is audited, each
-    /// slow one says "name not resolved within 5 s", and the run ends within the healthy run's
+    /// slow one says "name not resolved within N s" (N at most 5), and the run ends within the healthy run's
     /// wall time plus one resolver deadline (with 2 s for a loaded machine).
     @Test func slowNamesCostNoHealthyTarget() async throws {
         let pki = try TestPKI()
@@ -58,7 +58,11 @@ import TLSFacts
             #expect(lost.isEmpty, "healthy targets lost: \(lost.compactMap(\.target?.host))")
             // Exactly the three slow names are unreachable (no healthy one is, above).
             #expect(mixed.records.filter { $0.verdict == "unreachable" }.count == 3)
-            #expect(mixed.stdout.contains("name not resolved within 5 s"))
+            // N is the time the lookup waited: the probe's deadline began before it (a handshake
+            // slot, the TLS context), so on a loaded machine it reads 4.7 s rather than 5 s.
+            let waited = mixed.stdout.components(separatedBy: "name not resolved within ").dropFirst()
+                .map { Double($0.prefix { $0 != " " }) ?? -1 }
+            #expect(!waited.isEmpty && waited.allSatisfy { $0 > Self.timeout / 2 && $0 <= Self.timeout }, "\(waited)")
             #expect(!mixed.stdout.contains("does not exist"))
             #expect(mixed.seconds <= alone.seconds + Self.timeout + 2,
                     "healthy alone \(alone.seconds) s, with slow names \(mixed.seconds) s")
