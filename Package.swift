@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         // The system zlib (Debian: zlib1g-dev): raw DEFLATE for .ipa archives. Includes only.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // The system libxml2 (Debian: libxml2-dev): the line and column of each Info.plist key. Includes only.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
         // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Owners of OpenSSL objects (X509, EVP_PKEY, BIO, SSL_CTX) and the error queue, for the probe and the test servers.
@@ -39,6 +41,9 @@ let package = Package(
         // One typed property-list value: XML and binary read/write, the bounded file reader,
         // NSDictionary's text form, JSON that keeps integers integers.
         .target(name: "PropertyList", dependencies: ["TLSFacts"]),
+        // Where each key of an XML Info.plist is (line, column), read with libxml2, for findings
+        // located in the file (plist lint/check --format xcode|sarif).
+        .target(name: "PropertyListPositions", dependencies: ["CLibXML2", "TLSFacts"]),
         // The ATS rules, pure Swift: no OpenSSL, no sockets. What an engineer reads to learn ATS.
         .target(name: "ATSPolicy", dependencies: ["TLSFacts", "PropertyList"]),
         // What an app writes, derived from the rules: exception advice, suggestion and merge,
@@ -64,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSEngine", "ATSApp",
+                "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSEngine", "ATSApp",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -79,7 +84,7 @@ let package = Package(
         .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts", "TestSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["TestSupport", "PropertyList", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
+        .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList", "PropertyListPositions"]),
         .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),

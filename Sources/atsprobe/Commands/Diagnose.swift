@@ -119,6 +119,9 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     case .html, .csv, .markdown:
         // Rendered from the JSON documents decoded again, as `atsprobe report` renders a file.
         sink.write(try ReportInput.report(documents: documents).render(format, verbose: diagnostics.verbose))
+    case .xcode, .sarif:
+        // DiagnosticsFormats parses neither (plist lint and plist check write them).
+        throw InputError("diagnose writes text, json, plist, html, csv or markdown only")
     }
     try sink.finish()
     return status

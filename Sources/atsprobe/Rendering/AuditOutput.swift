@@ -148,7 +148,8 @@ actor AuditOutput {
             handle.write(ReportText.entry(decoded, verbose: verbose, palette: palette))
         case .html, .csv, .markdown:
             collected.append(decoded)
-        case .plist:
+        case .plist, .xcode, .sarif:
+            // plist is written at the end; audit parses neither xcode nor sarif.
             break
         }
         // Drawn again at once: a line written after the bar must not leave it erased.
