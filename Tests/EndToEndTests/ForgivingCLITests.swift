@@ -28,7 +28,7 @@ import TLSFacts
         #expect(!probe.stdout.contains("plist"))
         let lint = try await BinaryRunner.run(["help", "plist", "lint"], timeout: 30)
         #expect(lint.status == 0)
-        #expect(lint.stdout.contains("(values: text, json;"))
+        #expect(lint.stdout.contains("(values: text, json, xcode, sarif;"), "\(lint.stdout)")
         let audit = try await BinaryRunner.run(["audit", "--help"], timeout: 30)
         let flat = audit.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
         #expect(flat.contains("(values: text, json, plist, html, csv, markdown; default: text)"), "\(audit.stdout)")

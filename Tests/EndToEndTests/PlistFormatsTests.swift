@@ -167,8 +167,10 @@ import TestSupport
     /// fields and location shape (Golden/sarif-2.1.0-subset.schema.json), with Python's
     /// jsonschema: skipped with a message where it is not installed (.ci/run installs it).
     static func validateSARIF(_ text: String, fixture: PlistFixture) async throws {
-        let python = "/usr/bin/python3"
-        let probe = try await ChildProcess.run(python, ["-c", "import jsonschema"], timeout: 30)
+        // The python3 on PATH (a pyenv one may hold jsonschema where /usr/bin/python3 does not).
+        let python = "/usr/bin/env"
+        let probe = try await ChildProcess.run(python, ["python3", "-c", "import jsonschema"], timeout: 120)
+        #expect(!probe.timedOut)
         guard probe.status == 0 else {
             print("PlistFormatsTests: SARIF schema check skipped, no python3 jsonschema (apt-get install python3-jsonschema)")
             return
@@ -183,7 +185,7 @@ import TestSupport
         for e in errors: print(list(e.path), e.message)
         sys.exit(1 if errors else 0)
         """
-        let check = try await ChildProcess.run(python, ["-c", script, log, schema], timeout: 60)
+        let check = try await ChildProcess.run(python, ["python3", "-c", script, log, schema], timeout: 120)
         #expect(check.status == 0, "SARIF schema: \(check.stdout)\(check.stderr)")
     }
 }
