@@ -197,13 +197,15 @@ import Testing
         }
     }
 
-    /// Issue 25: a host named only in NSExceptionDomains, unreachable on the 443 the check
-    /// guesses for it, has no say in the tightening: the global opt-out goes when the hosts the
+    /// Issue 25: a host named only in the dictionary (here an NSPinnedDomains key), unreachable
+    /// on the 443 the check guesses for it, has no say in the tightening: the global opt-out goes when the hosts the
     /// code shows pass without it.
     @Test func anUnreachableDictionaryGuessKeepsNoGlobalOptOut() async throws {
         let fixture = try PlistFixture()
-        let app = AppFixture.demo(mainATS: ["NSAllowsArbitraryLoads": true,
-                                            "NSExceptionDomains": ["gone.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]],
+        // A pinned domain has no exception entry: NSAllowsArbitraryLoads governs its loads, so an
+        // undecided load of it would keep the opt-out.
+        let pin: PropertyListValue = ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": "n5EWH0NDPkmm3m22gNefYBWfLkrJFyYhoShGQoFYRAs="]]]
+        let app = AppFixture.demo(mainATS: ["NSAllowsArbitraryLoads": true, "NSPinnedDomains": ["gone.planted.test": pin]],
                                   extensionATS: nil, mainHosts: Self.mainHosts, extensionHosts: [])
         let ipa = try writeIPA(app, fixture)
         let port = try unusedLoopbackPort()
@@ -215,7 +217,7 @@ import Testing
                                                      "--format", "plist", "--output", tightened], timeout: 120)
             #expect(!result.timedOut)
             let written = (try? String(contentsOfFile: tightened, encoding: .utf8)) ?? ""
-            #expect(written.contains("<key>NSExceptionDomains</key>") || written.contains("<dict/>") || !written.isEmpty, "\(result.stderr)")
+            #expect(written.contains("<key>NSPinnedDomains</key>"), "other keys are kept: \(written)\n\(result.stderr)")
             #expect(!written.contains("NSAllowsArbitraryLoads"), "the unreachable guess kept the opt-out:\n\(written)\n\(result.stderr)")
             let text = try await BinaryRunner.run(["app", ipa, "--ca-file", fixture.rootPath, "--timeout", "3",
                                                    "--connect-to", "api.planted.test:443:127.0.0.1:\(api.port)",
