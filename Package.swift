@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"]), .brew(["c-ares"])]),
         // The system zlib (Debian: zlib1g-dev): raw DEFLATE for .ipa archives. Includes only.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // The system libxml2 (Debian: libxml2-dev): the line and column of each Info.plist key. Includes only.
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
         // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Owners of OpenSSL objects (X509, EVP_PKEY, BIO, SSL_CTX) and the error queue, for the probe and the test servers.
@@ -43,6 +45,9 @@ let package = Package(
         // One typed property-list value: XML and binary read/write, the bounded file reader,
         // NSDictionary's text form, JSON that keeps integers integers.
         .target(name: "PropertyList", dependencies: ["TLSFacts"]),
+        // Where each key of an XML Info.plist is (line, column), read with libxml2, for findings
+        // located in the file (plist lint/check --format xcode|sarif).
+        .target(name: "PropertyListPositions", dependencies: ["CLibXML2", "TLSFacts"]),
         // The ATS rules, pure Swift: no OpenSSL, no sockets. What an engineer reads to learn ATS.
         .target(name: "ATSPolicy", dependencies: ["TLSFacts", "PropertyList"]),
         // What an app writes, derived from the rules: exception advice, suggestion and merge,
@@ -74,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
+                "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -89,7 +94,7 @@ let package = Package(
         .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts", "TestSupport"]),
         .testTarget(name: "PropertyListTests", dependencies: ["TestSupport", "PropertyList", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
+        .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList", "PropertyListPositions"]),
         // Trust offline: the evaluator, its cache, the fetch address policy, chains read from files.
         .testTarget(name: "ATSTrustTests", dependencies: ["ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),

@@ -17,6 +17,12 @@ public struct FoundHost: Sendable, Hashable {
     /// Why it is not checked; nil when it is.
     public var filtered: NoiseFilter.Reason?
 
+    /// Named only in a dictionary (an NSExceptionDomains key in an Info.plist), so checked on
+    /// https's default port as a guess: the app's code never showed how it loads the host.
+    public var isDictionaryGuess: Bool {
+        port == nil && scheme == .https && !sources.isEmpty && sources.allSatisfy(AppScan.isDictionaryFile)
+    }
+
     /// The target to load: the origin, path "/".
     public var target: String {
         let name = host.contains(":") ? "[\(host)]" : host

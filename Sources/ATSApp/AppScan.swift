@@ -27,7 +27,7 @@ public enum AppScan {
         var reader = try AppReader(tree: tree, kind: kind, limits: limits)
         let bundles = try reader.bundles()
         let found = reader.scanHosts(bundles)
-        let notes = reader.notes
+        var notes = reader.notes
 
         var kept: [FoundHost] = [], filtered: [FoundHost] = []
         let listed = hostsOnly.map { Set($0.map(\.host)) }
@@ -41,6 +41,19 @@ public enum AppScan {
             }
             if host.filtered == nil { kept.append(host) } else { filtered.append(host) }
         }
+        // A host named only in a dictionary (an NSExceptionDomains key, found in Info.plist) is
+        // loaded on the ports the code shows for it, and on 443 only when the code shows none
+        // (issue 25): a 443 guess beside a port the app really uses is a load the app never makes.
+        let guesses = kept.filter { host in
+            host.isDictionaryGuess
+                && kept.contains { $0.bundle == host.bundle && $0.host == host.host && ($0.port != nil || $0.scheme != .https)
+                    && !$0.sources.allSatisfy(AppScan.isDictionaryFile) }
+        }
+        for guess in guesses {
+            let shown = kept.filter { $0.bundle == guess.bundle && $0.host == guess.host && $0 != guess }.map(\.target)
+            notes.append("\(UntrustedText.escape(guess.host)): named in the dictionary and found in code as \(shown.map { UntrustedText.escape($0) }.joined(separator: ", ")); checked there, not on port 443")
+        }
+        kept.removeAll { guesses.contains($0) }
         // Listed hosts the app does not name are checked too, under the app's own dictionary.
         for target in hostsOnly ?? [] where !kept.contains(where: { $0.host == target.host }) {
             let host = FoundHost(host: target.host, scheme: target.scheme, port: target.port == (target.scheme == .https ? 443 : 80) ? nil : target.port,
@@ -50,6 +63,9 @@ public enum AppScan {
         return AppInventory(input: path, inputKind: kind, appName: reader.appName, bundles: bundles,
                             hosts: kept, filtered: filtered, notes: notes)
     }
+
+    /// A bundle's Info.plist: where the dictionary's own keys (NSExceptionDomains) are found.
+    public static func isDictionaryFile(_ path: String) -> Bool { path == "Info.plist" || path.hasSuffix("/Info.plist") }
 
     /// A directory is read in place; anything else must be a zip (an .ipa).
     static func open(_ path: String, limits: ArchiveLimits) throws(AppReadError) -> (FileTree, AppInventory.InputKind) {

@@ -101,6 +101,12 @@ public enum HostScanner {
                 let previous = index > 0 ? text[index - 1] : 0
                 if next != UInt8(ascii: "@"), previous != UInt8(ascii: "@"), previous != UInt8(ascii: "/"),
                    let name = bareName(text[index..<end]) {
+                    // "host:port" keeps its port (issue 25): a load of it goes to that port.
+                    if let (port, after) = barePort(in: text, at: end) {
+                        hits.append(Hit(form: .bare, host: name, port: port, written: name + ":\(port)"))
+                        index = after
+                        continue
+                    }
                     hits.append(Hit(form: .bare, host: name, port: nil, written: name))
                 }
                 index = end
@@ -109,6 +115,21 @@ public enum HostScanner {
             index += 1
         }
         return hits
+    }
+
+    /// ":PORT" right after a bare name: one to five digits, 1-65535, not followed by another
+    /// name byte or ":" (a time "12:30:45", an address); the port and where scanning resumes.
+    static func barePort(in text: [UInt8], at colon: Int) -> (Int, Int)? {
+        guard colon < text.count, text[colon] == UInt8(ascii: ":") else { return nil }
+        var end = colon + 1
+        var value = 0
+        while end < text.count, end - colon <= 5, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[end]) {
+            value = value * 10 + Int(text[end] - UInt8(ascii: "0"))
+            end += 1
+        }
+        guard end > colon + 1, (1...65535).contains(value) else { return nil }
+        if end < text.count, isNameByte(text[end]) || text[end] == UInt8(ascii: ":") { return nil }
+        return (value, end)
     }
 
     static let httpsPrefix = Array("https://".utf8)

@@ -98,8 +98,12 @@ public struct DiagnosticsRunner: Sendable {
         if let onTest {
             for index in streamed..<outcomes.count { await onTest(index, outcomes[index]) }
         }
-        let suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
+        var suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
                                                   ruleSet: options.ruleSet)
+        // http:// to a port that speaks TLS: say so, never NSExceptionAllowsInsecureHTTPLoads.
+        if let tlsPort = await CleartextPortCheck.suggestion(for: target, outcomes: outcomes, runner: self, loads: loads) {
+            suggestion = tlsPort
+        }
         return DiagnosticsReport(
             target: target, ruleSet: options.ruleSet, tests: outcomes, suggestion: suggestion,
             advice: HostAdvice(target: target, ruleSet: options.ruleSet, tests: outcomes, suggestion: suggestion, widestProbe: widestProbe),

@@ -186,8 +186,10 @@ public enum PropertyListFile {
         return Data(out.utf8)
     }
 
-    /// Reads at most `maximumSize` bytes (BoundedFile), so errors name the real cause.
-    private static func readBounded(path: String, maximumSize: Int) throws(PropertyListError) -> Data {
+    /// Reads at most `maximumSize` bytes (BoundedFile), so errors name the real cause. Public for
+    /// callers that need the bytes as well as the document (key positions: read once, so a pipe
+    /// works too), then `parse`.
+    public static func readBounded(path: String, maximumSize: Int) throws(PropertyListError) -> Data {
         do {
             return Data(try BoundedFile.read(path, limit: maximumSize))
         } catch {

@@ -38,6 +38,26 @@ import TLSFacts
         #expect(text.components(separatedBy: "TLS_RSA_WITH_AES_128_GCM_SHA256").count == 2, "\(text)")
     }
 
+    /// Issue 25: advice to reissue a certificate never asks for SCTs (or the public 398-day
+    /// limit) when the chain ends at a user-installed root; it still does for a public root.
+    @Test func reissueUnderAUserInstalledRootAsksForNoSCTs() {
+        let expired = [FailureReason(.trust(.expired), layer: .trust, "expired")]
+        var user = testObservation()
+        user.trust = TrustEvaluation(problems: [TrustProblem(kind: .expired, certificateIndex: 0, detail: "expired")], anchor: .user,
+                                     evaluatedAt: referenceDate)
+        let underUser = HostAdvice.serverFixes(for: expired, host: "example.com", seen: [user], ruleSet: .documented)
+        let change = underUser.first { $0.change.hasPrefix("reissue the certificate") }?.change ?? ""
+        #expect(change.contains("(today: expired)"), "\(change)")
+        #expect(!change.contains("SCT"), "\(change)")
+        #expect(!change.contains("at most 398 days"), "\(change)")
+        #expect(change.contains("CT and the 398-day limit do not apply under a user-installed root"), "\(change)")
+        #expect(!change.contains("publicly trusted"), "\(change)")
+        var system = user
+        system.trust.anchor = .system
+        let underSystem = HostAdvice.serverFixes(for: expired, host: "example.com", seen: [system], ruleSet: .documented)
+        #expect(underSystem.first { $0.change.hasPrefix("reissue the certificate") }?.change.contains("embedded SCTs") == true)
+    }
+
     @Test func everyFailureClassGetsOneFix() {
         let reasons = [
             FailureReason(.trust(.expired), layer: .trust, "expired"),

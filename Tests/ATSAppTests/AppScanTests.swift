@@ -78,6 +78,22 @@ import PropertyList
         #expect(!everything.contains("mail.planted.test"), "an e-mail address is not a host")
     }
 
+    /// Issue 25: a host named only in NSExceptionDomains is checked on the port the code
+    /// shows for it (here 8443, as a URL and as a bare host:port), not also on a 443 guess; one
+    /// the code does not show stays on 443.
+    @Test func aDictionaryHostIsCheckedOnThePortsTheCodeShows() throws {
+        let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["legacy.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.0"],
+                                                                         "only.planted.test": ["NSExceptionMinimumTLSVersion": "TLSv1.1"]]]
+        let app = AppFixture.demo(mainATS: ats, extensionATS: nil,
+                                  mainHosts: ["https://legacy.planted.test:8443/v1", "legacy.planted.test:9443"],
+                                  extensionHosts: [], frameworkHosts: [], resourceJSON: "{}")
+        let inventory = try AppScan.inventory(path: try ipa(app))
+        let legacy = inventory.hosts.filter { $0.host == "legacy.planted.test" }.map(\.target)
+        #expect(legacy == ["https://legacy.planted.test:8443/", "https://legacy.planted.test:9443/"], "\(legacy)")
+        #expect(inventory.hosts.filter { $0.host == "only.planted.test" }.map(\.target) == ["https://only.planted.test/"])
+        #expect(inventory.notes.contains { $0.hasPrefix("legacy.planted.test: named in the dictionary and found in code as") }, "\(inventory.notes)")
+    }
+
     @Test func appDirectoryAndXcarchiveReadTheSame() throws {
         let fromIPA = try AppScan.inventory(path: try ipa(Self.demo()))
         let app = try Self.demo().writeApp(in: directory + "/dir")

@@ -15,6 +15,17 @@ import Testing
         #expect(hosts("see https://docs.planted.test.") == ["https docs.planted.test"])
     }
 
+    /// Issue 25: a bare "host:port" in a binary keeps its port.
+    @Test func aBareHostWithAPortKeepsIt() {
+        #expect(hosts("\0api.planted.com:8443\0") == ["bare api.planted.com:8443"])
+        #expect(hosts("connect to api.planted.com:443 now") == ["bare api.planted.com:443"])
+        // Not a port: out of range, more digits, a time-like run, letters after it.
+        #expect(hosts("\0api.planted.com:99999\0") == ["bare api.planted.com"])
+        #expect(hosts("\0api.planted.com:123456\0") == ["bare api.planted.com"])
+        #expect(hosts("\0api.planted.com:12:30\0") == ["bare api.planted.com"])
+        #expect(hosts("\0api.planted.com:80abc\0") == ["bare api.planted.com"])
+    }
+
     @Test func templatesAndNonURLsAreNotHosts() {
         #expect(hosts("\0https://%@/api/%@\0https://{host}/x\0https://\0").isEmpty)
         #expect(hosts("\0xhttps://a.planted.test/\0").isEmpty)

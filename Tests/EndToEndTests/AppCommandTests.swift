@@ -197,6 +197,36 @@ import Testing
         }
     }
 
+    /// Issue 25: a host named only in the dictionary (here an NSPinnedDomains key), unreachable
+    /// on the 443 the check guesses for it, has no say in the tightening: the global opt-out goes when the hosts the
+    /// code shows pass without it.
+    @Test func anUnreachableDictionaryGuessKeepsNoGlobalOptOut() async throws {
+        let fixture = try PlistFixture()
+        // A pinned domain has no exception entry: NSAllowsArbitraryLoads governs its loads, so an
+        // undecided load of it would keep the opt-out.
+        let pin: PropertyListValue = ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": "n5EWH0NDPkmm3m22gNefYBWfLkrJFyYhoShGQoFYRAs="]]]
+        let app = AppFixture.demo(mainATS: ["NSAllowsArbitraryLoads": true, "NSPinnedDomains": ["gone.planted.test": pin]],
+                                  extensionATS: nil, mainHosts: Self.mainHosts, extensionHosts: [])
+        let ipa = try writeIPA(app, fixture)
+        let port = try unusedLoopbackPort()
+        try await fixture.withServer(names: ["api.planted.test"]) { api in
+            let tightened = fixture.path("tightened.plist")
+            let result = try await BinaryRunner.run(["app", ipa, "--ca-file", fixture.rootPath, "--timeout", "3",
+                                                     "--connect-to", "api.planted.test:443:127.0.0.1:\(api.port)",
+                                                     "--connect-to", "gone.planted.test:443:127.0.0.1:\(port)",
+                                                     "--format", "plist", "--output", tightened], timeout: 120)
+            #expect(!result.timedOut)
+            let written = (try? String(contentsOfFile: tightened, encoding: .utf8)) ?? ""
+            #expect(written.contains("<key>NSPinnedDomains</key>"), "other keys are kept: \(written)\n\(result.stderr)")
+            #expect(!written.contains("NSAllowsArbitraryLoads"), "the unreachable guess kept the opt-out:\n\(written)\n\(result.stderr)")
+            let text = try await BinaryRunner.run(["app", ipa, "--ca-file", fixture.rootPath, "--timeout", "3",
+                                                   "--connect-to", "api.planted.test:443:127.0.0.1:\(api.port)",
+                                                   "--connect-to", "gone.planted.test:443:127.0.0.1:\(port)"], timeout: 120)
+            #expect(text.stdout.contains("gone.planted.test: named only in the dictionary and not reachable on port 443; left out of the tightening"),
+                    "\(text.stdout)")
+        }
+    }
+
     /// A host nothing answers for: exit 2, and its loads are reported as not reached (the
     /// http:// one too: the app allows it, so it is attempted).
     @Test func unreachableHostIsExit2() async throws {

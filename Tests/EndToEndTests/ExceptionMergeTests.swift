@@ -96,4 +96,53 @@ import TestSupport
         #expect(result.stderr.contains("is not a property list"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk)
     }
+
+    /// Issue 25: merging into an XML file keeps its key order, indentation and comments, so the
+    /// diff shows only what was added (no line removed or changed).
+    @Test func mergeIntoXMLKeepsTheFilesOrderAndFormatting() async throws {
+        let original = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>UIDeviceFamily</key>
+        \t<array>
+        \t\t<integer>1</integer>
+        \t</array>
+        \t<!-- ATS: reviewed 2026-01 -->
+        \t<key>NSAppTransportSecurity</key>
+        \t<dict>
+        \t\t<key>NSExceptionDomains</key>
+        \t\t<dict>
+        \t\t\t<key>zeta.example</key>
+        \t\t\t<dict>
+        \t\t\t\t<key>NSIncludesSubdomains</key>
+        \t\t\t\t<true/>
+        \t\t\t\t<key>NSExceptionMinimumTLSVersion</key>
+        \t\t\t\t<string>TLSv1.2</string>
+        \t\t\t</dict>
+        \t\t</dict>
+        \t</dict>
+        \t<key>CFBundleIdentifier</key>
+        \t<string>com.example.app</string>
+        </dict>
+        </plist>
+
+        """
+        let (result, written) = try await merge(Data(original.utf8))
+        #expect(result.status == 1, "\(result.stderr)")
+        let text = String(decoding: written, as: UTF8.self)
+        let directory = try TemporaryDirectory(prefix: "atsprobe-merge-diff")
+        let before = try directory.write("before.plist", original)
+        let after = try directory.write("after.plist", text)
+        let diff = try await ChildProcess.run("/usr/bin/diff", [before, after], timeout: 30)
+        let changes = diff.stdout.split(separator: "\n").filter { $0.hasPrefix("<") || $0.hasPrefix(">") }
+        #expect(!changes.isEmpty)
+        #expect(changes.allSatisfy { $0.hasPrefix(">") }, "only additions:\n\(diff.stdout)")
+        // The new entry sits in the file's own indentation, after the existing one.
+        #expect(text.contains("\t\t\t</dict>\n\t\t\t<key>localhost</key>\n\t\t\t<dict>\n\t\t\t\t<key>NSExceptionMinimumTLSVersion</key>\n\t\t\t\t<string>TLSv1.1</string>\n\t\t\t</dict>\n\t\t</dict>"), "\(text)")
+        let reread = try PropertyListSerialization.propertyList(from: written, format: nil) as? [String: Any]
+        let domains = (reread?["NSAppTransportSecurity"] as? [String: Any])?["NSExceptionDomains"] as? [String: Any]
+        #expect(Set(domains?.keys.map { $0 } ?? []) == ["zeta.example", "localhost"])
+    }
 }

@@ -118,6 +118,13 @@ import TLSFacts
         let nginx = fixes[0]["nginx"] as? [String] ?? []
         #expect(nginx == ["ssl_protocols TLSv1.2 TLSv1.3;", "ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;"])
         #expect(fixes[0]["apache"] as? [String] == ["SSLProtocol -all +TLSv1.2 +TLSv1.3", "SSLCipherSuite ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"])
+        // Issue 25: the fixes of one server merge per directive: the forward-secrecy fix does not
+        // repeat the ssl_ciphers (SSLCipherSuite, HAProxy ciphers) the protocol fix already sets.
+        #expect(fixes[1]["nginx"] as? [String] == ["ssl_prefer_server_ciphers on;"], "\(fixes[1])")
+        #expect(fixes[1]["apache"] as? [String] == ["SSLHonorCipherOrder on"])
+        #expect(fixes[1]["haproxy"] as? [String] == [])
+        let everyNginxLine = fixes.flatMap { $0["nginx"] as? [String] ?? [] }
+        #expect(everyNginxLine.filter { $0.hasPrefix("ssl_ciphers ") }.count == 1, "\(everyNginxLine)")
     }
 
     /// Text summary: the evidence and the better fix under the entry.
@@ -126,7 +133,8 @@ import TLSFacts
         let result = try await Self.run(tls10, [])
         #expect(result.stdout.contains("  NSExceptionMinimumTLSVersion: server's highest protocol is TLS 1.0 ("), "\(result.stdout)")
         #expect(result.stdout.contains("  Better fix for NSExceptionMinimumTLSVersion: enable TLS 1.2 and TLS 1.3 with ECDHE-RSA-AES128-GCM-SHA256"))
-        #expect(result.stdout.contains("    nginx  : ssl_protocols TLSv1.2 TLSv1.3; ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;"))
-        #expect(result.stdout.contains("    Apache : SSLProtocol -all +TLSv1.2 +TLSv1.3 | SSLCipherSuite ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384"))
+        // Each directive on its own line, saying whether it replaces the one in the block or is added.
+        #expect(result.stdout.contains("    nginx  : replace ssl_protocols TLSv1.2 TLSv1.3;\n             replace ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("    Apache : replace SSLProtocol -all +TLSv1.2 +TLSv1.3\n             replace SSLCipherSuite ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384\n"))
     }
 }

@@ -28,7 +28,7 @@ import TLSFacts
         #expect(!probe.stdout.contains("plist"))
         let lint = try await BinaryRunner.run(["help", "plist", "lint"], timeout: 30)
         #expect(lint.status == 0)
-        #expect(lint.stdout.contains("(values: text, json;"))
+        #expect(lint.stdout.contains("(values: text, json, xcode, sarif;"), "\(lint.stdout)")
         let audit = try await BinaryRunner.run(["audit", "--help"], timeout: 30)
         let flat = audit.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
         #expect(flat.contains("(values: text, json, plist, html, csv, markdown; default: text)"), "\(audit.stdout)")
@@ -91,7 +91,9 @@ import TLSFacts
             let check = try await BinaryRunner.run(["plist", "check", app, "https://localhost:\(port)/", "--format", "plist",
                                                     "--output", tightened] + connect, timeout: 120)
             #expect(check.status == 1, "stderr: \(check.stderr)")
-            let lintTightened = try await BinaryRunner.run(["plist", "lint", tightened, "--fail-on", "error"], timeout: 30)
+            // The tightened and the merged dictionaries pass the default lint (warnings such as
+            // review-justification remain, and are listed, but do not fail it).
+            let lintTightened = try await BinaryRunner.run(["plist", "lint", tightened], timeout: 30)
             #expect(lintTightened.status == 0, "\(lintTightened.stdout)")
             #expect(!lintTightened.stdout.contains("NSIncludeSubdomains"))
             #expect(!lintTightened.stdout.contains("*.example.com"))
@@ -108,7 +110,7 @@ import TLSFacts
             let merge = try await BinaryRunner.run(["diagnose", "https://localhost:\(port)/", "--merge", clean, "--output", merged] + connect,
                                                    timeout: 120)
             #expect(merge.status == 1, "stderr: \(merge.stderr)")
-            let lintMerged = try await BinaryRunner.run(["plist", "lint", merged, "--fail-on", "error"], timeout: 30)
+            let lintMerged = try await BinaryRunner.run(["plist", "lint", merged], timeout: 30)
             #expect(lintMerged.status == 0, "\(lintMerged.stdout)")
             #expect(lintMerged.stdout.contains("NSExceptionMinimumTLSVersion = TLSv1.0"))
         }

@@ -56,6 +56,27 @@ import TLSFacts
         }
     }
 
+    /// Issue 25: the bar counts targets, not the input file's lines (comments and blank lines
+    /// are not targets), so a finished run shows N/N.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script)))
+    func theBarCountsTargetsNotLines() async throws {
+        let fixture = try ExceptionFixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
+        let directory = try TemporaryDirectory(prefix: "atsprobe-progress")
+        try await fixture.withServer { port in
+            let input = try directory.write("hosts.txt", """
+            # production hosts
+
+            https://127.0.0.1:\(port)/   # the one target
+            # end
+            """)
+            let (output, status) = try await Self.onTerminal(["audit", "--ca-file", fixture.rootPath, "--timeout", "3", "--input", input])
+            #expect(status == 0, "\(output.debugDescription)")
+            #expect(output.contains("] 1/1"), "\(output.debugDescription)")
+            #expect(!output.contains("/4"), "\(output.debugDescription)")
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script)))
     func diagnosticsPrintTheirHeaderAtOnceWhileTheHostIsSilent() async throws {
         let silent = try HostileServer.start(.silent)

@@ -13,8 +13,9 @@ import Testing
         let info = try fixture.write(["CFBundleIdentifier": "x"], name: "info.plist")
 
         let cases: [(String, [String], Int32)] = [
-            (warning, [], 1), (warning, ["--fail-on", "error"], 0), (warning, ["--fail-on", "never"], 0),
-            (error, ["--fail-on", "error"], 1), (error, ["--fail-on", "never"], 0),
+            // Warnings alone pass by default (as SwiftLint and ESLint); --fail-on warning is strict.
+            (warning, [], 0), (warning, ["--fail-on", "warning"], 1), (warning, ["--fail-on", "error"], 0), (warning, ["--fail-on", "never"], 0),
+            (error, [], 1), (error, ["--fail-on", "error"], 1), (error, ["--fail-on", "never"], 0),
             (info, [], 0), (info, ["--fail-on", "info"], 1),
         ]
         for (file, options, expected) in cases {

@@ -32,15 +32,15 @@ public struct HostAdvice: Sendable, Hashable {
         guard case .exception(_, let exception, let rationale) = suggestion else {
             evidence = []
             if case .impossible = suggestion {
-                fixes = HostAdvice.serverFixes(for: failures, host: host, seen: seen, ruleSet: ruleSet)
+                fixes = ServerFix.mergedPerDirective(HostAdvice.serverFixes(for: failures, host: host, seen: seen, ruleSet: ruleSet))
             } else {
                 fixes = []
             }
             return
         }
         evidence = rationale.map { HostAdvice.precise($0, in: exception, seen: seen, ruleSet: ruleSet) }
-        fixes = HostAdvice.fixes(for: exception, seen: seen, ruleSet: ruleSet,
-                                 cleartextHost: target.lowercased().hasPrefix("http://") ? host : nil)
+        fixes = ServerFix.mergedPerDirective(HostAdvice.fixes(for: exception, seen: seen, ruleSet: ruleSet,
+                                                              cleartextHost: target.lowercased().hasPrefix("http://") ? host : nil))
     }
 
     /// The entry, when one helps.
@@ -151,7 +151,12 @@ public struct HostAdvice: Sendable, Hashable {
         if suitesRefused {
             fixes.append(.suites(serverSpeaks: suites(seen).map(\.ianaName), leaf: leaf?.publicKey))
         }
-        if !certificate.isEmpty { fixes.append(.reissueCertificate(host: host, problems: certificate)) }
+        if !certificate.isEmpty {
+            // A chain that reached a user-installed root (and no public one): CT and the 398-day
+            // limit do not apply there, so the advice must not ask for them.
+            let anchors = Set(seen.compactMap(\.trust.anchor))
+            fixes.append(.reissueCertificate(host: host, problems: certificate, userInstalledRoot: anchors == [.user]))
+        }
         if let chain { fixes.append(.serveFullChain(problem: chain)) }
         if let root { fixes.append(.publiclyTrustedCertificate(problem: root)) }
         return fixes

@@ -64,7 +64,7 @@ public struct ServerFix: Sendable, Hashable, Codable {
     static func serveHTTPS(key: String, host: String) -> ServerFix {
         ServerFix(keys: [key], change: "the app loads http://\(UntrustedText.escape(host, limit: 255)): serve it over HTTPS (TLS 1.2 or later, "
                     + "a publicly trusted certificate) and load https:// URLs; \(key) is only a stop-gap until then",
-                  nginx: ["listen 443 ssl; ssl_protocols TLSv1.2 TLSv1.3;", "return 301 https://$host$request_uri; (in the port 80 server)"],
+                  nginx: ["listen 443 ssl;", "ssl_protocols TLSv1.2 TLSv1.3;", "return 301 https://$host$request_uri;  # in the port 80 server"],
                   apache: ["SSLEngine on (in a <VirtualHost *:443>)", "Redirect permanent / https://<host>/ (in the port 80 virtual host)"])
     }
 
@@ -86,10 +86,21 @@ public struct ServerFix: Sendable, Hashable, Codable {
         "an ECDSA P-256 or RSA 2048-bit (or larger) key, a SHA-256 (or stronger) signature, at most 398 days of validity, "
         + "the host in its subjectAltName, extendedKeyUsage serverAuth, and embedded SCTs from a publicly trusted CA"
 
+    /// What Apple asks of a certificate whose chain ends at a user-installed root: no SCTs (Apple's
+    /// CT policy covers publicly trusted certificates only; CTPolicy: "not required: the chain
+    /// ends at a user-installed root") and no 398-day limit (HT211025 exempts user-added roots;
+    /// `validity-398` applies to anchor `.system` only, docs/certificates.md).
+    static let userRootCertificateParameters =
+        "an ECDSA P-256 or RSA 2048-bit (or larger) key, a SHA-256 (or stronger) signature, "
+        + "the host in its subjectAltName and extendedKeyUsage serverAuth (CT and the 398-day limit do not apply under a user-installed root)"
+
     /// The certificate itself breaks a rule no ATS key relaxes: reissue it with what Apple needs.
-    public static func reissueCertificate(host: String, problems: [String]) -> ServerFix {
-        ServerFix(keys: [], change: "reissue the certificate for \(host) (today: \(problems.joined(separator: ", "))) with \(appleCertificateParameters)",
-                  nginx: newCertificate.nginx, apache: newCertificate.apache, haproxy: newCertificate.haproxy)
+    /// `userInstalledRoot`: the chain ends at a root the users install (--ca-file/--ca-dir), so
+    /// the new certificate needs no SCTs and no public CA.
+    public static func reissueCertificate(host: String, problems: [String], userInstalledRoot: Bool = false) -> ServerFix {
+        let parameters = userInstalledRoot ? userRootCertificateParameters : appleCertificateParameters
+        return ServerFix(keys: [], change: "reissue the certificate for \(host) (today: \(problems.joined(separator: ", "))) with \(parameters)",
+                         nginx: newCertificate.nginx, apache: newCertificate.apache, haproxy: newCertificate.haproxy)
     }
 
     /// The server sends its leaf without the intermediates (or in a wrong order): send the chain.
@@ -122,5 +133,58 @@ public struct ServerFix: Sendable, Hashable, Codable {
         var fix = forwardSecretSuites(keys: [], leaf: leaf, because: "the server speaks \(today)")
         fix.keys = []
         return fix
+    }
+}
+
+/// How a fix's line changes the server's configuration (issue 25): most TLS directives may
+/// appear once per block, so the line replaces the one already there; a few are added beside
+/// what is there. Each server's name for the directive is the line's first word.
+public enum ServerEditAction: String, Sendable, Hashable, Codable {
+    /// Replaces the directive of the same name in the same block (nginx refuses a duplicate
+    /// `ssl_protocols` in one server block: "directive is duplicate"; Apache and HAProxy keep
+    /// the last, silently).
+    case replace
+    /// Added beside what is there (another `listen`, a `return`, a `bind` line).
+    case add
+}
+
+extension ServerFix {
+    /// The directives the fixes set that appear once per block (nginx's ngx_http_ssl_module,
+    /// Apache's mod_ssl, HAProxy's global section).
+    static let oncePerBlock: Set<String> = [
+        "ssl_protocols", "ssl_ciphers", "ssl_prefer_server_ciphers", "ssl_certificate", "ssl_certificate_key",
+        "SSLProtocol", "SSLCipherSuite", "SSLHonorCipherOrder", "SSLCertificateFile", "SSLCertificateKeyFile",
+        "ssl-default-bind-options", "ssl-default-bind-ciphers",
+    ]
+
+    /// The directive a line sets: its first word.
+    public static func directive(of line: String) -> String {
+        String(line.prefix { !$0.isWhitespace && $0 != ";" })
+    }
+
+    /// Whether `line` replaces its directive or adds one.
+    public static func action(of line: String) -> ServerEditAction {
+        oncePerBlock.contains(directive(of: line)) ? .replace : .add
+    }
+
+    /// The fixes for one server, merged per directive: a directive an earlier fix already sets
+    /// is not repeated by a later one (two blocks never both carry `ssl_ciphers`), so applying
+    /// every fix gives each directive once. The lines set by the same function are the same
+    /// (one leaf, one cipher list), so the first is kept.
+    static func mergedPerDirective(_ fixes: [ServerFix]) -> [ServerFix] {
+        var nginx = Set<String>(), apache = Set<String>(), haproxy = Set<String>()
+        func keep(_ lines: [String], _ seen: inout Set<String>) -> [String] {
+            lines.filter { line in
+                guard action(of: line) == .replace else { return true }
+                return seen.insert(directive(of: line)).inserted
+            }
+        }
+        return fixes.map { fix in
+            var merged = fix
+            merged.nginx = keep(fix.nginx, &nginx)
+            merged.apache = keep(fix.apache, &apache)
+            merged.haproxy = keep(fix.haproxy, &haproxy)
+            return merged
+        }
     }
 }

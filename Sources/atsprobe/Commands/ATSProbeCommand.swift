@@ -19,6 +19,7 @@ struct ATSProbeCommand: AsyncParsableCommand {
         discussion: """
         atsprobe --ats-diagnostics [--verbose] URL   runs nscurl's 16 ATS tests (the same as `atsprobe diagnose URL`).
         Exit codes: 0 passes default ATS, 1 findings, 2 unreachable, 64 bad input, 70 internal error.
+        Documentation: /usr/share/doc/atsprobe/docs (installed with the .deb; docs/ in the source), starting with usage.md.
         """,
         version: ToolVersion.current,
         subcommands: [Probe.self, Diagnose.self, Audit.self, Report.self, Pins.self, Plist.self, Cert.self, App.self]

@@ -120,6 +120,9 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     case .html, .csv, .markdown:
         // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
         sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose))
+    case .xcode, .sarif:
+        // DiagnosticsFormats parses neither (plist lint and plist check write them).
+        throw InputError("diagnose writes text, json, plist, html, csv or markdown only")
     }
     try sink.finish()
     return status

@@ -44,14 +44,27 @@ enum Main {
             FileStream.standardOutput.write(message.hasSuffix("\n") ? message : message + "\n")
             if (try? FileStream.standardOutput.finish()) == nil { exit(ExitStatus.usage.rawValue) }
         } else if !message.isEmpty {
-            let escaped = message.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { UntrustedText.escape(String($0), limit: 4000) }.joined(separator: "\n")
-            let stream = code == .success ? FileStream.standardOutput : FileStream.standardError
-            stream.write(escaped.hasSuffix("\n") ? escaped : escaped + "\n")
-            if code == .success, (try? FileStream.standardOutput.finish()) == nil {
-                exit(ExitStatus.usage.rawValue)
-            }
+            // A parse error is one line, as every other atsprobe error (issue 25): argument-parser's
+            // message without its usage block, then where the help is. Exit 64.
+            FileStream.standardError.write("atsprobe: " + oneLine(error: error, fullMessage: message) + "\n")
         }
         exit(code.rawValue)
+    }
+
+    /// "The value 'yaml' is invalid for '--format <format>'. Please provide one of 'text' and
+    /// 'json'. (see 'atsprobe probe --help')": the error's own lines joined, escaped, and the
+    /// help hint argument-parser puts under its usage text.
+    static func oneLine(error: Error, fullMessage: String) -> String {
+        let lines = ATSProbeCommand.message(for: error).split(separator: "\n")
+            .map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+            .map { $0.hasPrefix("Error: ") ? String($0.dropFirst(7)) : $0 }
+            .filter { !$0.isEmpty }
+        var text = UntrustedText.escape(lines.joined(separator: "; "), limit: 4000)
+        if let see = fullMessage.split(separator: "\n").first(where: { $0.contains("See '") && $0.contains("--help'") }) {
+            // "  See 'atsprobe plist lint --help' for more information.": the quoted command.
+            let quoted = see.split(separator: "'", omittingEmptySubsequences: false)
+            if quoted.count >= 3 { text += " (see '\(UntrustedText.escape(String(quoted[1]), limit: 200))')" }
+        }
+        return text
     }
 }

@@ -18,6 +18,10 @@ import TLSFacts
 /// its help lists only those.
 enum OutputFormat: String, Sendable {
     case text, json, plist, html, csv, markdown
+    /// clang-style `path:line:col: warning: message [rule]` lines, for an Xcode build phase.
+    case xcode
+    /// SARIF 2.1.0, for code scanning (GitHub and other SARIF readers).
+    case sarif
 }
 
 /// The formats one command writes.
@@ -43,10 +47,14 @@ struct FormatChoice<Formats: FormatSet>: ExpressibleByArgument, Sendable {
     static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
-/// probe, plist lint: text for people, JSON for programs.
+/// probe: text for people, JSON for programs.
 enum TextOrJSON: FormatSet { static let formats: [OutputFormat] = [.text, .json] }
-/// pins, plist check: a dictionary is also a product.
+/// pins: a dictionary is also a product.
 enum TextJSONOrPlist: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist] }
+/// plist lint: also findings located in the file, for Xcode and code scanning (docs/lint.md).
+enum LintFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .xcode, .sarif] }
+/// plist check: the tightened dictionary, and findings located in the file (docs/plist.md).
+enum PlistCheckFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .xcode, .sarif] }
 /// diagnose and audit: also reports to hand over (docs/reports.md).
 enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown] }
 /// report: renders a JSON Lines file again.
@@ -57,7 +65,9 @@ struct OutputOptions<Formats: FormatSet>: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Output format; the values this command writes are listed.", valueName: "format"))
     var format = FormatChoice<Formats>(.text)
 
-    @Flag(name: .long, help: "Shorthand for --format json.")
+    // Hidden from help and completions where the command writes no JSON (report): help lists
+    // only what the command accepts (issue 25).
+    @Flag(name: .long, help: ArgumentHelp("Shorthand for --format json.", visibility: Formats.formats.contains(.json) ? .default : .private))
     var json = false
 
     @Option(name: .long, help: ArgumentHelp("Write the result to FILE instead of standard output.", valueName: "file"), completion: .file())

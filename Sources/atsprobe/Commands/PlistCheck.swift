@@ -37,12 +37,12 @@ extension ATSProbeCommand {
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<TextJSONOrPlist>
+        @OptionGroup var output: OutputOptions<PlistCheckFormats>
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                let document = try PlistInput.document(file)
+                let (document, bytes) = try PlistInput.read(file)
                 var texts = targets
                 if let input { texts += try TargetList.read(input) }
                 guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
@@ -75,8 +75,16 @@ extension ATSProbeCommand {
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .plist:
                     sink.write(tightenedPlist)
+                case .xcode:
+                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
+                    sink.write(PlistDiagnostics.xcode(PlistDiagnostics.check(checks, tightening), locations: locations))
+                case .sarif:
+                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
+                    let diagnostics = PlistDiagnostics.check(checks, tightening)
+                    let log = PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: locations)
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
                 default:
-                    throw InputError("plist check writes text, json or plist only")
+                    throw InputError("plist check writes text, json, plist, xcode or sarif only")
                 }
                 try sink.finish()
                 return exitStatus(checks, tightening)

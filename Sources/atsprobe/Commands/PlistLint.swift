@@ -37,14 +37,16 @@ extension ATSProbeCommand {
         @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.", completion: .file())
         var file: String
 
-        @Option(name: .customLong("fail-on"), help: "Exit 1 on findings at or above: error, warning, info or never. Default: warning.")
-        var failOn: LintFailOn = .warning
+        // Errors fail by default, warnings do not (as SwiftLint and ESLint): an exception the app
+        // needs is a warning App Store review asks about, not a broken key. --fail-on warning is strict.
+        @Option(name: .customLong("fail-on"), help: "Exit 1 on findings at or above: error, warning, info or never. Default: error.")
+        var failOn: LintFailOn = .error
 
-        @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var output: OutputOptions<LintFormats>
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                let document = try PlistInput.document(file)
+                let (document, bytes) = try PlistInput.read(file)
                 let findings = ATSLinter.lint(document)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
@@ -53,9 +55,16 @@ extension ATSProbeCommand {
                 case .json:
                     let report = PlistLintJSON(file: file, format: document.format.rawValue, findings: findings)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
+                case .xcode:
+                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
+                    sink.write(PlistDiagnostics.xcode(PlistDiagnostics.lint(findings), locations: locations))
+                case .sarif:
+                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
+                    let log = PlistDiagnostics.sarif(PlistDiagnostics.lint(findings), rules: PlistDiagnostics.lintRules, locations: locations)
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
                 default:
-                    // OutputOptions<TextOrJSON> parses no other format.
-                    throw InputError("plist lint writes text or json only")
+                    // OutputOptions<LintFormats> parses no other format.
+                    throw InputError("plist lint writes text, json, xcode or sarif only")
                 }
                 try sink.finish()
                 return failOn.fails(findings) ? .findings : .clear

@@ -116,10 +116,16 @@ struct AppReport {
                 // A host no dictionary makes load has no say in the tightening: the dictionary is for
                 // the hosts that can load (its server fix is in the report). `plist check` keeps
                 // what covers it instead, because there the user chose each target.
-                let decidable = checks.filter { !$0.check.noDictionaryHelps }
+                // An unreachable 443 guess for a host named only in the dictionary says nothing
+                // about what the app needs: it never keeps a global opt-out (issue 25).
+                func unreachableGuess(_ item: HostCheck) -> Bool { item.check.unreachable && item.host.isDictionaryGuess }
+                let decidable = checks.filter { !$0.check.noDictionaryHelps && !unreachableGuess($0) }
                 var tightening = ExceptionTightener.tighten(ats, needs: decidable.map(\.check.need), ruleSet: ruleSet)
                 for check in checks where check.check.noDictionaryHelps {
                     tightening.notes.append("\(check.host.host): no dictionary makes it load; left out of the tightening (see its server fix)")
+                }
+                for check in checks where unreachableGuess(check) {
+                    tightening.notes.append("\(check.host.host): named only in the dictionary and not reachable on port 443; left out of the tightening")
                 }
                 result.tightening = tightening
                 result.tightenedPlist = try PlistCheckText.plist(tightening.tightened)

@@ -137,7 +137,8 @@ actor AuditOutput {
             handle.write(ReportText.entry(record, verbose: verbose, palette: palette))
         case .html, .csv, .markdown:
             collected.append(record.withoutHandshakes)
-        case .plist:
+        case .plist, .xcode, .sarif:
+            // plist is written at the end; audit parses neither xcode nor sarif.
             break
         }
         // Drawn again at once: a line written after the bar must not leave it erased.

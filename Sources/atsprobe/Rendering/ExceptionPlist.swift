@@ -51,11 +51,21 @@ enum ExceptionPlist {
             throw InputError("'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)")
         }
         for note in merged.notes { Diagnostics.warn(UntrustedText.escape(note)) }
-        let data: Data
+        let format = options.mergeFormat?.format ?? document.format
+        var data: Data
         do {
-            data = try PropertyListFile.write(merged.root, format: options.mergeFormat?.format ?? document.format)
+            data = try PropertyListFile.write(merged.root, format: format)
         } catch {
             throw InputError(error.description)
+        }
+        // An XML file written back as XML is edited in place, so the diff shows only what was
+        // added (PlistTextMerge); the bytes are read again, and anything unexpected (a file
+        // changed meanwhile, a pipe) keeps the whole list written above.
+        if format == .xml, document.format == .xml, let path = options.merge, BoundedFile.isRegularFile(path),
+           let bytes = try? BoundedFile.read(path, limit: PropertyListFile.defaultMaximumSize),
+           (try? PropertyListFile.parse(Data(bytes), path: path))?.root == document.root,
+           let edited = PlistTextMerge.apply(original: bytes, from: document.root, to: merged.root) {
+            data = edited
         }
         // Written only now, after everything succeeded, and atomically: --output may name the input.
         if let path = output.output {
@@ -79,10 +89,21 @@ enum ExceptionPlist {
         for fix in advice.fixes {
             let what = fix.keys.isEmpty ? "Server fix" : "Better fix for \(fix.keys.joined(separator: " and "))"
             out += "  \(what): \(UntrustedText.escape(fix.change))\n"
-            out += "    nginx  : \(fix.nginx.joined(separator: " "))\n"
-            out += "    Apache : \(fix.apache.joined(separator: " | "))\n"
-            if !fix.haproxy.isEmpty { out += "    HAProxy: \(fix.haproxy.joined(separator: " | "))\n" }
+            out += serverLines("nginx", fix.nginx)
+            out += serverLines("Apache", fix.apache)
+            if !fix.haproxy.isEmpty { out += serverLines("HAProxy", fix.haproxy) }
         }
         return out
+    }
+
+    /// One directive per line, each saying whether it replaces the directive of the same name in
+    /// its block or is added beside it (ServerFix.action). The fixes of one host are merged per
+    /// directive, so a later fix may have nothing left to set.
+    static func serverLines(_ server: String, _ lines: [String]) -> String {
+        let label = "    " + server.padded(to: 7) + ": "
+        guard !lines.isEmpty else { return label + "(its directives are set by the fix above)\n" }
+        return lines.enumerated().map { index, line in
+            (index == 0 ? label : String(repeating: " ", count: label.count)) + ServerFix.action(of: line).rawValue.padded(to: 7) + " " + line + "\n"
+        }.joined()
     }
 }

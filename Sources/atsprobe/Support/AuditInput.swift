@@ -140,18 +140,40 @@ final class AuditInput: @unchecked Sendable {
 }
 
 extension AuditInput {
-    /// Lines to expect, for the progress bar only: arguments plus the file's newlines, counted
-    /// in one streaming pass. Unknown for standard input.
+    /// Targets to expect, for the progress bar only: arguments plus the file's target lines,
+    /// counted in one streaming pass. Unknown for standard input.
     static func expectedCount(arguments: [String], path: String?) -> Int? {
         guard let path, path != "-" else { return path == nil ? arguments.count : nil }
         // Only a regular file can be read twice; a pipe's lines are for the audit.
         guard BoundedFile.isRegularFile(path), let file = try? BoundedFile.open(path, allowPipes: false) else { return nil }
         defer { close(file) }
-        var lines = arguments.count
+        // Targets, not lines (issue 25): blank lines and comments are skipped by the same rule
+        // the audit reads with (TargetLine), so the bar ends at N/N.
+        var targets = arguments.count
+        var line: [UInt8] = []
+        var cut = false, first = true
+        func endLine() {
+            let bytes = first && line.starts(with: byteOrderMark) ? Array(line.dropFirst(3)) : line
+            if cut || TargetLine.content(String(decoding: bytes, as: UTF8.self)) != nil { targets += 1 }
+            line.removeAll(keepingCapacity: true)
+            cut = false
+            first = false
+        }
         while true {
             guard case .success(let chunk) = read(file) else { return nil }
-            if chunk.isEmpty { return lines }
-            lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            if chunk.isEmpty {
+                if !line.isEmpty || cut { endLine() }
+                return targets
+            }
+            for byte in chunk {
+                if byte == UInt8(ascii: "\n") {
+                    endLine()
+                } else if line.count < maxLineBytes {
+                    line.append(byte)
+                } else {
+                    cut = true
+                }
+            }
         }
     }
 }

@@ -16,7 +16,8 @@ import Glibc
 /// never leaves it erased) and by a ticker, so a silent host still shows its time growing.
 struct AuditProgress {
     let enabled: Bool
-    /// Input lines expected (arguments plus the file's lines, comments included), when known.
+    /// Targets expected (arguments plus the file's target lines; blank lines and comments are
+    /// not targets), when known.
     var expected: Int?
     private var lastDraw: ContinuousClock.Instant?
     private var drawn = false

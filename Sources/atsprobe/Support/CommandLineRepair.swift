@@ -36,7 +36,11 @@ enum CommandLineRepair {
         var index = 0
         while index < args.count, args[index].hasPrefix("-"), args[index] != "--" {
             let arg = args[index]
-            if arg == "--color", index + 1 < args.count {
+            if arg == "--color" {
+                // A bare --color would take the subcommand as its value (issue 25).
+                guard index + 1 < args.count, ColorChoice(rawValue: args[index + 1]) != nil else {
+                    return .usage("--color needs a value: auto, always or never (e.g. --color never)")
+                }
                 color = [arg, args[index + 1]]
                 args.removeSubrange(index...(index + 1))
                 continue
@@ -48,6 +52,17 @@ enum CommandLineRepair {
             }
             if arg.hasPrefix("--"), let message = unknownOption(arg, in: ATSProbeCommand.self, path: [], extra: ["--ats-diagnostics"]) {
                 return .usage(message)
+            }
+            // A short option before the subcommand (`atsprobe -v diagnose x`): the root takes
+            // only -h; say where it goes (issue 25).
+            if !arg.hasPrefix("--"), arg != "-h" {
+                let next = args[(index + 1)...].first { !$0.hasPrefix("-") }
+                let command = next.flatMap { word -> String? in
+                    if case .success(let found) = resolve([word], stopAtLeaf: true) { return found.1.first }
+                    return nil
+                }
+                let example = command.map { "'atsprobe \($0) \(shown(arg)) ...'" } ?? "'atsprobe COMMAND \(shown(arg)) ...'"
+                return .usage("option '\(shown(arg))' goes after the command: \(example)")
             }
             index += 1
         }
@@ -70,9 +85,26 @@ enum CommandLineRepair {
         }
         let afterPath = index + path.count
         let options = longOptions(of: command)
-        let stop = args.firstIndex(of: "--") ?? args.count
+        var stop = args.firstIndex(of: "--") ?? args.count
         for arg in args[min(afterPath, stop)..<stop] where arg.hasPrefix("--") {
             if let message = unknownOption(arg, in: command, path: path, extra: []) { return .usage(message) }
+        }
+        // `--timeout -1`: argument-parser reads "-1" as an option and answers with its usage
+        // text; joined as `--timeout=-1`, the command's own check names the value (exit 64).
+        var position = min(afterPath, stop)
+        while position + 1 < stop {
+            if args[position].hasPrefix("--"), !args[position].contains("="), isNegativeNumber(args[position + 1]) {
+                args[position] += "=" + args[position + 1]
+                args.remove(at: position + 1)
+                stop -= 1
+            }
+            position += 1
+        }
+        // A URL with its scheme mistyped (`http//host`, `https:/host`, `htps://host`).
+        for arg in args[min(afterPath, stop)..<stop] where !arg.hasPrefix("-") {
+            if let meant = repairedURL(arg) {
+                return .usage("'\(shown(arg))' is not a URL; did you mean '\(shown(meant))'?")
+            }
         }
         if !color.isEmpty && options.contains("--color") {
             args.insert(contentsOf: color, at: afterPath)
@@ -104,6 +136,7 @@ enum CommandLineRepair {
                 if name == word { found = child }
             }
             guard let child = found else {
+                if path.isEmpty, let hint = rootHint(word) { return .failure(hint) }
                 let place = path.isEmpty ? "atsprobe" : "atsprobe \(path.joined(separator: " "))"
                 var message = "unknown command '\(shown(word))' for '\(place)'"
                 if let near = nearest(word, in: names) { message += "; did you mean '\(near)'?" }
@@ -113,6 +146,41 @@ enum CommandLineRepair {
             path.append(word)
         }
         return .success((command, path))
+    }
+
+    /// What a word in the command's place most likely meant: `atsprobe version` is `--version`,
+    /// `atsprobe example.com:8443` (a target, not a command) is `diagnose` (issue 25).
+    static func rootHint(_ word: String) -> String? {
+        if word == "version" { return "unknown command 'version' for 'atsprobe'; did you mean 'atsprobe --version'?" }
+        let looksLikeTarget = word.contains(".") || word.contains(":") || word.contains("/")
+        guard looksLikeTarget else { return nil }
+        let target = repairedURL(word) ?? word
+        return "'\(shown(word))' is not a command; to test a server: 'atsprobe diagnose \(shown(target))' (or probe, pins, audit)"
+    }
+
+    /// "-1", "-0.5": a negative number given as an option's value.
+    static func isNegativeNumber(_ arg: String) -> Bool {
+        arg.count > 1 && arg.hasPrefix("-") && Double(arg.dropFirst()) != nil
+    }
+
+    /// The URL a mistyped one most likely meant, or nil when `text` is not a mistyped URL:
+    /// a scheme without its colon (`http//host`), with one slash (`https:/host`), or a scheme
+    /// one or two edits from http or https (`htps://host`, `htttp://host`).
+    static func repairedURL(_ text: String) -> String? {
+        let lower = text.lowercased()
+        for scheme in ["https", "http"] {
+            if lower.hasPrefix(scheme + "//") { return scheme + "://" + text.dropFirst(scheme.count + 2) }
+            if lower.hasPrefix(scheme + ":/"), !lower.hasPrefix(scheme + "://") { return scheme + "://" + text.dropFirst(scheme.count + 2) }
+        }
+        if let separator = text.firstRange(of: "://") {
+            let scheme = text[..<separator.lowerBound].lowercased()
+            guard scheme != "http", scheme != "https", !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter }) else { return nil }
+            let rest = text[separator.upperBound...]
+            let near = ["https", "http"].map { ($0, EditDistance.between(scheme, $0)) }.min { $0.1 < $1.1 }
+            // Two edits only for longer words: "ftp" is a scheme of its own, not a typo of http.
+            if let near, near.1 == 1 || (near.1 == 2 && scheme.count >= 4) { return near.0 + "://" + rest }
+        }
+        return nil
     }
 
     static func commandName(_ command: ParsableCommand.Type) -> String {
