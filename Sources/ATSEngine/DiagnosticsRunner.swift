@@ -45,6 +45,11 @@ public struct DiagnosticsRunner: Sendable {
     /// other handshakes may still sharpen (`Explanations.isSettled`) waits for the end, so what
     /// is streamed equals the report.
     public func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)? = nil) async -> DiagnosticsReport {
+        await run(target, onTest: onTest, loads: LoadCache(prober: prober))
+    }
+
+    /// The run over `loads`, which other runs on the same target may share (`runAcrossRuleSets`).
+    func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)?, loads: LoadCache) async -> DiagnosticsReport {
         let clock = ContinuousClock()
         let start = clock.now
         let shown = NSCurlMatrix.tests(host: target.host)
@@ -52,7 +57,6 @@ public struct DiagnosticsRunner: Sendable {
         // PFS off (cipher list still restricted). Their offers equal nscurl rows', so they cost
         // no extra handshake, and they keep the suggestion from switching PFS off needlessly.
         let tests = shown + DiagnosticsRunner.supplementaryTests(host: target.host)
-        let loads = LoadCache(prober: prober)
 
         // Every distinct first-hop request starts at once; tests then share them.
         let firstHops = Set(tests.map { request(for: target, under: $0.configuration) }.compactMap { $0 })

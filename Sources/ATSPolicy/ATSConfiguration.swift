@@ -35,23 +35,29 @@ public struct ATSConfiguration: Sendable, Hashable {
     /// The empty dictionary: ATS defaults everywhere.
     public static let `default` = ATSConfiguration()
 
-    /// Reads the NSAppTransportSecurity dictionary (its contents, not the Info.plist around it).
-    /// Lenient: values of the wrong type are ignored, as Apple ignores them.
+    /// Reads the NSAppTransportSecurity dictionary (its contents, not the Info.plist around it)
+    /// as Apple's code does (`ATSValueReading`): a boolean is an NSNumber compared with YES, so
+    /// `<integer>2</integer>` is NO and the string "YES" is ignored (the key stays absent); an
+    /// NSExceptionDomains or NSPinnedDomains entry that is not a dictionary is no entry at all
+    /// (SecProtocolConfiguration.m, `sec_protocol_configuration_set_ats_overrides`: "exception must
+    /// be a dictionary"; SecPolicy.c, `parseNSPinnedDomains`: `isDictionary(value)`).
     public init(propertyList dict: [String: PropertyListValue]) {
         var exceptions: [String: DomainException] = [:]
         for (domain, value) in dict[ATSKey.exceptionDomains.name]?.dictionaryValue ?? [:] {
-            exceptions[domain] = DomainException(propertyList: value.dictionaryValue ?? [:])
+            guard let entry = value.dictionaryValue else { continue }
+            exceptions[domain] = DomainException(propertyList: entry)
         }
         var pins: [String: PinnedDomain] = [:]
         for (domain, value) in dict[ATSKey.pinnedDomains.name]?.dictionaryValue ?? [:] {
-            pins[domain] = PinnedDomain(propertyList: value.dictionaryValue ?? [:])
+            guard let entry = value.dictionaryValue else { continue }
+            pins[domain] = PinnedDomain(propertyList: entry)
         }
+        func boolean(_ key: ATSKey) -> Bool? { ATSValueReading.boolean(dict[key.name]) }
         self.init(
-            allowsArbitraryLoads: dict[ATSKey.allowsArbitraryLoads.name]?.boolValue ?? false,
-            allowsArbitraryLoadsForMedia: dict[ATSKey.allowsArbitraryLoadsForMedia.name]?.boolValue
-                ?? dict[ATSKey.allowsArbitraryLoadsInMedia.name]?.boolValue,
-            allowsArbitraryLoadsInWebContent: dict[ATSKey.allowsArbitraryLoadsInWebContent.name]?.boolValue,
-            allowsLocalNetworking: dict[ATSKey.allowsLocalNetworking.name]?.boolValue,
+            allowsArbitraryLoads: boolean(.allowsArbitraryLoads) ?? false,
+            allowsArbitraryLoadsForMedia: boolean(.allowsArbitraryLoadsForMedia) ?? boolean(.allowsArbitraryLoadsInMedia),
+            allowsArbitraryLoadsInWebContent: boolean(.allowsArbitraryLoadsInWebContent),
+            allowsLocalNetworking: boolean(.allowsLocalNetworking),
             requiresNIAPTLSPackageVersion: dict[ATSKey.requiresNIAPTLSPackageVersion.name]?.stringValue,
             exceptionDomains: exceptions,
             pinnedDomains: pins)

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import PropertyList
 import TLSFacts
 
@@ -40,22 +45,24 @@ public struct DomainException: Sendable, Hashable {
 
     public var effectiveRequiresForwardSecrecy: Bool { requiresForwardSecrecy ?? true }
 
-    /// Reads an entry leniently. The iOS 9-era NSThirdPartyException* and NSTemporaryException*
-    /// names are read as their current names, which win when both are present.
+    /// Reads an entry as Apple's code does (`ATSValueReading`: booleans are NSNumbers compared
+    /// with YES, other types ignored; NSExceptionMinimumTLSVersion must be a string, else TLSv1.2).
+    /// The iOS 9-era NSThirdPartyException* and NSTemporaryException* names are read as their
+    /// current names, which win when both are present.
     public init(propertyList dict: [String: PropertyListValue]) {
         func first<T>(_ names: [ATSKey], _ read: (PropertyListValue) -> T?) -> T? {
             for key in names { if let value = dict[key.name].flatMap(read) { return value } }
             return nil
         }
         self.init(
-            includesSubdomains: dict[ATSKey.includesSubdomains.name]?.boolValue ?? false,
+            includesSubdomains: ATSValueReading.boolean(dict[ATSKey.includesSubdomains.name]) ?? false,
             allowsInsecureHTTPLoads: first([.exceptionAllowsInsecureHTTPLoads, .thirdPartyExceptionAllowsInsecureHTTPLoads,
-                                            .temporaryExceptionAllowsInsecureHTTPLoads], \.boolValue) ?? false,
+                                            .temporaryExceptionAllowsInsecureHTTPLoads], ATSValueReading.boolean) ?? false,
             minimumTLSVersion: first([.exceptionMinimumTLSVersion, .thirdPartyExceptionMinimumTLSVersion,
                                       .temporaryExceptionMinimumTLSVersion], \.stringValue),
             requiresForwardSecrecy: first([.exceptionRequiresForwardSecrecy, .thirdPartyExceptionRequiresForwardSecrecy,
-                                           .temporaryExceptionRequiresForwardSecrecy], \.boolValue),
-            requiresCertificateTransparency: dict[ATSKey.requiresCertificateTransparency.name]?.boolValue,
+                                           .temporaryExceptionRequiresForwardSecrecy], ATSValueReading.boolean),
+            requiresCertificateTransparency: ATSValueReading.boolean(dict[ATSKey.requiresCertificateTransparency.name]),
             requiresNIAPTLSPackageVersion: dict[ATSKey.exceptionRequiresNIAPTLSPackageVersion.name]?.stringValue)
     }
 
@@ -78,14 +85,28 @@ public struct DomainException: Sendable, Hashable {
 public typealias PinnedDomain = PinSet
 
 extension PinSet {
+    /// Reads an entry as Apple's code does (OSX/sec/Security/SecPolicy.c, `parseNSPinnedDomains`):
+    /// an identity key that is present pins the domain whatever its value; its identities are the
+    /// elements that are dictionaries holding a string SPKI-SHA256-BASE64 that decodes as base64
+    /// (others are skipped). So a present key with no usable identity (an empty array, a string,
+    /// only unreadable elements) is an empty pin set, which no certificate matches: the load fails
+    /// (trust/trustd/SecPolicyServer.c, `SecPolicyCheckLeafSPKISHA256`, `SecPolicyCheckCAspkiSHA256`).
+    /// NSIncludesSubdomains counts only when it is the boolean true (`== kCFBooleanTrue`).
     public init(propertyList dict: [String: PropertyListValue]) {
         func identities(_ key: ATSKey) -> [String]? {
-            dict[key.name]?.arrayValue.map { items in
-                items.compactMap { $0[ATSKey.spkiSHA256Base64]?.stringValue }
+            guard let value = dict[key.name] else { return nil }
+            return (value.arrayValue ?? []).compactMap { item in
+                item[ATSKey.spkiSHA256Base64]?.stringValue.flatMap(PinSet.readableIdentity)
             }
         }
-        self.init(includesSubdomains: dict[ATSKey.pinnedIncludesSubdomains.name]?.boolValue ?? false,
+        self.init(includesSubdomains: ATSValueReading.isBooleanTrue(dict[ATSKey.pinnedIncludesSubdomains.name]),
                   caIdentities: identities(.pinnedCAIdentities), leafIdentities: identities(.pinnedLeafIdentities))
+    }
+
+    /// The identity as written when it decodes as base64; nil when it does not
+    /// (`CreateCFDataFromBase64CFString` fails, and Apple skips the identity).
+    public static func readableIdentity(_ text: String) -> String? {
+        Data(base64Encoded: text) == nil ? nil : text
     }
 
     public var propertyList: [String: PropertyListValue] {

@@ -7,8 +7,9 @@ public struct EffectivePolicy: Sendable, Hashable {
     public enum Exemption: String, Sendable, Hashable, Codable {
         /// NSAllowsArbitraryLoads (effective) and no exception entry for the host.
         case arbitraryLoads
-        /// NSAllowsLocalNetworking = YES and an unqualified name, a .local name or an IP address;
-        /// or, by Apple's code, the key absent and an unqualified name, a .local name or a loopback address.
+        /// A direct host (an unqualified or .local name, a loopback, link-local or declared-direct
+        /// address) and NSAllowsLocalNetworking not NO (Apple's code; `documented` needs it YES
+        /// and also exempts every IP address with it).
         case localNetworking
         /// An IP address under a rule set before iOS 17.
         case ipAddressBeforeIOS17
@@ -46,26 +47,37 @@ public struct EffectivePolicy: Sendable, Hashable {
     public var notes: [String]
 
     public var atsApplies: Bool { exemption == nil }
+    /// Whether the host is direct (on-link) as Apple's `is_direct` input: `isDirect(_:directAddresses:)`.
+    public var isDirectHost: Bool
 
+    /// `directAddresses`: addresses to treat as direct besides loopback and link-local ones (a
+    /// device finds the addresses of its own subnets direct; `plist explain --direct`).
     public init(configuration: ATSConfiguration, host: String, scheme: Target.Scheme = .https,
-                ruleSet: RuleSet = .documented, subdomainReading: SubdomainReading = .anyDepth) {
+                ruleSet: RuleSet = .documented, subdomainReading: SubdomainReading = .anyDepth,
+                directAddresses: [IPAddress] = []) {
         self.host = host
         self.scheme = scheme
         self.ruleSetID = ruleSet.id
         let match = configuration.match(host: host, reading: subdomainReading, ruleSet: ruleSet)
         self.match = match
         self.subdomainDisagreement = configuration.subdomainDisagreement(host: host, ruleSet: ruleSet)
-        self.pins = configuration.pinnedDomain(host: host, reading: subdomainReading)?.pins
+        self.pins = configuration.pinnedDomain(host: host)?.pins
         self.maximumVersion = ruleSet.platformMaximumVersion
 
+        let isDirect = EffectivePolicy.isDirect(host, directAddresses: directAddresses)
+        self.isDirectHost = isDirect
         // An exception entry, even an empty one, makes the global keys irrelevant for its host.
         if match == nil {
             let isIP = Target.isIPAddress(host)
             if isIP && !ruleSet.ipAddressesSubjectToATS {
                 exemption = .ipAddressBeforeIOS17
-            } else if configuration.allowsLocalNetworking == true && EffectivePolicy.isLocal(host) {
+            } else if configuration.allowsLocalNetworking == true
+                        && (isDirect || (isIP && ruleSet.localNetworkingCoversRoutedAddresses)) {
+                // SecProtocolConfiguration.m, ..._tls_required_for_host_or_address_internal: only a
+                // direct host is exempt (a routed address stays under ATS); the documentation's
+                // reading (`documented`) exempts every IP address.
                 exemption = .localNetworking
-            } else if configuration.allowsLocalNetworking == nil && ruleSet.localNetworkingByDefault && EffectivePolicy.isDirect(host) {
+            } else if configuration.allowsLocalNetworking == nil && ruleSet.localNetworkingByDefault && isDirect {
                 // SecProtocolConfiguration.m: a direct (local) host with no exception entry does not
                 // require TLS unless NSAllowsLocalNetworking is explicitly NO.
                 exemption = .localNetworking
@@ -121,6 +133,11 @@ public struct EffectivePolicy: Sendable, Hashable {
             notes.append("NSAllowsArbitraryLoads is ignored because \(present.joined(separator: ", ")) is present")
         }
         if let match {
+            if match.isBuiltIn {
+                notes.append("\"\(match.key)\" is one of Apple's built-in exceptions, registered for every app "
+                    + "(SecProtocolConfiguration.m): TLS is not required, \(match.exception.effectiveMinimumTLSVersion) is the minimum; "
+                    + "an NSExceptionDomains entry with the same key replaces it")
+            }
             if configuration.allowsArbitraryLoads {
                 notes.append("the NSExceptionDomains entry \"\(match.key)\" overrides NSAllowsArbitraryLoads for this host")
             }
@@ -138,33 +155,49 @@ public struct EffectivePolicy: Sendable, Hashable {
         return notes
     }
 
-    /// What Apple's code treats as a direct (local) host: an unqualified name, a name ending in
-    /// .local (trailing dot allowed, as isLocalTLD in SecProtocolConfigurationTest.m), or a
-    /// loopback address.
-    public static func isDirect(_ host: String) -> Bool {
-        if Target.isIPAddress(host) { return isLoopback(host) }
+    /// What Apple's code treats as a direct (local) host, the `is_direct` input of
+    /// `sec_protocol_configuration_tls_required_for_host`/`_for_address`: an unqualified name or a
+    /// name ending in .local (trailing dot allowed: `isLocalTLD` in SecProtocolConfigurationTest.m);
+    /// a loopback or link-local address (`testLocalNetworkingAllowedByDefault`: 127.0.0.1, ::1 and
+    /// fe80::1 direct, fe00::1 and 203.0.113.1 not; 169.254.0.0/16 is IPv4's link-local range,
+    /// RFC 3927); or an address in `directAddresses` (one a device reaches on-link).
+    public static func isDirect(_ host: String, directAddresses: [IPAddress] = []) -> Bool {
+        if let address = IPAddress(unbracketed(host)) {
+            return isLoopback(host) || isLinkLocal(host) || directAddresses.contains(address)
+        }
         var name = host.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
         return !name.isEmpty && (!name.contains(".") || name.hasSuffix(".local"))
     }
 
-    /// 127.0.0.0/8 and ::1 (an IPv4-mapped 127/8 too).
-    public static func isLoopback(_ address: String) -> Bool {
+    private static func unbracketed(_ address: String) -> String {
         var text = Substring(address)
         if text.hasPrefix("["), text.hasSuffix("]") { text = text.dropFirst().dropLast() }
-        guard let bytes = IPAddressRange.parseAddress(String(text)) else { return false }
-        if bytes.count == 4 { return bytes[0] == 127 }
-        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
-        // ::ffff:127.x.y.z
-        return bytes.prefix(12) == ArraySlice([UInt8](repeating: 0, count: 10) + [0xFF, 0xFF]) && bytes[12] == 127
+        return String(text)
     }
 
-    /// NSAllowsLocalNetworking covers unqualified names, names ending in .local, and IP addresses.
-    public static func isLocal(_ host: String) -> Bool {
-        if Target.isIPAddress(host) { return true }
-        var name = host.lowercased()
-        if name.hasSuffix(".") { name.removeLast() }
-        return !name.contains(".") || name.hasSuffix(".local")
+    /// An IPv4-mapped IPv6 address (::ffff:a.b.c.d) as its IPv4 bytes, else the bytes as they are.
+    private static func unmapped(_ bytes: [UInt8]) -> [UInt8] {
+        if bytes.count == 16, bytes.prefix(12) == ArraySlice([UInt8](repeating: 0, count: 10) + [0xFF, 0xFF]) {
+            return Array(bytes.suffix(4))
+        }
+        return bytes
+    }
+
+    /// 127.0.0.0/8 and ::1 (an IPv4-mapped 127/8 too).
+    public static func isLoopback(_ address: String) -> Bool {
+        guard let parsed = IPAddressRange.parseAddress(unbracketed(address)) else { return false }
+        let bytes = unmapped(parsed)
+        if bytes.count == 4 { return bytes[0] == 127 }
+        return bytes == [UInt8](repeating: 0, count: 15) + [1]
+    }
+
+    /// 169.254.0.0/16 (an IPv4-mapped one too) and fe80::/10.
+    public static func isLinkLocal(_ address: String) -> Bool {
+        guard let parsed = IPAddressRange.parseAddress(unbracketed(address)) else { return false }
+        let bytes = unmapped(parsed)
+        if bytes.count == 4 { return bytes[0] == 169 && bytes[1] == 254 }
+        return bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80
     }
 
     /// The ClientHello an Apple client sends under this policy (ats-reference 4b): the protocol

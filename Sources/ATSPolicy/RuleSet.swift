@@ -49,6 +49,15 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
     /// (SecPolicyServer.c, elapsed seconds with one hour of slip at 825 days) for the releases,
     /// the published rule (HT210176, inclusive days) for `documented` (docs/certificates.md).
     public var certificateRules: CertificateRuleSet
+    /// The exception entries the platform registers for every app (`BuiltInException`): Apple's
+    /// code has the same seven from iOS 13 to 26; the documentation lists none.
+    public var builtInExceptions: [BuiltInException]
+    /// Whether NSAllowsLocalNetworking = YES also exempts IP addresses that are not direct
+    /// (routed). Apple's code: no, it exempts only direct hosts (SecProtocolConfiguration.m,
+    /// `sec_protocol_configuration_tls_required_for_host_or_address_internal` reads the key only
+    /// when `is_direct`; `testLocalNetworkingKeyOverridesAllowsArbitraryLoads`: 203.0.113.1 stays
+    /// under ATS). Apple's documentation: "IP addresses" without that condition (`documented`).
+    public var localNetworkingCoversRoutedAddresses: Bool
 
     public init(id: String, title: String, summary: String, tls13Suites: [CipherSuite], forwardSecretSuites: [CipherSuite],
                 nonForwardSecretSuites: [CipherSuite], platformSuites: [CipherSuite], platformMinimumVersion: TLSVersion,
@@ -59,7 +68,9 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
                 alpn: [String] = ["h2", "http/1.1"], localNetworkingByDefault: Bool = true,
                 leafMinimumKeyBits: [PublicKeyFacts.Algorithm: Int] = RuleSet.strongKeySizes,
                 leafKeySizeCounting: KeySizeCounting = .bytes,
-                certificateRules: CertificateRuleSet = .securityFramework) {
+                certificateRules: CertificateRuleSet = .securityFramework,
+                builtInExceptions: [BuiltInException] = BuiltInException.securityFramework,
+                localNetworkingCoversRoutedAddresses: Bool = false) {
         self.id = id
         self.title = title
         self.summary = summary
@@ -79,6 +90,8 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         self.localNetworkingByDefault = localNetworkingByDefault
         self.leafMinimumKeyBits = leafMinimumKeyBits
         self.leafKeySizeCounting = leafKeySizeCounting
+        self.builtInExceptions = builtInExceptions
+        self.localNetworkingCoversRoutedAddresses = localNetworkingCoversRoutedAddresses
     }
 
     /// SecPolicy.c SecPolicyAddStrongKeySizeOptions: "RSA key sizes are 2048-bit or larger. EC
@@ -133,7 +146,9 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         appliesIOS13CertificateRules: true,
         signatureSchemes: signatureSchemesThrough15,
         localNetworkingByDefault: false,
-        certificateRules: .documented)
+        certificateRules: .documented,
+        builtInExceptions: [],
+        localNetworkingCoversRoutedAddresses: true)
 
     /// Apple's Security code since Security-60158 (iOS 15.4 / macOS 12.3, spring 2022).
     public static let appleCode2022 = RuleSet(
@@ -175,8 +190,10 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         var set = RuleSet.documented
         set.id = "ios16"
         set.title = "Before iOS 17 / macOS 14"
-        set.summary = "The documented rules, but IP addresses are not subject to ATS and IP/CIDR exception keys are ignored."
+        set.summary = "The documented rules, but IP addresses are not subject to ATS and IP/CIDR exception keys are ignored; "
+            + "Apple's built-in exceptions (apple.com, ...) apply, as in Security-60420's code."
         set.ipAddressesSubjectToATS = false
+        set.builtInExceptions = BuiltInException.securityFramework
         return set
     }()
 

@@ -181,6 +181,7 @@ extension LintCase {
         .silent("domain-uppercase", exceptions(domain("example.com", insecure))),
         .silent("domain-uppercase", exceptions(domain("2001:DB8::1", insecure))),
         .fires("domain-trailing-dot", exceptions(domain("example.com.", insecure)), at: "\(EXC).example.com.", mentions: "use the key 'example.com'"),
+        .fires("domain-trailing-dot", exceptions(domain("example.com.", insecure)), at: "\(EXC).example.com.", mentions: "matches no host"),
         .silent("domain-trailing-dot", exceptions(domain("example.com", insecure))),
 
         .fires("ip-key-release", exceptions(domain("192.0.2.1", insecure)), at: "\(EXC).192.0.2.1", mentions: "iOS 17 / macOS 14"),
@@ -199,6 +200,16 @@ extension LintCase {
         .fires("pin-missing-identities", pinned(domain("example.com", "<key>NSIncludesSubdomains</key><true/>")), at: "\(PIN).example.com", mentions: "pins nothing"),
         .silent("pin-missing-identities", pinned(domain("example.com", leafPins))),
         .fires("pin-empty-identities", pinned(domain("example.com", "<key>NSPinnedCAIdentities</key><array/>")), at: "\(PIN).example.com.NSPinnedCAIdentities", mentions: "empty array"),
+        // SecPolicy.c parseNSPinnedDomains: an array with no readable identity pins the domain to nothing.
+        .fires("pin-empty-identities", pinned(domain("example.com", "<key>NSPinnedCAIdentities</key><array>\(identity("not base64!"))</array>")),
+               at: "\(PIN).example.com.NSPinnedCAIdentities", mentions: "every load to the domain fails pinning"),
+        .fires("wrong-type", pinned(domain("example.com", "<key>NSPinnedCAIdentities</key><string>x</string>")),
+               at: "\(PIN).example.com.NSPinnedCAIdentities", mentions: "every load to it fails pinning"),
+        .fires("wrong-type", pinned(domain("example.com", "<key>NSIncludesSubdomains</key><integer>1</integer>" + leafPins)),
+               at: "\(PIN).example.com.NSIncludesSubdomains", mentions: "counts only <true/>"),
+        // SecProtocolConfiguration.m: the built-in apple.com entry is replaced by the app's.
+        .fires("builtin-exception-replaced", exceptions(domain("apple.com", insecure)), at: "\(EXC).apple.com", mentions: "built-in exception"),
+        .silent("builtin-exception-replaced", exceptions(domain("www.apple.com", insecure))),
         .silent("pin-empty-identities", pinned(domain("example.com", "<key>NSPinnedCAIdentities</key><array>\(identity(goodPin))</array>"))),
         .fires("pin-missing-spki", pinned(domain("example.com", "<key>NSPinnedLeafIdentities</key><array><dict/></array>")),
                at: "\(PIN).example.com.NSPinnedLeafIdentities[0]", mentions: "no SPKI-SHA256-BASE64"),

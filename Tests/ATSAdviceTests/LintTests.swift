@@ -125,17 +125,39 @@ struct LintTests {
         #expect(findings.map(\.rule) == ["tls-version-unparsed"])
     }
 
-    /// Dictionaries built in Swift: an integer 1 is not a boolean.
+    /// The wrong-type message says what a load does with the value, by the one reader the loads
+    /// use (ATSValueReading, SecProtocolConfiguration.m ATS_VALUE_FOR_KEY): 1 is YES, 2 is NO,
+    /// a string is ignored; and a string NSAllowsLocalNetworking does not switch
+    /// NSAllowsArbitraryLoads off, so precedence-ignored does not fire.
+    @Test func wrongTypeSaysWhatTheLoadDoes() {
+        func message(_ value: PropertyListValue) -> String? {
+            ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsLocalNetworking": value]]).first { $0.rule == "wrong-type" }?.message
+        }
+        #expect(message(1)?.contains("takes it as YES") == true)
+        #expect(message(2)?.contains("takes it as NO") == true)
+        #expect(message("YES")?.contains("ignores it") == true)
+        let stringFiner = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": "YES"]])
+        #expect(!stringFiner.map(\.rule).contains("precedence-ignored"))
+        let numberFiner = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": 0]])
+        #expect(numberFiner.map(\.rule).contains("precedence-ignored"))
+        // The loads agree: the string leaves NSAllowsArbitraryLoads in force, the number does not.
+        #expect(ATSConfiguration(propertyList: ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": "YES"]).effectiveAllowsArbitraryLoads)
+        #expect(!ATSConfiguration(propertyList: ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": 0]).effectiveAllowsArbitraryLoads)
+    }
+
+    /// Dictionaries built in Swift: an integer 1 is not a boolean, but Apple's reader takes it as
+    /// YES (NSNumber isEqual:@YES), so the review-justification finding fires too, as for <true/>.
     @Test func rawDictionaryWithSwiftValues() {
         let withInteger = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": 1]])
-        #expect(withInteger.map(\.rule) == ["wrong-type"])
-        #expect(withInteger.first?.message.contains("found an integer (1)") == true)
-        #expect(withInteger.first?.fix == "use <true/>")
+        #expect(withInteger.map(\.rule) == ["review-justification", "wrong-type"])
+        let integerType = withInteger.first { $0.rule == "wrong-type" }
+        #expect(integerType?.message.contains("found an integer (1)") == true)
+        #expect(integerType?.fix == "use <true/>")
 
         // A <real>1</real> is named as a real, and its fix is still <true/>.
-        let withReal = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": 1.0]])
-        #expect(withReal.first?.message.contains("found a real (1.0)") == true)
-        #expect(withReal.first?.fix == "use <true/>")
+        let withReal = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": 1.0]]).first { $0.rule == "wrong-type" }
+        #expect(withReal?.message.contains("found a real (1.0)") == true)
+        #expect(withReal?.fix == "use <true/>")
 
         let withBoolean = ATSLinter.lint(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true]])
         #expect(withBoolean.map(\.rule) == ["review-justification"])

@@ -42,9 +42,12 @@ struct CertificatePinningTests {
         #expect(caWrong.verdict == .mismatched)
     }
 
-    @Test func noPinsOrEmptyListsPinNothing() {
+    /// Absent keys pin nothing; empty lists pin the domain to nothing, so every chain fails
+    /// (SecPolicy.c parseNSPinnedDomains returns an empty array; SecPolicyServer.c finds no match).
+    @Test func noPinsPinNothingEmptyListsMatchNothing() {
         #expect(PinningPolicy.evaluate(chain: chain, pins: PinSet()).verdict == .noPins)
-        #expect(PinningPolicy.evaluate(chain: chain, pins: PinSet(caIdentities: [], leafIdentities: [])).verdict == .noPins)
+        #expect(PinningPolicy.evaluate(chain: chain, pins: PinSet(caIdentities: [], leafIdentities: [])).verdict == .mismatched)
+        #expect(PinningPolicy.evaluate(chain: chain, pins: PinSet(caIdentities: [])).reason.contains("no readable identity"))
         #expect(PinningPolicy.evaluate(chain: [], pins: PinSet(leafIdentities: ["leafKey="])).verdict == .mismatched)
     }
 

@@ -12,7 +12,7 @@ import TLSFacts
             "NSExceptionDomains": [
                 "example.com": [
                     "NSIncludesSubdomains": true,
-                    "NSExceptionAllowsInsecureHTTPLoads": "YES",
+                    "NSExceptionAllowsInsecureHTTPLoads": 1,
                     "NSExceptionMinimumTLSVersion": "TLSv1.1",
                     "NSExceptionRequiresForwardSecrecy": false,
                     "NSRequiresCertificateTransparency": true,
@@ -21,7 +21,7 @@ import TLSFacts
             "NSPinnedDomains": [
                 "pinned.example": [
                     "NSIncludesSubdomains": true,
-                    "NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": "caPin="]],
+                    "NSPinnedCAIdentities": [["SPKI-SHA256-BASE64": "Y2FQaW4="]],
                 ],
             ],
         ])
@@ -32,7 +32,7 @@ import TLSFacts
         #expect(entry == DomainException(includesSubdomains: true, allowsInsecureHTTPLoads: true, minimumTLSVersion: "TLSv1.1",
                                          requiresForwardSecrecy: false, requiresCertificateTransparency: true))
         #expect(entry?.effectiveMinimumTLSVersion == .tls11)
-        #expect(config.pinnedDomains["pinned.example"] == PinnedDomain(includesSubdomains: true, caIdentities: ["caPin="]))
+        #expect(config.pinnedDomains["pinned.example"] == PinnedDomain(includesSubdomains: true, caIdentities: ["Y2FQaW4="]))
         // Present but false, so NSAllowsArbitraryLoads is ignored.
         #expect(!config.effectiveAllowsArbitraryLoads)
     }
@@ -63,13 +63,15 @@ import TLSFacts
         #expect(config.propertyList["NSAllowsArbitraryLoadsForMedia"] == true)
     }
 
+    /// SecProtocolConfiguration.m set_ats_overrides: a value of the wrong type is ignored (the key
+    /// keeps its default), and an entry that is not a dictionary is no entry.
     @Test func ignoresValuesOfTheWrongType() {
         let config = ATSConfiguration(propertyList: [
             "NSAllowsArbitraryLoads": "maybe",
             "NSExceptionDomains": ["example.com": "not a dictionary", "x.example": ["NSExceptionMinimumTLSVersion": 1.2]],
         ])
         #expect(!config.allowsArbitraryLoads)
-        #expect(config.exceptionDomains["example.com"] == DomainException())
+        #expect(config.exceptionDomains["example.com"] == nil)
         #expect(config.exceptionDomains["x.example"]?.minimumTLSVersion == nil)
         #expect(config.exceptionDomains["x.example"]?.effectiveMinimumTLSVersion == .tls12)
     }

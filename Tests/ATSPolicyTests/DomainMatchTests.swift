@@ -39,9 +39,11 @@ import TLSFacts
         #expect(any.subdomainDisagreement != nil)
     }
 
-    @Test func trailingDotMatchesOnlyTrailingDot() {
-        #expect(config.match(host: "dotted.net.")?.kind == .exact)
-        #expect(config.match(host: "www.dotted.net.")?.kind == .subdomain(depth: 1))
+    /// The host's trailing dot is removed before the lookup (SecPolicy.c parseNSPinnedDomains;
+    /// docs/rules.md, "Configuration semantics"), so a key ending in a dot matches no host.
+    @Test func trailingDotKeyMatchesNoHost() {
+        #expect(config.match(host: "dotted.net.") == nil)
+        #expect(config.match(host: "www.dotted.net.") == nil)
         #expect(config.match(host: "dotted.net") == nil)
     }
 
@@ -122,7 +124,7 @@ import TLSFacts
     @Test func pinnedDomainMatching() {
         let config = ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(includesSubdomains: true, caIdentities: ["ca"])])
         #expect(config.pinnedDomain(host: "www.example.com")?.key == "example.com")
-        #expect(config.pinnedDomain(host: "a.b.example.com", reading: .oneLabel) == nil)
+        #expect(config.pinnedDomain(host: "a.b.example.com") == nil)  // SecPolicy.c parseNSPinnedDomains: one label
         #expect(config.pinnedDomain(host: "example.org") == nil)
     }
 }

@@ -143,9 +143,10 @@ import ATSPolicyFixtures
         let chain = testObservation(chainSPKIs: ["leafSPKI", "caSPKI"]).chain
         #expect(!PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["leafSPKI"])).isSatisfied)
         #expect(PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["x", "caSPKI"])).isSatisfied)
-        // An empty identity array counts as absent, in diagnostics as in `pins`.
+        // An empty identity array pins the domain to nothing: the load fails (SecPolicy.c
+        // parseNSPinnedDomains returns an empty array; SecPolicyServer.c SecPolicyCheckCAspkiSHA256 finds no match).
         let empty = EffectivePolicy(configuration: ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: [])]), host: "example.com")
-        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: empty, ruleSet: .documented).passed)
+        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: empty, ruleSet: .documented).reasons.map(\.kind) == [.pinMismatch])
     }
 
     @Test(arguments: [

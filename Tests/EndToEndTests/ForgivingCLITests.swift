@@ -10,9 +10,9 @@ import TLSFacts
         (["diagnos", "example.com"], "unknown command 'diagnos' for 'atsprobe'; did you mean 'diagnose'? (commands: probe, diagnose, audit, report, pins, plist, cert, app)"),
         (["--ats-diagnostic", "example.com"], "unknown option '--ats-diagnostic' for 'atsprobe'; did you mean '--ats-diagnostics'?"),
         (["audit", "--concurency", "4", "x"], "unknown option '--concurency' for 'atsprobe audit'; did you mean '--concurrency'?"),
-        (["plist", "lnt", "f.plist"], "unknown command 'lnt' for 'atsprobe plist'; did you mean 'lint'? (commands: lint, check)"),
+        (["plist", "lnt", "f.plist"], "unknown command 'lnt' for 'atsprobe plist'; did you mean 'lint'? (commands: lint, check, explain)"),
         (["help", "nosuch"], "unknown command 'nosuch' for 'atsprobe' (commands: probe, diagnose, audit, report, pins, plist, cert, app)"),
-        (["help", "plist", "nosuch"], "unknown command 'nosuch' for 'atsprobe plist' (commands: lint, check)"),
+        (["help", "plist", "nosuch"], "unknown command 'nosuch' for 'atsprobe plist' (commands: lint, check, explain)"),
     ])
     func typosGetTheNearestNameAndExit64(arguments: [String], message: String) async throws {
         let result = try await BinaryRunner.run(arguments, timeout: 30)

@@ -89,7 +89,8 @@ struct LintPass {
     private mutating func lintGlobalBooleans(_ ats: [String: PropertyListValue], at base: LintKeyPath) {
         let arbitrary = ATSKey.allowsArbitraryLoads
         let finer: [ATSKey] = [.allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInMedia, .allowsArbitraryLoadsInWebContent, .allowsLocalNetworking]
-        let finerPresent = finer.filter { ats[$0.name] != nil }
+        // Present as Apple's reader sees it: a number (a string is ignored, as if absent).
+        let finerPresent = finer.filter { booleanValue(ats[$0.name]) != nil }
         let arbitraryValue = booleanValue(ats[arbitrary.name])
 
         if arbitraryValue == true {
@@ -139,7 +140,15 @@ struct LintPass {
         for (domain, value) in table.sorted(by: { $0.key < $1.key }) {
             let entryPath = path.appending(domain)
             add(DomainKeyLint(key: domain, table: kind, path: entryPath).findings())
-            guard checkType(value, expected: .dictionary, subject: "the entry for \(quoted(domain))", at: entryPath), let entry = value.dictionaryValue else { continue }
+            // SecProtocolConfiguration.m set_ats_overrides / SecPolicy.c parseNSPinnedDomains skip such an entry.
+            guard checkType(value, expected: .dictionary, subject: "the entry for \(quoted(domain))", at: entryPath,
+                            effect: "Apple skips it, so the domain has no entry"),
+                  let entry = value.dictionaryValue else { continue }
+            if kind == .exceptionDomains, let builtIn = BuiltInException.securityFramework.first(where: { $0.domain == domain }) {
+                add(.builtInExceptionReplaced, at: entryPath,
+                    "the entry replaces Apple's built-in exception for \(quoted(domain)) (NSIncludesSubdomains, insecure HTTP allowed, \(builtIn.minimumTLSVersion) minimum), registered for every app",
+                    fix: "nothing to do if you mean to set stricter (or other) rules for this domain")
+            }
             switch kind {
             case .exceptionDomains:
                 let arbitraryLoads = booleanValue(global[ATSKey.allowsArbitraryLoads.name]) == true
@@ -154,10 +163,20 @@ struct LintPass {
 
     /// Reports a wrong value type; true when the type is right.
     /// `subject` names the value in the message ("'NSAllowsArbitraryLoads'", "each element of ...").
-    mutating func checkType(_ value: PropertyListValue, expected: PropertyListValue.Kind, subject: String, at path: LintKeyPath) -> Bool {
+    /// For a boolean the message says what the loads do with the value (`ATSValueReading`), or
+    /// `effect` when the key is read differently (NSPinnedDomains' NSIncludesSubdomains).
+    mutating func checkType(_ value: PropertyListValue, expected: PropertyListValue.Kind, subject: String, at path: LintKeyPath,
+                            effect: String? = nil) -> Bool {
         guard value.kind != expected else { return true }
-        add(.wrongType, at: path, "\(subject) must be \(expected.withArticle), found \(describe(value))",
-            fix: Self.typeFix(for: value, expected: expected))
+        var message = "\(subject) must be \(expected.withArticle), found \(describe(value))"
+        var ignored = false
+        if let effect {
+            message += ": \(effect)"
+        } else if expected == .boolean {
+            message += ": \(ATSValueReading.effectSentence(value))"
+            ignored = ATSValueReading.read(value) == .ignored
+        }
+        add(.wrongType, at: path, message, fix: Self.typeFix(for: value, expected: expected), saysATSIgnoresIt: ignored)
         return false
     }
 
@@ -202,9 +221,10 @@ struct LintPass {
         }
     }
 
-    /// The boolean, only when the value really is a property-list boolean.
+    /// The boolean as Apple's ATS reader takes it (`ATSValueReading`: a number compared with YES;
+    /// nil for any other type, which Apple ignores), so lint reasons about what the loads see.
     func booleanValue(_ value: PropertyListValue?) -> Bool? {
-        value?.exactBool
+        ATSValueReading.boolean(value)
     }
 
     func quoted(_ text: String) -> String { "'\(UntrustedText.escape(text, limit: 200))'" }

@@ -71,8 +71,9 @@ struct DomainKeyLint {
             add(.domainUppercase, "domain key \(shown) has upper-case letters; ATS matches lower-case keys only", fix: fix)
         }
         if parts.host.hasSuffix(".") && parts.host.count > 1 {
-            add(.domainTrailingDot, "domain key \(shown) ends in a dot, so it matches only host names written with a trailing dot",
-                fix: correctedKey.map { "use the key '\($0)' unless you really connect to '\(parts.host.lowercased())'" } ?? fix)
+            // Hosts are looked up without their trailing dot (SecPolicy.c parseNSPinnedDomains; docs/rules.md).
+            add(.domainTrailingDot, "domain key \(shown) ends in a dot, so it matches no host: a host's trailing dot is removed before the lookup",
+                fix: correctedKey.map { "use the key '\($0)'" } ?? fix)
         }
         return found
     }

@@ -28,6 +28,7 @@ public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertibl
     public static let reviewJustification = LintRule("review-justification", .warning, "a key App Store review asks you to justify")
     public static let redundantDefault = LintRule("redundant-default", .info, "a value equal to the default: the key changes nothing")
     public static let noOpExceptionDomain = LintRule("no-op-exception-domain", .info, "an exception domain whose entries change nothing")
+    public static let builtInExceptionReplaced = LintRule("builtin-exception-replaced", .info, "an NSExceptionDomains key equal to one of Apple's built-in exceptions (apple.com, ...): the app's entry replaces it")
     public static let emptyDictionary = LintRule("empty-dictionary", .info, "an empty NSExceptionDomains or NSPinnedDomains")
 
     // Domain keys (NSExceptionDomains and NSPinnedDomains).
@@ -38,13 +39,13 @@ public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertibl
     public static let domainPath = LintRule("domain-path", .error, "a domain key with a path")
     public static let domainWildcard = LintRule("domain-wildcard", .error, "a wildcard domain key; use NSIncludesSubdomains")
     public static let domainUppercase = LintRule("domain-uppercase", .error, "a domain key with upper-case letters; keys are matched in lower case")
-    public static let domainTrailingDot = LintRule("domain-trailing-dot", .warning, "a domain key ending in a dot matches only names ending in a dot")
+    public static let domainTrailingDot = LintRule("domain-trailing-dot", .error, "a domain key ending in a dot: hosts are looked up without their trailing dot, so it matches no host")
     public static let ipKeyRelease = LintRule("ip-key-release", .info, "an IP or CIDR exception key: read only on iOS 17 / macOS 14 and later")
     public static let cidrMalformed = LintRule("cidr-malformed", .error, "an IP or CIDR key that does not parse")
 
     // NSPinnedDomains.
     public static let pinMissingIdentities = LintRule("pin-missing-identities", .error, "a pinned domain with neither NSPinnedCAIdentities nor NSPinnedLeafIdentities")
-    public static let pinEmptyIdentities = LintRule("pin-empty-identities", .error, "an empty identity array")
+    public static let pinEmptyIdentities = LintRule("pin-empty-identities", .error, "an empty or unreadable identity array: it pins the domain to nothing, every load fails")
     public static let pinMissingSPKI = LintRule("pin-missing-spki", .error, "an identity without SPKI-SHA256-BASE64")
     public static let pinBadBase64 = LintRule("pin-bad-base64", .error, "an SPKI-SHA256-BASE64 value that is not base64")
     public static let pinDigestLength = LintRule("pin-digest-length", .error, "an SPKI-SHA256-BASE64 value that does not decode to 32 bytes")
@@ -52,7 +53,7 @@ public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertibl
     public static let all: [LintRule] = [
         .noATSDictionary, .unknownKey, .misplacedKey, .wrongType, .tlsVersionUnparsed, .niapValue,
         .precedenceIgnored, .deprecatedKey, .obsoleteKey, .reviewJustification, .redundantDefault,
-        .noOpExceptionDomain, .emptyDictionary,
+        .noOpExceptionDomain, .emptyDictionary, .builtInExceptionReplaced,
         .domainEmpty, .domainWhitespace, .domainScheme, .domainPort, .domainPath, .domainWildcard,
         .domainUppercase, .domainTrailingDot, .ipKeyRelease, .cidrMalformed,
         .pinMissingIdentities, .pinEmptyIdentities, .pinMissingSPKI, .pinBadBase64, .pinDigestLength,

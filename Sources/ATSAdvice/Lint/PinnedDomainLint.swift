@@ -16,7 +16,14 @@ extension LintPass {
                 reportUnknown(key, in: .pinnedDomain, at: path)
                 continue
             }
-            guard checkType(value, expected: PropertyListValue.Kind(atsKey.valueType), subject: quoted(key), at: path) else { continue }
+            // SecPolicy.c parseNSPinnedDomains: NSIncludesSubdomains counts only as <true/>; an identity
+            // key that is present pins the domain whatever its value.
+            let effect: String? = switch atsKey {
+            case .pinnedIncludesSubdomains: "Apple's pin lookup counts only <true/>, so subdomains are not pinned by this entry"
+            case .pinnedCAIdentities, .pinnedLeafIdentities: "the key still pins the domain, to no identity: every load to it fails pinning"
+            default: nil
+            }
+            guard checkType(value, expected: PropertyListValue.Kind(atsKey.valueType), subject: quoted(key), at: path, effect: effect) else { continue }
             switch (atsKey, value) {
             case (.pinnedCAIdentities, .array(let identities)), (.pinnedLeafIdentities, .array(let identities)):
                 lintIdentities(identities, key: key, at: path)
@@ -37,10 +44,18 @@ extension LintPass {
     }
 
     private mutating func lintIdentities(_ identities: [PropertyListValue], key: String, at path: LintKeyPath) {
+        // An empty or unreadable array is not an absent key: it pins the domain to nothing, and
+        // every load fails (SecPolicy.c parseNSPinnedDomains, SecPolicyServer.c SecPolicyCheck*SPKISHA256).
         if identities.isEmpty {
-            add(.pinEmptyIdentities, at: path, "\(key) is an empty array: no certificate can match it",
+            add(.pinEmptyIdentities, at: path, "\(key) is an empty array: no certificate can match it, so every load to the domain fails pinning",
                 fix: "add at least one { SPKI-SHA256-BASE64 = ... } dictionary, or remove the key")
             return
+        }
+        let readable = identities.filter { $0[ATSKey.spkiSHA256Base64]?.stringValue.flatMap(PinSet.readableIdentity) != nil }
+        if readable.isEmpty {
+            add(.pinEmptyIdentities, at: path,
+                "none of the \(identities.count) identities in \(key) is readable (a dictionary with a base64 SPKI-SHA256-BASE64 string): no certificate can match it, so every load to the domain fails pinning",
+                fix: "fix the identities below, or remove the key")
         }
         for (index, element) in identities.enumerated() {
             let elementPath = path.appending(index: index)

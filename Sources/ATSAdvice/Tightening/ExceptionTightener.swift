@@ -103,6 +103,12 @@ struct TighteningPass {
         var unprotected: [HostNeed] = []
         for need in needs {
             let policy = EffectivePolicy(configuration: configuration, host: need.host, ruleSet: ruleSet)
+            if let match = policy.match, match.isBuiltIn {
+                // Not the app's entry: nothing in the dictionary to tighten (SecProtocolConfiguration.m
+                // registers it for every app; docs/rules.md, "Configuration semantics").
+                notes.append("\(esc(need.host)): Apple's built-in exception \"\(esc(match.key))\" governs it; not compared")
+                continue
+            }
             if let match = policy.match {
                 byEntry[match.key, default: []].append(need)
                 continue

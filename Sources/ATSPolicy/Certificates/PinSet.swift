@@ -1,6 +1,8 @@
 /// One NSPinnedDomains entry (iOS 14 / macOS 11): SPKI-SHA256-BASE64 identities for the CAs
-/// and/or the leaf. An empty array is treated as absent (it could never match anything, and
-/// Apple documents no meaning for it).
+/// and/or the leaf. nil is an absent key; an empty array is a present key with no usable
+/// identity, which pins the domain to nothing: no certificate matches it and every load fails
+/// (SecPolicy.c `parseNSPinnedDomains` returns an empty, non-NULL array; SecPolicyServer.c
+/// `SecPolicyCheckLeafSPKISHA256`/`SecPolicyCheckCAspkiSHA256` then find no match).
 public struct PinSet: Hashable, Sendable {
     public var includesSubdomains: Bool
     /// NSPinnedCAIdentities: base64 SHA-256 of a CA certificate's DER SubjectPublicKeyInfo.
@@ -14,8 +16,10 @@ public struct PinSet: Hashable, Sendable {
         self.leafIdentities = leafIdentities
     }
 
-    var activeCAIdentities: [String]? { caIdentities.flatMap { $0.isEmpty ? nil : $0 } }
-    var activeLeafIdentities: [String]? { leafIdentities.flatMap { $0.isEmpty ? nil : $0 } }
+    /// False when a present identity key holds no identity: then no chain can ever satisfy the entry.
+    public var canEverMatch: Bool {
+        caIdentities?.isEmpty != true && leafIdentities?.isEmpty != true
+    }
 }
 
 /// The pinning judgement for one served chain.

@@ -7,8 +7,9 @@ import TLSFacts
 /// include a root from its store that the server did not send; atsprobe sees only what was served.
 public enum PinningPolicy {
     public static func evaluate(chain: [CertificateFacts], pins: PinSet) -> PinResult {
-        let caPins = pins.activeCAIdentities.map(Set.init)
-        let leafPins = pins.activeLeafIdentities.map(Set.init)
+        // An empty set is a key present with no usable identity: it matches nothing (SecPolicyServer.c).
+        let caPins = pins.caIdentities.map(Set.init)
+        let leafPins = pins.leafIdentities.map(Set.init)
         guard caPins != nil || leafPins != nil else {
             return PinResult(verdict: .noPins, caPinMatched: nil, leafPinMatched: nil, matchedCAIndices: [],
                              reason: "the entry pins no identity")
@@ -18,8 +19,16 @@ public enum PinningPolicy {
         let leafMatched = leafPins.map { pinned in chain.first.map { pinned.contains($0.spkiSHA256Base64) } ?? false }
 
         var failures: [String] = []
-        if caMatched == false { failures.append("no CA certificate in the served chain matches NSPinnedCAIdentities") }
-        if leafMatched == false { failures.append("the leaf does not match NSPinnedLeafIdentities") }
+        if caPins?.isEmpty == true {
+            failures.append("NSPinnedCAIdentities holds no readable identity, so no CA certificate can match it")
+        } else if caMatched == false {
+            failures.append("no CA certificate in the served chain matches NSPinnedCAIdentities")
+        }
+        if leafPins?.isEmpty == true {
+            failures.append("NSPinnedLeafIdentities holds no readable identity, so no leaf can match it")
+        } else if leafMatched == false {
+            failures.append("the leaf does not match NSPinnedLeafIdentities")
+        }
         if failures.isEmpty {
             var parts: [String] = []
             if caMatched == true { parts.append("CA certificate \(matchedCAs.map(String.init).joined(separator: ", ")) matches a CA pin") }

@@ -17,9 +17,12 @@ import Glibc
 struct DiagnosticsArguments: ParsableArguments {
     // A String, not an enum, so an unknown name gets the command's own one-line error (exit 64);
     // `completion:` still offers every rule set to the shells.
-    @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id) (a current iPhone or Mac).", valueName: "name"),
-            completion: .list(RuleSet.all.map(\.id)))
+    @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id) (a current iPhone or Mac). diagnose also takes 'all': every rule set, side by side.", valueName: "name"),
+            completion: .list(RuleSet.all.map(\.id) + ["all"]))
     var rules: String = RuleSet.default.id
+
+    /// `--rules all` (diagnose and --ats-diagnostics only): every rule set on the same handshakes.
+    var allRuleSets: Bool { rules.lowercased() == "all" }
 
     @Flag(name: .shortAndLong, help: "Show each test's ATS dictionary and, on failure, the error.")
     var verbose = false
@@ -65,6 +68,9 @@ extension ATSProbeCommand {
 func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, connection: ConnectionOptions,
                     output: OutputOptions<DiagnosticsFormats>, colors: ColorOptions, exceptions: MergeOptions) async throws -> ExitStatus {
     guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT)") }
+    if diagnostics.allRuleSets {
+        return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions)
+    }
     let targets = try texts.map { try connection.target($0) }
     // --merge: read the app's plist before any connection; it decides the output.
     let mergeDocument = try exceptions.mergeDocument()
@@ -137,4 +143,44 @@ actor LiveTests {
         defer { last = test }
         return last
     }
+}
+
+/// `diagnose --rules all`: nscurl's tests under every rule set, on shared handshakes, as one grid
+/// per target (text) or one document per target (JSON). docs/usage.md, docs/json-schema.md.
+func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsFormats>,
+                      colors: ColorOptions, exceptions: MergeOptions) async throws -> ExitStatus {
+    let format = output.effectiveFormat
+    guard format == .text || format == .json else {
+        throw InputError("--rules all writes text or json only (run one rule set for \(format.rawValue))")
+    }
+    guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
+    let targets = try texts.map { try connection.target($0) }
+    let logs = try connection.ctLogs()
+    let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
+                                   options: try connection.diagnosticsOptions(ruleSet: .default, logs: logs))
+    let run = RunInfo(ruleSet: "all", connection: connection, logs: logs)
+    let palette = colors.palette(format: format, path: output.output)
+    var sink = OutputSink(path: output.output)
+    var status = ExitStatus.clear
+    var documents: [RuleSetMatrixJSON] = []
+    for (position, target) in targets.enumerated() {
+        let matrix = await runner.runAcrossRuleSets(target, ruleSets: RuleSet.all)
+        if let failure = matrix.reports.lazy.compactMap(\.localFailure).first {
+            throw LocalFailure("\(target.url): \(ProbeText.describe(failure))")
+        }
+        status = max(status, RuleSetMatrixText.exitStatus(matrix))
+        if format == .text {
+            if position > 0 { sink.writeLine() }
+            sink.write(RuleSetMatrixText.render(matrix, palette: palette))
+        } else {
+            documents.append(RuleSetMatrixJSON(matrix, run: run))
+        }
+    }
+    if format == .json {
+        let encoder = JSONEncoder.atsprobe()
+        let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
+        sink.write(String(decoding: data, as: UTF8.self) + "\n")
+    }
+    try sink.finish()
+    return status
 }

@@ -15,7 +15,7 @@ extension ATSProbeCommand {
         static let configuration = CommandConfiguration(
             commandName: "plist",
             abstract: "Audit an app's Info.plist: lint its ATS dictionary, or check it against the hosts it loads.",
-            subcommands: [PlistLint.self, PlistCheck.self]
+            subcommands: [PlistLint.self, PlistCheck.self, PlistExplain.self]
         )
     }
 }

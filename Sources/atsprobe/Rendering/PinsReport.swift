@@ -83,23 +83,13 @@ struct PinsReport: Encodable {
         }
     }
 
-    /// Every entry that applies to `host` under either NSIncludesSubdomains reading, judged once.
+    /// The pins that apply to `host`, judged once. Apple's pin lookup (SecPolicy.c
+    /// `parseNSPinnedDomains`, `ATSConfiguration.pinnedDomain(host:)`) reaches one label up only,
+    /// which both NSIncludesSubdomains readings agree on, so there is one check under both.
     static func checks(host: String, chain: [CertificateFacts], configuration: ATSConfiguration) -> [PinCheck] {
-        var found: [(key: String, pins: PinnedDomain, readings: [String])] = []
-        for reading in SubdomainReading.allCases {
-            guard let entry = configuration.pinnedDomain(host: host, reading: reading) else { continue }
-            if let at = found.firstIndex(where: { $0.key == entry.key }) {
-                found[at].readings.append(reading.rawValue)
-            } else {
-                found.append((entry.key, entry.pins, [reading.rawValue]))
-            }
-        }
-        return found.map { entry in
-            let pins = PinSet(includesSubdomains: entry.pins.includesSubdomains,
-                              caIdentities: entry.pins.caIdentities, leafIdentities: entry.pins.leafIdentities)
-            return PinCheck(domain: entry.key, readings: entry.readings, pins: pins,
-                            result: PinningPolicy.evaluate(chain: chain, pins: pins))
-        }
+        guard let found = configuration.pinnedDomain(host: host) else { return [] }
+        return [PinCheck(domain: found.key, readings: SubdomainReading.allCases.map(\.rawValue), pins: found.pins,
+                         result: PinningPolicy.evaluate(chain: chain, pins: found.pins))]
     }
 
     var exitStatus: ExitStatus {

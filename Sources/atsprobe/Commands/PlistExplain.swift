@@ -1,0 +1,154 @@
+import ArgumentParser
+import ATSPolicy
+import PropertyList
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+extension ATSProbeCommand {
+    /// `atsprobe plist explain FILE URL...`: what ATS requires of each URL under the app's
+    /// dictionary, offline (issue 22, item 3). The judgement is `PolicyExplanation`, over the
+    /// same `EffectivePolicy` the loads use.
+    struct PlistExplain: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "explain",
+            abstract: "Say what ATS requires of each URL under the app's dictionary, without connecting.",
+            discussion: """
+            For each URL: the entry that governs it (both NSIncludesSubdomains readings where they differ), whether \
+            TLS is required and why (an exception, Apple's built-in exceptions, local networking, arbitrary loads), \
+            the minimum TLS version, whether the forward-secret suites are required, Certificate Transparency, and the \
+            pins that apply (and whether any certificate can match them). Loopback and link-local addresses, \
+            unqualified and .local names are direct (on-link); --direct declares another address direct.
+            Exit codes: 0 explained; 64 bad input.
+            """
+        )
+
+        @Argument(help: "Info.plist (XML or binary), or a bare NSAppTransportSecurity dictionary.", completion: .file())
+        var file: String
+
+        @Argument(help: "URL, HOST, HOST:PORT or [IPv6]:PORT the app loads; several allowed.")
+        var urls: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("An IP address the device reaches on-link (Apple's is_direct); repeatable.", valueName: "addr"))
+        var direct: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id).", valueName: "name"),
+                completion: .list(RuleSet.all.map(\.id)))
+        var rules: String = RuleSet.default.id
+
+        @OptionGroup var output: OutputOptions<TextOrJSON>
+
+        func run() async throws {
+            try await ATSProbeCommand.guarded {
+                let document = try PlistInput.document(file)
+                guard !urls.isEmpty else { throw InputError("give at least one URL (or HOST, HOST:PORT) to explain") }
+                var targets: [Target] = []
+                for text in urls {
+                    let target: Target
+                    do { target = try Target(parsing: text) } catch { throw InputError(String(describing: error)) }
+                    targets.append(target)
+                }
+                let directAddresses = try direct.map { text in
+                    var trimmed = Substring(text)
+                    if trimmed.hasPrefix("["), trimmed.hasSuffix("]") { trimmed = trimmed.dropFirst().dropLast() }
+                    guard let address = IPAddress(String(trimmed)) else {
+                        throw InputError("--direct '\(UntrustedText.escape(text, limit: 100))' is not an IP address")
+                    }
+                    return address
+                }
+                guard let ruleSet = RuleSet.named(rules) else {
+                    throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
+                }
+                let ats = document.atsDictionary ?? [:]
+                let configuration = ATSConfiguration(propertyList: ats)
+                let explanations = targets.map {
+                    PolicyExplanation(target: $0, configuration: configuration, ruleSet: ruleSet, directAddresses: directAddresses,
+                                      dictionary: ats)
+                }
+                var sink = OutputSink(path: output.output)
+                switch output.effectiveFormat {
+                case .json:
+                    let report = PlistExplainJSON(file: file, ruleSet: ruleSet.id, results: explanations)
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
+                default:
+                    sink.write(PlistExplainText.render(file: file, ruleSet: ruleSet, explanations: explanations))
+                }
+                try sink.finish()
+                return .clear
+            }
+        }
+    }
+}
+
+/// `plist explain --json` (docs/json-schema.md, "plist explain").
+struct PlistExplainJSON: Encodable {
+    var schemaVersion = 2
+    var command = "plist explain"
+    var file: String
+    var ruleSet: String
+    var results: [PolicyExplanation]
+}
+
+/// `plist explain`'s text: one block per URL, every untrusted string escaped.
+enum PlistExplainText {
+    static func render(file: String, ruleSet: RuleSet, explanations: [PolicyExplanation]) -> String {
+        var out = "\(UntrustedText.escape(file, limit: 300)) (rule set \(ruleSet.id))\n"
+        for item in explanations {
+            out += "\n\(UntrustedText.escape(item.url, limit: 300))\n"
+            out += line("entry", entry(item.entry))
+            if item.readingsDiffer {
+                out += line("entry (one label)", entry(item.entryOneLabelReading) + " (Apple's documentation reads NSIncludesSubdomains as one label)")
+            }
+            out += line("direct", item.direct ? "yes" : "no")
+            out += line("TLS required", "\(item.tlsRequired ? "yes" : "no"): \(item.reasonText)")
+            if item.scheme == .http {
+                out += line("http://", item.tlsRequired ? "blocked (NSURLErrorAppTransportSecureConnectionFailed, -1022)" : "loaded in cleartext")
+            }
+            let source = switch item.minimumTLSVersionSource {
+            case "entry": "the entry's NSExceptionMinimumTLSVersion"
+            case "platform": "the platform's default; ATS sets none"
+            default: "ATS's minimum"
+            }
+            out += line("minimum TLS", "\(item.minimumTLSVersion) (\(source); highest \(item.maximumTLSVersion))")
+            let suites = switch item.cipherSuites {
+            case "ats": "ATS's forward-secret group"
+            case "ats+tls_rsa": "ATS's forward-secret group and the TLS_RSA group (NSExceptionRequiresForwardSecrecy = NO)"
+            default: "the platform's list (not restricted)"
+            }
+            out += line("forward secrecy", "\(item.forwardSecrecyRequired ? "required" : "not required"): \(suites)")
+            out += line("CT", "required for chains to a root in Apple's store (default trust evaluation, every dictionary)")
+            out += line("pins", pins(item.pins))
+            for note in item.notes { out += line("note", UntrustedText.escape(note, limit: 500)) }
+        }
+        return out
+    }
+
+    private static func line(_ label: String, _ value: String) -> String {
+        "  " + (label + ":").padded(to: 19) + value + "\n"
+    }
+
+    private static func entry(_ entry: PolicyExplanation.Entry?) -> String {
+        guard let entry else { return "none" }
+        let key = "\"\(UntrustedText.escape(entry.key, limit: 200))\""
+        let source = entry.builtIn ? "Apple's built-in exception \(key)" : "NSExceptionDomains \(key)"
+        switch entry.match {
+        case "subdomain": return "\(source), NSIncludesSubdomains, \(entry.depth ?? 0) label\(entry.depth == 1 ? "" : "s") below"
+        case "addressRange": return "\(source), address range /\(entry.prefixLength ?? 0)"
+        default: return "\(source), exact"
+        }
+    }
+
+    private static func pins(_ pins: PolicyExplanation.Pins?) -> String {
+        guard let pins else { return "none" }
+        func count(_ identities: [String]?, _ what: String) -> String? {
+            identities.map { "\($0.count) \(what) identit\($0.count == 1 ? "y" : "ies")" }
+        }
+        let parts = [count(pins.caIdentities, "CA"), count(pins.leafIdentities, "leaf")].compactMap { $0 }
+        guard !parts.isEmpty else { return "NSPinnedDomains \"\(pins.keys.map { UntrustedText.escape($0, limit: 200) }.joined(separator: "\", \""))\": no identity key, so it pins nothing" }
+        let verdict = pins.canMatch ? "a chain can match" : "can never match: every load fails pinning"
+        return "NSPinnedDomains \"\(pins.keys.map { UntrustedText.escape($0, limit: 200) }.joined(separator: "\", \""))\": \(parts.joined(separator: ", ")); \(verdict)"
+    }
+}

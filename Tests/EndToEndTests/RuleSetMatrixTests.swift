@@ -1,0 +1,56 @@
+import ATSTestServers
+import Foundation
+import TLSFacts
+import Testing
+
+/// `diagnose --rules all`: one run per rule set on shared handshakes, as a grid. A server that
+/// offers only ECDHE-RSA-AES128-SHA256 passes by the documentation (its forward-secret list
+/// holds that suite) and fails by Apple's code since Security-60158 (docs/rules.md, "Rule sets"),
+/// so the grid must read "passes on documented, ios16; fails on ios26, ios15.4".
+@Suite struct RuleSetMatrixTests {
+    @Test func gridShowsWhichReleasesAcceptTheServer() async throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        let identity = try pki.issue(CertificateSpec(commonName: "matrix.test", dnsNames: ["matrix.test"], ipAddresses: [], key: .rsa(bits: 2048)))
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity, minVersion: .tls12, maxVersion: .tls12,
+                                                                    cipherList: "ECDHE-RSA-AES128-SHA256"))
+        defer { server.stop() }
+        let common = ["--ca-file", root, "--connect-to", "matrix.test:443:127.0.0.1:\(server.port)", "--timeout", "5", "https://matrix.test/"]
+
+        let json = try await BinaryRunner.run(["diagnose", "--rules", "all", "--json"] + common, timeout: 120)
+        #expect(json.status == 1, "stderr: \(json.stderr)")
+        let document = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) as? [String: Any], "stdout: \(json.stdout)")
+        #expect(document["ruleSets"] as? [String] == ["ios26", "documented", "ios15.4", "ios16"])
+        #expect(document["defaultPassesOn"] as? [String] == ["documented", "ios16"])
+        #expect(document["defaultFailsOn"] as? [String] == ["ios26", "ios15.4"])
+        let rows = try #require(document["tests"] as? [[String: Any]])
+        #expect(rows.count == 16)
+        #expect((rows.first?["results"] as? [String: String]) == ["ios26": "FAIL", "documented": "PASS", "ios15.4": "FAIL", "ios16": "PASS"])
+        let reports = try #require(document["reports"] as? [[String: Any]])
+        #expect(reports.map { $0["ruleSet"] as? String } == ["ios26", "documented", "ios15.4", "ios16"])
+
+        // Shared handshakes: fewer than the four runs make one by one.
+        let shared = try #require(document["handshakes"] as? Int)
+        var separate = 0
+        for id in ["ios26", "documented", "ios15.4", "ios16"] {
+            let one = try await BinaryRunner.run(["diagnose", "--rules", id, "--json"] + common, timeout: 60)
+            let report = try #require((try? JSONSerialization.jsonObject(with: Data(one.stdout.utf8))) as? [String: Any])
+            separate += report["handshakes"] as? Int ?? 0
+            // Each column of the grid is what that rule set's own run says.
+            #expect(report["defaultPasses"] as? Bool == ["documented", "ios16"].contains(id), "\(id)")
+        }
+        #expect(shared < separate, "shared \(shared), separate \(separate)")
+
+        let text = try await BinaryRunner.run(["diagnose", "--rules", "all"] + common, timeout: 120)
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("Default ATS connection: passes on documented, ios16; fails on ios26, ios15.4"), "\(text.stdout)")
+        #expect(text.stdout.contains("ios26  documented  ios15.4  ios16"), "\(text.stdout)")
+    }
+
+    @Test func otherFormatsAreOneLineExit64() async throws {
+        let result = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "html", "127.0.0.1:9"], timeout: 30)
+        #expect(result.status == 64)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("--rules all writes text or json only"))
+    }
+}
