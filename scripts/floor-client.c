@@ -24,6 +24,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,9 @@ int main(int argc, char **argv) {
         else { fprintf(stderr, "usage: floor-client [-n CONNS] [-c INFLIGHT] [-t SECONDS] host:port... | -\n"); return 64; }
     }
     if (conns < 1 || inflight < 1 || optind >= argc) { fprintf(stderr, "floor-client: nothing to do\n"); return 64; }
+    /* A server that resets a connection must fail that connection, not kill the run (SIGPIPE
+     * from SSL_write on a reset socket; atsprobe sends with MSG_NOSIGNAL). */
+    signal(SIGPIPE, SIG_IGN);
 
     /* Targets: from the arguments, or one per line on stdin after "-". */
     char **targets = NULL;

@@ -58,13 +58,20 @@ public struct DiagnosticsRunner: Sendable {
         // no extra handshake, and they keep the suggestion from switching PFS off needlessly.
         let tests = shown + DiagnosticsRunner.supplementaryTests(host: target.host)
 
+        // Each test's policy for the target and its first-hop request, worked out once: the
+        // prefetch and the test's own load both use them (deriving them costs more than the
+        // verdict that follows; it was done three times per test).
+        let firstHops = tests.map { test -> FirstHop in
+            let policy = EffectivePolicy(configuration: test.configuration, host: target.host, scheme: target.scheme,
+                                         ruleSet: options.ruleSet, subdomainReading: .anyDepth)
+            return FirstHop(policy: policy, request: request(for: target, policy: policy))
+        }
         // Every distinct first-hop request starts at once; tests then share them.
-        let firstHops = Set(tests.map { request(for: target, under: $0.configuration) }.compactMap { $0 })
-        await loads.prefetch(firstHops)
+        await loads.prefetch(Set(firstHops.compactMap(\.request)))
 
         let finished = await withTaskGroup(of: (Int, TestOutcome).self) { group in
             for (index, test) in tests.enumerated() {
-                group.addTask { (index, await self.load(target, test: test, loads: loads)) }
+                group.addTask { (index, await self.load(target, test: test, firstHop: firstHops[index], loads: loads)) }
             }
             var results = [TestOutcome?](repeating: nil, count: tests.count)
             var streamed = 0
@@ -132,9 +139,21 @@ public struct DiagnosticsRunner: Sendable {
                  reading: SubdomainReading = .anyDepth) -> ProbeRequest? {
         let policy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme,
                                      ruleSet: options.ruleSet, subdomainReading: reading)
+        return request(for: target, policy: policy)
+    }
+
+    /// The same, from the policy already worked out for `target` (its host, scheme and reading).
+    func request(for target: Target, policy: EffectivePolicy) -> ProbeRequest? {
         guard target.scheme == .https else { return nil }
         return ProbeRequest(target: target, offer: policy.clientOffer(ruleSet: options.ruleSet).canonical,
                             httpRequest: true, timeout: options.timeout)
+    }
+
+    /// A test's policy for the target itself and the request of its first hop (nil: blocked
+    /// before any connection).
+    struct FirstHop: Sendable {
+        let policy: EffectivePolicy
+        let request: ProbeRequest?
     }
 
     /// One load of `target` under an app's own dictionary (`atsprobe plist check`): the
@@ -146,21 +165,24 @@ public struct DiagnosticsRunner: Sendable {
     }
 
     /// One nscurl test: the load and every redirect hop, each judged under the test's dictionary.
-    func load(_ target: Target, test: DiagnosticTest, loads: LoadCache) async -> TestOutcome {
-        let outcome = await load(target, configuration: test.configuration, reading: .anyDepth, loads: loads)
+    func load(_ target: Target, test: DiagnosticTest, firstHop: FirstHop? = nil, loads: LoadCache) async -> TestOutcome {
+        let outcome = await load(target, configuration: test.configuration, reading: .anyDepth, firstHop: firstHop, loads: loads)
         return TestOutcome(section: test.section, title: test.title, configuration: test.configuration,
                            verdict: outcome.verdict, hops: outcome.hops)
     }
 
+    /// `firstHop`, when given, is `configuration`'s policy for `target` and its request, already
+    /// worked out by the caller (read with `.anyDepth`).
     func load(_ target: Target, configuration: ATSConfiguration, reading: SubdomainReading,
-              loads: LoadCache) async -> LoadOutcome {
+              firstHop: FirstHop? = nil, loads: LoadCache) async -> LoadOutcome {
         var hops: [HopOutcome] = []
         var current = target
         // URLs loaded so far, in order: a Location back to one of them is a loop.
         var visited: [String] = []
         while true {
-            let policy = EffectivePolicy(configuration: configuration, host: current.host, scheme: current.scheme,
-                                         ruleSet: options.ruleSet, subdomainReading: reading)
+            let known = hops.isEmpty ? firstHop : nil
+            let policy = known?.policy ?? EffectivePolicy(configuration: configuration, host: current.host, scheme: current.scheme,
+                                                          ruleSet: options.ruleSet, subdomainReading: reading)
             let hop: HopOutcome
             if current.scheme == .http {
                 // Cleartext: ATS blocks it (-1022) without connecting unless insecure HTTP loads are
@@ -174,7 +196,8 @@ public struct DiagnosticsRunner: Sendable {
                 hop = HopOutcome(url: current.url, offer: nil, result: probe, verdict: verdict,
                                  cleartext: try? result?.get())
             } else {
-                guard let request = request(for: current, under: configuration, reading: reading) else { break }
+                let planned: ProbeRequest? = if let known { known.request } else { request(for: current, policy: policy) }
+                guard let request = planned else { break }
                 // A redirect hop on an authority already handshaken with this offer reuses that
                 // handshake, as URLSession reuses the connection; only the new path's response is
                 // fetched, once per URL for all tests.

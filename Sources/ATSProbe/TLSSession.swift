@@ -63,11 +63,16 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
     /// Writes the write BIO's bytes to the socket. False when the socket failed.
     @discardableResult
     func flush(deadline: Deadline) async -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while BIO_ctrl_pending(writeBIO.pointer) > 0 {
-            let n = buffer.withUnsafeMutableBytes { BIO_read(writeBIO.pointer, $0.baseAddress, Int32($0.count)) }
-            guard n > 0 else { break }
-            switch await connection.send(Array(buffer.prefix(Int(n))), deadline: deadline) {
+        while true {
+            let pending = min(Int(BIO_ctrl_pending(writeBIO.pointer)), TLSSession.flushLimit)
+            guard pending > 0 else { break }
+            // Exactly what is pending, read once into an array of its size: a zeroed 16 KiB buffer
+            // and a copy of its prefix were made for every flight before.
+            let bytes = [UInt8](unsafeUninitializedCapacity: pending) { buffer, count in
+                count = max(0, Int(BIO_read(writeBIO.pointer, buffer.baseAddress, Int32(pending))))
+            }
+            guard !bytes.isEmpty else { break }
+            switch await connection.send(bytes, deadline: deadline) {
             case .bytes: continue
             case .timedOut: timedOut = true; return false
             case .reset: peerReset = true; return false
@@ -78,13 +83,22 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
         return true
     }
 
+    /// At most this much of the write BIO is read and sent at once (a flight is a few KiB).
+    static let flushLimit = 64 * 1024
+    static let receiveSize = 16 * 1024
+
+    /// The socket's bytes on their way to the read BIO: made on the first read and kept for the
+    /// session (a handshake and its GET), not made and zeroed again for every read. The per-read
+    /// buffer it replaces was held across each wait for the socket, most of a session's life.
+    private var receiveBuffer: [UInt8] = []
+
     /// Reads one batch from the socket into the read BIO. On EOF the BIO reports EOF to OpenSSL.
     private func fill(deadline: Deadline) async -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        switch await connection.receive(into: &buffer, deadline: deadline) {
+        if receiveBuffer.isEmpty { receiveBuffer = [UInt8](repeating: 0, count: TLSSession.receiveSize) }
+        switch await connection.receive(into: &receiveBuffer, deadline: deadline) {
         case .bytes(let n):
-            if firstBytes.count < 8 { firstBytes += buffer.prefix(min(n, 8 - firstBytes.count)) }
-            _ = buffer.withUnsafeBytes { BIO_write(readBIO.pointer, $0.baseAddress, Int32(n)) }
+            if firstBytes.count < 8 { firstBytes += receiveBuffer.prefix(min(n, 8 - firstBytes.count)) }
+            _ = receiveBuffer.withUnsafeBytes { BIO_write(readBIO.pointer, $0.baseAddress, Int32(n)) }
             return true
         case .closed:
             peerClosed = true

@@ -23,6 +23,11 @@ public let readableSchemaVersions = 1...jsonSchemaVersion
 public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
     override public func encode<T: Encodable>(_ value: T) throws -> Data {
         let data = try super.encode(value)
+        // Only scalars from U+007F up are rewritten below, and every one of them has a byte at
+        // or above 0x7F in UTF-8: output that is all below is returned as it is, without
+        // decoding it scalar by scalar (that scan cost 3-5 M instructions per audited target).
+        let rewritable = data.withUnsafeBytes { bytes in bytes.contains { $0 >= 0x7F } }
+        guard rewritable else { return data }
         let text = String(decoding: data, as: UTF8.self)
         guard text.unicodeScalars.contains(where: UntrustedText.isInvisibleOrControl) else { return data }
         var out = ""
