@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
-        .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),
+        .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe")]
