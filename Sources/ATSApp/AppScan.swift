@@ -106,10 +106,13 @@ struct AppReader {
             }
         }
         let hasRootPlist = tree.entries.contains { $0.path == "Info.plist" || $0.path == "Contents/Info.plist" }
+        // Only "Payload/X.app" and "Products/Applications/X.app" can be the app: splitting every
+        // ancestor (there are up to 64 per entry) would cost far more than these prefix checks.
         let candidates = ancestors.filter { dir in
-            let parts = dir.split(separator: "/")
-            guard let last = parts.last, last.lowercased().hasSuffix(".app") else { return false }
-            return (parts.count == 2 && parts[0] == "Payload") || (parts.count == 3 && parts[0] == "Products" && parts[1] == "Applications")
+            let rest = dir.hasPrefix("Payload/") ? dir.utf8.dropFirst(8)
+                : dir.hasPrefix("Products/Applications/") ? dir.utf8.dropFirst(22) : nil
+            guard let rest, !rest.isEmpty, !rest.contains(UInt8(ascii: "/")) else { return false }
+            return dir.lowercased().hasSuffix(".app")
         }.map(String.init).sorted()
         let source = tree.source
         // An .xcarchive has an Info.plist of its own (the archive's): its app is under Products.
@@ -171,16 +174,19 @@ struct AppReader {
     }
 
     func bundles() throws(AppReadError) -> [AppBundle] {
-        var paths = directories.filter { dir in
-            guard let last = dir.split(separator: "/").last?.lowercased() else { return false }
-            return last.hasSuffix(".appex") || last.hasSuffix(".framework") || last.hasSuffix(".app")
-        }.map(String.init).sorted()
+        let found = directories.filter { dir in
+            let last = dir.utf8.lastIndex(of: UInt8(ascii: "/")).map { dir[dir.index(after: $0)...] } ?? dir
+            let lowered = last.lowercased()
+            return lowered.hasSuffix(".appex") || lowered.hasSuffix(".framework") || lowered.hasSuffix(".app")
+        }
         // Each bundle is compared with those enclosing it and owns the files under it: the work
         // grows with bundles times files, so a hostile archive of nested `.framework`
-        // directories (200 entries 60 deep: 12,000 bundles) ran for minutes.
-        guard paths.count < limits.maximumBundles else {
-            throw AppReadError(path: tree.source, problem: "\(paths.count + 1) bundles (.app, .appex and .framework directories), more than the limit of \(limits.maximumBundles); refused")
+        // directories (200 entries 60 deep: 12,000 bundles) ran for minutes. Counted before
+        // sorting, which costs as much again.
+        guard found.count < limits.maximumBundles else {
+            throw AppReadError(path: tree.source, problem: "\(found.count + 1) bundles (.app, .appex and .framework directories), more than the limit of \(limits.maximumBundles); refused")
         }
+        var paths = found.map(String.init).sorted()
         paths.insert("", at: 0)
         var bundles: [AppBundle] = []
         for path in paths {
