@@ -132,29 +132,40 @@ import TestSupport
     }
 
     /// Two `diagnose --merge X --output X` runs at once, for two hosts: both entries are in X
-    /// afterwards. The slow run (its server trickles every response over about 6 s) reads X
-    /// first and writes last; without the lock and the re-read under it, its write replaced
-    /// the quick run's (last rename wins).
+    /// afterwards. The slow run (its server trickles every response over about 6 s) has read X
+    /// once its server sees a connection (X is read before any); only then does the quick run
+    /// start, and it ends first. Without the lock and the re-read under it, the slow run's write
+    /// replaced the quick run's entry (last rename wins).
     @Test func concurrentMergesIntoOneFileKeepBothEntries() async throws {
         let directory = try TemporaryDirectory(prefix: "atsprobe-merge-lock")
         let path = try directory.write("Info.plist", infoPlistXML("<key>CFBundleIdentifier</key><string>com.example.app</string>"))
         let fixture = try ExceptionFixture()
-        let spec = CertificateSpec(commonName: "slow.example", dnsNames: ["slow.example", "quick.example"], key: .rsa(bits: 2048))
+        let identity = try fixture.pki.issue(CertificateSpec(commonName: "slow.example", dnsNames: ["slow.example", "quick.example"], key: .rsa(bits: 2048)))
         let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
-        try await fixture.withServer(spec, configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11; $0.http = .trickle(response, intervalMilliseconds: 100) }) { slowPort in
-            try await fixture.withServer(spec, configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11 }) { quickPort in
-                func arguments(_ host: String, _ port: Int) -> [String] {
-                    ["diagnose", "--connect-to", ":\(port):127.0.0.1:\(port)", "--timeout", "30", "--rules", "documented",
-                     "--ca-file", fixture.rootPath, "--merge", path, "--output", path, "https://\(host):\(port)/"]
-                }
-                var environment = ProcessInfo.processInfo.environment
-                environment["NO_COLOR"] = "1"
-                let slow = try SpawnedProcess(BinaryRunner.binaryURL.path, arguments("slow.example", slowPort), environment: environment)
-                let quick = try await BinaryRunner.run(arguments("quick.example", quickPort), timeout: 120)
-                let slowTimedOut = try await offCooperativePool { slow.finish(within: 120) }
-                #expect(!quick.timedOut && quick.status == 1, "\(quick.status) \(quick.stderr)")
-                #expect(!slowTimedOut && slow.exitCode == 1, "\(slow.exitCode) \(String(decoding: slow.stderr, as: UTF8.self))")
+        var slowConfiguration = TLSServerConfiguration(identity: identity, http: .trickle(response, intervalMilliseconds: 100))
+        slowConfiguration.minVersion = .tls11
+        slowConfiguration.maxVersion = .tls11
+        let slowServer = try TestTLSServer.start(slowConfiguration)
+        defer { slowServer.stop() }
+        try await fixture.withServer(identity: identity, configure: { $0.minVersion = .tls11; $0.maxVersion = .tls11 }) { quickPort in
+            func arguments(_ host: String, _ port: Int) -> [String] {
+                ["diagnose", "--connect-to", ":\(port):127.0.0.1:\(port)", "--timeout", "30", "--rules", "documented",
+                 "--ca-file", fixture.rootPath, "--merge", path, "--output", path, "https://\(host):\(port)/"]
             }
+            var environment = ProcessInfo.processInfo.environment
+            environment["NO_COLOR"] = "1"
+            let slow = try SpawnedProcess(BinaryRunner.binaryURL.path, arguments("slow.example", slowServer.port), environment: environment)
+            // Bounded: the slow run connects within seconds, or the test fails here.
+            let connected = try await offCooperativePool {
+                let deadline = Date().addingTimeInterval(60)
+                while slowServer.acceptedConnections == 0 && Date() < deadline { usleep(10_000) }
+                return slowServer.acceptedConnections > 0
+            }
+            #expect(connected, "the slow run never connected")
+            let quick = try await BinaryRunner.run(arguments("quick.example", quickPort), timeout: 120)
+            let slowTimedOut = try await offCooperativePool { slow.finish(within: 120) }
+            #expect(!quick.timedOut && quick.status == 1, "\(quick.status) \(quick.stderr)")
+            #expect(!slowTimedOut && slow.exitCode == 1, "\(slow.exitCode) \(String(decoding: slow.stderr, as: UTF8.self))")
         }
         let ats = try PythonPlist.json(Data(contentsOf: URL(fileURLWithPath: path)), only: "NSAppTransportSecurity")
         #expect(ats.contains("\"quick.example\"") && ats.contains("\"slow.example\""), "\(ats)")
