@@ -7,8 +7,9 @@ import Darwin
 import TLSFacts
 
 /// A bounded, read-only zip reader (PKWARE APPNOTE 6.3.x, the subset .ipa files use: stored
-/// and DEFLATE entries, no ZIP64, no encryption; names of at most 1,024 bytes and 64 levels) over the system zlib. Entries are read in
-/// place with pread and inflated in memory; nothing is extracted. Every bound is checked
+/// and DEFLATE entries, no ZIP64, no encryption; names of at most 1,024 bytes and 64 levels)
+/// over the system zlib. Entries are read in place with pread and inflated in memory; nothing
+/// is extracted. Every bound is checked
 /// from the central directory before any entry is inflated, and again while inflating: an
 /// entry may not inflate past the size it declares (docs/app.md, "Hostile archives").
 ///
