@@ -2,6 +2,7 @@ import ATSApp
 import ATSAppFixtures
 import Foundation
 import Testing
+import TestSupport
 
 /// The bounded zip reader: what it reads, and the hostile archives it refuses before they cost
 /// anything (each refusal is one line naming the archive).
@@ -137,21 +138,21 @@ import Testing
     /// At the bounds an entry is read (64 levels, 998 bytes), and many near them are indexed:
     /// 2,000 entries 63 levels deep with names of about 990 bytes, a different first directory
     /// each so that no ancestor is shared (126,000 directories).
-    @Test func entriesAtTheBoundsAreRead() throws {
+    @Test func entriesAtTheBoundsAreRead() async throws {
         var app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: ["https://deep.planted.test/"], extensionHosts: [])
         let level = String(repeating: "x", count: 15)
         // Payload/Demo.app/ + 61 levels + h.txt: 64 components, 998 bytes.
         let inApp = (Array(repeating: level, count: 61) + ["h.txt"]).joined(separator: "/")
         app.files[inApp] = Array("https://deeper.planted.test/".utf8)
-        let archive = app.ipa { zip in
+        let path = try write(app.ipa { zip in
             for i in 0..<2_000 {
                 zip.add((["top\(i)"] + Array(repeating: level, count: 61) + ["f"]).joined(separator: "/"), [], method: .stored)
             }
-        }
-        let started = ContinuousClock.now
-        let inventory = try AppScan.inventory(path: try write(archive))
-        #expect(inventory.hosts.map(\.host).sorted() == ["deep.planted.test", "deeper.planted.test"])
-        #expect(ContinuousClock.now - started < .seconds(60))
+        })
+        // Seconds of CPU: on a thread of its own, not one of the few cooperative threads that
+        // the probe tests running alongside need.
+        let hosts = try await offCooperativePool { try AppScan.inventory(path: path).hosts.map(\.host).sorted() }
+        #expect(hosts == ["deep.planted.test", "deeper.planted.test"])
     }
 
     /// Nested bundles cost bundles times files: 200 entries 60 `.framework` levels deep (12,000
