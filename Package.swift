@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         // The report library alone: records read, merged, escaped and written without the executable.
         .testTarget(name: "ATSReportTests", dependencies: ["ATSReport", "PropertyList"]),
-        .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList"]),
+        .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe")]

@@ -32,15 +32,29 @@ public struct ArchiveLimits: Sendable, Hashable {
     public var ratioFloor: Int
     /// Text resources (plists, JSON, strings) larger than this are skipped, with a note.
     public var maximumResourceSize: Int
+    /// Path components of an entry (or levels of a bundle directory walked): 64, the directory
+    /// walker's bound. Every ancestor of an entry is a directory the reader indexes, so depth
+    /// times the entry count bounds that index.
+    public var maximumDepth: Int
+    /// Bytes in an entry's name: 1,024, PATH_MAX on Apple's platforms (xnu
+    /// `bsd/sys/syslimits.h`): no app's file can have a longer path where it is installed.
+    public var maximumNameBytes: Int
+    /// Bundles (the app, its .appex, .framework and nested .app directories) in one app: real
+    /// apps hold tens to a few hundred; a hostile archive can nest thousands.
+    public var maximumBundles: Int
 
     public init(maximumEntries: Int = 8_000, maximumEntrySize: Int = 512 * 1024 * 1024,
                 maximumTotalSize: Int = 4 * 1024 * 1024 * 1024, maximumRatio: Int = 200,
-                ratioFloor: Int = 1024 * 1024, maximumResourceSize: Int = 8 * 1024 * 1024) {
+                ratioFloor: Int = 1024 * 1024, maximumResourceSize: Int = 8 * 1024 * 1024,
+                maximumDepth: Int = 64, maximumNameBytes: Int = 1024, maximumBundles: Int = 2_000) {
         self.maximumEntries = maximumEntries
         self.maximumEntrySize = maximumEntrySize
         self.maximumTotalSize = maximumTotalSize
         self.maximumRatio = maximumRatio
         self.ratioFloor = ratioFloor
         self.maximumResourceSize = maximumResourceSize
+        self.maximumDepth = maximumDepth
+        self.maximumNameBytes = maximumNameBytes
+        self.maximumBundles = maximumBundles
     }
 }

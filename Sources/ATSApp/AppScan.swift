@@ -100,24 +100,36 @@ struct AppReader {
     let appName: String
     /// App-relative path -> entry, for everything inside the app.
     var index: [String: TreeEntry] = [:]
-    var directories: Set<String> = []
+    /// App-relative directories: every ancestor of an entry, whether or not the archive lists it.
+    /// Slices of the entries' own paths, never copies: an entry n levels deep has n ancestors,
+    /// and as strings they would cost its length times n (a 32,000-level name took 2 GiB).
+    var directories: Set<Substring> = []
     var notes: [String] = []
 
     init(tree: FileTree, kind: AppInventory.InputKind, limits: ArchiveLimits) throws(AppReadError) {
         self.tree = tree
         self.limits = limits
-        var ancestors = Set<String>()
+        // Each ancestor is a prefix of the entry's path ending before a "/" (or the whole path
+        // of a directory entry), held as a slice of that path.
+        var ancestors = Set<Substring>()
         for entry in tree.entries {
-            var parts = entry.path.split(separator: "/").map(String.init)
-            if entry.kind != .directory { parts.removeLast() }
-            while !parts.isEmpty { ancestors.insert(parts.joined(separator: "/")); parts.removeLast() }
+            let path = entry.path
+            if entry.kind == .directory { ancestors.insert(path[...]) }
+            var index = path.utf8.startIndex
+            while let slash = path.utf8[index...].firstIndex(of: UInt8(ascii: "/")) {
+                ancestors.insert(path[..<slash])
+                index = path.utf8.index(after: slash)
+            }
         }
         let hasRootPlist = tree.entries.contains { $0.path == "Info.plist" || $0.path == "Contents/Info.plist" }
+        // Only "Payload/X.app" and "Products/Applications/X.app" can be the app: splitting every
+        // ancestor (there are up to 64 per entry) would cost far more than these prefix checks.
         let candidates = ancestors.filter { dir in
-            let parts = dir.split(separator: "/")
-            guard let last = parts.last, last.lowercased().hasSuffix(".app") else { return false }
-            return (parts.count == 2 && parts[0] == "Payload") || (parts.count == 3 && parts[0] == "Products" && parts[1] == "Applications")
-        }.sorted()
+            let rest = dir.hasPrefix("Payload/") ? dir.utf8.dropFirst(8)
+                : dir.hasPrefix("Products/Applications/") ? dir.utf8.dropFirst(22) : nil
+            guard let rest, !rest.isEmpty, !rest.contains(UInt8(ascii: "/")) else { return false }
+            return dir.lowercased().hasSuffix(".app")
+        }.map(String.init).sorted()
         let source = tree.source
         // An .xcarchive has an Info.plist of its own (the archive's): its app is under Products.
         if hasRootPlist && kind != .xcarchive {
@@ -146,7 +158,7 @@ struct AppReader {
             index[relative] = TreeEntry(path: entry.path, kind: entry.kind, size: entry.size)
         }
         for path in ancestors where root.isEmpty || path.hasPrefix(prefix) {
-            directories.insert(String(path.dropFirst(prefix.count)))
+            directories.insert(path.dropFirst(prefix.count))
         }
     }
 
@@ -159,7 +171,7 @@ struct AppReader {
         while !pending.isEmpty {
             let current = (resolved + [pending.removeFirst()]).joined(separator: "/")
             // Archives often list no entries for directories: a path's ancestors are directories.
-            guard let entry = index[current] ?? (directories.contains(current) ? TreeEntry(path: current, kind: .directory, size: 0) : nil) else {
+            guard let entry = index[current] ?? (directories.contains(current[...]) ? TreeEntry(path: current, kind: .directory, size: 0) : nil) else {
                 return nil
             }
             switch entry.kind {
@@ -178,10 +190,19 @@ struct AppReader {
     }
 
     func bundles() throws(AppReadError) -> [AppBundle] {
-        var paths = directories.filter { dir in
-            guard let last = dir.split(separator: "/").last?.lowercased() else { return false }
-            return last.hasSuffix(".appex") || last.hasSuffix(".framework") || last.hasSuffix(".app")
-        }.sorted()
+        let found = directories.filter { dir in
+            let last = dir.utf8.lastIndex(of: UInt8(ascii: "/")).map { dir[dir.index(after: $0)...] } ?? dir
+            let lowered = last.lowercased()
+            return lowered.hasSuffix(".appex") || lowered.hasSuffix(".framework") || lowered.hasSuffix(".app")
+        }
+        // Each bundle is compared with those enclosing it and owns the files under it: the work
+        // grows with bundles times files, so a hostile archive of nested `.framework`
+        // directories (200 entries 60 deep: 12,000 bundles) ran for minutes. Counted before
+        // sorting, which costs as much again.
+        guard found.count < limits.maximumBundles else {
+            throw AppReadError(path: tree.source, problem: "\(found.count + 1) bundles (.app, .appex and .framework directories), more than the limit of \(limits.maximumBundles); refused")
+        }
+        var paths = found.map(String.init).sorted()
         paths.insert("", at: 0)
         var bundles: [AppBundle] = []
         for path in paths {

@@ -7,7 +7,7 @@ import TLSFacts
 
 /// An .app or .xcarchive directory, walked with lstat: symlinks are recorded, never followed
 /// (a link out of the bundle is refused by AppBundle, as in an archive), and the walk stops at
-/// `maximumEntries` files or 64 levels.
+/// `maximumEntries` files or `maximumDepth` (64) levels.
 public final class DirectoryTree: FileTree {
     public let source: String
     public private(set) var entries: [TreeEntry] = []
@@ -24,7 +24,7 @@ public final class DirectoryTree: FileTree {
     private func fail(_ problem: String) -> AppReadError { AppReadError(path: source, problem: problem) }
 
     private func walk(_ relative: String, depth: Int) throws(AppReadError) {
-        guard depth < 64 else { throw fail("directories nested more than 64 deep; refused") }
+        guard depth < limits.maximumDepth else { throw fail("directories nested more than \(limits.maximumDepth) deep; refused") }
         let full = relative.isEmpty ? root : root + "/" + relative
         guard let dir = opendir(full) else {
             throw fail("cannot read directory '\(UntrustedText.escape(relative, limit: 200))': \(String(cString: strerror(errno)))")

@@ -7,8 +7,9 @@ import Darwin
 import TLSFacts
 
 /// A bounded, read-only zip reader (PKWARE APPNOTE 6.3.x, the subset .ipa files use: stored
-/// and DEFLATE entries, no ZIP64, no encryption) over the system zlib. Entries are read in
-/// place with pread and inflated in memory; nothing is extracted. Every bound is checked
+/// and DEFLATE entries, no ZIP64, no encryption; names of at most 1,024 bytes and 64 levels)
+/// over the system zlib. Entries are read in place with pread and inflated in memory; nothing
+/// is extracted. Every bound is checked
 /// from the central directory before any entry is inflated, and again while inflating: an
 /// entry may not inflate past the size it declares (docs/app.md, "Hostile archives").
 ///
@@ -49,6 +50,9 @@ public final class ZipArchive: FileTree {
 
     deinit { close(descriptor) }
 
+    /// Why a ZIP64 archive is refused, and how to make one this reader takes.
+    static let zip64Refusal = "ZIP64 is not supported (re-create the archive without it, e.g. zip -fz-)"
+
     private func fail(_ problem: String) -> AppReadError { AppReadError(path: source, problem: problem) }
 
     /// Bytes at `offset`, exactly `count` of them, or a "truncated" error.
@@ -77,8 +81,10 @@ public final class ZipArchive: FileTree {
         let total = Int(tail.le16(eocd + 10))
         let directorySize = Int(tail.le32(eocd + 12))
         let directoryOffset = Int(tail.le32(eocd + 16))
+        // A saturated field means the real value is in a ZIP64 record (APPNOTE 4.4.1.4): over
+        // 65,535 entries or 4 GiB, or `zip -fz`, which writes ZIP64 records whatever the sizes.
         if total == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-            throw fail("ZIP64 archives (over 65,535 entries or 4 GiB) are not supported")
+            throw fail(ZipArchive.zip64Refusal)
         }
         // Refused before the directory is read: a 10,000-entry archive costs 22 bytes of reading.
         guard total <= limits.maximumEntries else {
@@ -105,12 +111,28 @@ public final class ZipArchive: FileTree {
             let extraLength = Int(directory.le16(cursor + 30)), commentLength = Int(directory.le16(cursor + 32))
             let externalAttributes = directory.le32(cursor + 38)
             guard cursor + 46 + nameLength <= directory.count else { throw fail("not a zip archive (damaged central directory)") }
-            let rawName = String(decoding: directory[(cursor + 46)..<(cursor + 46 + nameLength)], as: UTF8.self)
-            cursor += 46 + nameLength + extraLength + commentLength
+            let nameBytes = directory[(cursor + 46)..<(cursor + 46 + min(nameLength, limits.maximumNameBytes + 1))]
+            let rawName = String(decoding: nameBytes, as: UTF8.self)
             let shown = UntrustedText.escape(rawName, limit: 200)
+            // Sizes or the offset saturated: the real values are in a ZIP64 extra field (0x0001),
+            // which this reader does not read; without this check a 4,294,967,295-byte size
+            // would be reported as if it were real.
+            if record.compressedSize == 0xFFFF_FFFF || record.uncompressedSize == 0xFFFF_FFFF
+                || record.localHeaderOffset == 0xFFFF_FFFF || directory.le16(cursor + 34) == 0xFFFF {
+                throw fail("entry '\(shown)': \(ZipArchive.zip64Refusal)")
+            }
+            cursor += 46 + nameLength + extraLength + commentLength
 
+            // Bounded before the name is split: every ancestor of an entry becomes a directory of
+            // the index (AppReader), so an unbounded name costs its length times its depth.
+            guard nameLength <= limits.maximumNameBytes else {
+                throw fail("entry '\(shown)' has a name of \(nameLength) bytes, more than the limit of \(limits.maximumNameBytes); refused")
+            }
             guard let parts = TreePath.components(rawName), !parts.isEmpty else {
                 throw fail("entry '\(shown)' points outside the archive (path traversal); refused")
+            }
+            guard parts.count <= limits.maximumDepth else {
+                throw fail("entry '\(shown)' is nested \(parts.count) deep, more than the limit of \(limits.maximumDepth); refused")
             }
             let path = parts.joined(separator: "/")
             guard seen.insert(path).inserted else { throw fail("entry '\(shown)' appears twice; refused") }

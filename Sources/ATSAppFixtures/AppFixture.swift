@@ -61,12 +61,14 @@ public struct AppFixture {
         return bytes
     }
 
-    /// Every file and link under "Payload/NAME.app/", as an App Store .ipa is laid out.
-    public func ipa(method: ZipWriter.Method = .deflate) -> [UInt8] {
+    /// Every file and link under "Payload/NAME.app/", as an App Store .ipa is laid out; `more`
+    /// adds entries of its own (hostile ones) before the archive is finished.
+    public func ipa(method: ZipWriter.Method = .deflate, more: (inout ZipWriter) -> Void = { _ in }) -> [UInt8] {
         var zip = ZipWriter()
         zip.addDirectory("Payload/\(name).app")
         for path in files.keys.sorted() { zip.add("Payload/\(name).app/\(path)", files[path]!, method: method) }
         for path in symlinks.keys.sorted() { zip.addSymlink("Payload/\(name).app/\(path)", to: symlinks[path]!) }
+        more(&zip)
         return zip.finished()
     }
 

@@ -7,6 +7,8 @@ public struct ZipWriter {
 
     struct Central {
         var name: [UInt8], method: UInt16, crc: UInt32, compressed: UInt32, uncompressed: UInt32, offset: UInt32, mode: UInt32
+        /// The real uncompressed size, in a ZIP64 extra field, when `uncompressed` is saturated.
+        var zip64Size: UInt64?
     }
 
     public private(set) var bytes: [UInt8] = []
@@ -15,16 +17,22 @@ public struct ZipWriter {
     public init() {}
 
     /// One entry. `declaredSize` overrides the uncompressed size written in the headers (a lie).
+    /// `zip64`: the central directory's uncompressed size is 0xFFFFFFFF and the real one is in a
+    /// ZIP64 extra field (0x0001), as `zip -fz` writes every entry.
     public mutating func add(_ name: String, _ data: [UInt8], method: Method = .deflate, mode: UInt32 = 0o100644,
-                             declaredSize: Int? = nil) {
+                             declaredSize: Int? = nil, zip64: Bool = false) {
         let payload = method == .deflate ? ZipWriter.deflate(data) : data
         let crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
-        let record = Central(name: Array(name.utf8), method: method == .deflate ? 8 : 0, crc: crc,
+        var record = Central(name: Array(name.utf8), method: method == .deflate ? 8 : 0, crc: crc,
                              compressed: UInt32(payload.count), uncompressed: UInt32(declaredSize ?? data.count),
                              offset: UInt32(bytes.count), mode: mode)
         bytes += le32(0x0403_4B50) + le16(20) + le16(0x0800) + le16(record.method) + le16(0) + le16(0x21)
         bytes += le32(record.crc) + le32(record.compressed) + le32(record.uncompressed)
         bytes += le16(UInt16(record.name.count)) + le16(0) + record.name + payload
+        if zip64 {
+            record.zip64Size = UInt64(record.uncompressed)
+            record.uncompressed = 0xFFFF_FFFF
+        }
         central.append(record)
     }
 
@@ -36,19 +44,29 @@ public struct ZipWriter {
         add(name.hasSuffix("/") ? name : name + "/", [], method: .stored, mode: 0o040755)
     }
 
-    /// The archive: entries, central directory, end record.
-    public func finished() -> [UInt8] {
+    /// The archive: entries, central directory, end record. `zip64End`: a ZIP64 end record and
+    /// locator, and the classic end record's directory offset saturated (0xFFFFFFFF), as `zip -fz`
+    /// writes them.
+    public func finished(zip64End: Bool = false) -> [UInt8] {
         var out = bytes
         let start = out.count
         for record in central {
+            let extra = record.zip64Size.map { le16(0x0001) + le16(8) + le64($0) } ?? []
             out += le32(0x0201_4B50) + le16(0x0314) + le16(20) + le16(0x0800) + le16(record.method) + le16(0) + le16(0x21)
             out += le32(record.crc) + le32(record.compressed) + le32(record.uncompressed)
-            out += le16(UInt16(record.name.count)) + le16(0) + le16(0) + le16(0) + le16(0)
-            out += le32(record.mode << 16) + le32(record.offset) + record.name
+            out += le16(UInt16(record.name.count)) + le16(UInt16(extra.count)) + le16(0) + le16(0) + le16(0)
+            out += le32(record.mode << 16) + le32(record.offset) + record.name + extra
         }
         let size = out.count - start
+        if zip64End {
+            let endRecord = out.count
+            let count = le64(UInt64(central.count))
+            out += le32(0x0606_4B50) + le64(44) + le16(0x031E) + le16(45) + le32(0) + le32(0) + count + count
+            out += le64(UInt64(size)) + le64(UInt64(start))
+            out += le32(0x0706_4B50) + le32(0) + le64(UInt64(endRecord)) + le32(1)
+        }
         out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(central.count)) + le16(UInt16(central.count))
-        out += le32(UInt32(size)) + le32(UInt32(start)) + le16(0)
+        out += le32(UInt32(size)) + le32(zip64End ? 0xFFFF_FFFF : UInt32(start)) + le16(0)
         return out
     }
 
@@ -72,5 +90,6 @@ public struct ZipWriter {
     }
 
     private func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    private func le64(_ v: UInt64) -> [UInt8] { le32(UInt32(v & 0xFFFF_FFFF)) + le32(UInt32(v >> 32)) }
     private func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
 }

@@ -116,8 +116,7 @@ struct HTTP2Exchange {
             } catch {
                 return HTTPExchange(statusCode: nil, failure: "HTTP/2 response headers not decodable (HPACK): \(error)")
             }
-            let status = decoded.first(name: ":status")
-            guard let status, status.utf8.count == 3, let code = Int(status) else {
+            guard let status = decoded.first(name: ":status"), let code = HTTP2Exchange.statusCode(status) else {
                 return HTTPExchange(statusCode: nil, failure: "HTTP/2 response without a valid :status")
             }
             if (100...199).contains(code) { continue }  // interim response; the final one follows
@@ -168,6 +167,16 @@ struct HTTP2Exchange {
         }
         guard payload.count >= padding else { return nil }
         return Array(payload.dropLast(padding))
+    }
+
+    /// The status of a `:status` value: exactly three ASCII digits, 100 to 599 (RFC 9113
+    /// section 8.3.2: "the HTTP status code", RFC 9110 section 15: three digits, 1xx to 5xx).
+    /// `Int("+99")` is 99 and `Int("-01")` is -1, so the digits are checked one by one.
+    static func statusCode(_ value: String) -> Int? {
+        let digits = Array(value.utf8)
+        guard digits.count == 3, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        let code = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        return (100...599).contains(code) ? code : nil
     }
 
     static func errorCode(_ payload: [UInt8], at offset: Int) -> UInt32 {

@@ -11,6 +11,8 @@ public enum HTTP2Fault: Sendable, Hashable {
     case undecodableHeaders
     /// GOAWAY instead of a response.
     case goAway
+    /// The response with this `:status` value, as written ("+99", "-01", "1000").
+    case status(String)
 }
 
 /// The server half of one HTTP/2 request (RFC 9113) after ALPN chose h2: read the preface and
@@ -48,13 +50,15 @@ struct HTTP2Responder {
         case .goAway?:
             _ = write(HTTP2Responder.frame(type: 7, payload: [0, 0, 0, 0, 0, 0, 0, 0x0B]))  // ENHANCE_YOUR_CALM
             return
-        case nil:
+        case nil, .status?:
             break
         }
         guard let (status, extra, body) = http.resolved(for: path).parts() else { return }
         var encoder = HPACKEncoder(allocator: ByteBufferAllocator())
         var block = ByteBufferAllocator().buffer(capacity: 128)
-        let headers = [(":status", String(status)), ("content-type", "text/plain"), ("server", "atsprobe-test-h2")]
+        var statusText = String(status)
+        if case .status(let raw)? = fault { statusText = raw }
+        let headers = [(":status", statusText), ("content-type", "text/plain"), ("server", "atsprobe-test-h2")]
             + extra.map { ($0.0.lowercased(), $0.1) }
         guard (try? encoder.encode(headers: HPACKHeaders(headers), to: &block)) != nil else { return }
         _ = write(HTTP2Responder.frame(type: 1, flags: 0x04, stream: 1, payload: Array(block.readableBytesView))

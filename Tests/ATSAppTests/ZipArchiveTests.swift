@@ -2,6 +2,7 @@ import ATSApp
 import ATSAppFixtures
 import Foundation
 import Testing
+import TestSupport
 
 /// The bounded zip reader: what it reads, and the hostile archives it refuses before they cost
 /// anything (each refusal is one line naming the archive).
@@ -109,6 +110,75 @@ import Testing
         zip.add("Payload/Demo.app/b", Array(repeating: 1, count: 600), method: .stored)
         #expect(try refusal(zip.finished(), limits: ArchiveLimits(maximumTotalSize: 1000)).contains("uncompressed in all"))
         #expect(try refusal(zip.finished(), limits: ArchiveLimits(maximumEntrySize: 500)).contains("more than the limit of 500"))
+    }
+
+    /// Issue 24, "deep paths in an archive": a 129 KB archive whose one entry is 32,000 levels
+    /// deep took 56 s and 1.98 GiB (every ancestor path stored as a whole string); eight aborted.
+    /// Names are bounded (1,024 bytes, 64 levels) before they are split.
+    @Test func deepEntryIsRefusedByItsNameLength() throws {
+        var zip = ZipWriter()
+        zip.add("Payload/Demo.app/Info.plist", Array("x".utf8))
+        let deep = Array(repeating: "a", count: 32_000).joined(separator: "/") + "/f"
+        zip.add(deep, [1], method: .stored)
+        let started = ContinuousClock.now
+        let problem = try refusal(zip.finished())
+        #expect(problem.contains("has a name of 64001 bytes, more than the limit of 1024; refused"), "\(problem)")
+        // The name is shown cut and escaped, not whole.
+        #expect(problem.count < 400)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func entryDeeperThanTheWalkersBoundIsRefused() throws {
+        var zip = ZipWriter()
+        zip.add("Payload/Demo.app/Info.plist", Array("x".utf8))
+        zip.add((Array(repeating: "d", count: 64) + ["f"]).joined(separator: "/"), [1], method: .stored)
+        #expect(try refusal(zip.finished()).hasSuffix("is nested 65 deep, more than the limit of 64; refused"))
+    }
+
+    /// At the bounds an entry is read (64 levels, 998 bytes), and many near them are indexed:
+    /// 2,000 entries 63 levels deep with names of about 990 bytes, a different first directory
+    /// each so that no ancestor is shared (126,000 directories).
+    @Test func entriesAtTheBoundsAreRead() async throws {
+        var app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: ["https://deep.planted.test/"], extensionHosts: [])
+        let level = String(repeating: "x", count: 15)
+        // Payload/Demo.app/ + 61 levels + h.txt: 64 components, 998 bytes.
+        let inApp = (Array(repeating: level, count: 61) + ["h.txt"]).joined(separator: "/")
+        app.files[inApp] = Array("https://deeper.planted.test/".utf8)
+        let path = try write(app.ipa { zip in
+            for i in 0..<2_000 {
+                zip.add((["top\(i)"] + Array(repeating: level, count: 61) + ["f"]).joined(separator: "/"), [], method: .stored)
+            }
+        })
+        // Seconds of CPU: on a thread of its own, not one of the few cooperative threads that
+        // the probe tests running alongside need.
+        let hosts = try await offCooperativePool { try AppScan.inventory(path: path).hosts.map(\.host).sorted() }
+        #expect(hosts == ["deep.planted.test", "deeper.planted.test"])
+    }
+
+    /// Nested bundles cost bundles times files: 200 entries 60 `.framework` levels deep (12,000
+    /// bundles, a 300 KB archive) ran for more than 5 minutes. Refused past 2,000 bundles.
+    @Test func thousandsOfNestedBundlesAreRefused() throws {
+        let app = AppFixture.demo(mainATS: nil, extensionATS: nil, mainHosts: [], extensionHosts: [])
+        let archive = app.ipa { zip in
+            for i in 0..<40 {
+                zip.add("Payload/Demo.app/i\(i).framework/" + String(repeating: "f.framework/", count: 60) + "x", [], method: .stored)
+            }
+        }
+        let started = ContinuousClock.now
+        let problem = try refusal(archive)
+        #expect(problem.hasSuffix("bundles (.app, .appex and .framework directories), more than the limit of 2000; refused"), "\(problem)")
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    /// Issue 24, "limits said wrongly": `zip -fz` saturates the sizes (0xFFFFFFFF) and puts the
+    /// real ones in a ZIP64 extra field; the reader said "4294967295 bytes".
+    @Test(arguments: [false, true])
+    func zip64IsRefusedAsZIP64(endRecord: Bool) throws {
+        var zip = ZipWriter()
+        zip.add("Payload/Demo.app/Info.plist", Array("x".utf8), zip64: true)
+        let problem = try refusal(zip.finished(zip64End: endRecord))
+        #expect(problem.contains("ZIP64 is not supported"), "\(problem)")
+        #expect(!problem.contains("4294967295"))
     }
 
     @Test func fifoAndDeviceAreRefusedWithoutBlocking() throws {

@@ -9,7 +9,8 @@ import ATSPolicy
 import TLSFacts
 
 /// A fuzz target for every parser that reads bytes from outside (docs/robustness.md, "Fuzzing"):
-/// HTTP response heads, Location values, target lines and URLs, CT log lists, property lists.
+/// HTTP response heads, HTTP/2 responses, Location values, target lines and URLs, CT log lists,
+/// property lists. (Zip entry names: ATSAppTests' ZipNameFuzzTests, where the zip reader is.)
 /// Each run mutates a fixed seed corpus with a fixed seed, so a failure reproduces; surviving
 /// (no trap, no hang) is the first assertion, and each target also checks what its parser must
 /// always guarantee. `ATSPROBE_FUZZ_ITERATIONS` runs longer (scripts/fuzz).
@@ -76,6 +77,52 @@ struct UntrustedParserFuzzTests {
         }
     }
 
+    /// A server's whole HTTP/2 answer, fed to the client's exchange in pieces: frames, padding,
+    /// CONTINUATION, HPACK (static-table names with literal values), `:status` forms.
+    @Test func http2Responses() async {
+        func frame(_ type: UInt8, _ flags: UInt8, _ stream: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF), type, flags, 0, 0, 0, stream] + payload
+        }
+        // HPACK (RFC 7541 appendix A): 0x88 is ":status: 200"; 0x08 a literal ":status" value;
+        // 0x0F 0x1F a literal "location" value, 0x0F 0x27 a literal "server" value.
+        func literal(_ prefix: [UInt8], _ value: String) -> [UInt8] { prefix + [UInt8(value.utf8.count)] + Array(value.utf8) }
+        let settings = frame(4, 0, 0, [0, 3, 0, 0, 0, 100])
+        let location = literal([0x0F, 0x1F], "https://example.test/next"), server = literal([0x0F, 0x27], "h2 test")
+        let corpus: [[UInt8]] = [
+            settings + frame(1, 0x04, 1, [0x88] + server) + frame(0, 0x01, 1, Array("ok".utf8)),
+            settings + frame(1, 0x04, 1, literal([0x08], "301") + location),
+            frame(1, 0x00, 1, literal([0x08], "103")) + frame(9, 0x04, 1, []) + frame(1, 0x0C, 1, [2] + literal([0x08], "404") + [0, 0]),
+            frame(6, 0, 0, [UInt8](repeating: 0, count: 8)) + frame(1, 0x24, 1, [0, 0, 0, 3, 16] + literal([0x08], "+99")),
+            frame(1, 0x04, 1, literal([0x08], "-01")) + frame(7, 0, 0, [0, 0, 0, 1, 0, 0, 0, 0]),
+            frame(3, 0, 1, [0, 0, 0, 2]),
+        ]
+        var random = SeededRandom(state: Self.seed &* 1_000_003 &+ 7)
+        for index in 0..<Self.iterations {
+            let bytes = Self.mutate(corpus[index % corpus.count], &random)
+            // Delivered in pieces of 1 to 64 bytes, as a socket might, then the peer closes.
+            var pieces: [[UInt8]] = []
+            var offset = 0
+            while offset < bytes.count {
+                let count = min(bytes.count - offset, 1 + Int(random.next() % 64))
+                pieces.append(Array(bytes[offset..<(offset + count)]))
+                offset += count
+            }
+            let feed = PieceFeed(pieces)
+            let exchange = HTTP2Exchange(write: { _ in nil }, read: { .success(feed.next()) })
+            let result = await exchange.run(target: Target(host: "host.test", port: 443, path: "/"))
+            // The in-memory connection never suspends, so without this the loop would hold one of
+            // the two cooperative threads for its whole run, and the probe tests alongside would
+            // miss their deadlines waiting for one.
+            await Task.yield()
+            if let code = result.statusCode {
+                #expect((100...599).contains(code), "status \(code) from \(bytes)")
+            } else {
+                #expect(result.failure != nil)
+            }
+            #expect((result.location?.count ?? 0) <= 4096 && (result.server?.count ?? 0) <= 1024)
+        }
+    }
+
     @Test func locationValues() {
         let base = Target(host: "host.test", port: 443, path: "/dir/page?x=1")
         let corpus = ["../../up", "/abs/./x", "//other.test/p", "https://other.test:8443/a/../b#f", "?q", "g;x=1/../y", ""]
@@ -134,5 +181,20 @@ struct UntrustedParserFuzzTests {
             guard let document = try? PropertyListFile.parse(Data(bytes), path: "fuzz.plist") else { return }
             _ = ATSLinter.lint(document)
         }
+    }
+}
+
+/// The bytes a fuzzed server sends, handed out a piece per read; empty once they run out (the
+/// peer closed).
+private final class PieceFeed: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pieces: [[UInt8]]
+
+    init(_ pieces: [[UInt8]]) { self.pieces = pieces }
+
+    func next() -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        return pieces.isEmpty ? [] : pieces.removeFirst()
     }
 }

@@ -38,11 +38,20 @@ enum ExceptionPlist {
                       ruleSet: RuleSet, output: OutputOptions<DiagnosticsFormats>) throws {
         let suggested = suggested(reports, includeSubdomains: options.includeSubdomains)
         reportUnhelpable(suggested)
-        guard let document else {
+        guard var document else {
             var sink = OutputSink(path: output.output)
             sink.write(try render(suggested.configuration))
             try sink.finish()
             return
+        }
+        // `--merge X --output X`: another run may be merging into X too. Take turns (an advisory
+        // lock on X), and merge into X as it is now, not as it was read before the probes: each
+        // run's entries survive the other's (a plain last-rename-wins lost one).
+        var lock: FileLock?
+        defer { lock?.release() }
+        if let merge = options.merge, let path = output.output, FileLock.sameFile(merge, path) {
+            lock = try FileLock.acquire(path)
+            document = try options.mergeDocument() ?? document
         }
         let merged: InfoPlistMerge
         do {

@@ -29,17 +29,25 @@ final class FileStream: @unchecked Sendable {
     /// errno of the first failed write; later output is dropped.
     private var failure: Int32?
 
-    private init(descriptor: Int32, owned: Bool, name: String) {
+    init(descriptor: Int32, owned: Bool, name: String) {
         self.descriptor = descriptor
         self.owned = owned
         self.name = name
     }
 
-    /// Creates (or truncates) `path` for writing.
-    convenience init(creating path: String) throws(InputError) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw InputError("cannot write '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError())") }
-        self.init(descriptor: descriptor, owned: true, name: "'\(UntrustedText.escape(path, limit: 400))'")
+    /// Creates (or truncates) `path` for writing, for output that streams (audit --output) or a
+    /// device. A new file gets 0666 less the umask; an existing one keeps its mode and owner.
+    /// `name` is the path the user gave, for messages, when `path` is where it led.
+    convenience init(creating path: String, name: String? = nil) throws(InputError) {
+        let shown = "'\(UntrustedText.escape(name ?? path, limit: 400))'"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw InputError("cannot write \(shown): \(FileStream.systemError())") }
+        self.init(descriptor: descriptor, owned: true, name: shown)
+    }
+
+    /// Records a failure found outside `write` (fsync): `finish()` reports the first one.
+    func noteFailure(_ code: Int32) {
+        if failure == nil { failure = code }
     }
 
     func write(_ text: String) { write(Array(text.utf8)) }
@@ -76,38 +84,11 @@ final class FileStream: @unchecked Sendable {
         if let failure { throw InputError("cannot write \(name): \(FileStream.systemError(failure))") }
     }
 
-    /// Writes `bytes` to a temporary file beside `path`, then renames it into place, so a
-    /// failure never leaves a half-written file (and --output may name the input).
+    /// Replaces `path` with `bytes` atomically, keeping its mode and owner, through symlinks
+    /// (FileReplacement), so a failure never leaves a half-written file (and --output may name
+    /// the input).
     static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws(InputError) {
-        var info = stat()
-        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-            // A device, FIFO or symlink (/dev/stdout, a named pipe): write through it, since
-            // renaming over it would replace it.
-            let stream = try FileStream(creating: path)
-            stream.write(bytes)
-            try stream.finish()
-            return
-        }
-        let name = "'\(UntrustedText.escape(path, limit: 400))'"
-        var template = Array((path + ".atsprobe-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw InputError("cannot write \(name): \(systemError())") }
-        let temporary = String(cString: template)
-        let file = FileStream(descriptor: descriptor, owned: true, name: name)
-        file.write(bytes)
-        if fsync(descriptor) != 0, file.failure == nil { file.failure = errno }
-        do {
-            try file.finish()
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = systemError()
-            unlink(temporary)
-            throw InputError("cannot write \(name): \(reason)")
-        }
-        _ = chmod(path, 0o644)
+        try FileReplacement.write(bytes, to: path)
     }
 
     /// Reads all of `path` ("-" is standard input), refusing more than `limit` bytes.
