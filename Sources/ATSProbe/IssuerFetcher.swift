@@ -40,8 +40,10 @@ final class IssuerFetcher: Sendable {
         let download: Task<Outcome, Never>
 
         init(url: String, deadline: Deadline) {
-            // On the engine's threads, as the probes are: the shared pool may be busy elsewhere.
-            download = Task(executorPreference: EngineExecutor.shared) { await IssuerFetcher.download(url, deadline: deadline) }
+            // On the probe's runtime, as the probes are (its threads, counted for its shutdown).
+            download = ProbeRuntime.current.task(orElse: .failure("not fetched: the probe runtime is shut down")) {
+                await IssuerFetcher.download(url, deadline: deadline)
+            }
         }
     }
 

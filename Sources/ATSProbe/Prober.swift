@@ -9,17 +9,27 @@ import TLSFacts
 /// Makes real TLS handshakes through the system OpenSSL and reports what each one showed.
 public final class Prober: Sendable {
     public let options: ProbeOptions
+    /// The threads, resolver and descriptor budget every probe of this Prober runs on.
+    public let runtime: ProbeRuntime
+    /// The one date trust is judged at for everything this Prober does: `options.evaluationDate`,
+    /// or the moment the Prober was made (never a fresh `Date()` per handshake, so one run judges
+    /// every chain, and the engine every rule, at the same instant).
+    public let evaluationDate: Date
     private let trust: TrustStore
     private let contexts = ClientContextCache()
     private let counter = Counter()
     private let fetcher = IssuerFetcher()
-    private let limiter: HandshakeLimiter
+    /// This Prober's handshakes in flight (`ProbeOptions.maxHandshakesInFlight`).
+    private let limiter: TaskSemaphore
 
-    /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
-    public init(options: ProbeOptions = .init()) throws {
+    /// Throws `ProbeSetupError` when an anchor file or directory cannot be read. `runtime`:
+    /// the process-wide one unless given.
+    public init(options: ProbeOptions = .init(), runtime: ProbeRuntime = .shared) throws {
         self.options = options
+        self.runtime = runtime
+        evaluationDate = options.evaluationDate ?? Date()
         trust = try TrustStore(options: options)
-        limiter = HandshakeLimiter(limit: options.maxHandshakesInFlight)
+        limiter = TaskSemaphore(limit: options.maxHandshakesInFlight)
     }
 
     /// Handshakes attempted so far (a connection was tried).
@@ -51,54 +61,55 @@ public final class Prober: Sendable {
 
     /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`,
     /// at most `options.maxHandshakesInFlight` at once. Cancelling the calling task ends it at once:
-    /// its socket is closed and its slot freed, and the result is a `.cancelled` failure.
+    /// its socket is closed and its slot freed, and the result is a `.cancelled` failure. So does
+    /// shutting the runtime down.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
-        // Wait for a descriptor slot before the clock starts (DescriptorBudget): the process's
-        // open-file limit bounds the sockets of every Prober at once.
-        guard await DescriptorBudget.shared.acquire() else {
-            return .failure(ProbeFailure(kind: .cancelled, detail: "cancelled before it started"))
+        let handshake = { @Sendable (clock: Stopwatch, deadline: Deadline) -> Handshake in
+            Handshake(request: request, contexts: self.contexts, trust: self.trust, attempts: self.counter,
+                      evaluationDate: self.evaluationDate, clock: clock, deadline: deadline,
+                      verifier: SCTVerifier(keys: self.options.ctLogKeys),
+                      fetcher: self.options.fetchesMissingIssuers ? self.fetcher : nil)
         }
-        defer { DescriptorBudget.shared.release() }
-        // The deadline starts now: waiting for a handshake slot or building a context counts against it.
-        let clock = Stopwatch()
-        let deadline = Deadline(secondsFromNow: request.timeout)
-        let handshake = Handshake(request: request, contexts: contexts, trust: trust, attempts: counter,
-                                  evaluationDate: options.evaluationDate ?? Date(), clock: clock, deadline: deadline,
-                                  verifier: SCTVerifier(keys: options.ctLogKeys),
-                                  fetcher: options.fetchesMissingIssuers ? fetcher : nil)
-        let limiter = self.limiter
-        let result = await withTaskExecutorPreference(EngineExecutor.shared) {
-            await limiter.withSlot { await handshake.run() }
+        switch await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }) {
+        case .finished(let result): return result
+        case .cancelled(let failure): return .failure(failure)
         }
-        if Task.isCancelled {
-            return .failure(ProbeFailure(kind: .cancelled, detail: "cancelled after \(Int(clock.milliseconds)) ms",
-                                         elapsedMilliseconds: clock.milliseconds))
-        }
-        return result ?? .failure(ProbeFailure(kind: .cancelled, detail: "cancelled before it started",
-                                               elapsedMilliseconds: clock.milliseconds))
     }
 
-    /// Many requests: identical requests are made once, at most `maxConcurrentHandshakes` at a time.
-    public func probeAll(_ requests: [ProbeRequest]) async -> [ProbeRequest: ProbeResult] {
-        var seen = Set<ProbeRequest>()
-        let distinct = requests.filter { seen.insert($0).inserted }
-        let width = max(1, options.maxConcurrentHandshakes)
-        var results: [ProbeRequest: ProbeResult] = [:]
-        await withTaskGroup(of: (ProbeRequest, ProbeResult).self) { group in
-            var pending = distinct.makeIterator()
-            // One in, one out: start `width`, then one more as each finishes.
-            for _ in 0..<width {
-                guard let request = pending.next() else { break }
-                group.addTask { (request, await self.probe(request)) }
-            }
-            while let (request, result) = await group.next() {
-                results[request] = result
-                if let next = pending.next() {
-                    group.addTask { (next, await self.probe(next)) }
-                }
-            }
+    /// What `underLimits` gives: the body's value, or why it did not run to its end.
+    enum Limited<Value: Sendable>: Sendable {
+        case finished(Value)
+        case cancelled(ProbeFailure)
+    }
+
+    /// Runs `body` as every network operation of a Prober runs (a handshake, a cleartext GET):
+    /// holding a slot of the runtime's `DescriptorBudget` (waited for before the clock starts: the
+    /// open-file limit bounds the sockets of every Prober of the runtime) and one of this Prober's
+    /// handshake slots (waited for within the deadline), on the runtime's threads. A task cancelled
+    /// while waiting or working, or a runtime shut down, gives `.cancelled`.
+    func underLimits<Value: Sendable>(timeout: Double,
+                                      _ body: @escaping @Sendable (Stopwatch, Deadline) async -> Value) async -> Limited<Value> {
+        let budget = runtime.descriptorBudget, limiter = self.limiter
+        let outcome: (Value?, Stopwatch)? = await runtime.perform {
+            guard await budget.acquire() else { return (nil, Stopwatch()) }
+            defer { budget.release() }
+            // The deadline starts now: waiting for a handshake slot or building a context counts against it.
+            let clock = Stopwatch()
+            let deadline = Deadline(secondsFromNow: timeout)
+            return (await limiter.withSlot { await body(clock, deadline) }, clock)
         }
-        return results
+        guard let (value, clock) = outcome else {
+            return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled before it started: the probe runtime is shut down"))
+        }
+        guard let value else {
+            return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled before it started",
+                                           elapsedMilliseconds: clock.milliseconds))
+        }
+        if Task.isCancelled || runtime.isShutDown {
+            return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled after \(Int(clock.milliseconds)) ms",
+                                           elapsedMilliseconds: clock.milliseconds))
+        }
+        return .finished(value)
     }
 }
 

@@ -32,7 +32,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// Happy Eyeballs (RFC 8305): addresses interleaved by family, a new attempt every 250 ms or
     /// as soon as one fails, the first connection to complete wins and the others are closed.
     static func connect(host: String, port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
-        let addresses = try await Resolver.shared.resolve(host: host, port: port, deadline: deadline)
+        let addresses = try await ProbeRuntime.current.resolver.resolve(host: host, port: port, deadline: deadline)
         return try await connect(to: interleavedByFamily(addresses), port: port, deadline: deadline)
     }
 
@@ -44,7 +44,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// Happy Eyeballs over `addresses`, in this order, on the engine's threads (a caller on the
     /// shared pool, busy elsewhere, would see its deadline pass before its attempts ran).
     static func connect(to addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
-        try await withTaskExecutorPreference(EngineExecutor.shared) { () async throws(ProbeFailure) -> TCPConnection in
+        try await withTaskExecutorPreference(ProbeRuntime.current.executor) { () async throws(ProbeFailure) -> TCPConnection in
             try await happyEyeballs(addresses, port: port, deadline: deadline)
         }
     }
@@ -71,7 +71,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                 if started < addresses.count {
                     let marker = started  // stale once a failure has started the next attempt early
                     group.addTask {  // the delay before the next attempt (nil outcome)
-                        _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: attemptDelay))
+                        _ = await ProbeRuntime.current.reactor.sleep(until: Deadline(secondsFromNow: attemptDelay))
                         return (marker, nil)
                     }
                 }
@@ -182,7 +182,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                 close(fd)
                 throw failure(errno: error, address: address, port: port)
             }
-            if await Reactor.shared.wait(for: .writable, on: fd, until: deadline) != .ready {
+            if await ProbeRuntime.current.reactor.wait(for: .writable, on: fd, until: deadline) != .ready {
                 close(fd)
                 throw ProbeFailure(kind: .connectTimeout, detail: "no connection to \(address.text) port \(port) in time")
             }
@@ -260,6 +260,6 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// True when the socket is ready (or in error, which the next call reports) before the
     /// deadline; false when the deadline passed or the task was cancelled.
     private func wait(for interest: Reactor.Interest, deadline: Deadline) async -> Bool {
-        await Reactor.shared.wait(for: interest, on: descriptor, until: deadline) == .ready
+        await ProbeRuntime.current.reactor.wait(for: interest, on: descriptor, until: deadline) == .ready
     }
 }

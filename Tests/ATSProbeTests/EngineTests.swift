@@ -94,7 +94,7 @@ struct EngineTests {
             }
         }
         let allInFlight = await Self.eventually(within: 30) {
-            prober.handshakesInFlight == count && Reactor.shared.pendingWaits >= count
+            prober.handshakesInFlight == count && ProbeRuntime.shared.reactor.pendingWaits >= count
         }
         let threadsDuring = Self.threadCount()
         let connectedDuring = Self.establishedClients(toPort: hole.port)
@@ -153,7 +153,7 @@ struct EngineTests {
 
     /// A task cancelled before it queues for a full limiter gets no slot and does not wait for one.
     @Test func limiterRefusesATaskCancelledBeforeItQueues() async throws {
-        let limiter = HandshakeLimiter(limit: 1)
+        let limiter = TaskSemaphore(limit: 1)
         #expect(await limiter.acquire())
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let waiter = Task {
@@ -197,7 +197,7 @@ struct EngineTests {
         let order = await withTaskGroup(of: Int.self) { group -> [Int] in
             for (index, delay) in [0.15, 0.05, 0.10].enumerated() {
                 group.addTask {
-                    _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: delay))
+                    _ = await ProbeRuntime.shared.reactor.sleep(until: Deadline(secondsFromNow: delay))
                     return index
                 }
             }
@@ -206,15 +206,5 @@ struct EngineTests {
             return order
         }
         #expect(order == [1, 2, 0])
-    }
-
-    @Test func deadlineHeapPopsEarliestFirst() {
-        var heap = DeadlineHeap()
-        var generator = SystemRandomNumberGenerator()
-        let ends = (0..<200).map { _ in Double.random(in: 0..<1000, using: &generator) }
-        for (id, end) in ends.enumerated() { heap.push(end: end, id: UInt64(id)) }
-        var popped: [Double] = []
-        while !heap.isEmpty { popped.append(ends[Int(heap.pop())]) }
-        #expect(popped == ends.sorted())
     }
 }

@@ -56,12 +56,13 @@ extension ATSProbeCommand {
 
 /// Builds the prober from the shared options; a bad --ca-file is bad input (64). `logs`
 /// supplies the CT log keys SCT signatures are checked with.
-func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent: Int = 16) throws -> Prober {
+func makeProber(_ connection: ConnectionOptions, logs: CTLogList) throws -> Prober {
     do {
         return try Prober(options: ProbeOptions(
             caFile: connection.caFile, caDirectory: connection.caDir,
-            evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
-            ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA))
+            evaluationDate: try connection.evaluationDate(),
+            ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA),
+            runtime: CommandRuntime.runtime)
     } catch let error as InputError {
         throw error
     } catch let error as ProbeSetupError {
