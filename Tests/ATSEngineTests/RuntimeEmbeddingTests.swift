@@ -12,11 +12,11 @@ struct RuntimeEmbeddingTests {
     /// Threads named `prefix` in /proc/self/task, polled until `expected` or 5 s: a joined
     /// thread leaves the task list a few microseconds after pthread_join returns (the kernel
     /// wakes the joiner before it unlists the thread).
-    static func threads(named prefix: String, reach expected: Int) -> Int {
+    static func threads(named prefix: String, reach expected: Int) async -> Int {
         let end = Date().addingTimeInterval(5)
         var count = ProbeRuntime.threadCount(namedWithPrefix: prefix)
         while count != expected && Date() < end {
-            sched_yield()
+            await Task.yield()  // never holding one of the few cooperative threads
             count = ProbeRuntime.threadCount(namedWithPrefix: prefix)
         }
         return count
@@ -30,12 +30,12 @@ struct RuntimeEmbeddingTests {
         defer { server.stop() }
 
         let prefix = "rt-embed"
-        let before = Self.threads(named: prefix, reach: 0)
+        let before = await Self.threads(named: prefix, reach: 0)
         #expect(before == 0)
         let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 3, resolverThreads: 2,
                                                                              descriptorSlots: 64, threadNamePrefix: prefix))
         // The reactor, 3 engine threads, 2 resolver threads.
-        #expect(Self.threads(named: prefix, reach: 6) == 6)
+        #expect(await Self.threads(named: prefix, reach: 6) == 6)
         #expect(runtime.descriptorBudget.slots == 64)
 
         let prober = try Prober(options: ProbeOptions(caFile: root, useSystemTrustStore: false), runtime: runtime)
@@ -46,7 +46,7 @@ struct RuntimeEmbeddingTests {
 
         try await runtime.shutdown()
         #expect(runtime.isShutDown)
-        #expect(Self.threads(named: prefix, reach: 0) == 0, "the runtime's threads outlived its shutdown")
+        #expect(await Self.threads(named: prefix, reach: 0) == 0, "the runtime's threads outlived its shutdown")
 
         // Afterwards a probe ends at once as cancelled, touching nothing.
         let accepted = server.acceptedConnections
@@ -86,7 +86,7 @@ struct RuntimeEmbeddingTests {
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(finished.count == 8)
         #expect(finished.allSatisfy { if case .failure(let failure) = $0 { failure.kind == .cancelled } else { false } })
-        #expect(Self.threads(named: "rt-drain", reach: 0) == 0)
+        #expect(await Self.threads(named: "rt-drain", reach: 0) == 0)
         _ = listener.acceptAll().map { close($0) }
     }
 }
