@@ -88,8 +88,8 @@ public final class ProbeRuntime: Sendable {
     /// Ends every probe still in flight on this runtime (each reports a `.cancelled` failure;
     /// their sockets close), waits for them to return, then stops the reactor, the executor's and
     /// the resolver's threads and returns when they are gone. Probes started later end at once as
-    /// cancelled. Calling it again waits for the first call's work. Do not call it from inside a
-    /// probe of this runtime (it would wait for itself).
+    /// cancelled. A second call returns once the probes have ended (the first stops the threads).
+    /// Do not call it from inside a probe of this runtime (it would wait for itself).
     ///
     /// A resolver thread inside getaddrinfo cannot be interrupted: it is left to end by itself
     /// (within the system resolver's own timeout) and then exits.
@@ -112,10 +112,22 @@ public final class ProbeRuntime: Sendable {
         }
         guard first else { return }
         // Nothing of ours runs now; the threads are told to stop and joined (bounded: a thread
-        // that does not return in time is detached, never waited on for ever).
-        resolver.shutdown()
-        reactor.stop(within: 10)
-        executor.stop(within: 10)
+        // that does not return in time is detached, never waited on for ever). The joins block,
+        // so they run on a thread of their own, never on one of Swift's few cooperative threads.
+        let (resolver, reactor, executor) = (self.resolver, self.reactor, self.executor)
+        await withCheckedContinuation { (joined: CheckedContinuation<Void, Never>) in
+            let stop: @Sendable () -> Void = {
+                resolver.shutdown()
+                reactor.stop(within: 10)
+                executor.stop(within: 10)
+                joined.resume()
+            }
+            if let thread = EngineThread.start(name: configuration.threadNamePrefix + "-stop", stop) {
+                thread.detach()
+            } else {
+                stop()
+            }
+        }
         state.withLock { $0.stopped = true }
     }
 
