@@ -8,7 +8,7 @@ import TestSupport
 /// `exit()` from the output actor ran OpenSSL's atexit cleanup while the engine's threads were
 /// still in handshakes: 1 run in 4 to 12 died with SIGSEGV (139) in pthread_rwlock_wrlock.
 @Suite struct ShutdownTests {
-    /// 50 runs of a 1,000-target loopback audit (8 targets in flight, about 80 handshakes), each
+    /// 50 runs of a 1,000-target loopback audit (4 targets in flight, about 40 handshakes: light enough to share the test process), each
     /// sent SIGTERM at a random point (seeded, so a failing point reproduces) of the second after
     /// its first record: exit 143 (not death by a signal) and whole JSON Lines records every
     /// time, on standard output and in the --records file, and the interruption said on stderr.
@@ -71,7 +71,7 @@ import TestSupport
         environment["NO_COLOR"] = "1"
         let process = try SpawnedProcess(BinaryRunner.binaryURL.path,
                                          ["audit", "--json", "--input", input, "--records", records, "--ca-file", root,
-                                          "--timeout", "5", "--concurrency", "8", "--per-host", "1000", "--quiet"],
+                                          "--timeout", "5", "--concurrency", "4", "--per-host", "1000", "--quiet"],
                                          environment: environment)
         _ = process.firstStdoutLine(within: 60)
         // The random point of the run (not a synchronisation: any point must do).
