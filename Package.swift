@@ -3,16 +3,21 @@ import PackageDescription
 
 let package = Package(
     name: "atsprobe",
-    platforms: [.macOS(.v15)],  // Synchronization.Mutex
+    // No `platforms:`: only Linux builds and passes (the reactor is epoll's; docs/design.md,
+    // "Platforms", says what a kqueue backend would take).
+    // The products are the API a Swift user may depend on (docs/embedding.md); every other target
+    // (C modules, OpenSSLSupport, test support and fixtures, the example) is not.
     products: [
         .executable(name: "atsprobe", targets: ["atsprobe"]),
+        .library(name: "ATSEngine", targets: ["ATSEngine"]),
+        .library(name: "ATSProbe", targets: ["ATSProbe"]),
         .library(name: "ATSPolicy", targets: ["ATSPolicy"]),
         .library(name: "ATSAdvice", targets: ["ATSAdvice"]),
         .library(name: "ATSTrust", targets: ["ATSTrust"]),
-        .library(name: "ATSProbe", targets: ["ATSProbe"]),
-        .library(name: "ATSEngine", targets: ["ATSEngine"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
         .library(name: "ATSReport", targets: ["ATSReport"]),
+        .library(name: "TLSFacts", targets: ["TLSFacts"]),
+        .library(name: "PropertyList", targets: ["PropertyList"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,6 +25,8 @@ let package = Package(
         // rather than one of our own. Only the NIOHPACK product is used.
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.82.0"),
+        // Deque (the engine's job queues) and Heap (the reactor's deadlines), in place of our own.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // The system OpenSSL (Debian: libssl-dev). Includes only; see shim.h.
@@ -28,7 +35,7 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // Linux's epoll and eventfd headers (the probe's reactor). Includes only.
+        // Linux's epoll and eventfd headers (the probe's reactor), and glibc's thread naming and timed join. Includes only.
         .systemLibrary(name: "CEpoll"),
         // c-ares (Debian: libc-ares-dev), the asynchronous DNS resolver the probe drives from its reactor. Includes only.
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"]), .brew(["c-ares"])]),
@@ -56,10 +63,12 @@ let package = Package(
         // Trust without a socket: path building over OpenSSL, Apple's root store, anchors and their
         // kinds, caIssuers behind a protocol, SCT checks, the chain judged by Apple's rules.
         .target(name: "ATSTrust", dependencies: ["TLSFacts", "ATSPolicy", "COpenSSL", "CATSProbeShims", "OpenSSLSupport"]),
-        // Real handshakes over the system OpenSSL.
+        // Real handshakes over the system OpenSSL, on a ProbeRuntime (reactor, executor, resolver, descriptor budget).
         .target(name: "ATSProbe", dependencies: ["TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                                                 .product(name: "NIOCore", package: "swift-nio")]),
+                                                 .product(name: "NIOCore", package: "swift-nio"),
+                                                 .product(name: "DequeModule", package: "swift-collections"),
+                                                 .product(name: "HeapModule", package: "swift-collections")]),
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
         // redirects), the plist-check run, and the audit scheduler with its limits.
         .target(name: "ATSEngine", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
@@ -86,6 +95,10 @@ let package = Package(
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
         ),
+        // docs/embedding.md's complete example: nscurl's run for one URL on a runtime of its own
+        // (built with the package, run by EndToEndTests' EmbeddingExampleTests).
+        .executableTarget(name: "EmbeddingExample", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "TLSFacts"],
+                          path: "Examples/Embedding"),
         // Test support (tests only): the one way tests start a program (posix_spawn, output drained, killed
         // at a deadline) and make scratch directories.
         .target(name: "TestSupport"),
@@ -105,7 +118,8 @@ let package = Package(
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe")]
+            dependencies: ["ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe"),
+                           .target(name: "EmbeddingExample")]
         ),
     ]
 )

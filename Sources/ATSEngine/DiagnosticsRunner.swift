@@ -14,17 +14,13 @@ public struct DiagnosticsOptions: Sendable {
     public var timeout: Double
     /// Redirects followed per load (URLSession follows up to 16; nscurl uses URLSession).
     public var maxRedirects: Int
-    /// Certificates are judged as of this date; nil = now.
-    public var evaluationDate: Date?
     /// The CT logs SCTs are judged against (Apple's list as built in, or --ct-log-list).
     public var ctLogs: CTLogList
 
-    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, evaluationDate: Date? = nil,
-                ctLogs: CTLogList = .apple) {
+    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, ctLogs: CTLogList = .apple) {
         self.ruleSet = ruleSet
         self.timeout = timeout
         self.maxRedirects = maxRedirects
-        self.evaluationDate = evaluationDate
         self.ctLogs = ctLogs
     }
 }
@@ -204,7 +200,7 @@ public struct DiagnosticsRunner: Sendable {
                 let result = hops.isEmpty ? await loads.result(for: request) : await loads.hopResult(for: request)
                 let violations: [CertificateRuleViolation]
                 if case .success(let observation) = result {
-                    violations = AppleCertificatePolicy.violations(in: observation, at: options.evaluationDate ?? Date(),
+                    violations = AppleCertificatePolicy.violations(in: observation, at: prober.evaluationDate,
                                                                    requireCertificateTransparency: policy.requiresCertificateTransparency,
                                                                    rules: options.ruleSet.certificateRules, logs: options.ctLogs)
                 } else {

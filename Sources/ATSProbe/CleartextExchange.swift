@@ -12,12 +12,17 @@ extension Prober {
     /// An http:// GET as URLSession makes it when ATS allows cleartext to the host: connect, send
     /// the request, read the response head, all by `request.timeout`. A refused port fails with
     /// `.connectionRefused`; a port that accepts and never answers with `.handshakeTimeout`
-    /// ("no HTTP response"), so the caller can tell it from a connect timeout.
+    /// ("no HTTP response"), so the caller can tell it from a connect timeout. It runs under the
+    /// same limits as a handshake (a descriptor slot, a handshake slot, the runtime's threads):
+    /// cancelling the calling task, or shutting the runtime down, ends it at once with a
+    /// `.cancelled` failure and closes its socket.
     public func fetchCleartext(_ request: ProbeRequest) async -> CleartextResult {
-        let deadline = Deadline(secondsFromNow: request.timeout)
-        let clock = Stopwatch()
-        return await withTaskExecutorPreference(EngineExecutor.shared) {
+        let resolver = self.resolver
+        switch await underLimits(timeout: request.timeout, { clock, deadline in
             await CleartextExchange.run(request, deadline: deadline, clock: clock, resolver: resolver)
+        }) {
+        case .finished(let result): return result
+        case .cancelled(let failure): return .failure(failure)
         }
     }
 }

@@ -1,40 +1,39 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
-import Synchronization
 
-/// How many probes may hold sockets at once, from the process's open-file limit. Every probe
-/// needs a socket and, while resolving, the resolver's own descriptor; past the limit socket()
-/// and getaddrinfo fail with EMFILE, which used to read as the server's fault ("name not
-/// resolved: System error"). Probes wait here for a slot instead, so a low `ulimit -n` slows a
-/// run down but never changes a verdict. One budget for the process: the limit is per process.
+/// How many probes of one `ProbeRuntime` may hold sockets at once. Every probe needs a socket
+/// and, while resolving, the resolver's own descriptor; past the open-file limit socket() and
+/// getaddrinfo fail with EMFILE, which used to read as the server's fault ("name not resolved:
+/// System error"). Probes (handshakes and cleartext GETs alike) wait here for a slot instead, so
+/// a low `ulimit -n` slows a run down but never changes a verdict.
+///
+/// The budget never changes the process's limit by itself: an embedding tool keeps its own.
+/// `ProbeRuntime.Configuration.raisesOpenFileLimit` asks for the soft limit to be raised to the
+/// hard one first (the command line does, as Go's runtime does).
 public final class DescriptorBudget: Sendable {
-    public static let shared = DescriptorBudget(slots: DescriptorBudget.slotsAllowedByLimit())
-
     /// Descriptors kept back, beyond those already open, for input and output files, the
-    /// trust store's reads, the runtime.
+    /// trust store's reads, the runtime's own (epoll, eventfd).
     static let reserved = 16
     /// Descriptors one probe holds at its peak: its socket and the resolver's socket.
     public static let perProbe = 2
 
     /// The slots, as a cancellable first-come-first-served queue (a waiter whose task is
     /// cancelled leaves at once, holding nothing).
-    private let limiter: HandshakeLimiter
+    let semaphore: TaskSemaphore
     public let slots: Int
 
-    init(slots: Int) {
+    public init(slots: Int) {
         self.slots = max(1, slots)
-        limiter = HandshakeLimiter(limit: max(1, slots))
+        semaphore = TaskSemaphore(limit: max(1, slots))
     }
 
-    /// Raises the soft open-file limit to the hard one (as Go's runtime does), then returns how
-    /// many probes fit under it.
-    public static func slotsAllowedByLimit() -> Int {
+    /// How many probes fit under the open-file limit, beside the descriptors open now. With
+    /// `raisingLimit`, the soft limit is first raised to the hard one (capped at 2^20).
+    public static func slotsAllowedByLimit(raisingLimit: Bool) -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 256 }
-        if limit.rlim_cur < limit.rlim_max {
+        if raisingLimit && limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = min(limit.rlim_max, 1 << 20)
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
@@ -55,7 +54,10 @@ public final class DescriptorBudget: Sendable {
     /// Waits for a slot; pair with `release()`. False, holding nothing, when the task is
     /// cancelled while waiting.
     @discardableResult
-    public func acquire() async -> Bool { await limiter.acquire() }
+    public func acquire() async -> Bool { await semaphore.acquire() }
 
-    public func release() { limiter.release() }
+    public func release() { semaphore.release() }
+
+    /// Probes waiting for a slot now (tests).
+    package var waiting: Int { semaphore.waiting }
 }

@@ -12,7 +12,7 @@ import ATSTrust
 /// One probe from start to end, as one async function over non-blocking sockets: resolve,
 /// connect, handshake, observe, judge trust, and GET when asked. Every wait is an await on the
 /// reactor that ends by the deadline, or at once when the task is cancelled; between waits it
-/// runs on the cooperative pool and never blocks.
+/// runs on its runtime's engine threads (`EngineExecutor`) and never blocks.
 struct Handshake {
     let request: ProbeRequest
     let contexts: ClientContextCache

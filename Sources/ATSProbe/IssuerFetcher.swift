@@ -31,8 +31,8 @@ final class IssuerFetcher: Sendable {
         let download: Task<CAIssuers.Outcome, Never>
 
         init(url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline, resolver: Resolver) {
-            // On the engine's threads, as the probes are: the shared pool may be busy elsewhere.
-            download = Task(executorPreference: EngineExecutor.shared) {
+            // On the probe's runtime, as the probes are (its threads, counted for its shutdown).
+            download = ProbeRuntime.current.task(orElse: .failure("not fetched: the probe runtime is shut down")) {
                 await IssuerFetcher.download(url, policy: policy, deadline: deadline, resolver: resolver)
             }
         }
@@ -42,7 +42,7 @@ final class IssuerFetcher: Sendable {
     /// Where the URLs' host names are looked up (the Prober's, so --dns-servers applies).
     private let resolver: Resolver
 
-    init(resolver: Resolver = .shared) { self.resolver = resolver }
+    init(resolver: Resolver) { self.resolver = resolver }
     private let counter = Atomic<Int>(0)
 
     /// Network fetches made so far (cache hits not counted): the tests' proof of "once per run".
@@ -123,7 +123,8 @@ final class IssuerFetcher: Sendable {
     /// which was refused and why. Redirects are not followed (a 3xx is a failure), so a fetch
     /// can never leave the addresses checked here.
     static func download(_ url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline,
-                         resolver: Resolver = .shared) async -> CAIssuers.Outcome {
+                         resolver: Resolver? = nil) async -> CAIssuers.Outcome {
+        let resolver = resolver ?? ProbeRuntime.current.resolver
         guard let parsed = CAIssuers.HTTPURL(url) else {
             return .failure(url.lowercased().hasPrefix("http://") ? "not a usable http URL" : "skipped: Apple fetches http caIssuers URLs only")
         }

@@ -22,12 +22,11 @@ public struct ProbeOptions: Sendable {
     /// whatever the target's address (--allow-private-fetch). Off: only a target that is itself
     /// at such an address may fetch from one (IssuerFetchAddressPolicy, docs/trust.md).
     public var allowsPrivateIssuerFetch: Bool = false
-    /// The time trust is judged at; nil means the run's start.
+    /// The time trust is judged at; nil means the moment the `Prober` is made (`Prober.evaluationDate`).
     public var evaluationDate: Date?
-    /// At most this many handshakes in flight in `probeAll`.
-    public var maxConcurrentHandshakes: Int
-    /// At most this many handshakes in flight at once across everything a `Prober` does (every
-    /// test of every audit target); more wait, suspended, for a slot. Each holds one descriptor.
+    /// At most this many handshakes (and cleartext GETs) in flight at once across everything a
+    /// `Prober` does (every test of every audit target); more wait, suspended, for a slot. Each
+    /// holds one descriptor.
     public var maxHandshakesInFlight: Int = 4096
     /// TEST SEAM, not exposed by the CLI: a PEM bundle whose certificates join the system store,
     /// so chains ending there are judged as public roots (AnchorSource.system: the 398-day and CT
@@ -43,7 +42,7 @@ public struct ProbeOptions: Sendable {
     public var dnsServers: String?
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
-                evaluationDate: Date? = nil, maxConcurrentHandshakes: Int = 16,
+                evaluationDate: Date? = nil,
                 additionalSystemAnchorsFile: String? = nil, ctLogKeys: [String: [UInt8]] = [:],
                 trustStore: TrustStoreChoice = .apple, fetchesMissingIssuers: Bool = true, dnsServers: String? = nil) {
         self.dnsServers = dnsServers
@@ -54,7 +53,6 @@ public struct ProbeOptions: Sendable {
         self.caDirectory = caDirectory
         self.useSystemTrustStore = useSystemTrustStore
         self.evaluationDate = evaluationDate
-        self.maxConcurrentHandshakes = maxConcurrentHandshakes
         self.additionalSystemAnchorsFile = additionalSystemAnchorsFile
     }
 }

@@ -10,31 +10,39 @@ import ATSTrust
 /// Makes real TLS handshakes through the system OpenSSL and reports what each one showed.
 public final class Prober: Sendable {
     public let options: ProbeOptions
+    /// The threads, resolver and descriptor budget every probe of this Prober runs on.
+    public let runtime: ProbeRuntime
+    /// The one date trust is judged at for everything this Prober does: `options.evaluationDate`,
+    /// or the moment the Prober was made (never a fresh `Date()` per handshake, so one run judges
+    /// every chain, and the engine every rule, at the same instant).
+    public let evaluationDate: Date
     private let trust: TrustStore
     private let chainTrust: ChainTrust
     private let contexts = ClientContextCache()
     private let counter = Counter()
     private let fetcher: IssuerFetcher
-    private let limiter: HandshakeLimiter
-    private let evaluations = TrustEvaluationCache(executor: EngineExecutor.shared)
-    /// The time chains are judged at: `options.evaluationDate`, else this run's start, so every
-    /// handshake of the run is judged at one time and a chain served to many is evaluated once.
-    private let evaluationDate: Date
-    /// Names, through `options.dnsServers` when given (a resolver and cache of this Prober's
-    /// own), else the machine's configuration (`Resolver.shared`).
+    /// This Prober's handshakes in flight (`ProbeOptions.maxHandshakesInFlight`).
+    private let limiter: TaskSemaphore
+    private let evaluations: TrustEvaluationCache
+    /// Names, through `options.dnsServers` when given (a c-ares channel of this Prober's own, on
+    /// the runtime's reactor), else the runtime's resolver (resolv.conf).
     let resolver: Resolver
 
-    /// Throws `ProbeSetupError` when an anchor file or directory cannot be read.
-    public init(options: ProbeOptions = .init()) throws {
+    /// Throws `ProbeSetupError` when an anchor file or directory cannot be read. `runtime`:
+    /// the process-wide one unless given.
+    public init(options: ProbeOptions = .init(), runtime: ProbeRuntime = .shared) throws {
         self.options = options
-        trust = try TrustStore(options: options.anchors)
+        self.runtime = runtime
         evaluationDate = options.evaluationDate ?? Date()
+        trust = try TrustStore(options: options.anchors)
+        evaluations = TrustEvaluationCache(executor: runtime.executor)
         chainTrust = ChainTrust(store: trust, anchors: options.anchors, date: evaluationDate,
                                 verifier: SCTVerifier(keys: options.ctLogKeys), evaluations: evaluations)
-        limiter = HandshakeLimiter(limit: options.maxHandshakesInFlight)
+        limiter = TaskSemaphore(limit: options.maxHandshakesInFlight)
         do {
-            resolver = try options.dnsServers.map { servers throws(ResolverSetupError) in try Resolver(reactor: .shared, servers: servers) }
-                ?? .shared
+            resolver = try options.dnsServers.map { servers throws(ResolverSetupError) in
+                try Resolver(reactor: runtime.reactor, executor: runtime.executor, servers: servers)
+            } ?? runtime.resolver
         } catch {
             throw ProbeSetupError(path: nil, reason: "--dns-servers: \(error.reason)")
         }
@@ -74,32 +82,20 @@ public final class Prober: Sendable {
 
     /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`,
     /// at most `options.maxHandshakesInFlight` at once. Cancelling the calling task ends it at once:
-    /// its socket is closed and its slot freed, and the result is a `.cancelled` failure.
+    /// its socket is closed and its slot freed, and the result is a `.cancelled` failure. So does
+    /// shutting the runtime down.
     public func probe(_ request: ProbeRequest) async -> ProbeResult {
-        // Wait for a descriptor slot before the clock starts (DescriptorBudget): the process's
-        // open-file limit bounds the sockets of every Prober at once.
-        guard await DescriptorBudget.shared.acquire() else {
-            return .failure(ProbeFailure(kind: .cancelled, detail: "cancelled before it started"))
+        let handshake = { @Sendable (clock: Stopwatch, deadline: Deadline) -> Handshake in
+            Handshake(request: request, contexts: self.contexts, attempts: self.counter,
+                      clock: clock, deadline: deadline,
+                      fetcher: self.options.fetchesMissingIssuers ? self.fetcher : nil,
+                      allowPrivateFetch: self.options.allowsPrivateIssuerFetch,
+                      chainTrust: self.chainTrust, resolver: self.resolver)
         }
-        defer { DescriptorBudget.shared.release() }
-        // The deadline starts now: waiting for a handshake slot or building a context counts against it.
-        let clock = Stopwatch()
-        let deadline = Deadline(secondsFromNow: request.timeout)
-        let handshake = Handshake(request: request, contexts: contexts, attempts: counter,
-                                  clock: clock, deadline: deadline,
-                                  fetcher: options.fetchesMissingIssuers ? fetcher : nil,
-                                  allowPrivateFetch: options.allowsPrivateIssuerFetch,
-                                  chainTrust: chainTrust, resolver: resolver)
-        let limiter = self.limiter
-        let result = await withTaskExecutorPreference(EngineExecutor.shared) {
-            await limiter.withSlot { await handshake.run() }
+        switch await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }) {
+        case .finished(let result): return result
+        case .cancelled(let failure): return .failure(failure)
         }
-        if Task.isCancelled {
-            return .failure(ProbeFailure(kind: .cancelled, detail: "cancelled after \(Int(clock.milliseconds)) ms",
-                                         elapsedMilliseconds: clock.milliseconds))
-        }
-        return result ?? .failure(ProbeFailure(kind: .cancelled, detail: "cancelled before it started",
-                                               elapsedMilliseconds: clock.milliseconds))
     }
 
     /// A chain read from a file (`atsprobe cert`), leaf first, judged for `name` exactly as a
@@ -117,27 +113,40 @@ public final class Prober: Sendable {
         return (judged.map(\.facts), trust)
     }
 
-    /// Many requests: identical requests are made once, at most `maxConcurrentHandshakes` at a time.
-    public func probeAll(_ requests: [ProbeRequest]) async -> [ProbeRequest: ProbeResult] {
-        var seen = Set<ProbeRequest>()
-        let distinct = requests.filter { seen.insert($0).inserted }
-        let width = max(1, options.maxConcurrentHandshakes)
-        var results: [ProbeRequest: ProbeResult] = [:]
-        await withTaskGroup(of: (ProbeRequest, ProbeResult).self) { group in
-            var pending = distinct.makeIterator()
-            // One in, one out: start `width`, then one more as each finishes.
-            for _ in 0..<width {
-                guard let request = pending.next() else { break }
-                group.addTask { (request, await self.probe(request)) }
-            }
-            while let (request, result) = await group.next() {
-                results[request] = result
-                if let next = pending.next() {
-                    group.addTask { (next, await self.probe(next)) }
-                }
-            }
+    /// What `underLimits` gives: the body's value, or why it did not run to its end.
+    enum Limited<Value: Sendable>: Sendable {
+        case finished(Value)
+        case cancelled(ProbeFailure)
+    }
+
+    /// Runs `body` as every network operation of a Prober runs (a handshake, a cleartext GET):
+    /// holding a slot of the runtime's `DescriptorBudget` (waited for before the clock starts: the
+    /// open-file limit bounds the sockets of every Prober of the runtime) and one of this Prober's
+    /// handshake slots (waited for within the deadline), on the runtime's threads. A task cancelled
+    /// while waiting or working, or a runtime shut down, gives `.cancelled`.
+    func underLimits<Value: Sendable>(timeout: Double,
+                                      _ body: @escaping @Sendable (Stopwatch, Deadline) async -> Value) async -> Limited<Value> {
+        let budget = runtime.descriptorBudget, limiter = self.limiter
+        let outcome: (Value?, Stopwatch)? = await runtime.perform {
+            guard await budget.acquire() else { return (nil, Stopwatch()) }
+            defer { budget.release() }
+            // The deadline starts now: waiting for a handshake slot or building a context counts against it.
+            let clock = Stopwatch()
+            let deadline = Deadline(secondsFromNow: timeout)
+            return (await limiter.withSlot { await body(clock, deadline) }, clock)
         }
-        return results
+        guard let (value, clock) = outcome else {
+            return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled before it started: the probe runtime is shut down"))
+        }
+        guard let value else {
+            return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled before it started",
+                                           elapsedMilliseconds: clock.milliseconds))
+        }
+        if Task.isCancelled || runtime.isShutDown {
+            return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled after \(Int(clock.milliseconds)) ms",
+                                           elapsedMilliseconds: clock.milliseconds))
+        }
+        return .finished(value)
     }
 }
 

@@ -2,19 +2,20 @@
 import Glibc
 #endif
 internal import CEpoll
+import HeapModule
 import Synchronization
 
-/// Every socket wait of every probe, on one epoll thread.
+/// Every socket wait of every probe of one `ProbeRuntime`, on one epoll thread.
 ///
 /// A probe is an async function over non-blocking sockets: where it would block, it awaits
-/// `Reactor.shared.wait(for:on:until:)`, and this thread resumes it when the descriptor is ready,
-/// when its deadline passes, or at once when its task is cancelled. So a thousand handshakes in
-/// flight cost a thousand suspended tasks and descriptors, not a thousand threads, and the CPU work
-/// between waits (OpenSSL's handshake, certificate parsing) runs on Swift's cooperative pool, which
-/// nothing here ever blocks.
-final class Reactor: @unchecked Sendable {
-    static let shared = Reactor()
-
+/// `wait(for:on:until:)`, and this thread resumes it when the descriptor is ready, when its
+/// deadline passes, or at once when its task is cancelled. So a thousand handshakes in flight
+/// cost a thousand suspended tasks and descriptors, not a thousand threads, and the CPU work
+/// between waits (OpenSSL's handshake, certificate parsing) runs on the runtime's
+/// `EngineExecutor`, which nothing here ever blocks.
+///
+/// epoll is Linux's; docs/design.md ("Platforms") says what a kqueue backend would take.
+final class Reactor: Sendable {
     /// What a wait is for. Errors and hang-ups always wake (the next I/O call reports them).
     enum Interest: Sendable {
         case readable
@@ -36,34 +37,49 @@ final class Reactor: @unchecked Sendable {
         let continuation: CheckedContinuation<Wake, Never>
     }
 
+    /// A waiter's deadline in the timer heap; ties broken by id so the order is total.
+    private struct Timer: Comparable {
+        let end: Double
+        let id: UInt64
+        static func < (a: Timer, b: Timer) -> Bool { (a.end, a.id) < (b.end, b.id) }
+    }
+
     private struct State {
         var nextID: UInt64 = 1
         var waiters: [UInt64: Waiter] = [:]
         /// Deadlines, earliest first; entries whose waiter is gone are skipped when they surface.
-        var timers = DeadlineHeap()
+        var timers = Heap<Timer>()
         /// When the loop will next look at the timers without being woken.
         var loopWakesAt = Double.infinity
         /// Persistent readiness callbacks (`watch`), by epoll id.
         var watches: [UInt64: @Sendable (Bool, Bool) -> Void] = [:]
+        /// Set by `cancelAll()` when the runtime shuts down: every wait, now and later, ends as
+        /// cancelled.
+        var refusing = false
+        /// Set by `stop()`: the loop returns.
+        var stopping = false
     }
 
-    // The epoll and wake descriptors live as long as the process: `shared` is never released.
     private let epoll: Int32
     private let wakeDescriptor: Int32
     private let state = Mutex(State())
+    private let thread = Mutex<EngineThread?>(nil)
 
-    private init() {
+    /// Opens the epoll and wake descriptors and starts the thread, named `name`.
+    init(name: String) {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
         precondition(epoll >= 0 && wakeDescriptor >= 0, "epoll_create1/eventfd failed: \(errno)")
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: 0))
         epoll_ctl(epoll, EPOLL_CTL_ADD, wakeDescriptor, &event)
-        let started = PThread.start(name: "atsprobe-reactor") { [self] in loop() }
-        precondition(started, "cannot start the reactor thread")
+        guard let started = EngineThread.start(name: name, { [self] in loop() }) else {
+            preconditionFailure("cannot start the reactor thread")
+        }
+        thread.withLock { $0 = started }
     }
 
     /// Waits until `descriptor` is ready for `interest`, the deadline passes, or the task is
-    /// cancelled.
+    /// cancelled (or the runtime shuts down).
     func wait(for interest: Interest, on descriptor: Int32, until deadline: Deadline) async -> Wake {
         await wait(events: interest.events, on: descriptor, until: deadline)
     }
@@ -71,10 +87,11 @@ final class Reactor: @unchecked Sendable {
     private func wait(events: UInt32, on descriptor: Int32, until deadline: Deadline) async -> Wake {
         if Task.isCancelled { return .cancelled }
         if deadline.hasPassed { return .timedOut }
-        let id = state.withLock { state -> UInt64 in
+        guard let id = state.withLock({ state -> UInt64? in
+            if state.refusing { return nil }
             defer { state.nextID += 1 }
             return state.nextID
-        }
+        }) else { return .cancelled }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
                 register(id: id, descriptor: descriptor, events: events, end: deadline.end, continuation: continuation)
@@ -91,10 +108,16 @@ final class Reactor: @unchecked Sendable {
 
     private func register(id: UInt64, descriptor: Int32, events: UInt32, end: Double,
                           continuation: CheckedContinuation<Wake, Never>) {
-        let wakeLoop = state.withLock { state -> Bool in
+        let (accepted, wakeLoop) = state.withLock { state -> (Bool, Bool) in
+            // cancelAll() may have run since the id was taken: it cannot see this waiter.
+            if state.refusing { return (false, false) }
             state.waiters[id] = Waiter(descriptor: descriptor, end: end, continuation: continuation)
-            state.timers.push(end: end, id: id)
-            return end < state.loopWakesAt
+            state.timers.insert(Timer(end: end, id: id))
+            return (true, end < state.loopWakesAt)
+        }
+        guard accepted else {
+            continuation.resume(returning: .cancelled)
+            return
         }
         var event = epoll_event(events: events | EPOLLONESHOT.rawValue, data: epoll_data_t(u64: id))
         // MOD when a registration outlived its waiter (a deadline that passed between the map
@@ -119,17 +142,44 @@ final class Reactor: @unchecked Sendable {
         waiter.continuation.resume(returning: wake)
     }
 
+    /// The runtime is shutting down: every wait in progress ends as cancelled, and every later
+    /// one at once, so the probes in flight run to their end without waiting on the network.
+    func cancelAll() {
+        let ids = state.withLock { state -> [UInt64] in
+            state.refusing = true
+            return Array(state.waiters.keys)
+        }
+        for id in ids { finish(id: id, with: .cancelled) }
+    }
+
+    /// Ends the loop and joins the thread (at most `seconds`), then closes the descriptors.
+    /// Call after `cancelAll()`.
+    func stop(within seconds: Double) {
+        state.withLock { $0.stopping = true }
+        signalLoop()
+        guard let thread = thread.withLock({ thread -> EngineThread? in
+            defer { thread = nil }
+            return thread
+        }) else { return }
+        // Closed only when the loop has surely returned (else the numbers could be reused under it).
+        if thread.join(within: seconds) {
+            close(epoll)
+            close(wakeDescriptor)
+        }
+    }
+
     private func signalLoop() {
         var one: UInt64 = 1
         _ = write(wakeDescriptor, &one, 8)
     }
 
-    private func loop() -> Never {
+    private func loop() {
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
-            let timeout = state.withLock { state -> Int32 in
+            let timeout = state.withLock { state -> Int32? in
+                if state.stopping { return nil }
                 let now = Deadline.now()
-                guard let earliest = state.timers.peekEnd() else {
+                guard let earliest = state.timers.min?.end else {
                     state.loopWakesAt = .infinity
                     return -1
                 }
@@ -137,6 +187,7 @@ final class Reactor: @unchecked Sendable {
                 let milliseconds = (earliest - now) * 1000
                 return milliseconds <= 0 ? 0 : Int32(min(milliseconds.rounded(.up), 60_000))
             }
+            guard let timeout else { return }
             let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), timeout) }
             if count > 0 {
                 for index in 0..<Int(count) {
@@ -157,9 +208,9 @@ final class Reactor: @unchecked Sendable {
         let now = Deadline.now()
         var expired: [UInt64] = []
         state.withLock { state in
-            while let end = state.timers.peekEnd(), end <= now {
-                let id = state.timers.pop()
-                if state.waiters[id] != nil { expired.append(id) }
+            while let timer = state.timers.min, timer.end <= now {
+                state.timers.removeMin()
+                if state.waiters[timer.id] != nil { expired.append(timer.id) }
             }
         }
         for id in expired { finish(id: id, with: .timedOut) }
@@ -212,73 +263,5 @@ final class Reactor: @unchecked Sendable {
         let readable = events & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
         handler(readable, events & EPOLLOUT.rawValue != 0)
         return true
-    }
-}
-
-/// A binary min-heap of (deadline, waiter id).
-struct DeadlineHeap {
-    private var entries: [(end: Double, id: UInt64)] = []
-
-    var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
-
-    func peekEnd() -> Double? { entries.first?.end }
-
-    mutating func push(end: Double, id: UInt64) {
-        entries.append((end, id))
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].end < entries[parent].end else { break }
-            entries.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    /// Removes and returns the id with the earliest deadline. The heap must not be empty.
-    mutating func pop() -> UInt64 {
-        let top = entries[0].id
-        let last = entries.removeLast()
-        guard !entries.isEmpty else { return top }
-        entries[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < entries.count && entries[left].end < entries[smallest].end { smallest = left }
-            if right < entries.count && entries[right].end < entries[smallest].end { smallest = right }
-            if smallest == parent { break }
-            entries.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return top
-    }
-}
-
-/// Detached POSIX threads with a small stack, for the few long-lived threads the engine owns
-/// (the reactor).
-enum PThread {
-    static let stackSize = 512 * 1024
-
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
-        final class Box: Sendable {
-            let body: @Sendable () -> Void
-            let name: String
-            init(_ body: @escaping @Sendable () -> Void, name: String) { self.body = body; self.name = name }
-        }
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setstacksize(&attributes, stackSize)
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let box = Unmanaged.passRetained(Box(body, name: name)).toOpaque()
-        var thread = pthread_t()
-        let started = pthread_create(&thread, &attributes, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        if started != 0 { Unmanaged<Box>.fromOpaque(box).release() }
-        return started == 0
     }
 }

@@ -28,13 +28,6 @@ import TLSFacts
 /// The c-ares channel is not thread-safe: every call into it is made holding `lock`, and its
 /// callbacks (which run inside those calls) touch only state that lock guards.
 final class Resolver: @unchecked Sendable {
-    /// The resolver of every Prober that names no DNS servers: the machine's configuration.
-    static let shared: Resolver = {
-        do { return try Resolver(reactor: .shared, servers: nil) } catch {
-            preconditionFailure("c-ares could not start: \(error)")
-        }
-    }()
-
     /// How long a failed lookup is remembered. c-ares's getaddrinfo does not pass on the SOA
     /// minimum RFC 2308 would use, so failures are kept for a fixed five minutes: an audit asks
     /// a dead name once, a long run asks again.
@@ -94,6 +87,8 @@ final class Resolver: @unchecked Sendable {
     }
 
     private let reactor: Reactor
+    /// Where lookups wait and the retry timer runs: the runtime's engine threads.
+    private let executor: EngineExecutor
     private let lock = Mutex(())
     // Guarded by `lock`:
     private var channel: ares_channel?
@@ -108,8 +103,9 @@ final class Resolver: @unchecked Sendable {
     /// `servers`: "ADDR[:PORT][,ADDR[:PORT]...]" as curl's --dns-servers (IPv6 in brackets when
     /// a port follows); nil keeps resolv.conf's. Throws `ResolverSetupError` when c-ares cannot
     /// start or refuses the list.
-    init(reactor: Reactor, servers: String?) throws(ResolverSetupError) {
+    init(reactor: Reactor, executor: EngineExecutor, servers: String?) throws(ResolverSetupError) {
         self.reactor = reactor
+        self.executor = executor
         _ = Resolver.libraryReady
         var options = ares_options()
         options.sock_state_cb = { data, descriptor, readable, writable in
@@ -136,9 +132,12 @@ final class Resolver: @unchecked Sendable {
         }
     }
 
-    deinit {
-        // Closing the channel ends its queries (their callbacks see ARES_EDESTRUCTION) and
-        // reports each socket closed, which removes it from the reactor.
+    deinit { shutdown() }
+
+    /// Closes the channel (the runtime's shutdown, or deinit): its queries end (their callbacks
+    /// see ARES_EDESTRUCTION), each socket is reported closed and leaves the reactor, and later
+    /// lookups find no channel and fail at once.
+    func shutdown() {
         lock.withLock { _ in
             closing = true
             for (descriptor, id) in watches { reactor.unwatch(id, descriptor: descriptor) }
@@ -171,7 +170,7 @@ final class Resolver: @unchecked Sendable {
         if let local = localhostAnswer(key) { return local }
         let started = Deadline.now()
         if Task.isCancelled || deadline.hasPassed { return .failure(.timedOut(seconds: 0)) }
-        return await withTaskExecutorPreference(EngineExecutor.shared) {
+        return await withTaskExecutorPreference(executor) {
             await self.lookupOnEngine(key, deadline: deadline, started: started)
         }
     }
@@ -397,7 +396,7 @@ final class Resolver: @unchecked Sendable {
         let reactor = self.reactor
         // On the engine's threads, not the cooperative pool: a retry or a give-up must not
         // wait behind other work (see `lookup`).
-        Task.detached(executorPreference: EngineExecutor.shared) { [weak self] in
+        Task.detached(executorPreference: executor) { [weak self] in
             _ = await reactor.sleep(until: Deadline(secondsFromNow: seconds))
             self?.timerFired(end)
         }

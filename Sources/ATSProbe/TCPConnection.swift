@@ -35,9 +35,11 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// Happy Eyeballs (RFC 8305): attempts start as addresses arrive, families interleaved, a new
     /// attempt every 250 ms or as soon as one fails; the first connection to complete wins and
     /// the others are closed. Numeric hosts are never looked up.
-    static func connect(host: String, port: Int, deadline: Deadline, resolver: Resolver = .shared) async throws(ProbeFailure) -> TCPConnection {
+    static func connect(host: String, port: Int, deadline: Deadline, resolver: Resolver? = nil) async throws(ProbeFailure) -> TCPConnection {
         if Target.isIPAddress(host) { return try await connect(to: numericAddresses(host: host, port: port), port: port, deadline: deadline) }
-        return try await withTaskExecutorPreference(EngineExecutor.shared) { () async throws(ProbeFailure) -> TCPConnection in
+        let runtime = ProbeRuntime.current
+        let resolver = resolver ?? runtime.resolver
+        return try await withTaskExecutorPreference(runtime.executor) { () async throws(ProbeFailure) -> TCPConnection in
             try await happyEyeballs([], resolving: (resolver, host), port: port, deadline: deadline)
         }
     }
@@ -52,7 +54,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     static func connect(to addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
         guard !addresses.isEmpty else { throw ProbeFailure(kind: .nameNotResolved, detail: "no address to connect to") }
         if addresses.count == 1 { return try await connect(to: addresses[0], port: port, deadline: deadline) }
-        return try await withTaskExecutorPreference(EngineExecutor.shared) { () async throws(ProbeFailure) -> TCPConnection in
+        return try await withTaskExecutorPreference(ProbeRuntime.current.executor) { () async throws(ProbeFailure) -> TCPConnection in
             try await happyEyeballs(addresses, resolving: nil, port: port, deadline: deadline)
         }
     }
@@ -109,7 +111,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                     }
                 }
                 group.addTask {  // the delay before the next attempt
-                    _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: attemptDelay))
+                    _ = await ProbeRuntime.current.reactor.sleep(until: Deadline(secondsFromNow: attemptDelay))
                     return .attemptDelayOver(marker)
                 }
             }
@@ -125,7 +127,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                         if family == .v4 && v6Pending && running == 0 && lastFamily == nil {
                             inResolutionDelay = true
                             group.addTask {
-                                _ = await Reactor.shared.sleep(until: Deadline(secondsFromNow: resolutionDelay))
+                                _ = await ProbeRuntime.current.reactor.sleep(until: Deadline(secondsFromNow: resolutionDelay))
                                 return .resolutionDelayOver
                             }
                         }
@@ -282,7 +284,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                 close(fd)
                 throw failure(errno: error, address: address, port: port)
             }
-            if await Reactor.shared.wait(for: .writable, on: fd, until: deadline) != .ready {
+            if await ProbeRuntime.current.reactor.wait(for: .writable, on: fd, until: deadline) != .ready {
                 close(fd)
                 throw ProbeFailure(kind: .connectTimeout, detail: "no connection to \(address.text) port \(port) in time")
             }
@@ -360,6 +362,6 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// True when the socket is ready (or in error, which the next call reports) before the
     /// deadline; false when the deadline passed or the task was cancelled.
     private func wait(for interest: Reactor.Interest, deadline: Deadline) async -> Bool {
-        await Reactor.shared.wait(for: interest, on: descriptor, until: deadline) == .ready
+        await ProbeRuntime.current.reactor.wait(for: interest, on: descriptor, until: deadline) == .ready
     }
 }

@@ -39,34 +39,32 @@ struct ProbeHTTPTests {
         }
     }
 
-    @Test func probeAllMakesEachDistinctRequestOnce() async throws {
-        let fixture = try ProbeFixture()
-        let identity = try fixture.pki.issue(CertificateSpec(key: .rsa(bits: 2048)))
-        try await fixture.withServer(TLSServerConfiguration(identity: identity)) { server in
-            // With the GET, the server has counted each handshake before the client sees the answer.
-            let a = loopbackRequest(port: server.port, offer: offer(.tls12, .tls13), http: true)
-            let b = loopbackRequest(port: server.port, offer: offer(.tls12, .tls12), http: true)
-            let c = loopbackRequest(port: server.port, offer: offer(.tls10, .tls11), http: true)
-            let results = await fixture.prober.probeAll([a, b, a, c, b, a])
-            #expect(results.count == 3)
-            #expect(server.completedHandshakes == 3)
-            #expect(fixture.prober.handshakesMade == 3)
-            #expect(results[a]?.observation?.protocolVersion == .tls13)
-            #expect(results[b]?.observation?.protocolVersion == .tls12)
-            #expect(results[c]?.observation?.protocolVersion == .tls11)
-        }
-    }
-
-    @Test func probeAllBoundsConcurrency() async throws {
-        let pki = try TestPKI()
-        let prober = try Prober(options: ProbeOptions(caFile: try pki.writeRootPEM(), useSystemTrustStore: false,
-                                                      maxConcurrentHandshakes: 2))
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
+    /// The cleartext GET (http://) runs under the limits a handshake runs under (issue 23, item
+    /// 4): it waits for a slot of the runtime's descriptor budget, and a task cancelled while it
+    /// waits ends as cancelled without connecting. (It used to connect at once, outside the budget,
+    /// and to run on after its task was cancelled.)
+    @Test func cleartextGetWaitsForADescriptorSlotAndEndsWhenCancelled() async throws {
+        let server = try CleartextHTTPServer.start()
         defer { server.stop() }
-        let requests = (0..<6).map { loopbackRequest(port: server.port, timeout: 5 + Double($0), http: true) }
-        let results = await prober.probeAll(requests)
-        #expect(results.count == 6)
-        #expect(results.values.allSatisfy { $0.observation?.http?.statusCode == 200 })
-        #expect(server.completedHandshakes == 6)
+        let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 1, threadNamePrefix: "rt-clear"))
+        let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false), runtime: runtime)
+        let request = ProbeRequest(target: try Target(parsing: "http://127.0.0.1:\(server.port)/"), offer: Prober.widestOffer)
+        // The only slot is taken: the GET must queue for it.
+        #expect(await runtime.descriptorBudget.acquire())
+        let queued = Task { await prober.fetchCleartext(request) }
+        let end = Date().addingTimeInterval(10)
+        while runtime.descriptorBudget.waiting == 0 && Date() < end { await Task.yield() }
+        #expect(runtime.descriptorBudget.waiting == 1, "the cleartext GET did not wait for a descriptor slot")
+        queued.cancel()
+        guard case .failure(let failure) = await queued.value else {
+            Issue.record("a cancelled cleartext GET ran")
+            return
+        }
+        #expect(failure.kind == .cancelled)
+        #expect(server.acceptedConnections == 0)
+        // With the slot back, the next GET runs.
+        runtime.descriptorBudget.release()
+        #expect(try await prober.fetchCleartext(request).get().statusCode == 200)
+        try await runtime.shutdown()
     }
 }

@@ -43,7 +43,7 @@ public struct AuditLimits: Sendable {
     /// --concurrency, capped by what the open-file limit (`ulimit -n`) allows: past the cap targets
     /// would only queue for sockets (DescriptorBudget) while their --deadline runs. The caller
     /// warns when the result is less than `asked`.
-    public static func concurrencyAllowed(asked: Int, budget: DescriptorBudget = .shared) -> Int {
+    public static func concurrencyAllowed(asked: Int, budget: DescriptorBudget) -> Int {
         min(asked, max(1, budget.slots / probesPerTarget))
     }
 }

@@ -16,6 +16,14 @@ public struct AuditResults<Element: Sendable>: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(owner: owner) }
 
+    /// Ends the run now (a signal, a caller giving up): targets in flight are cancelled, the
+    /// input is read no further, and the iteration ends; events not yet taken are dropped.
+    public func cancel() { owner.channel.close() }
+
+    /// Returns once the run has ended: every target's task has returned, after the last event
+    /// or after `cancel()`. What a caller awaits before it shuts the probe runtime down.
+    public func ended() async { await owner.channel.producerEnded() }
+
     /// Closes the channel when the last copy of the sequence or an iterator goes.
     final class Owner: Sendable {
         let channel: AuditHandoff<Element>
@@ -113,6 +121,11 @@ final class AuditHandoff<Element: Sendable>: Sendable {
             return state.reader
         }
         reader?.resume(returning: nil)
+    }
+
+    /// Returns when the producer has returned.
+    func producerEnded() async {
+        await state.withLock { $0.producer }?.value
     }
 
     /// The consumer is gone: senders are released, the producer cancelled.

@@ -45,10 +45,12 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
                 guard let host = await group.next() else { return }
                 inFlight -= 1
                 parked.finished(host)
-                while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
+                while inFlight < concurrency, !Task.isCancelled, let ready = parked.nextReady() { await launch(ready) }
             }
 
             for await job in jobs {
+                // Cancelled (the consumer went, a signal): read no further, start nothing more.
+                if Task.isCancelled { break }
                 switch job.content {
                 case .rejected(let reason, let shardKey):
                     if limits.shard.owns(key: shardKey) { await onEvent(.rejected(job.tag, reason: reason)) }
@@ -57,7 +59,7 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
                     guard limits.shard.owns(key: AuditShard.key(of: target)) else { continue }
                     parked.add(AuditParking.Item(tag: job.tag, target: target, host: target.connectAddress ?? target.host))
                 }
-                while inFlight < concurrency, let ready = parked.nextReady() { await launch(ready) }
+                while inFlight < concurrency, !Task.isCancelled, let ready = parked.nextReady() { await launch(ready) }
                 // One in, one out: never more than `concurrency` in flight or a full queue.
                 while (inFlight >= concurrency || parked.isFull) && inFlight > 0 { await finishOne() }
             }

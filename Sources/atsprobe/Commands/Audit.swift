@@ -62,8 +62,12 @@ extension ATSProbeCommand {
         }
 
         private func audit() async throws -> ExitStatus {
+            // First, so a signal during setup is seen too (the run then stops at once).
+            let interrupts = AuditInterrupts()
+            defer { interrupts.cancel() }
             try checkOptions()
-            let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency)
+            let runtime = CommandRuntime.runtime
+            let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency, budget: runtime.descriptorBudget)
             if concurrency < self.concurrency {
                 Diagnostics.warn("--concurrency \(self.concurrency) needs more open files than the limit allows (ulimit -n); using \(concurrency)")
             }
@@ -72,7 +76,7 @@ extension ATSProbeCommand {
             let source = try AuditInput(arguments: targets, path: input)
             let logs = try connection.ctLogs()
             let ruleSet = try diagnostics.ruleSet()
-            let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs, maxConcurrent: concurrency),
+            let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
                                            options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
@@ -89,15 +93,15 @@ extension ATSProbeCommand {
                 }
             } : nil
             defer { ticker?.cancel() }
-            let interrupts = AuditInterrupts(sink: sink)
-            defer { interrupts.cancel() }
 
             let scheduler = AuditScheduler(
                 limits: AuditLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadlineSeconds: deadline, shard: share),
                 work: runner)
             let connection = self.connection
             let jobs = AuditJobs(source: source) { try connection.target($0) }
-            for await event in scheduler.results(for: jobs) {
+            let results = scheduler.results(for: jobs)
+            interrupts.onSignal { results.cancel() }
+            for await event in results {
                 switch event {
                 case .started(let entry, let target): await sink.started(entry, name: target.authority)
                 case .finished(let entry, _, let report): await sink.finished(report, entry: entry)
@@ -106,8 +110,17 @@ extension ATSProbeCommand {
                 case .rejected(let entry, let reason): await sink.rejected(entry, message: reason)
                 }
             }
+            // Every target's task has returned (on a signal: cancelled, their sockets closed).
+            await results.ended()
             ticker?.cancel()
+            if let signal = interrupts.received {
+                try await sink.interrupted(signalName: signal.name)
+                // The engine's threads stop before the process exits: exit() tears OpenSSL down.
+                try? await runtime.shutdown()
+                return signal.status
+            }
             try await sink.finish()
+            try? await runtime.shutdown()
             // Targets read before the error have their records; the run still fails (64).
             if let failure = source.failure { throw failure }
             return ExitStatus(await sink.tally.severity(failOn: failOn))

@@ -206,9 +206,10 @@ struct ConnectionOptions: ParsableArguments {
         return list
     }
 
-    /// What every diagnostics run shares: the rule set, --timeout, --at and --ct-log-list.
+    /// What every diagnostics run shares: the rule set, --timeout and --ct-log-list. (--at is the
+    /// prober's: `makeProber` fixes the run's one evaluation date, which the engine reads from it.)
     func diagnosticsOptions(ruleSet: RuleSet, logs: CTLogList) throws -> DiagnosticsOptions {
-        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, evaluationDate: try evaluationDate(), ctLogs: logs)
+        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, ctLogs: logs)
     }
 
     /// --at as a Date; nil means now.

@@ -57,10 +57,10 @@ extension ATSProbeCommand {
 
 /// Builds the prober from the shared options; a bad --ca-file is bad input (64). `logs`
 /// supplies the CT log keys SCT signatures are checked with.
-func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent: Int = 16) throws -> Prober {
+func makeProber(_ connection: ConnectionOptions, logs: CTLogList) throws -> Prober {
     var options = ProbeOptions(
         caFile: connection.caFile, caDirectory: connection.caDir,
-        evaluationDate: try connection.evaluationDate(), maxConcurrentHandshakes: maxConcurrent,
+        evaluationDate: try connection.evaluationDate(),
         ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA,
         dnsServers: try connection.parsedDNSServers())
     options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
@@ -70,7 +70,7 @@ func makeProber(_ connection: ConnectionOptions, logs: CTLogList, maxConcurrent:
 /// The prober for `options`; a bad --ca-file or --ca-dir is bad input (64).
 func makeProber(_ options: ProbeOptions, connection: ConnectionOptions) throws -> Prober {
     do {
-        return try Prober(options: options)
+        return try Prober(options: options, runtime: CommandRuntime.runtime)
     } catch let error as InputError {
         throw error
     } catch let error as ProbeSetupError {

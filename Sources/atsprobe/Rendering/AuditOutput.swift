@@ -92,19 +92,19 @@ actor AuditOutput {
     /// Set by finish(): nothing is drawn after the summary.
     private var done = false
 
-    /// SIGINT or SIGTERM: ends the run here, between two records (the actor writes one at a
-    /// time, so none is cut), with what finished so far: the JSON Lines or text already out, or
-    /// for plist the exceptions merged so far. Targets still running are not reported.
-    func interrupt(signalName: String, status: ExitStatus) -> Never {
+    /// SIGINT or SIGTERM: called once the run has stopped (no record comes after it; the actor
+    /// writes one at a time, so none is cut). Writes what finished so far: the JSON Lines or text
+    /// already out, or for plist the exceptions merged so far; targets that were still running
+    /// are not reported. Then closes --records and the output as `finish()` does.
+    func interrupted(signalName: String) throws {
+        done = true
         progress.clear()
-        if format == .plist, let plist = try? ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)) {
-            handle.write(plist)
-        }
+        if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
         let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
         FileStream.standardError.write("atsprobe: interrupted by \(signalName)\(lost)\n")
         FileStream.standardError.write(tally.summary)
-        try? handle.finish()
-        exit(status.rawValue)
+        try records?.finish()
+        try handle.finish()
     }
 
     /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.

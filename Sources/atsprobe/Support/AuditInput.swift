@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+import ATSProbe
+import Synchronization
 import TLSFacts
 #if canImport(Glibc)
 import Glibc
@@ -122,13 +124,25 @@ final class AuditInput: @unchecked Sendable {
                 defer { buffer.removeAll() }
                 return (lineNumber, ArraySlice(buffer), tooLong)
             }
-            let chunk = await withCheckedContinuation { continuation in
-                queue.async { continuation.resume(returning: Self.read(descriptor)) }
+            let pending = PendingRead()
+            let chunk: Result<[UInt8], Int32Error>? = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], Int32Error>?, Never>) in
+                    let resume = ResumeOnce(continuation)
+                    pending.once.withLock { $0 = resume }
+                    if Task.isCancelled { resume.resume(nil) }
+                    queue.async { resume.resume(Self.read(descriptor)) }
+                }
+            } onCancel: {
+                pending.once.withLock { $0 }?.resume(nil)
             }
             switch chunk {
-            case .success(let bytes) where bytes.isEmpty: atEnd = true
-            case .success(let bytes): buffer.append(contentsOf: bytes)
-            case .failure(let error):
+            case nil:  // the run was cancelled: no more lines
+                atEnd = true
+                buffer.removeAll()
+                return nil
+            case .success(let bytes)? where bytes.isEmpty: atEnd = true
+            case .success(let bytes)?: buffer.append(contentsOf: bytes)
+            case .failure(let error)?:
                 let name = path == "-" ? "standard input" : "--input '\(UntrustedText.escape(path ?? "", limit: 400))'"
                 failure = InputError("cannot read \(name): \(FileStream.systemError(error.code))")
                 atEnd = true
@@ -176,4 +190,9 @@ extension AuditInput {
             }
         }
     }
+}
+
+/// One read of the input, resumed once: by the read, or by the run's cancellation.
+private final class PendingRead: Sendable {
+    let once = Mutex<ResumeOnce<Result<[UInt8], AuditInput.Int32Error>?>?>(nil)
 }

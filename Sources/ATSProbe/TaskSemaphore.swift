@@ -1,13 +1,15 @@
+import DequeModule
 import Synchronization
 
 /// A counting semaphore for tasks: at most `limit` holders at once, the rest wait first come
 /// first served, suspended (no thread held). A waiter whose task is cancelled leaves the queue at
-/// once. Used to cap the handshakes in flight across everything a `Prober` does.
-final class HandshakeLimiter: Sendable {
+/// once, holding nothing. Two uses: the handshakes in flight across everything one `Prober` does
+/// (`ProbeOptions.maxHandshakesInFlight`), and the runtime's sockets (`DescriptorBudget`).
+final class TaskSemaphore: Sendable {
     private struct State {
         var available: Int
         var nextID: UInt64 = 0
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var waiters = Deque<(id: UInt64, continuation: CheckedContinuation<Bool, Never>)>()
         var inFlight = 0
         var peak = 0
     }
@@ -20,9 +22,11 @@ final class HandshakeLimiter: Sendable {
         state = Mutex(State(available: max(1, limit)))
     }
 
-    /// Handshakes in flight now, and the most there ever were (tests, benchmarks).
+    /// Holders now, and the most there ever were (tests, benchmarks).
     var inFlight: Int { state.withLock { $0.inFlight } }
     var peakInFlight: Int { state.withLock { $0.peak } }
+    /// Tasks waiting for a slot now (tests).
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Runs `body` holding one slot. Returns nil, without running it, when the task is cancelled
     /// while waiting for a slot.
@@ -32,6 +36,8 @@ final class HandshakeLimiter: Sendable {
         return await body()
     }
 
+    /// Waits for a slot; pair with `release()`. False, holding nothing, when the task is
+    /// cancelled while waiting.
     func acquire() async -> Bool {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -66,12 +72,12 @@ final class HandshakeLimiter: Sendable {
 
     func release() {
         let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            if state.waiters.isEmpty {
+            guard let next = state.waiters.popFirst() else {
                 state.available += 1
                 state.inFlight -= 1
                 return nil
             }
-            return state.waiters.removeFirst().continuation  // the slot passes straight on
+            return next.continuation  // the slot passes straight on
         }
         next?.resume(returning: true)
     }

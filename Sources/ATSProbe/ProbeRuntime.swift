@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// What probes run on: one reactor thread (every socket wait, `Reactor`), the executor's
+/// threads (the CPU work between waits, `EngineExecutor`), the name resolver (`Resolver`: c-ares on the reactor, no thread of its own)
+/// and the descriptor budget (`DescriptorBudget`). A `Prober` is made on one runtime; several
+/// Probers may share one.
+///
+/// As swift-nio does with `MultiThreadedEventLoopGroup.singleton`, there is a process-wide
+/// runtime, `ProbeRuntime.shared`, started on first use and never shut down: a `Prober` made
+/// without naming a runtime uses it. An embedding tool that wants its threads back makes its own,
+/// and calls `shutdown()` when done: that ends every probe still in flight (as cancelled), stops
+/// the threads and returns once they are gone.
+///
+/// The runtime does not change the process's open-file limit unless asked
+/// (`Configuration.raisesOpenFileLimit`).
+public final class ProbeRuntime: Sendable {
+    public struct Configuration: Sendable {
+        /// Threads running probes between their waits; default one per core (at least 2).
+        public var engineThreads: Int
+        /// Probes holding sockets at once; nil: as many as the open-file limit allows
+        /// (`DescriptorBudget.slotsAllowedByLimit`).
+        public var descriptorSlots: Int?
+        /// Raise the soft open-file limit to the hard one before sizing the budget.
+        public var raisesOpenFileLimit: Bool
+        /// The threads' name prefix, as `/proc/self/task/*/comm` and debuggers show it
+        /// ("atsprobe-io", "atsprobe-exec"; Linux keeps 15 bytes; c-ares runs on the reactor, no thread of its own).
+        public var threadNamePrefix: String
+
+        public init(engineThreads: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
+                    descriptorSlots: Int? = nil, raisesOpenFileLimit: Bool = false, threadNamePrefix: String = "atsprobe") {
+            self.engineThreads = engineThreads
+            self.descriptorSlots = descriptorSlots
+            self.raisesOpenFileLimit = raisesOpenFileLimit
+            self.threadNamePrefix = threadNamePrefix
+        }
+    }
+
+    /// `shutdown()` was refused.
+    public enum ShutdownError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// `ProbeRuntime.shared` lives as long as the process (others may be using it).
+        case sharedRuntime
+
+        public var description: String { "the shared probe runtime cannot be shut down; make a ProbeRuntime of your own" }
+    }
+
+    /// The process-wide runtime, started on first use (a global `let` is initialised once, lazily
+    /// and thread-safely), never shut down.
+    public static var shared: ProbeRuntime { sharedProbeRuntime }
+
+    public let configuration: Configuration
+    public let descriptorBudget: DescriptorBudget
+    let reactor: Reactor
+    let executor: EngineExecutor
+    /// Names, through c-ares on this runtime's reactor (resolv.conf's servers; a Prober given
+    /// --dns-servers makes a Resolver of its own on the same reactor).
+    let resolver: Resolver
+
+    private struct State {
+        var operations = 0
+        var shuttingDown = false
+        var stopped = false
+        /// `shutdown()` calls waiting for the operations in flight to end.
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts the threads now (the reactor and `engineThreads`).
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let prefix = configuration.threadNamePrefix
+        descriptorBudget = DescriptorBudget(
+            slots: configuration.descriptorSlots ?? DescriptorBudget.slotsAllowedByLimit(raisingLimit: configuration.raisesOpenFileLimit))
+        reactor = Reactor(name: prefix + "-io")
+        executor = EngineExecutor(threads: configuration.engineThreads, name: prefix + "-exec")
+        do {
+            resolver = try Resolver(reactor: reactor, executor: executor, servers: nil)
+        } catch {
+            preconditionFailure("c-ares could not start: \(error.reason)")
+        }
+    }
+
+    /// True once `shutdown()` has begun: probes made now end at once as cancelled.
+    public var isShutDown: Bool { state.withLock { $0.shuttingDown } }
+
+    /// Ends every probe still in flight on this runtime (each reports a `.cancelled` failure;
+    /// their sockets close), waits for them to return, then stops the reactor, the executor's and
+    /// the resolver's threads and returns when they are gone. Probes started later end at once as
+    /// cancelled. A second call returns once the probes have ended (the first stops the threads).
+    /// Do not call it from inside a probe of this runtime (it would wait for itself).
+    ///
+    /// The resolver's c-ares channel is closed first: its lookups end at once (c-ares runs on
+    /// the reactor, so no thread is left inside a lookup).
+    public func shutdown() async throws(ShutdownError) {
+        guard self !== sharedProbeRuntime else { throw .sharedRuntime }
+        let first = state.withLock { state -> Bool in
+            defer { state.shuttingDown = true }
+            return !state.shuttingDown
+        }
+        // Every socket wait ends now, and every later one at once: the probes in flight run to
+        // their end without the network.
+        reactor.cancelAll()
+        await withCheckedContinuation { (drained: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.operations == 0 { return true }
+                state.drainWaiters.append(drained)
+                return false
+            }
+            if now { drained.resume() }
+        }
+        guard first else { return }
+        // Nothing of ours runs now; the threads are told to stop and joined (bounded: a thread
+        // that does not return in time is detached, never waited on for ever). The joins block,
+        // so they run on a thread of their own, never on one of Swift's few cooperative threads.
+        let (resolver, reactor, executor) = (self.resolver, self.reactor, self.executor)
+        await withCheckedContinuation { (joined: CheckedContinuation<Void, Never>) in
+            let stop: @Sendable () -> Void = {
+                resolver.shutdown()
+                reactor.stop(within: 10)
+                executor.stop(within: 10)
+                joined.resume()
+            }
+            if let thread = EngineThread.start(name: configuration.threadNamePrefix + "-stop", stop) {
+                thread.detach()
+            } else {
+                stop()
+            }
+        }
+        state.withLock { $0.stopped = true }
+    }
+
+    /// Runs `body` as every probe of this runtime runs: counted (so `shutdown()` waits for it),
+    /// with this runtime as `ProbeRuntime.current` (the sockets' reactor and resolver), on the
+    /// runtime's executor. nil, without running it, once the runtime is shutting down.
+    func perform<Value: Sendable>(_ body: @Sendable () async -> Value) async -> Value? {
+        guard enter() else { return nil }
+        defer { leave() }
+        return await ProbeRuntime.$bound.withValue(self) {
+            await withTaskExecutorPreference(executor) { await body() }
+        }
+    }
+
+    /// An unstructured task on this runtime (the caIssuers download several probes await):
+    /// counted like a probe; `orElse` when the runtime is already shutting down.
+    func task<Value: Sendable>(orElse refused: Value, _ body: @escaping @Sendable () async -> Value) -> Task<Value, Never> {
+        guard enter() else { return Task { refused } }
+        return Task(executorPreference: executor) { [self] in
+            defer { leave() }
+            return await ProbeRuntime.$bound.withValue(self) { await body() }
+        }
+    }
+
+    private func enter() -> Bool {
+        state.withLock { state in
+            if state.shuttingDown { return false }
+            state.operations += 1
+            return true
+        }
+    }
+
+    private func leave() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.operations -= 1
+            guard state.operations == 0 else { return [] }
+            defer { state.drainWaiters = [] }
+            return state.drainWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The runtime of the probe this task runs in (set by `perform`); the shared one outside a
+    /// probe. Sockets and lookups use it, so a probe's I/O stays on its own runtime.
+    @TaskLocal static var bound: ProbeRuntime?
+    static var current: ProbeRuntime { bound ?? .shared }
+
+    /// Threads of this process whose name starts with `prefix` now, from /proc/self/task (tests,
+    /// and an embedder checking that a shut-down runtime left nothing behind).
+    public static func threadCount(namedWithPrefix prefix: String) -> Int {
+        guard let directory = opendir("/proc/self/task") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.first?.isNumber == true,
+                  let comm = try? BoundedThreadName.read("/proc/self/task/\(name)/comm") else { continue }
+            if comm.hasPrefix(prefix) { count += 1 }
+        }
+        return count
+    }
+}
+
+/// The shared runtime: a global `let`, so created once, on first use, thread-safely.
+private let sharedProbeRuntime = ProbeRuntime()
+
+/// A thread's name from /proc (at most 16 bytes there).
+private enum BoundedThreadName {
+    struct Unreadable: Error {}
+
+    static func read(_ path: String) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Unreadable() }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { throw Unreadable() }
+        return String(decoding: buffer.prefix(count).prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+}
