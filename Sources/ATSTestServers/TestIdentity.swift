@@ -20,4 +20,11 @@ public struct TestIdentity: Sendable, Hashable {
     public var fullChainPEM: String {
         ([certificatePEM] + chainPEM).joined()
     }
+
+    /// The same leaf and key with no chain: a server that sends its leaf alone (the missing
+    /// intermediate left to caIssuers fetching).
+    public var leafOnly: TestIdentity {
+        TestIdentity(certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM, chainPEM: [],
+                     certificateDER: certificateDER, spkiSHA256Base64: spkiSHA256Base64)
+    }
 }

@@ -28,8 +28,7 @@ struct IssuerFetchTests {
         /// The leaf alone (its chain left out), naming `urls` as caIssuers.
         func leafOnly(urls: [String]) throws -> TestIdentity {
             let issued = try pki.issue(CertificateSpec(caIssuersURLs: urls))
-            return TestIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM, chainPEM: [],
-                                certificateDER: issued.certificateDER, spkiSHA256Base64: issued.spkiSHA256Base64)
+            return issued.leafOnly
         }
 
         /// The root as a system anchor (the test seam), fetching on unless `aia` is false.
@@ -79,8 +78,7 @@ struct IssuerFetchTests {
         var spec = TrustClock.spec(inclusiveDays: 90, embeddedSCTs: TrustLogs.threeOperators)
         spec.caIssuersURLs = [setup.http.url("/int.cer")]
         let issued = try setup.pki.issue(spec)
-        let leafOnly = TestIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM, chainPEM: [],
-                                    certificateDER: issued.certificateDER, spkiSHA256Base64: issued.spkiSHA256Base64)
+        let leafOnly = issued.leafOnly
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false, evaluationDate: TrustClock.judged,
                                                       additionalSystemAnchorsFile: setup.rootPath, ctLogKeys: TrustLogs.list.keys))
         let observation = try await setup.observe(leafOnly, with: prober)

@@ -13,8 +13,7 @@ import TestSupport
         defer { http.stop() }
         http.set("/int.cer", .init(body: pki.intermediate!.certificateDER))
         let issued = try pki.issue(CertificateSpec(caIssuersURLs: [http.url("/int.cer")]))
-        let leafOnly = TestIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM, chainPEM: [],
-                                    certificateDER: issued.certificateDER, spkiSHA256Base64: issued.spkiSHA256Base64)
+        let leafOnly = issued.leafOnly
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: leafOnly))
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/"

@@ -14,8 +14,7 @@ struct IssuerFetchEndToEndTests {
         defer { http.stop() }
         http.set("/int.cer", .init(body: pki.intermediate!.certificateDER))
         let issued = try pki.issue(CertificateSpec(caIssuersURLs: [http.url("/int.cer")]))
-        let leafOnly = TestIdentity(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM, chainPEM: [],
-                                    certificateDER: issued.certificateDER, spkiSHA256Base64: issued.spkiSHA256Base64)
+        let leafOnly = issued.leafOnly
         // Async runs: a blocking wait would hold one of the few cooperative threads.
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: leafOnly))
         defer { server.stop() }
