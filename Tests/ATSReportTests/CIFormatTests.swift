@@ -1,0 +1,90 @@
+import ATSReport
+import Foundation
+import Testing
+
+/// The CI formats and baselines as a library: JUnit's escaping and counts, SARIF's places,
+/// and the comparison of two runs, from records written here.
+@Suite struct CIFormatTests {
+    /// A result record whose tests pass or fail as `results` says (title: passed), the first
+    /// test's failure of class `code`.
+    static func record(_ input: String, verdict: String, results: [(String, Bool)], code: String = "notForwardSecret",
+                       key: String? = nil) -> String {
+        let tests = results.map { title, passed in
+            let reasons = passed ? "[]" : #"[{"kind":"\#(code)","layer":"ats","message":"the suite is not forward secret"}]"#
+            return #"{"section":"Default","title":"\#(title)","dictionary":{},"result":"\#(passed ? "PASS" : "FAIL")","#
+                + #""verdict":{"passed":\#(passed),"reasons":\#(reasons)},"hops":[]}"#
+        }.joined(separator: ",")
+        let suggestion = key.map { #"{"kind":"exception","domain":"\#(input)","exception":{"\#($0)":false}}"# } ?? #"{"kind":"none"}"#
+        return #"{"schemaVersion":2,"kind":"result","verdict":"\#(verdict)","input":"\#(input)","line":1,"#
+            + #""target":{"url":"https://\#(input)/","host":"\#(input)","port":443},"ruleSet":"ios26","handshakes":1,"#
+            + #""wallMilliseconds":1234.5,"reachability":"answered","defaultPasses":\#(verdict == "pass"),"tests":[\#(tests)],"#
+            + #""suggestion":\#(suggestion)}"#
+    }
+
+    static func records(_ lines: [String]) throws -> [AuditRecord] {
+        try ReportReader.records(from: Array((lines.joined(separator: "\n") + "\n").utf8), name: "'f'")
+    }
+
+    @Test func junitCountsEachTestAndEscapesHostileNames() throws {
+        // JSON escapes: U+0001 and U+FFFF (neither may appear in XML 1.0), and XML's five characters.
+        let hostile = #"\u0001<b>&\"'\uFFFF"#
+        let line = Self.record("x", verdict: "exception", results: [("ATS Default Connection", false), ("TLSv1.2", true)],
+                               key: "NSExceptionRequiresForwardSecrecy")
+            .replacingOccurrences(of: #""title":"TLSv1.2""#, with: #""title":"TLSv1.2 "# + hostile + #"""#)
+            .replacingOccurrences(of: #""url":"https://x/""#, with: #""url":"https://a.test"# + hostile + #"/""#)
+        let xml = Report(try Self.records([line])).render(.junit, verbose: false)
+        let escaped = #"\x01&lt;b&gt;&amp;&quot;&#39;\u{FFFF}"#
+        #expect(xml.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + #"<testsuites name="atsprobe" tests="2" failures="1" errors="0" time="1.235">"#), "\(xml)")
+        #expect(xml.contains(#"<testsuite name="https://a.test"# + escaped + #"/" tests="2" failures="1" errors="0" skipped="0" time="1.235">"#), "\(xml)")
+        #expect(xml.contains(#"<testcase name="TLSv1.2 "# + escaped + #"" classname="atsprobe.https___a_test__b______" time="0.000"/>"#), "\(xml)")
+        #expect(xml.contains(#"<failure message="the suite is not forward secret" type="load/notForwardSecret">reason (notForwardSecret): the suite is not forward secret"#), "\(xml)")
+        #expect(!xml.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value == 0xFFFF }, "no character XML 1.0 refuses")
+    }
+
+    @Test func sarifOfAnAuditPlacesEachFailureAtItsURL() throws {
+        let lines = [Self.record("a.test", verdict: "exception", results: [("ATS Default Connection", false)], key: "NSExceptionRequiresForwardSecrecy"),
+                     Self.record("b.test", verdict: "pass", results: [("ATS Default Connection", true)])]
+        let log = ReportSARIF.audit(Report(try Self.records(lines)))
+        let results = log.runs[0].results
+        #expect(results.count == 1)
+        #expect(results[0].ruleId == "load/notForwardSecret" && results[0].level == .warning)
+        #expect(results[0].locations[0].physicalLocation.artifactLocation.uri == "https://a.test/")
+        #expect(log.runs[0].tool.driver.rules.map(\.id) == ["load/notForwardSecret"])
+        #expect(SARIFLog.urlURI("https://a b/\u{E9}") == "https://a%20b/%C3%A9")
+    }
+
+    @Test func aBaselineMarksEachTargetAndWhatGotWorse() throws {
+        let both = [("ATS Default Connection", true), ("TLSv1.3", true)]
+        let old = try Self.records([
+            Self.record("same.test", verdict: "pass", results: both),
+            Self.record("worse.test", verdict: "pass", results: both),
+            Self.record("fixed.test", verdict: "exception", results: [("ATS Default Connection", false), ("TLSv1.3", true)], key: "K"),
+            Self.record("moved.test", verdict: "exception", results: [("ATS Default Connection", false), ("TLSv1.3", true)], key: "K"),
+            Self.record("gone.test", verdict: "pass", results: both),
+        ])
+        let new = try Self.records([
+            Self.record("same.test", verdict: "pass", results: both),
+            Self.record("worse.test", verdict: "exception", results: [("ATS Default Connection", false), ("TLSv1.3", true)], key: "K"),
+            Self.record("fixed.test", verdict: "pass", results: both),
+            Self.record("moved.test", verdict: "exception", results: [("ATS Default Connection", false), ("TLSv1.3", false)], key: "K"),
+            Self.record("added.test", verdict: "pass", results: both),
+        ])
+        let comparison = BaselineComparison(old: old, new: new)
+        let states = Dictionary(uniqueKeysWithValues: comparison.entries.map { ($0.name, $0.state) })
+        #expect(states == ["https://same.test/": .unchanged, "https://worse.test/": .new, "https://fixed.test/": .fixed,
+                           "https://moved.test/": .changed, "https://added.test/": .unchanged])
+        #expect(comparison.worse.map(\.name).sorted() == ["https://moved.test/", "https://worse.test/"])
+        #expect(comparison.entries.first { $0.name == "https://moved.test/" }?.nowFailing == ["TLSv1.3"])
+        #expect(comparison.absent == ["https://gone.test/"])
+        let text = comparison.text(baseline: "old.jsonl")
+        #expect(text.hasPrefix("Compared with old.jsonl: 5 targets: 1 new, 1 fixed, 1 changed, 2 unchanged; 2 got worse; 1 in the baseline not audited\n"), "\(text)")
+        #expect(text.contains("CHANGED (worse) https://moved.test/: exception -> exception\n    now fails: TLSv1.3\n"), "\(text)")
+        #expect(text.contains("UNCHANGED    https://added.test/: not in the baseline -> pass\n"), "\(text)")
+
+        // The other way round only fixed.test got worse (it fails again); gone.test, not in that
+        // baseline and passing, is not worse.
+        let back = BaselineComparison(old: new, new: old)
+        #expect(back.worse.map(\.name) == ["https://fixed.test/"], "\(back.worse.map(\.name))")
+        #expect(back.entries.first { $0.name == "https://gone.test/" }?.state == .unchanged)
+    }
+}
