@@ -143,6 +143,7 @@ public enum ReportHTML {
     table { border-collapse: collapse; }
     th, td { border: 1px solid #d2d2d7; padding: .25em .5em; text-align: left; vertical-align: top; }
     table.meta th { background: #f5f5f7; font-weight: 600; }
+    caption { text-align: left; font-weight: 600; padding-bottom: .2em; }
     ul.counts { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .5em; }
     ul.counts li { border: 1px solid #d2d2d7; border-radius: 6px; padding: .3em .8em; }
     ul.counts .n { font-weight: 700; font-size: 1.2em; }
@@ -153,7 +154,9 @@ public enum ReportHTML {
     table.matrix tbody th { font-weight: normal; white-space: nowrap; }
     table.matrix .origin { font-weight: 600; }
     table.matrix .count { color: #6e6e73; }
-    table.matrix ul.urls { margin: .15em 0 0; padding-left: 1.2em; font-size: 11px; }
+    table.matrix ul.urls { list-style: none; margin: .1em 0 0; padding: 0; font-size: 11px; white-space: normal; }
+    table.matrix ul.urls li { display: inline; }
+    table.matrix ul.urls li:not(:last-child)::after { content: ", "; }
     td.pass { background: #e3f5e1; color: #1b5e20; text-align: center; font-weight: 700; }
     td.fail { background: #fde7e9; color: #8e1b24; text-align: center; font-weight: 700; }
     td.none { text-align: center; }

@@ -88,3 +88,66 @@ import Testing
         #expect(back.entries.first { $0.name == "https://gone.test/" }?.state == .unchanged)
     }
 }
+
+/// Reports grouped by origin (issue 25): one matrix row per origin and result, the URLs under
+/// it; Markdown within one pull-request comment, its details folded.
+@Suite struct OriginGroupingTests {
+    /// nscurl's 16 tests (the matrix needs a record with all 16): the first fails or passes, the rest pass.
+    static let fails = [("ATS Default Connection", false)] + (2...16).map { ("test \($0)", true) }
+    static let passes = [("ATS Default Connection", true)] + (2...16).map { ("test \($0)", true) }
+
+    /// A record of `url` (host and port read from it) with these results.
+    static func record(_ url: String, line: Int, verdict: String, results: [(String, Bool)]) -> String {
+        let rest = url.dropFirst("https://".count)
+        let authority = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        let parts = authority.split(separator: ":")
+        let host = String(parts[0]), port = parts.count > 1 ? Int(parts[1])! : 443
+        return CIFormatTests.record(host, verdict: verdict, results: results, key: verdict == "exception" ? "K" : nil)
+            .replacingOccurrences(of: #""url":"https://\#(host)/","host":"\#(host)","port":443"#,
+                                  with: #""url":"\#(url)","host":"\#(host)","port":\#(port)"#)
+            .replacingOccurrences(of: #""input":"\#(host)","line":1"#, with: #""input":"\#(url)","line":\#(line)"#)
+    }
+
+    static var report: Report {
+        get throws {
+            try Report(CIFormatTests.records([
+                record("https://a.test/one", line: 1, verdict: "pass", results: passes),
+                record("https://b.test:8443/", line: 2, verdict: "exception", results: fails),
+                record("https://a.test/two", line: 3, verdict: "pass", results: passes),
+                record("https://a.test/three", line: 4, verdict: "exception", results: fails),
+                record("https://a.test:8443/four", line: 5, verdict: "pass", results: passes),
+            ]))
+        }
+    }
+
+    @Test func oneRowPerOriginAndResultWithItsURLsInInputOrder() throws {
+        let report = try Self.report
+        let rows = report.originRows.map { "\($0.origin) \($0.verdict.rawValue) \($0.members.map { report.records[$0].line ?? 0 })" }
+        #expect(rows == ["https://a.test pass [1, 3]", "https://a.test exception [4]", "https://b.test:8443 exception [2]",
+                         "https://a.test:8443 pass [5]"], "\(rows)")
+        let html = report.render(.html, verbose: false)
+        #expect(html.contains(##"<tr><th scope="row"><span class="origin">https://a.test</span> <span class="count">2 URLs</span><ul class="urls"><li><a href="#t1">/one</a></li><li><a href="#t3">/two</a></li></ul></th><td class="v-pass">pass</td>"##), "\(html)")
+        #expect(html.contains(##"<tr><th scope="row"><a href="#t2">https://b.test:8443/</a></th>"##))
+        #expect(html.components(separatedBy: "<tr><th scope=\"row\"><").count - 1 == 4, "4 matrix rows")
+        let markdown = report.render(.markdown, verbose: false)
+        #expect(markdown.contains("| https://a.test (2 URLs: /one, /two) | pass |" + String(repeating: " ✓ PASS |", count: 16) + "\n"), "\(markdown)")
+        #expect(markdown.contains("| https://a.test/three | exception needed | ✗ FAIL |" + String(repeating: " ✓ PASS |", count: 15) + "\n"), "\(markdown)")
+        #expect(markdown.components(separatedBy: "<details>").count - 1 == 5, "each target folded")
+        #expect(markdown.contains("Each target's details (why, the minimal exception, the server fixes) are folded: open a target to read them.\n"))
+        #expect(!markdown.contains("left out"))
+    }
+
+    /// 3,000 targets: far past one comment, so details are left out, said in a line, and the
+    /// whole stays within 65,536 characters.
+    @Test func markdownFitsAPullRequestComment() throws {
+        let lines = (1...3000).map { Self.record("https://h\($0 % 40).test/p\($0)", line: $0, verdict: $0 % 2 == 0 ? "pass" : "exception",
+                                                 results: $0 % 2 == 0 ? Self.passes : Self.fails) }
+        let markdown = Report(try CIFormatTests.records(lines)).render(.markdown, verbose: false)
+        #expect(markdown.utf8.count <= ReportMarkdown.commentLimit, "\(markdown.utf8.count) bytes")
+        #expect(markdown.utf8.count > ReportMarkdown.commentLimit - 2000, "the budget is used, not wasted")
+        let kept = markdown.components(separatedBy: "<details>").count - 1
+        #expect(kept > 0 && kept < 3000)
+        #expect(markdown.hasSuffix("\n\(3000 - kept) of 3000 targets' details are left out to fit a pull-request comment (65536 characters): `atsprobe report` of the records with `--format html` has them all.\n"))
+        #expect(markdown.components(separatedBy: "</details>").count - 1 == kept, "every block opened is closed")
+    }
+}
