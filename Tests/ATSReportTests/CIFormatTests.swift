@@ -135,6 +135,7 @@ import Testing
         #expect(markdown.components(separatedBy: "<details>").count - 1 == 5, "each target folded")
         #expect(markdown.contains("Each target's details (why, the minimal exception, the server fixes) are folded: open a target to read them.\n"))
         #expect(!markdown.contains("left out"))
+        #expect(markdown.contains("```xml\n<key>a.test</key>\n<dict>\n    <key>K</key>\n    <false/>\n</dict>\n```"), "tabs as spaces, not \\x09: \(markdown)")
     }
 
     /// 3,000 targets: far past one comment, so details are left out, said in a line, and the
