@@ -132,7 +132,34 @@ import TLSFacts
             let first = try #require(cases.first)
             #expect(first.name == "ATS Default Connection" && first.status == "FAILED")
             #expect(first.className == "https___localhost_\(port)_", "\(first.className)")
+            // diagnose writes SARIF too, each failing target at its URL.
+            let sarif = try await fixture.diagnose(port: port, ["--format", "sarif"])
+            #expect(sarif.status == 1)
+            try await PlistFormatsTests.validateSARIF(sarif.stdout, fixture: try PlistFixture())
+            #expect(sarif.stdout.contains("\"uri\" : \"https://localhost:\(port)/\""), "\(sarif.stdout)")
         }
+    }
+
+    /// An error record whose input holds a newline, ESC, U+0001, U+FFFF, a bidi override and
+    /// XML's five characters: the JUnit stays well-formed and schema-valid, Jenkins reads the
+    /// escaped text back, and the SARIF leaves the record out (it names no URL).
+    @Test func hostileRecordTextStaysInsideTheXML() async throws {
+        let hostile = #"x\n<testcase name=\"evil\"/>&\u001B[31m\u0001\uFFFF\u202E'"#
+        let record = #"{"schemaVersion":2,"kind":"error","verdict":"error","input":"\#(hostile)","line":7,"message":"bad \#(hostile)","run":\#(ReportRecordInputTests.run)}"#
+        let (path, directory) = try ReportRecordInputTests.write(record + "\n")
+        defer { directory.remove() }
+        let junit = try await BinaryRunner.run(["report", path, "--format", "junit", "-q"], timeout: 30)
+        #expect(junit.status == 64, "an error record: \(junit.stderr)")
+        #expect(!junit.stdout.contains("<testcase name=\"evil\""))
+        #expect(!junit.stdout.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value == 0xFFFF || $0.value == 0x202E })
+        if let cases = try await Self.readAsJenkins(junit.stdout) {
+            #expect(cases.count == 1)
+            #expect(cases.first?.status == "ERROR")
+            #expect(cases.first?.suite == #"x\x0A<testcase name="evil"/>&\x1B[31m\x01\u{FFFF}\u{202E}'"#, "\(cases)")
+        }
+        let sarif = try await BinaryRunner.run(["report", path, "--format", "sarif", "-q"], timeout: 30)
+        try await PlistFormatsTests.validateSARIF(sarif.stdout, fixture: try PlistFixture())
+        #expect(((jsonObject(sarif.stdout)?["runs"] as? [[String: Any]])?.first?["results"] as? [Any])?.isEmpty == true)
     }
 
     /// Golden files from a fixed records file (Golden/ci-records.jsonl, an audit of loopback
