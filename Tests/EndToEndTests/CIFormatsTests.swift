@@ -228,6 +228,30 @@ import TLSFacts
         }
     }
 
+    /// An .app directory: no artifacts, each result at the Info.plist's own path (the input's
+    /// joined with the plist's), at its key's line; offline, the lint findings only.
+    @Test func appSARIFOfADirectoryPointsAtTheFileItself() async throws {
+        let fixture = try PlistFixture()
+        let app = AppCommandTests.app()
+        let root = try app.writeApp(in: fixture.directory.path)
+        let result = try await BinaryRunner.run(["app", root, "--offline", "--format", "sarif"], timeout: 60)
+        #expect(result.status == 1, "lint warns: \(result.stderr)")
+        try await PlistFormatsTests.validateSARIF(result.stdout, fixture: fixture)
+        let run = try #require((jsonObject(result.stdout)?["runs"] as? [[String: Any]])?.first)
+        #expect(run["artifacts"] == nil)
+        let results = try #require(run["results"] as? [[String: Any]])
+        #expect(!results.isEmpty && results.allSatisfy { !(($0["ruleId"] as? String) ?? "").hasPrefix("load/") }, "offline: lint only")
+        let plist = String(decoding: try #require(app.files["Info.plist"]), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let keyLine = try #require(plist.firstIndex { $0.contains("<key>NSAllowsArbitraryLoads</key>") }) + 1
+        let located = results.compactMap { result -> (String, Int)? in
+            let physical = (result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any]
+            guard let uri = (physical?["artifactLocation"] as? [String: Any])?["uri"] as? String,
+                  let line = (physical?["region"] as? [String: Int])?["startLine"] else { return nil }
+            return (uri, line)
+        }
+        #expect(located.contains { $0.0 == "file://\(root)/Info.plist" && $0.1 == keyLine }, "\(located)")
+    }
+
     // MARK: baselines
 
     /// worse.test served first with TLS 1.3 and 1.2 and forward-secret suites (passes), then by
@@ -264,6 +288,13 @@ import TLSFacts
             // Without --fail-on new the run fails as any audit would; the comparison is the same.
             let plain = try await audit(port, ["--baseline", old])
             #expect(plain.status == 1)
+            // A document format keeps stdout a document: the comparison goes to stderr.
+            let json = try await BinaryRunner.run(["audit", "--ca-file", fixture.rootPath, "--timeout", "5", "--format", "json",
+                                                   "--connect-to", "worse.test:443:127.0.0.1:\(port)", "https://worse.test/",
+                                                   "--baseline", old, "--fail-on", "new"], timeout: 120)
+            #expect(json.status == 1)
+            #expect(json.stdout.split(separator: "\n").count == 1 && jsonObject(json.stdout) != nil, "one JSON Lines record: \(json.stdout)")
+            #expect(json.stderr.contains("NEW          https://worse.test/: pass -> exception"), "\(json.stderr)")
 
             let diff = try await BinaryRunner.run(["report", "--diff", old, new], timeout: 60)
             #expect(diff.status == 1, "\(diff.stderr)")
