@@ -176,4 +176,3 @@ struct AuditJobs: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source, parse: parse) }
 }
 
-extension AuditFailOn: ExpressibleByArgument {}
