@@ -13,8 +13,8 @@ import Glibc
 #endif
 import TLSFacts
 
-/// app: text and JSON, the tightened dictionary, and the report documents.
-enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html] }
+/// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).
+enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html, .sarif] }
 
 extension ATSProbeCommand {
     /// `atsprobe app PATH`: an app's own dictionaries against the hosts it names (docs/app.md).
@@ -126,8 +126,10 @@ extension ATSProbeCommand {
                         Diagnostics.warn("no host was checked under \(report.name(plistBundle))'s dictionary; printing it unchanged")
                         sink.write(try PlistCheckText.plist(result?.bundle.atsDictionary ?? [:]))
                     }
+                case .sarif:
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report)), as: UTF8.self) + "\n")
                 default:
-                    throw InputError("app writes text, json, plist, markdown or html only")
+                    throw InputError("app writes text, json, plist, markdown, html or sarif only")
                 }
                 try sink.finish()
                 return report.exitStatus

@@ -123,12 +123,12 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         let encoder = JSONEncoder.atsprobe()
         let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
-    case .html, .csv, .markdown:
+    case .html, .csv, .markdown, .junit, .sarif:
         // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
         sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose))
-    case .xcode, .sarif:
-        // DiagnosticsFormats parses neither (plist lint and plist check write them).
-        throw InputError("diagnose writes text, json, plist, html, csv or markdown only")
+    case .xcode:
+        // DiagnosticsFormats does not parse it (plist lint and plist check write it).
+        throw InputError("diagnose writes text, json, plist, html, csv, markdown, junit or sarif only")
     }
     try sink.finish()
     return status

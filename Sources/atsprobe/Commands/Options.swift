@@ -22,6 +22,8 @@ enum OutputFormat: String, Sendable {
     case xcode
     /// SARIF 2.1.0, for code scanning (GitHub and other SARIF readers).
     case sarif
+    /// JUnit XML, for CI test reports (Jenkins, GitLab).
+    case junit
 }
 
 /// The formats one command writes.
@@ -55,10 +57,10 @@ enum TextJSONOrPlist: FormatSet { static let formats: [OutputFormat] = [.text, .
 enum LintFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .xcode, .sarif] }
 /// plist check: the tightened dictionary, and findings located in the file (docs/plist.md).
 enum PlistCheckFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .xcode, .sarif] }
-/// diagnose and audit: also reports to hand over (docs/reports.md).
-enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown] }
-/// report: renders a JSON Lines file again.
-enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown] }
+/// diagnose and audit: also reports to hand over (docs/reports.md) and the CI formats.
+enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown, .junit, .sarif] }
+/// report: renders a JSON Lines file again, in any report format the run writes.
+enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown, .junit, .sarif] }
 
 /// Output choices shared by every command; `Formats` are the ones the command writes.
 struct OutputOptions<Formats: FormatSet>: ParsableArguments {

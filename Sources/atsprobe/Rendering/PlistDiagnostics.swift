@@ -1,4 +1,5 @@
 import ATSAdvice
+import ATSReport
 import ATSEngine
 import ATSPolicy
 import PropertyListPositions
@@ -74,7 +75,7 @@ enum PlistDiagnostics {
         return out
     }
 
-    static let loadRulePrefix = "load/"
+    static let loadRulePrefix = ReportSARIF.loadRulePrefix
 
     /// The key a load's policy comes from: its exception entry, the global key that exempts it,
     /// or the NSAppTransportSecurity dictionary (default ATS).
@@ -101,8 +102,7 @@ enum PlistDiagnostics {
         var seen = Set(rules.map(\.id))
         for diagnostic in diagnostics where !seen.contains(diagnostic.rule) {
             seen.insert(diagnostic.rule)
-            let failureClass = diagnostic.rule.dropFirst(loadRulePrefix.count)
-            rules.append(.init(id: diagnostic.rule, shortDescription: .init(text: "a load fails under the app's dictionary: \(failureClass)"), defaultConfiguration: .init(level: .error)))
+            rules.append(ReportSARIF.loadRule(diagnostic.rule, under: "the app's dictionary"))
         }
         return rules
     }
@@ -122,24 +122,21 @@ enum PlistDiagnostics {
         return out
     }
 
-    /// SARIF 2.1.0: one run, `rules` in the driver, each result at its key (a binary plist:
-    /// at the file) and, for a load, the target URL as a related location.
+    /// SARIF 2.1.0 through the report library (`ReportSARIF`): each result at its key (a binary
+    /// plist: at the file) and, for a load, the target URL as a related location.
     static func sarif(_ diagnostics: [PlistDiagnostic], rules: [SARIFLog.Rule], locations: PlistLocations) -> SARIFLog {
-        let uri = SARIFLog.fileURI(locations.path)
-        let index = Dictionary(rules.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let results = diagnostics.map { diagnostic in
-            let region = locations.position(of: diagnostic.keyPath).map { SARIFLog.Region(startLine: $0.line, startColumn: $0.column) }
-            let related = diagnostic.target.map { url in
-                [SARIFLog.Location(id: 0, physicalLocation: .init(artifactLocation: .init(uri: url), region: nil),
-                                   message: .init(text: "the target loaded"))]
-            }
-            return SARIFLog.Result(ruleId: diagnostic.rule, ruleIndex: index[diagnostic.rule], level: diagnostic.level,
-                                   message: .init(text: diagnostic.message),
-                                   locations: [.init(physicalLocation: .init(artifactLocation: .init(uri: uri), region: region))],
-                                   relatedLocations: related)
+        ReportSARIF.log(findings(diagnostics, uri: SARIFLog.fileURI(locations.path), artifact: nil, locations: locations),
+                        rules: rules, toolVersion: ToolVersion.current)
+    }
+
+    /// The diagnostics as the report library's findings, in the file `uri` (or the artifact
+    /// `artifact` of the run: an Info.plist inside an archive).
+    static func findings(_ diagnostics: [PlistDiagnostic], uri: String, artifact: Int?, locations: PlistLocations) -> [SARIFFinding] {
+        diagnostics.map { diagnostic in
+            let position = locations.position(of: diagnostic.keyPath)
+            return SARIFFinding(rule: diagnostic.rule, level: diagnostic.level, message: diagnostic.message,
+                                place: .file(uri: uri, artifact: artifact, line: position?.line, column: position?.column),
+                                target: diagnostic.target)
         }
-        let driver = SARIFLog.Driver(name: "atsprobe", version: ToolVersion.current,
-                                     informationUri: nil, rules: rules)
-        return SARIFLog(runs: [.init(tool: .init(driver: driver), results: results)])
     }
 }
