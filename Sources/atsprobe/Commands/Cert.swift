@@ -1,3 +1,4 @@
+import ATSFiles
 import ArgumentParser
 import ATSPolicy
 import ATSProbe
@@ -101,48 +102,5 @@ enum CertHostName {
             throw InputError("--host '\(UntrustedText.escape(text, limit: 200))' is not a DNS name or an IP address")
         }
         return name.lowercased()
-    }
-}
-
-/// `cert --json` (docs/json-schema.md): the run, the name, and the judgement.
-struct CertReport: Encodable {
-    let schemaVersion = jsonSchemaVersion
-    let run: RunInfo
-    let host: String
-    let judgement: ChainJudgement
-
-    enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(schemaVersion, forKey: .schemaVersion)
-        try container.encode(run, forKey: .run)
-        try container.encode(host, forKey: .host)
-        try judgement.encode(to: encoder)
-    }
-}
-
-/// `cert`'s text: the verdict, then one line per failure with its fix, then the chain as built.
-enum CertText {
-    static func render(_ report: CertReport) -> String {
-        let judgement = report.judgement
-        var lines: [String] = []
-        let anchor = judgement.anchor.map { "'\(UntrustedText.escape($0.subject, limit: 200))'" }
-        let kind = judgement.anchorKind.map { String($0.rawValue.map { $0 == "-" ? " " : $0 }) }
-        lines.append(judgement.trusted
-            ? "TRUSTED: an Apple device would trust this chain for \(report.host)"
-            : "NOT TRUSTED: an Apple device would not trust this chain for \(report.host) (\(judgement.failures.count) failure(s))")
-        if let anchor, let kind { lines.append("anchor: \(anchor) (\(kind))") }
-        for failure in judgement.failures {
-            // The reason already names the certificate (its index, role and subject).
-            lines.append("FAIL [\(failure.rule)] \(failure.reason)")
-            lines.append("  fix: \(failure.fix)")
-            lines.append("  source: \(failure.source)")
-        }
-        lines.append("chain\(judgement.anchor == nil ? " (as given)" : " (as built)"):")
-        for (index, certificate) in judgement.chain.enumerated() {
-            lines.append("  \(index): \(UntrustedText.escape(certificate.subject, limit: 200))")
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 }

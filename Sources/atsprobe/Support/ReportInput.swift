@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
