@@ -77,7 +77,7 @@ let package = Package(
         // read back by `atsprobe report`, the report renderers (text, HTML, CSV, Markdown) over them,
         // and every command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
         .target(name: "ATSReport", dependencies: ["TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
-                                                  "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp"]),
+                                                  "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
         // The command line's files: write(2) streams, bounded whole-file reads, atomic replacement
         // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits
         // with ATSProbe's `ResumeOnce`) (`package` access; not a product).

@@ -40,7 +40,7 @@ package struct AppReport {
     /// warning or above, as `plist lint`.
     package var severity: AuditSeverity {
         if offline {
-            return inventory.bundles.contains { $0.lint.contains { $0.severity >= .warning } } ? .findings : .clear
+            return inventory.bundles.contains { LintFailOn.warning.fails($0.lint) } ? .findings : .clear
         }
         if checks.contains(where: \.check.unreachable) { return .unreachable }
         if checks.contains(where: { !$0.check.passes }) || results.contains(where: { $0.tightening?.isTight == false }) { return .findings }

@@ -10,21 +10,7 @@ import Foundation
 #endif
 import TLSFacts
 
-/// The lowest severity that makes `plist lint` exit 1.
-enum LintFailOn: String, ExpressibleByArgument, CaseIterable {
-    case error, warning, info, never
-
-    func fails(_ findings: [LintFinding]) -> Bool {
-        let threshold: LintFinding.Severity
-        switch self {
-        case .error: threshold = .error
-        case .warning: threshold = .warning
-        case .info: threshold = .info
-        case .never: return false
-        }
-        return findings.contains { $0.severity >= threshold }
-    }
-}
+extension LintFailOn: ExpressibleByArgument {}
 
 extension ATSProbeCommand {
     /// `atsprobe plist lint FILE`: static checks of the ATS dictionary (docs/lint.md), no network.
