@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import ATSEngine
 import TLSFacts
@@ -11,6 +12,13 @@ struct AuditInOrderTests {
         (0..<count).map { Target(host: "host\($0).example", path: "/\($0)") }
     }
 
+    /// What `inOrder` was handed, in the order handed.
+    final class InOrderLog: Sendable {
+        private let indices = Mutex<[Int]>([])
+        func add(_ index: Int) { indices.withLock { $0.append(index) } }
+        var all: [Int] { indices.withLock { $0 } }
+    }
+
     /// The finish order a run's `onEvent` saw.
     actor FinishLog {
         var finished: [Int] = []
@@ -18,18 +26,23 @@ struct AuditInOrderTests {
     }
 
     /// Three in flight; the test finishes the most recently started run each time, so runs end
-    /// out of input order, and `onEvent` sees them so. The results come back in input order,
-    /// and no deadline is slept on (AuditLimits.inOrder: each connection's --timeout bounds it).
+    /// out of input order, and `onEvent` sees them so. `inOrder` is handed them in input order,
+    /// the results come back in input order, and no deadline is slept on (AuditLimits.inOrder:
+    /// each connection's --timeout bounds it).
     @Test func resultsComeBackInInputOrderWhateverOrderTheyFinish() async throws {
         let work = FakeWork()
         let clock = ManualClock()
         let targets = Self.targets(6)
         let scheduler = AuditScheduler(limits: .inOrder(concurrency: 3), work: work, clock: clock)
         let log = FinishLog()
+        let streamed = InOrderLog()
         let run = Task {
-            await scheduler.runInOrder(targets) { event in
+            await scheduler.runInOrder(targets, onEvent: { event in
                 if case .finished(let index, _, _) = event { await log.add(index) }
-            }
+            }, inOrder: { index, report in
+                #expect(report.url == targets[index].url)
+                streamed.add(index)
+            })
         }
         for done in 0..<targets.count {
             let expected = min(3, targets.count - done)
@@ -41,6 +54,7 @@ struct AuditInOrderTests {
         let finishOrder = await log.finished
         #expect(finishOrder != Array(0..<6), "the runs finished out of input order")
         #expect(Set(finishOrder) == Set(0..<6))
+        #expect(streamed.all == Array(0..<6))
         #expect(events.map(\.tag) == Array(0..<6))
         let reports = try TargetRunError.reports(of: events, targets: targets)
         #expect(reports.map(\.url) == targets.map(\.url))
@@ -49,13 +63,16 @@ struct AuditInOrderTests {
     }
 
     /// A run this machine fails is not run again (the command stops, exit 70), and the error
-    /// names its target and the failure.
+    /// names its target and the failure; `inOrder` stops before it, though the target after it
+    /// finished.
     @Test func aLocalFailureIsNotRetriedAndNamesItsTarget() async {
         let targets = Self.targets(3)
         let work = FakeWork(immediate: true, localFailures: [targets[1].url: 1])
         let scheduler = AuditScheduler(limits: .inOrder(concurrency: 2), work: work, clock: ManualClock())
-        let events = await scheduler.runInOrder(targets)
+        let streamed = InOrderLog()
+        let events = await scheduler.runInOrder(targets, inOrder: { index, _ in streamed.add(index) })
         #expect(events.map(\.tag) == [0, 1, 2])
+        #expect(streamed.all == [0])
         #expect(work.snapshot.runs[targets[1].url] == 1, "no retry")
         do throws(TargetRunError) {
             _ = try TargetRunError.reports(of: events, targets: targets)

@@ -78,7 +78,7 @@ package struct AppReport {
     /// what its hosts need. `target` parses a host's target text (the command applies
     /// --connect-to); `progress` hears each finished host. Throws `TargetRunError` when this
     /// machine fails a load (out of descriptors, memory): no verdict can be drawn.
-    package static func run(_ inventory: AppInventory, runner: DiagnosticsRunner, ruleSet: RuleSet, concurrency: Int = 4,
+    package static func run(_ inventory: AppInventory, runner: DiagnosticsRunner, ruleSet: RuleSet,
                             target: (String) throws -> Target,
                             progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> AppReport {
         var results: [DictionaryResult] = []
@@ -90,7 +90,7 @@ package struct AppReport {
             let configuration = ATSConfiguration(propertyList: ats)
             let hosts = inventory.hosts.filter { $0.bundle == bundle.path }
             let targets = try hosts.map { try target($0.target) }
-            let scheduler = AuditScheduler(limits: .inOrder(concurrency: concurrency),
+            let scheduler = AuditScheduler(limits: .inOrder(),
                                            work: PlistCheckWork(configuration: configuration, runner: runner))
             let events = await scheduler.runInOrder(targets) { event in
                 guard event.isResult else { return }

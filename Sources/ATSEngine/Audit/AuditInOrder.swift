@@ -8,31 +8,62 @@ extension AuditScheduler {
     /// `timedOut` or `failedLocally`) in the order given, tagged by its index: what
     /// `diagnose`, `plist check` and `app` print. `onEvent` sees every event as it happens
     /// (a progress line, nscurl's live output); a target's slot is held until its call returns.
+    /// `inOrder` streams the finished reports in the order given, each as soon as it and every
+    /// target before it are done; it stops at the first target without a report (a local
+    /// failure, a time-out), as a command that prints one target after another stops there. It
+    /// runs under the results' lock, so it must be short (a write to standard output).
     /// Cancelled, the run starts nothing more and returns the results it has, still in order.
     public func runInOrder(
-        _ targets: [Target], onEvent: @escaping @Sendable (AuditEvent<Int, Work.Report>) async -> Void = { _ in }
+        _ targets: [Target], onEvent: @escaping @Sendable (AuditEvent<Int, Work.Report>) async -> Void = { _ in },
+        inOrder: (@Sendable (_ index: Int, _ report: Work.Report) -> Void)? = nil
     ) async -> [AuditEvent<Int, Work.Report>] {
         let jobs = AsyncStream<AuditJob<Int>> { continuation in
             for (index, target) in targets.enumerated() { continuation.yield(.target(target, tag: index)) }
             continuation.finish()
         }
-        let results = ResultsByIndex<AuditEvent<Int, Work.Report>>()
+        let results = InOrderResults<Work.Report>(inOrder: inOrder)
         await run(jobs) { event in
             await onEvent(event)
-            if event.isResult { results.store(event, at: event.tag) }
+            if event.isResult { results.store(event) }
         }
         let collected = results.all()
         return targets.indices.compactMap { collected[$0] }
     }
 }
 
-/// Results stored by their input index from the targets' own tasks (a `Mutex` is not copyable,
-/// so the scheduler's closures share it through this class).
-final class ResultsByIndex<Element: Sendable>: Sendable {
-    private let byIndex = Mutex<[Int: Element]>([:])
+/// Results stored by their input index from the targets' own tasks, and handed on in input
+/// order as they become contiguous (a `Mutex` is not copyable, so the scheduler's closures
+/// share it through this class).
+final class InOrderResults<Report: Sendable>: Sendable {
+    private struct State {
+        var byIndex: [Int: AuditEvent<Int, Report>] = [:]
+        /// The first index not yet handed on.
+        var next = 0
+        /// A target without a report was reached: nothing more is handed on.
+        var stopped = false
+    }
 
-    func store(_ element: Element, at index: Int) { byIndex.withLock { $0[index] = element } }
-    func all() -> [Int: Element] { byIndex.withLock { $0 } }
+    private let state = Mutex(State())
+    private let inOrder: (@Sendable (Int, Report) -> Void)?
+
+    init(inOrder: (@Sendable (Int, Report) -> Void)?) { self.inOrder = inOrder }
+
+    func store(_ event: AuditEvent<Int, Report>) {
+        state.withLock { state in
+            state.byIndex[event.tag] = event
+            guard let inOrder else { return }
+            while !state.stopped, let ready = state.byIndex[state.next] {
+                state.next += 1
+                if case .finished(let index, _, let report) = ready {
+                    inOrder(index, report)
+                } else {
+                    state.stopped = true
+                }
+            }
+        }
+    }
+
+    func all() -> [Int: AuditEvent<Int, Report>] { state.withLock { $0.byIndex } }
 }
 
 /// A count several tasks add to.

@@ -40,8 +40,10 @@ public struct AuditLimits: Sendable {
     /// The limits of a command that prints every target in the order given (`diagnose`,
     /// `plist check`, `app`): `concurrency` targets in flight, no per-host cap beyond it, no
     /// rate, no deadline beyond each connection's --timeout (the commands have no --deadline),
-    /// and no retry after a local failure: the command stops with it (exit 70).
-    public static func inOrder(concurrency: Int) -> AuditLimits {
+    /// and no retry after a local failure: the command stops with it (exit 70). Four at once by
+    /// default: each target's run already starts its own handshakes together, and the prober
+    /// bounds handshakes overall (as `app`'s width-4 loop did).
+    public static func inOrder(concurrency: Int = 4) -> AuditLimits {
         AuditLimits(concurrency: concurrency, perHost: concurrency, rate: nil, deadlineSeconds: .infinity, localRetries: 0)
     }
 

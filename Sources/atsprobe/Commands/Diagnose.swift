@@ -110,10 +110,15 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         }
         reports = try inOrderReports(events, targets: targets)
     } else {
-        // A few targets at a time (AuditLimits.inOrder), printed in the order given.
-        let events = await AuditScheduler(limits: .inOrder(concurrency: 4), work: runner).runInOrder(targets)
+        // A few targets at a time (AuditLimits.inOrder), in the order given: on standard output
+        // each target's text as soon as it and every target before it are done.
+        let streams = format == .text && output.output == nil
+        let events = await AuditScheduler(limits: .inOrder(), work: runner).runInOrder(targets, inOrder: { position, report in
+            guard streams else { return }
+            FileStream.standardOutput.write((position > 0 ? "\n" : "") + DiagnosticsText.render(report, verbose: verbose, palette: palette))
+        })
         reports = try inOrderReports(events, targets: targets)
-        if format == .text {
+        if format == .text && !streams {
             for (position, report) in reports.enumerated() {
                 if position > 0 { sink.writeLine() }
                 sink.write(DiagnosticsText.render(report, verbose: verbose, palette: palette))

@@ -55,7 +55,7 @@ extension ATSProbeCommand {
 
                 let ats = document.atsDictionary ?? [:]
                 // A few targets at a time, printed in the order given (AuditLimits.inOrder).
-                let scheduler = AuditScheduler(limits: .inOrder(concurrency: 4),
+                let scheduler = AuditScheduler(limits: .inOrder(),
                                                work: PlistCheckWork(configuration: ATSConfiguration(propertyList: ats), runner: runner))
                 let checks = try inOrderReports(await scheduler.runInOrder(parsed), targets: parsed)
                 let tightening = ExceptionTightener.tighten(ats, needs: checks.map(\.need), ruleSet: ruleSet)
