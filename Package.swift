@@ -70,9 +70,9 @@ let package = Package(
                                                  .product(name: "DequeModule", package: "swift-collections"),
                                                  .product(name: "HeapModule", package: "swift-collections")]),
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
-        // redirects), the plist-check run, probe's judgement, the app check over ATSApp's inventory,
+        // redirects), the plist-check run, probe's and cert's judgements, the app check over ATSApp's inventory,
         // and the one scheduler every many-target command runs through, with its limits.
-        .target(name: "ATSEngine", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSApp"]),
+        .target(name: "ATSEngine", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp"]),
         // The versioned JSON contract (docs/json-schema.md) as Codable types, written by the runs and
         // read back by `atsprobe report`, the report renderers (text, HTML, CSV, Markdown) over them,
         // and every command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).

@@ -1,5 +1,6 @@
 import ATSFiles
 import ArgumentParser
+import ATSEngine
 import ATSPolicy
 import ATSProbe
 import ATSReport
@@ -40,7 +41,9 @@ extension ATSProbeCommand {
                 guard let ruleSet = RuleSet.named(rules) else {
                     throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
                 }
-                let name = try CertHostName.normalized(host)
+                guard let name = ServerName.normalized(host) else {
+                    throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
+                }
                 let logs = try connection.ctLogs()
                 let bytes = try readChain()
                 let parsed: ChainFile.Chain
@@ -54,8 +57,8 @@ extension ATSProbeCommand {
                                            trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA)
                 options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
                 let prober = try makeProber(options, connection: connection)
-                let (facts, trust) = await prober.evaluate(chain: parsed, name: name, timeout: connection.timeout)
-                let judgement = ChainJudgement(given: facts, trust: trust, name: name, rules: ruleSet.certificateRules, logs: logs)
+                let judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
+                                                           timeout: connection.timeout)
                 let report = CertReport(run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
                                         host: name, judgement: judgement)
                 var sink = OutputSink(path: output.output)
@@ -85,22 +88,5 @@ extension ATSProbeCommand {
                 }
             }
         }
-    }
-}
-
-/// `cert --host`: a DNS name or an IP literal; one trailing dot is removed before matching, as
-/// Apple does with the host it is given (SecPolicyServer.c SecPolicyCheckSSLHostname).
-enum CertHostName {
-    static func normalized(_ text: String) throws -> String {
-        var name = text
-        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        if IPAddress(name) != nil { return name }
-        if name.hasSuffix(".") { name.removeLast() }
-        guard !name.isEmpty, name.utf8.count <= 253,
-              name.unicodeScalars.allSatisfy({ ($0.isASCII && $0.value > 0x20 && $0.value < 0x7F) && $0 != "/" && $0 != ":" }),
-              !name.hasPrefix("."), !name.contains("..") else {
-            throw InputError("--host '\(UntrustedText.escape(text, limit: 200))' is not a DNS name or an IP address")
-        }
-        return name.lowercased()
     }
 }
