@@ -12,13 +12,13 @@ import Foundation
 /// the DOCTYPE) stays as it was, so the diff shows only what was added. Where libxml2 finds
 /// the file's keys (`KeyPositions.valueSpans`). The result is parsed again and must equal the
 /// merged dictionary, else nil: the caller then writes the whole list again.
-enum PlistTextMerge {
-    struct Edit {
-        var range: Range<Int>
-        var text: String
+package enum PlistTextMerge {
+    package struct Edit {
+        package var range: Range<Int>
+        package var text: String
     }
 
-    static func apply(original bytes: [UInt8], from old: [String: PropertyListValue],
+    package static func apply(original bytes: [UInt8], from old: [String: PropertyListValue],
                       to new: [String: PropertyListValue]) -> Data? {
         guard let positions = KeyPositions.read(xml: bytes) else { return nil }
         var edits: [Edit] = []
@@ -32,14 +32,14 @@ enum PlistTextMerge {
         return data
     }
 
-    static func join(_ parent: String, _ key: String) -> String {
+    package static func join(_ parent: String, _ key: String) -> String {
         let component = KeyPositions.pathComponent(key)
         return parent.isEmpty ? component : parent + "." + component
     }
 
     /// The edits that turn dictionary `old` (at `path`) into `new`; false when that is not a
     /// matter of adding keys and replacing values (a key removed, a span not found).
-    static func diff(path: String, _ old: [String: PropertyListValue], _ new: [String: PropertyListValue],
+    package static func diff(path: String, _ old: [String: PropertyListValue], _ new: [String: PropertyListValue],
                      positions: KeyPositions, bytes: [UInt8], edits: inout [Edit]) -> Bool {
         guard old.keys.allSatisfy({ new[$0] != nil }), let span = positions.valueSpans[path] else { return false }
         var added: [String] = []
@@ -92,7 +92,7 @@ enum PlistTextMerge {
 
     /// `<key>KEY</key>` and the value's lines, as PropertyListFile writes them (XML escaped),
     /// the value's nested lines indented with tabs relative to the value.
-    static func fragment(_ key: String, _ value: PropertyListValue) -> (key: String, value: [String])? {
+    package static func fragment(_ key: String, _ value: PropertyListValue) -> (key: String, value: [String])? {
         guard let data = try? PropertyListFile.write([key: value], format: .xml) else { return nil }
         let all = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let open = all.firstIndex(of: "<dict>"), let close = all.lastIndex(of: "</dict>"), close > open + 2 else { return nil }
@@ -101,7 +101,7 @@ enum PlistTextMerge {
     }
 
     /// The value's lines, each nested tab turned into the file's indentation step.
-    static func lines(_ value: [String], indent: String, unit: String, skipFirstIndent: Bool) -> String {
+    package static func lines(_ value: [String], indent: String, unit: String, skipFirstIndent: Bool) -> String {
         value.enumerated().map { index, line in
             let tabs = line.prefix { $0 == "\t" }.count
             let body = line.dropFirst(tabs)
@@ -110,7 +110,7 @@ enum PlistTextMerge {
         }.joined(separator: "\n")
     }
 
-    static func indentation(ofLineAt offset: Int, in bytes: [UInt8]) -> String {
+    package static func indentation(ofLineAt offset: Int, in bytes: [UInt8]) -> String {
         var start = offset
         while start > 0 && bytes[start - 1] != UInt8(ascii: "\n") { start -= 1 }
         var end = start
@@ -119,7 +119,7 @@ enum PlistTextMerge {
     }
 
     /// Whether only white space precedes `offset` on its line.
-    static func startsLine(_ offset: Int, in bytes: [UInt8]) -> Bool {
+    package static func startsLine(_ offset: Int, in bytes: [UInt8]) -> Bool {
         var index = offset
         while index > 0 {
             let byte = bytes[index - 1]
@@ -131,7 +131,7 @@ enum PlistTextMerge {
     }
 
     /// One step of the file's indentation: what the child's indentation adds to its parent's.
-    static func indentUnit(parent: String, child: String) -> String {
+    package static func indentUnit(parent: String, child: String) -> String {
         if child.hasPrefix(parent), child.count > parent.count { return String(child.dropFirst(parent.count)) }
         return child.contains(" ") ? "  " : "\t"
     }

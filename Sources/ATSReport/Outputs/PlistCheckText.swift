@@ -1,7 +1,6 @@
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
-import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -12,8 +11,8 @@ import TLSFacts
 
 /// The person-readable `plist check` report: one block per target, the findings, then the
 /// tightened dictionary as an XML plist.
-enum PlistCheckText {
-    static func render(file: String, document: PropertyListDocument, ruleSet: RuleSet, checks: [PlistTargetCheck],
+package enum PlistCheckText {
+    package static func render(file: String, document: PropertyListDocument, ruleSet: RuleSet, checks: [PlistTargetCheck],
                        tightening: TighteningReport, tightenedPlist: String, verbose: Bool,
                        palette: Palette = Palette(enabled: false)) -> String {
         var out = "atsprobe plist check \(UntrustedText.escape(file, limit: 400)) (\(document.format.rawValue)), rule set \(ruleSet.id)\n"
@@ -44,7 +43,7 @@ enum PlistCheckText {
         return out
     }
 
-    static func target(_ check: PlistTargetCheck, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
+    package static func target(_ check: PlistTargetCheck, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         var rows: [(String, String)] = [("Governed by", check.policy.governedBy)]
         if let disagreement = check.policy.subdomainDisagreement {
             func entry(_ match: DomainMatch?) -> String {
@@ -82,7 +81,7 @@ enum PlistCheckText {
         return out
     }
 
-    static func needs(_ report: DiagnosticsReport) -> String {
+    package static func needs(_ report: DiagnosticsReport) -> String {
         if report.reachability == .unreachable {
             let reason = report.tests.first?.verdict.reasons.first?.message ?? "no answer"
             return "unknown: the host could not be reached (\(esc(reason)))"
@@ -96,15 +95,5 @@ enum PlistCheckText {
         }
     }
 
-    /// `{NSAppTransportSecurity: tightened}` as an XML property list.
-    static func plist(_ tightened: [String: PropertyListValue]) throws -> String {
-        do {
-            let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(tightened)], format: .xml)
-            return String(decoding: data, as: UTF8.self)
-        } catch {
-            throw InputError(error.description)
-        }
-    }
-
-    static func esc(_ text: String) -> String { UntrustedText.escape(text) }
+    package static func esc(_ text: String) -> String { UntrustedText.escape(text) }
 }

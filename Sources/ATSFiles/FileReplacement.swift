@@ -17,13 +17,13 @@ import TLSFacts
 ///   a target whose name is at NAME_MAX (255 bytes) can still be replaced.
 /// What a rename cannot keep: hard links to the old file (they keep the old content), ACLs and
 /// extended attributes.
-enum FileReplacement {
+package enum FileReplacement {
     /// Linux's bound on symlinks followed in one lookup (MAXSYMLINKS, fs/namei.c).
-    static let maximumLinks = 40
+    package static let maximumLinks = 40
 
     /// The path `path` ends at once its symlinks are followed: the file a write replaces.
     /// A dangling link resolves to the missing file it names (which the write then creates).
-    static func resolve(_ path: String) throws(InputError) -> String {
+    package static func resolve(_ path: String) throws(InputError) -> String {
         var current = path
         for _ in 0..<maximumLinks {
             var info = stat()
@@ -38,14 +38,14 @@ enum FileReplacement {
     }
 
     /// The directory holding `path` ("." for a bare name).
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Replaces the file `path` names with `bytes` (see the type's comment). Devices and FIFOs
     /// (/dev/stdout, a named pipe) are written through, since renaming over one would replace it.
-    static func write(_ bytes: some Collection<UInt8>, to path: String) throws(InputError) {
+    package static func write(_ bytes: some Collection<UInt8>, to path: String) throws(InputError) {
         // What the path leads to, as open(2) would follow it: /dev/stdout's link through
         // /proc/self/fd names a pipe, not a path, so devices and pipes are opened as given.
         var info = stat()
@@ -115,7 +115,7 @@ enum FileReplacement {
         close(descriptor)
     }
 
-    static func failure(_ path: String, _ code: Int32) -> InputError {
+    package static func failure(_ path: String, _ code: Int32) -> InputError {
         InputError("cannot write '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError(code))")
     }
 }
@@ -125,13 +125,13 @@ enum FileReplacement {
 /// lock is on the file, and a replacement is a new file (a rename), so after locking, the path
 /// must still name the locked file; if another run replaced it meanwhile, the new file is locked
 /// instead. Waiting is bounded: another process may hold the lock forever.
-final class FileLock {
+package final class FileLock {
     private var descriptor: Int32
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// Locks the file `path` names (symlinks followed), waiting at most `timeout` seconds.
-    static func acquire(_ path: String, timeout: Double = 60) throws(InputError) -> FileLock {
+    package static func acquire(_ path: String, timeout: Double = 60) throws(InputError) -> FileLock {
         let target = try FileReplacement.resolve(path)
         let name = "'\(UntrustedText.escape(path, limit: 400))'"
         var now = timespec()
@@ -171,12 +171,12 @@ final class FileLock {
     }
 
     /// Whether two paths name the same existing file (symlinks followed).
-    static func sameFile(_ a: String, _ b: String) -> Bool {
+    package static func sameFile(_ a: String, _ b: String) -> Bool {
         var first = stat(), second = stat()
         return stat(a, &first) == 0 && stat(b, &second) == 0 && first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 
-    func release() {
+    package func release() {
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
     }

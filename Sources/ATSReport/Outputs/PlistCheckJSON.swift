@@ -1,7 +1,6 @@
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
-import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -11,23 +10,23 @@ import Foundation
 import TLSFacts
 
 /// `plist check --format json` (docs/plist.md). Versioned by schemaVersion.
-struct PlistCheckJSON: Encodable {
-    let schemaVersion = jsonSchemaVersion
+package struct PlistCheckJSON: Encodable {
+    package let schemaVersion = jsonSchemaVersion
     /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
-    var run: RunInfo?
-    let file: String
-    let format: String
-    let ruleSet: String
-    let targets: [TargetJSON]
-    let findings: [TighteningFinding]
-    let notes: [String]
+    package var run: RunInfo?
+    package let file: String
+    package let format: String
+    package let ruleSet: String
+    package let targets: [TargetJSON]
+    package let findings: [TighteningFinding]
+    package let notes: [String]
     /// Nothing to tighten.
-    let tight: Bool
+    package let tight: Bool
     /// The tightened NSAppTransportSecurity dictionary, and the same as an XML plist.
-    let tightened: PropertyListValue
-    let tightenedPlist: String
+    package let tightened: PropertyListValue
+    package let tightenedPlist: String
 
-    init(file: String, document: PropertyListDocument, ruleSet: RuleSet, checks: [PlistTargetCheck],
+    package init(file: String, document: PropertyListDocument, ruleSet: RuleSet, checks: [PlistTargetCheck],
          tightening: TighteningReport, tightenedPlist: String) {
         self.file = file
         format = document.format.rawValue
@@ -40,19 +39,19 @@ struct PlistCheckJSON: Encodable {
         self.tightenedPlist = tightenedPlist
     }
 
-    struct TargetJSON: Encodable {
-        let target: TargetReport
-        let governedBy: String
-        let entry: String?
-        let exemption: String?
-        let subdomainReadings: ReadingsJSON?
-        let loads: [LoadJSON]
-        let passes: Bool
-        let reachability: String?
-        let suggestion: DiagnosticsJSON.SuggestionJSON?
-        let notes: [String]
+    package struct TargetJSON: Encodable {
+        package let target: TargetReport
+        package let governedBy: String
+        package let entry: String?
+        package let exemption: String?
+        package let subdomainReadings: ReadingsJSON?
+        package let loads: [LoadJSON]
+        package let passes: Bool
+        package let reachability: String?
+        package let suggestion: DiagnosticsJSON.SuggestionJSON?
+        package let notes: [String]
 
-        init(_ check: PlistTargetCheck) {
+        package init(_ check: PlistTargetCheck) {
             target = TargetReport(check.target)
             governedBy = check.policy.governedBy
             entry = check.policy.match?.key
@@ -67,26 +66,26 @@ struct PlistCheckJSON: Encodable {
     }
 
     /// Where the two NSIncludesSubdomains readings pick different entries.
-    struct ReadingsJSON: Encodable {
-        let anyDepth: String?
-        let oneLabel: String?
-        let message: String
+    package struct ReadingsJSON: Encodable {
+        package let anyDepth: String?
+        package let oneLabel: String?
+        package let message: String
 
-        init(_ disagreement: SubdomainDisagreement) {
+        package init(_ disagreement: SubdomainDisagreement) {
             anyDepth = disagreement.anyDepth?.key
             oneLabel = disagreement.oneLabel?.key
             message = disagreement.message
         }
     }
 
-    struct LoadJSON: Encodable {
-        let reading: SubdomainReading
-        let entry: String?
-        let result: String
-        let verdict: Verdict
-        let hops: [DiagnosticsJSON.HopJSON]
+    package struct LoadJSON: Encodable {
+        package let reading: SubdomainReading
+        package let entry: String?
+        package let result: String
+        package let verdict: Verdict
+        package let hops: [DiagnosticsJSON.HopJSON]
 
-        init(_ load: PlistTargetCheck.ReadingLoad) {
+        package init(_ load: PlistTargetCheck.ReadingLoad) {
             reading = load.reading
             entry = load.policy.match?.key
             result = load.load.verdict.passed ? "PASS" : "FAIL"

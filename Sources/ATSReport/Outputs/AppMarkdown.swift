@@ -8,8 +8,8 @@ import TLSFacts
 /// Text from the app or the network is escaped twice: control and bidi characters first
 /// (UntrustedText), then Markdown's own characters, so a hostile name cannot add a link, a
 /// table column or raw HTML. Self-contained so that a shared report renderer can replace it.
-enum AppMarkdown {
-    static func render(_ report: AppReport) -> String {
+package enum AppMarkdown {
+    package static func render(_ report: AppReport) -> String {
         let inventory = report.inventory
         var out = "# atsprobe app: \(md(inventory.appName))\n\n"
         out += "Input `\(code(inventory.input))` (\(inventory.inputKind.rawValue)); "
@@ -79,7 +79,7 @@ enum AppMarkdown {
     }
 
     /// Untrusted text in running Markdown: every character Markdown gives meaning escaped.
-    static func md(_ text: String) -> String {
+    package static func md(_ text: String) -> String {
         var out = ""
         for ch in UntrustedText.escape(text) {
             if "\\`*_{}[]()<>#+-!|~".contains(ch) { out.append("\\") }
@@ -89,8 +89,8 @@ enum AppMarkdown {
     }
 
     /// Inside a code span: a backtick would close it, so it becomes an escaped visible form.
-    static func code(_ text: String) -> String { UntrustedText.escape(text).replacing("`", with: "'") }
+    package static func code(_ text: String) -> String { UntrustedText.escape(text).replacing("`", with: "'") }
 
     /// A fenced block may not contain its own fence.
-    static func fence(_ text: String) -> String { text.replacing("```", with: "'''") }
+    package static func fence(_ text: String) -> String { text.replacing("```", with: "'''") }
 }

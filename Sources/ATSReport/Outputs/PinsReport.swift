@@ -1,5 +1,5 @@
+import ATSEngine
 import ATSPolicy
-import ATSReport
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,41 +10,41 @@ import TLSFacts
 
 /// What `pins` found: the served chain's SPKI pins, the suggested NSPinnedDomains entry, and
 /// the judgement of each --plist pin set that applies to the host. Also the JSON document.
-struct PinsReport: Encodable {
+package struct PinsReport: Encodable {
     /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
-    var run: RunInfo?
+    package var run: RunInfo?
     /// One served certificate and its pin.
-    struct Certificate: Encodable {
-        let index: Int
+    package struct Certificate: Encodable {
+        package let index: Int
         /// "leaf" or "CA" (any served certificate after the leaf).
-        let role: String
-        let subject: String
-        let issuer: String
-        let spkiSHA256Base64: String
+        package let role: String
+        package let subject: String
+        package let issuer: String
+        package let spkiSHA256Base64: String
     }
 
     /// One NSPinnedDomains entry that applies to the host, and whether the chain satisfies it.
-    struct PinCheck: Encodable {
+    package struct PinCheck: Encodable {
         /// The entry's key, as written in the plist.
-        let domain: String
+        package let domain: String
         /// The NSIncludesSubdomains readings under which the entry applies ("anyDepth", "oneLabel").
-        let readings: [String]
-        let pins: PinSet
-        let result: PinResult
+        package let readings: [String]
+        package let pins: PinSet
+        package let result: PinResult
     }
 
-    let schemaVersion = jsonSchemaVersion
-    let target: TargetReport
-    let outcome: String
-    let failure: ProbeFailure?
-    let trust: TrustEvaluation?
-    let certificates: [Certificate]
-    let suggestedPinnedDomains: PropertyListValue?
+    package let schemaVersion = jsonSchemaVersion
+    package let target: TargetReport
+    package let outcome: String
+    package let failure: ProbeFailure?
+    package let trust: TrustEvaluation?
+    package let certificates: [Certificate]
+    package let suggestedPinnedDomains: PropertyListValue?
     /// Whether --plist was given.
-    let plistChecked: Bool
-    let pinChecks: [PinCheck]
+    package let plistChecked: Bool
+    package let pinChecks: [PinCheck]
     /// nil without --plist or when no handshake was made; true when every applicable pin set is met.
-    let pinsSatisfied: Bool?
+    package let pinsSatisfied: Bool?
     /// The suggestion as property-list values, for the plist output.
     private let suggestion: [String: PropertyListValue]?
 
@@ -53,7 +53,7 @@ struct PinsReport: Encodable {
              plistChecked, pinChecks, pinsSatisfied
     }
 
-    init(target: Target, result: ProbeResult, configuration: ATSConfiguration?) {
+    package init(target: Target, result: ProbeResult, configuration: ATSConfiguration?) {
         self.target = TargetReport(target)
         plistChecked = configuration != nil
         switch result {
@@ -86,19 +86,21 @@ struct PinsReport: Encodable {
     /// The pins that apply to `host`, judged once. Apple's pin lookup (SecPolicy.c
     /// `parseNSPinnedDomains`, `ATSConfiguration.pinnedDomain(host:)`) reaches one label up only,
     /// which both NSIncludesSubdomains readings agree on, so there is one check under both.
-    static func checks(host: String, chain: [CertificateFacts], configuration: ATSConfiguration) -> [PinCheck] {
+    package static func checks(host: String, chain: [CertificateFacts], configuration: ATSConfiguration) -> [PinCheck] {
         guard let found = configuration.pinnedDomain(host: host) else { return [] }
         return [PinCheck(domain: found.key, readings: SubdomainReading.allCases.map(\.rawValue), pins: found.pins,
                          result: PinningPolicy.evaluate(chain: chain, pins: found.pins))]
     }
 
-    var exitStatus: ExitStatus {
+    /// Unreachable when nothing spoke TLS; findings when the handshake failed or a --plist
+    /// pin set is not satisfied; else clear.
+    package var severity: AuditSeverity {
         if let failure { return failure.isUnreachable ? .unreachable : .findings }
         return pinsSatisfied == false ? .findings : .clear
     }
 
     /// The suggested dictionary inside NSAppTransportSecurity, as an XML plist; nil without a handshake.
-    func plistText() throws -> String? {
+    package func plistText() throws -> String? {
         guard let suggestion else { return nil }
         let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(suggestion)], format: .xml)
         return String(decoding: data, as: UTF8.self)

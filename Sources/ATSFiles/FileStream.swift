@@ -18,18 +18,18 @@ import TLSFacts
 /// when SIGPIPE is ignored the write fails with EPIPE instead, and that ends the run at once
 /// (exit 64): nobody is left to read the results, so auditing on would only waste the servers'
 /// time.
-final class FileStream: @unchecked Sendable {
-    static let standardOutput = FileStream(descriptor: STDOUT_FILENO, owned: false, name: "standard output")
-    static let standardError = FileStream(descriptor: STDERR_FILENO, owned: false, name: "standard error")
+package final class FileStream: @unchecked Sendable {
+    package static let standardOutput = FileStream(descriptor: STDOUT_FILENO, owned: false, name: "standard output")
+    package static let standardError = FileStream(descriptor: STDERR_FILENO, owned: false, name: "standard error")
 
-    let descriptor: Int32
+    package let descriptor: Int32
     /// Names the stream in errors: the path, or "standard output".
-    let name: String
+    package let name: String
     private let owned: Bool
     /// errno of the first failed write; later output is dropped.
     private var failure: Int32?
 
-    init(descriptor: Int32, owned: Bool, name: String) {
+    package init(descriptor: Int32, owned: Bool, name: String) {
         self.descriptor = descriptor
         self.owned = owned
         self.name = name
@@ -38,7 +38,7 @@ final class FileStream: @unchecked Sendable {
     /// Creates (or truncates) `path` for writing, for output that streams (audit --output) or a
     /// device. A new file gets 0666 less the umask; an existing one keeps its mode and owner.
     /// `name` is the path the user gave, for messages, when `path` is where it led.
-    convenience init(creating path: String, name: String? = nil) throws(InputError) {
+    package convenience init(creating path: String, name: String? = nil) throws(InputError) {
         let shown = "'\(UntrustedText.escape(name ?? path, limit: 400))'"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw InputError("cannot write \(shown): \(FileStream.systemError())") }
@@ -46,13 +46,13 @@ final class FileStream: @unchecked Sendable {
     }
 
     /// Records a failure found outside `write` (fsync): `finish()` reports the first one.
-    func noteFailure(_ code: Int32) {
+    package func noteFailure(_ code: Int32) {
         if failure == nil { failure = code }
     }
 
-    func write(_ text: String) { write(Array(text.utf8)) }
+    package func write(_ text: String) { write(Array(text.utf8)) }
 
-    func write(_ bytes: some Collection<UInt8>) {
+    package func write(_ bytes: some Collection<UInt8>) {
         guard failure == nil, !bytes.isEmpty else { return }
         let all = Array(bytes)
         all.withUnsafeBytes { raw in
@@ -75,11 +75,11 @@ final class FileStream: @unchecked Sendable {
     private static func endAfterBrokenPipe(_ name: String) -> Never {
         let message = Array("atsprobe: cannot write \(name): \(systemError(EPIPE)) (the reader went away)\n".utf8)
         _ = message.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
-        exit(ExitStatus.usage.rawValue)
+        exit(64)  // ExitStatus.usage: bad input (docs/exit-codes.md)
     }
 
     /// Closes a file atsprobe opened; throws when any write to the stream failed.
-    func finish() throws(InputError) {
+    package func finish() throws(InputError) {
         if owned, Glibc.close(descriptor) != 0, failure == nil { failure = errno }
         if let failure { throw InputError("cannot write \(name): \(FileStream.systemError(failure))") }
     }
@@ -87,12 +87,12 @@ final class FileStream: @unchecked Sendable {
     /// Replaces `path` with `bytes` atomically, keeping its mode and owner, through symlinks
     /// (FileReplacement), so a failure never leaves a half-written file (and --output may name
     /// the input).
-    static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws(InputError) {
+    package static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws(InputError) {
         try FileReplacement.write(bytes, to: path)
     }
 
     /// Reads all of `path` ("-" is standard input), refusing more than `limit` bytes.
-    static func readAll(_ path: String, limit: Int, what: String = "") throws(InputError) -> [UInt8] {
+    package static func readAll(_ path: String, limit: Int, what: String = "") throws(InputError) -> [UInt8] {
         let name = "\(what)'\(UntrustedText.escape(path, limit: 400))'"
         do {
             return try BoundedFile.read(path, limit: limit, dashIsStandardInput: true)
@@ -106,28 +106,5 @@ final class FileStream: @unchecked Sendable {
     }
 
     /// strerror(errno), with the common cases in plain words (the one table, `BoundedFile.describe`).
-    static func systemError(_ code: Int32 = errno) -> String { BoundedFile.describe(errno: code) }
-}
-
-/// Target lists from --input files: one target a line; blank lines and `#` comments skipped.
-enum TargetList {
-    /// Target lists are short; this bounds a wrong argument (a disk image, /dev/zero).
-    static let maximumBytes = 16 * 1024 * 1024
-
-    static func read(_ path: String, option: String = "--input") throws(InputError) -> [String] {
-        let bytes = try FileStream.readAll(path, limit: maximumBytes, what: "\(option) ")
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw InputError("\(option) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
-        }
-        // A byte-order mark (Windows editors write one) is not part of the first target.
-        let withoutMark = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
-        return withoutMark.split(whereSeparator: \.isNewline).compactMap { TargetLine.content($0) }
-    }
-}
-
-extension String {
-    /// Left-aligned in a column `width` characters wide (never cut).
-    func padded(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
+    package static func systemError(_ code: Int32 = errno) -> String { BoundedFile.describe(errno: code) }
 }

@@ -2,7 +2,6 @@ import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import ATSProbe
-import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -12,10 +11,10 @@ import TLSFacts
 
 /// nscurl's text, line for line, then what nscurl never says: why each test failed and what
 /// the host needs.
-enum DiagnosticsText {
-    static let rule = String(repeating: "=", count: 80)
+package enum DiagnosticsText {
+    package static let rule = String(repeating: "=", count: 80)
 
-    static func render(_ report: DiagnosticsReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
+    package static func render(_ report: DiagnosticsReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         var out = header(report.target)
         for (index, test) in report.tests.enumerated() {
             out += self.test(test, index: index, previous: index > 0 ? report.tests[index - 1] : nil, host: report.target.host,
@@ -25,7 +24,7 @@ enum DiagnosticsText {
     }
 
     /// What nscurl prints before the first test: written at once when the run streams.
-    static func header(_ target: Target) -> String {
+    package static func header(_ target: Target) -> String {
         """
         Starting ATS Diagnostics
 
@@ -39,7 +38,7 @@ enum DiagnosticsText {
     }
 
     /// One test's block, with its section title when the section changes.
-    static func test(_ test: TestOutcome, index: Int, previous: TestOutcome?, host: String, verbose: Bool,
+    package static func test(_ test: TestOutcome, index: Int, previous: TestOutcome?, host: String, verbose: Bool,
                      palette: Palette) -> String {
         var out = ""
         if test.section != previous?.section {
@@ -61,11 +60,11 @@ enum DiagnosticsText {
     }
 
     /// After the last test: the rule and atsprobe's summary.
-    static func footer(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
+    package static func footer(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
         "\(rule)\n\n" + summary(report, verbose: verbose)
     }
 
-    static func summary(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
+    package static func summary(_ report: DiagnosticsReport, verbose: Bool = false) -> String {
         var out = "atsprobe summary for \(report.target.url)\n"
         out += "Rule set   : \(report.ruleSet.id)\n"
         if verbose {
@@ -98,7 +97,7 @@ enum DiagnosticsText {
     }
 
     /// The store judged against (with its version) and where the chain ended.
-    static func trustSummary(_ trust: TrustEvaluation) -> String {
+    package static func trustSummary(_ trust: TrustEvaluation) -> String {
         var text = trust.store.map { UntrustedText.escape($0) } ?? "no system store (--ca-file/--ca-dir roots only)"
         switch trust.anchor {
         case .user: text += "; chain ends at a user-installed root"
@@ -111,7 +110,7 @@ enum DiagnosticsText {
 
     /// The ClientHello the rule set models beyond protocols and suites, and what OpenSSL 3.0
     /// cannot send of it (docs/rules.md, "The offer").
-    static func offerLines(_ ruleSet: RuleSet) -> String {
+    package static func offerLines(_ ruleSet: RuleSet) -> String {
         let unsendable = ruleSet.groups.filter { !Prober.sendableGroups.contains($0) }
         var out = "Groups     : \(ruleSet.groups.filter { !unsendable.contains($0) }.map(\.name).joined(separator: ", "))\n"
         if !unsendable.isEmpty {
@@ -121,10 +120,5 @@ enum DiagnosticsText {
         out += "Signatures : \(ruleSet.signatureSchemes.map(\.name).joined(separator: ", "))\n"
         out += "ALPN       : \(ruleSet.alpn.joined(separator: ", ")); status_request and SCTs asked for\n"
         return out
-    }
-
-    static func exitStatus(for report: DiagnosticsReport) -> ExitStatus {
-        if report.defaultPasses { return .clear }
-        return report.reachability == .unreachable ? .unreachable : .findings
     }
 }

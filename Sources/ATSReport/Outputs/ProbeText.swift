@@ -1,5 +1,4 @@
 import ATSPolicy
-import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,9 +7,9 @@ import Foundation
 import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
-enum ProbeText {
+package enum ProbeText {
     /// `report` carries Apple's rules and the CT verdict, judged once for text and JSON alike.
-    static func render(target: Target, result: ProbeResult, report: ProbeReport, logs: CTLogList = .apple,
+    package static func render(target: Target, result: ProbeResult, report: ProbeReport, logs: CTLogList = .apple,
                        palette: Palette = Palette(enabled: false)) -> String {
         var out = "atsprobe probe \(target.url)\n"
         switch result {
@@ -62,7 +61,7 @@ enum ProbeText {
     }
 
     /// Apple's certificate rules (ats-reference 2A), judged at the time trust was judged (--at or now).
-    static func appleRules(_ rules: ProbeReport.AppleRules) -> String {
+    package static func appleRules(_ rules: ProbeReport.AppleRules) -> String {
         guard !rules.violations.isEmpty else { return "Apple certificate rules: met (as of \(iso(rules.evaluatedAt)))\n" }
         var out = "Apple certificate rules: \(rules.violations.count) broken (as of \(iso(rules.evaluatedAt)))\n"
         for violation in rules.violations { out += "  - \(esc(violation.detail))\n" }
@@ -71,7 +70,7 @@ enum ProbeText {
 
     /// Apple's CT verdict with the counts behind it. No app dictionary here, so
     /// NSRequiresCertificateTransparency is not set: CT applies to public (system) roots only.
-    static func certificateTransparency(_ ct: CTPolicyResult) -> String {
+    package static func certificateTransparency(_ ct: CTPolicyResult) -> String {
         // A verdict of notRequired has a reason that starts "not required: ...".
         let verdict = switch ct.verdict {
         case .notRequired: ""
@@ -86,7 +85,7 @@ enum ProbeText {
         return out + "\n"
     }
 
-    static func describe(_ failure: ProbeFailure) -> String {
+    package static func describe(_ failure: ProbeFailure) -> String {
         let base: String
         switch failure.kind {
         case .nameNotResolved: base = "name not resolved"
@@ -115,7 +114,7 @@ enum ProbeText {
 
     /// The other store's opinion, every caIssuers fetch, and the chain as built when it differs
     /// from the one served.
-    static func trustDetails(_ trust: TrustEvaluation) -> String {
+    package static func trustDetails(_ trust: TrustEvaluation) -> String {
         var out = ""
         if let other = trust.otherStore { out += "  Other store: \(esc(other.detail))\n" }
         for fetch in trust.fetchedIssuers ?? [] {
@@ -130,7 +129,7 @@ enum ProbeText {
         return out
     }
 
-    static func trustLine(_ trust: TrustEvaluation) -> String {
+    package static func trustLine(_ trust: TrustEvaluation) -> String {
         if trust.isTrusted {
             switch trust.anchor {
             case .user: return "trusted (anchor: user-installed root from --ca-file/--ca-dir)"
@@ -141,7 +140,7 @@ enum ProbeText {
         return "NOT trusted (\(trust.problems.count) problem\(trust.problems.count == 1 ? "" : "s"))"
     }
 
-    static func certificate(_ c: CertificateFacts, index: Int) -> String {
+    package static func certificate(_ c: CertificateFacts, index: Int) -> String {
         var rows: [(String, String)] = [
             ("subject", esc(c.subject)),
             ("issuer", esc(c.issuer)),
@@ -159,14 +158,14 @@ enum ProbeText {
         return "  [\(index)]" + body.dropFirst(5)
     }
 
-    static func table(_ rows: [(String, String)], indent: String = "") -> String {
+    package static func table(_ rows: [(String, String)], indent: String = "") -> String {
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { indent + $0.0.padded(to: width + 2) + $0.1 + "\n" }.joined()
     }
 
-    static func esc(_ text: String) -> String { UntrustedText.escape(text) }
+    package static func esc(_ text: String) -> String { UntrustedText.escape(text) }
 
-    static func signatureText(_ check: SignedCertificateTimestamp.SignatureCheck) -> String {
+    package static func signatureText(_ check: SignedCertificateTimestamp.SignatureCheck) -> String {
         switch check {
         case .valid: "valid"
         case .invalid: "INVALID"
@@ -176,7 +175,7 @@ enum ProbeText {
         }
     }
 
-    static func iso(_ date: Date) -> String {
+    package static func iso(_ date: Date) -> String {
         date.formatted(.iso8601)
     }
 }

@@ -3,7 +3,7 @@ import TLSFacts
 
 extension SubdomainReading {
     /// For people: whose reading it is.
-    var label: String {
+    package var label: String {
         switch self {
         case .anyDepth: "Apple's code, NSIncludesSubdomains at any depth"
         case .oneLabel: "Apple's documentation, NSIncludesSubdomains one label down"
@@ -13,7 +13,7 @@ extension SubdomainReading {
 
 extension EffectivePolicy {
     /// Which part of the dictionary governs the load, for people.
-    var governedBy: String {
+    package var governedBy: String {
         if let match {
             let key = "NSExceptionDomains entry \"\(UntrustedText.escape(match.key, limit: 255))\""
             switch match.kind {

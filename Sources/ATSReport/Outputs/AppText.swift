@@ -2,14 +2,13 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
-import ATSReport
 import TLSFacts
 
 /// The person-readable `atsprobe app` report: what the app declares, what it talks to, then
 /// (unless --offline) each load, the failures, what no host needs, the tightened dictionaries
 /// and the server fixes. Everything read from the app or the network is escaped.
-enum AppText {
-    static func render(_ report: AppReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
+package enum AppText {
+    package static func render(_ report: AppReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         let inventory = report.inventory
         var out = "atsprobe app \(esc(inventory.input)) (\(inventory.inputKind.rawValue)): \(esc(inventory.appName))"
         out += report.ruleSet.map { ", rule set \($0.id)\n" } ?? ", offline\n"
@@ -40,7 +39,7 @@ enum AppText {
     }
 
     /// Step 2: each bundle, whose dictionary governs it, its lint.
-    static func declares(_ report: AppReport) -> String {
+    package static func declares(_ report: AppReport) -> String {
         var out = "What the app declares\n"
         for bundle in report.inventory.bundles {
             var rows: [(String, String)] = [("Kind", bundle.kind.rawValue + (bundle.identifier.map { ", \(esc($0))" } ?? ""))]
@@ -62,7 +61,7 @@ enum AppText {
     }
 
     /// Step 3: the hosts kept, then those filtered out with the reason.
-    static func talksTo(_ report: AppReport) -> String {
+    package static func talksTo(_ report: AppReport) -> String {
         let inventory = report.inventory
         var out = "What the app talks to (\(inventory.hosts.count) host\(inventory.hosts.count == 1 ? "" : "s") to check, \(inventory.filtered.count) filtered)\n"
         let width = (inventory.hosts + inventory.filtered).map { esc($0.target).count }.max() ?? 0
@@ -78,11 +77,11 @@ enum AppText {
         return out
     }
 
-    static func sources(_ host: FoundHost) -> String {
+    package static func sources(_ host: FoundHost) -> String {
         host.sources.map(esc).joined(separator: ", ")
     }
 
-    static func failures(_ report: AppReport) -> String {
+    package static func failures(_ report: AppReport) -> String {
         let failing = report.failing
         guard !failing.isEmpty else { return "Will fail: none, every load passes under the app's dictionaries\n" }
         var out = "Will fail (\(failing.count))\n"
@@ -96,7 +95,7 @@ enum AppText {
     }
 
     /// The tightening findings and the exception entries no found host falls under.
-    static func unneeded(_ report: AppReport) -> String {
+    package static func unneeded(_ report: AppReport) -> String {
         var out = "What no host needs\n"
         var any = false
         for result in report.results {
@@ -118,7 +117,7 @@ enum AppText {
         return out
     }
 
-    static func tightened(_ report: AppReport) -> String {
+    package static func tightened(_ report: AppReport) -> String {
         var out = ""
         for (result, plist) in report.tightenedDictionaries {
             let option = result.bundle.path.isEmpty ? "" : " --bundle \(esc(result.bundle.path))"
@@ -128,7 +127,7 @@ enum AppText {
         return out
     }
 
-    static func serverFixes(_ report: AppReport) -> String {
+    package static func serverFixes(_ report: AppReport) -> String {
         var out = ""
         for (item, advice) in report.hostsWithServerAdvice {
             if out.isEmpty { out = "\nServer fixes (better than an exception, where the server is yours)\n" }
@@ -139,5 +138,5 @@ enum AppText {
         return out
     }
 
-    static func esc(_ text: String) -> String { UntrustedText.escape(text) }
+    package static func esc(_ text: String) -> String { UntrustedText.escape(text) }
 }

@@ -1,4 +1,4 @@
-import ATSReport
+import ATSFiles
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -12,12 +12,12 @@ import Glibc
 /// `atsprobe report`'s input: files atsprobe wrote (audit's JSON Lines, or diagnose's JSON
 /// document or array), `-` for standard input, or directories of shards, read through
 /// FileStream's bounded reader and decoded by ATSReport (`ReportReader`).
-enum ReportInput {
+package enum ReportInput {
     /// 1 GiB in all: about 30,000 audited targets at 36 KB each.
-    static let fileLimit = 1 << 30
+    package static let fileLimit = 1 << 30
 
     /// One file's records in the file's order. Bad input is an InputError naming the file and line.
-    static func read(_ path: String, allowEmpty: Bool = false) throws -> [AuditRecord] {
+    package static func read(_ path: String, allowEmpty: Bool = false) throws -> [AuditRecord] {
         let bytes = try FileStream.readAll(path, limit: fileLimit)
         do {
             return try ReportReader.records(from: bytes, name: name(path), allowEmpty: allowEmpty)
@@ -29,7 +29,7 @@ enum ReportInput {
     /// Every argument's records as one run: a directory stands for its `.jsonl` and `.json`
     /// files in name order. Several files (audit's shards) merge in input order, and a target
     /// two of them hold is bad input (ReportReader.merge).
-    static func read(_ paths: [String]) throws -> (records: [AuditRecord], merged: Bool) {
+    package static func read(_ paths: [String]) throws -> (records: [AuditRecord], merged: Bool) {
         let files = try paths.flatMap(expand)
         if files.count == 1 { return (try read(files[0]), false) }
         var read: [(name: String, records: [AuditRecord])] = []
@@ -45,7 +45,7 @@ enum ReportInput {
     }
 
     /// A directory's shard files, sorted by name; any other path as it is.
-    static func expand(_ path: String) throws -> [String] {
+    package static func expand(_ path: String) throws -> [String] {
         var info = stat()
         guard path != "-", stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return [path] }
         let entries: [String]
@@ -59,5 +59,5 @@ enum ReportInput {
         return shards.map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
     }
 
-    static func name(_ path: String) -> String { "'\(UntrustedText.escape(path, limit: 400))'" }
+    package static func name(_ path: String) -> String { "'\(UntrustedText.escape(path, limit: 400))'" }
 }

@@ -12,21 +12,21 @@ import Glibc
 #endif
 
 /// One target as written by the user: a command-line argument or a line of the input.
-struct AuditEntry: Sendable {
+package struct AuditEntry: Sendable {
     /// 1-based line number in the input; nil for a command-line argument.
-    let line: Int?
+    package let line: Int?
     /// 1-based position among all entries, arguments first (used to shard bad lines).
-    let position: Int
-    let text: String
+    package let position: Int
+    package let text: String
     /// Why the line cannot be a target before it is even parsed (too long, not UTF-8).
-    let defect: String?
+    package let defect: String?
 }
 
 /// Targets from the arguments, then from the input, one at a time: the input is never read
 /// whole, so a 10,000-line file costs one buffer, not 10,000 strings.
-final class AuditInput: @unchecked Sendable {
+package final class AuditInput: @unchecked Sendable {
     /// Longer lines are reported as bad and skipped; no target is this long.
-    static let maxLineBytes = 8192
+    package static let maxLineBytes = 8192
 
     private var arguments: IndexingIterator<[String]>
     /// The input's file descriptor (standard input is not closed); nil reads the arguments only.
@@ -39,10 +39,10 @@ final class AuditInput: @unchecked Sendable {
     private var position = 0
     private let path: String?
     /// Set when reading the input failed (EIO, ...): the run ends with exit 64 naming it.
-    private(set) var failure: InputError?
+    package private(set) var failure: InputError?
 
     /// `path` "-" is standard input; nil reads the arguments only.
-    init(arguments: [String], path: String?) throws {
+    package init(arguments: [String], path: String?) throws {
         self.arguments = arguments.makeIterator()
         switch path {
         case nil: descriptor = nil
@@ -65,7 +65,7 @@ final class AuditInput: @unchecked Sendable {
     }
 
     /// The next entry, skipping blank lines and `#` comments; nil at the end.
-    func next() async -> AuditEntry? {
+    package func next() async -> AuditEntry? {
         if let argument = arguments.next() {
             position += 1
             return AuditEntry(line: nil, position: position, text: argument, defect: nil)
@@ -84,12 +84,12 @@ final class AuditInput: @unchecked Sendable {
         return nil
     }
 
-    static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Whatever read(2) returns, up to 64 KiB: a pipe gives what has arrived (so lines typed or
     /// piped slowly are audited at once), a file its next chunk. Empty at the end; the errno
     /// on a read error, which is never taken for the end of the input.
-    static func read(_ fd: Int32) -> Result<[UInt8], Int32Error> {
+    package static func read(_ fd: Int32) -> Result<[UInt8], Int32Error> {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -99,7 +99,7 @@ final class AuditInput: @unchecked Sendable {
         }
     }
 
-    struct Int32Error: Error { let code: Int32 }
+    package struct Int32Error: Error { let code: Int32 }
 
     /// The next raw line and whether it was cut short. Reads happen on a private queue so a
     /// slow pipe never blocks Swift's cooperative threads.
@@ -156,7 +156,7 @@ final class AuditInput: @unchecked Sendable {
 extension AuditInput {
     /// Targets to expect, for the progress bar only: arguments plus the file's target lines,
     /// counted in one streaming pass. Unknown for standard input.
-    static func expectedCount(arguments: [String], path: String?) -> Int? {
+    package static func expectedCount(arguments: [String], path: String?) -> Int? {
         guard let path, path != "-" else { return path == nil ? arguments.count : nil }
         // Only a regular file can be read twice; a pipe's lines are for the audit.
         guard BoundedFile.isRegularFile(path), let file = try? BoundedFile.open(path, allowPipes: false) else { return nil }
@@ -194,5 +194,5 @@ extension AuditInput {
 
 /// One read of the input, resumed once: by the read, or by the run's cancellation.
 private final class PendingRead: Sendable {
-    let once = Mutex<ResumeOnce<Result<[UInt8], AuditInput.Int32Error>?>?>(nil)
+    package let once = Mutex<ResumeOnce<Result<[UInt8], AuditInput.Int32Error>?>?>(nil)
 }

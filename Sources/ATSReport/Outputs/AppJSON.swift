@@ -2,7 +2,6 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
-import ATSReport
 import PropertyList
 import TLSFacts
 
@@ -10,24 +9,24 @@ import TLSFacts
 /// from the app (paths, identifiers, spellings, notes) are escaped as in text (`e`): JSON
 /// would escape C0 controls but pass bidi overrides through to whoever displays them. The
 /// dictionaries themselves (`ats`, `tightened`) are data and stay as written.
-struct AppJSON: Encodable {
-    let schemaVersion = jsonSchemaVersion
+package struct AppJSON: Encodable {
+    package let schemaVersion = jsonSchemaVersion
     /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
-    var run: RunInfo?
-    let input: String
-    let kind: String
-    let app: String
+    package var run: RunInfo?
+    package let input: String
+    package let kind: String
+    package let app: String
     /// nil with --offline.
-    let ruleSet: String?
-    let offline: Bool
-    let bundles: [BundleJSON]
-    let hosts: [HostJSON]
-    let filtered: [HostJSON]
+    package let ruleSet: String?
+    package let offline: Bool
+    package let bundles: [BundleJSON]
+    package let hosts: [HostJSON]
+    package let filtered: [HostJSON]
     /// One per host checked (empty offline).
-    let checks: [CheckJSON]
-    let notes: [String]
+    package let checks: [CheckJSON]
+    package let notes: [String]
 
-    init(_ report: AppReport) {
+    package init(_ report: AppReport) {
         let inventory = report.inventory
         input = e(inventory.input)
         kind = inventory.inputKind.rawValue
@@ -41,28 +40,28 @@ struct AppJSON: Encodable {
         notes = inventory.notes.map(e)
     }
 
-    struct BundleJSON: Encodable {
+    package struct BundleJSON: Encodable {
         /// Relative to the app; "" for the app itself.
-        let path: String
-        let kind: String
-        let identifier: String?
-        let executable: String?
-        let infoPlist: String?
-        let infoPlistFormat: String?
+        package let path: String
+        package let kind: String
+        package let identifier: String?
+        package let executable: String?
+        package let infoPlist: String?
+        package let infoPlistFormat: String?
         /// The bundle whose dictionary governs its loads ("" the app).
-        let dictionaryOwner: String
-        let ats: PropertyListValue?
-        let lint: [LintFinding]
-        let notes: [String]
+        package let dictionaryOwner: String
+        package let ats: PropertyListValue?
+        package let lint: [LintFinding]
+        package let notes: [String]
         /// Only for a bundle with a dictionary of its own under which a host was checked.
-        let tight: Bool?
-        let findings: [TighteningFinding]?
-        let tighteningNotes: [String]?
-        let unusedEntries: [String]?
-        let tightened: PropertyListValue?
-        let tightenedPlist: String?
+        package let tight: Bool?
+        package let findings: [TighteningFinding]?
+        package let tighteningNotes: [String]?
+        package let unusedEntries: [String]?
+        package let tightened: PropertyListValue?
+        package let tightenedPlist: String?
 
-        init(_ bundle: AppBundle, result: AppReport.DictionaryResult?) {
+        package init(_ bundle: AppBundle, result: AppReport.DictionaryResult?) {
             path = e(bundle.path)
             kind = bundle.kind.rawValue
             identifier = bundle.identifier.map(e)
@@ -83,18 +82,18 @@ struct AppJSON: Encodable {
         }
     }
 
-    struct HostJSON: Encodable {
-        let host: String
-        let scheme: String
-        let port: Int?
-        let target: String
-        let bundle: String
-        let written: [String]
-        let sources: [String]
+    package struct HostJSON: Encodable {
+        package let host: String
+        package let scheme: String
+        package let port: Int?
+        package let target: String
+        package let bundle: String
+        package let written: [String]
+        package let sources: [String]
         /// Why it is not checked (filtered only): apple, schema, documentation, loopback, example, excluded, notListed.
-        let filtered: String?
+        package let filtered: String?
 
-        init(_ host: FoundHost) {
+        package init(_ host: FoundHost) {
             self.host = host.host
             scheme = host.scheme.rawValue
             port = host.port
@@ -106,17 +105,17 @@ struct AppJSON: Encodable {
         }
     }
 
-    struct CheckJSON: Encodable {
+    package struct CheckJSON: Encodable {
         /// The bundle whose dictionary the load ran under.
-        let bundle: String
-        let host: String
+        package let bundle: String
+        package let host: String
         /// `plist check`'s per-target object, unchanged.
-        let check: PlistCheckJSON.TargetJSON
-        let remedy: String?
+        package let check: PlistCheckJSON.TargetJSON
+        package let remedy: String?
         /// The advice with the handshakes' evidence and the server fixes.
-        let advice: DiagnosticsJSON.SuggestionJSON?
+        package let advice: DiagnosticsJSON.SuggestionJSON?
 
-        init(_ item: AppReport.HostCheck) {
+        package init(_ item: AppReport.HostCheck) {
             bundle = e(item.host.bundle)
             host = item.host.host
             check = PlistCheckJSON.TargetJSON(item.check)

@@ -8,8 +8,8 @@ import TLSFacts
 
 /// The person-readable `pins` output: each served certificate's pin, the ready dictionary,
 /// and the --plist judgement. Network text is escaped.
-enum PinsText {
-    static func render(_ report: PinsReport) throws -> String {
+package enum PinsText {
+    package static func render(_ report: PinsReport) throws -> String {
         var out = "atsprobe pins \(report.target.url)\n"
         if let failure = report.failure {
             return out + "Handshake failed: \(ProbeText.describe(failure))\n"
@@ -45,5 +45,5 @@ enum PinsText {
         return out
     }
 
-    static func esc(_ text: String) -> String { UntrustedText.escape(text) }
+    package static func esc(_ text: String) -> String { UntrustedText.escape(text) }
 }

@@ -2,14 +2,13 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
-import ATSReport
 import TLSFacts
 
 /// `atsprobe app --format html`: one self-contained page (inline CSS, no script, nothing
 /// fetched) with the sections of the Markdown report. Every string from the app or the network
 /// goes through `h`: control and bidi characters escaped, then HTML's five special characters.
-enum AppHTML {
-    static func render(_ report: AppReport) -> String {
+package enum AppHTML {
+    package static func render(_ report: AppReport) -> String {
         let inventory = report.inventory
         var out = HTMLText.pageStart(title: "atsprobe app: \(h(inventory.appName))",
                                      heading: "atsprobe app: \(h(inventory.appName))", style: style)
@@ -79,17 +78,17 @@ enum AppHTML {
         return out + "</body>\n</html>\n"
     }
 
-    static let style = """
+    package static let style = """
     body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
     table{border-collapse:collapse;margin:.5em 0}th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
     code,pre{font:13px ui-monospace,monospace}pre{background:#f6f6f6;padding:.8em;overflow-x:auto}
     .pass{color:#176f2c;font-weight:600}.fail{color:#b00020;font-weight:600}
     """
 
-    static func list(_ items: [String]) -> String {
+    package static func list(_ items: [String]) -> String {
         items.isEmpty ? "" : "<ul>\n" + items.map { "<li>\($0)</li>\n" }.joined() + "</ul>\n"
     }
 
     /// Untrusted text as HTML text or attribute content.
-    static func h(_ text: String) -> String { HTMLText.untrusted(text, limit: 4096) }
+    package static func h(_ text: String) -> String { HTMLText.untrusted(text, limit: 4096) }
 }
