@@ -136,7 +136,7 @@ extension ATSProbeCommand {
                         sink.write(try tightenedPlistText(result?.bundle.atsDictionary ?? [:]))
                     }
                 case .sarif:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report)), as: UTF8.self) + "\n")
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report, toolVersion: ToolVersion.current)), as: UTF8.self) + "\n")
                 default:
                     throw InputError("app writes text, json, plist, markdown, html or sarif only")
                 }

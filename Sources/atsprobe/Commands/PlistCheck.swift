@@ -81,7 +81,7 @@ extension ATSProbeCommand {
                 case .sarif:
                     let locations = PlistLocations(path: file, document: document, bytes: bytes)
                     let diagnostics = PlistDiagnostics.check(checks, tightening)
-                    let log = PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: locations)
+                    let log = PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: locations, toolVersion: ToolVersion.current)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
                 default:
                     throw InputError("plist check writes text, json, plist, xcode or sarif only")

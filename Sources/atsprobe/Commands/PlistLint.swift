@@ -47,7 +47,7 @@ extension ATSProbeCommand {
                     sink.write(PlistDiagnostics.xcode(PlistDiagnostics.lint(findings), locations: locations))
                 case .sarif:
                     let locations = PlistLocations(path: file, document: document, bytes: bytes)
-                    let log = PlistDiagnostics.sarif(PlistDiagnostics.lint(findings), rules: PlistDiagnostics.lintRules, locations: locations)
+                    let log = PlistDiagnostics.sarif(PlistDiagnostics.lint(findings), rules: PlistDiagnostics.lintRules, locations: locations, toolVersion: ToolVersion.current)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
                 default:
                     // OutputOptions<LintFormats> parses no other format.

@@ -10,14 +10,14 @@ import TLSFacts
 
 /// Where a key path of a `plist` command's file is: the line and column of the key in an XML
 /// file (libxml2, `KeyPositions`), nothing for a binary one (findings are located at the file).
-struct PlistLocations {
-    let path: String
-    let positions: KeyPositions?
+package struct PlistLocations {
+    package let path: String
+    package let positions: KeyPositions?
     /// A bare NSAppTransportSecurity dictionary: its keys sit at the root, while tightening
     /// paths always start with "NSAppTransportSecurity.".
-    let bare: Bool
+    package let bare: Bool
 
-    init(path: String, document: PropertyListDocument, bytes: Data) {
+    package init(path: String, document: PropertyListDocument, bytes: Data) {
         self.path = path
         bare = document.isBareATSDictionary
         positions = document.format == .xml ? KeyPositions.read(xml: [UInt8](bytes)) : nil
@@ -25,7 +25,7 @@ struct PlistLocations {
 
     /// The key's position, or the nearest enclosing key's, or the root dictionary's; nil for a
     /// binary file.
-    func position(of keyPath: String) -> SourcePosition? {
+    package func position(of keyPath: String) -> SourcePosition? {
         guard let positions else { return nil }
         let prefix = ATSKey.appTransportSecurity.name
         if bare && !positions.contains(keyPath) {

@@ -1,5 +1,5 @@
 import ATSApp
-import ATSReport
+import ATSEngine
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -16,8 +16,8 @@ import Foundation
 /// Info.plist as an artifact nested in it (`parentIndex` 0) whose uri is its path inside the
 /// archive ("Payload/Demo.app/Info.plist"); each result's location names that artifact by
 /// `index`. A binary Info.plist has no lines: its results are placed at the file.
-enum AppSARIF {
-    static func log(_ report: AppReport) -> SARIFLog {
+package enum AppSARIF {
+    package static func log(_ report: AppReport, toolVersion: String) -> SARIFLog {
         let inventory = report.inventory
         var artifacts: [SARIFLog.Artifact] = []
         if inventory.inputKind == .ipa {
@@ -50,6 +50,6 @@ enum AppSARIF {
         var rules = PlistDiagnostics.lintRules
         var seen = Set(rules.map(\.id))
         for rule in PlistDiagnostics.checkRules(for: checkDiagnostics) where seen.insert(rule.id).inserted { rules.append(rule) }
-        return ReportSARIF.log(findings, rules: rules, artifacts: artifacts.isEmpty ? nil : artifacts, toolVersion: ToolVersion.current)
+        return ReportSARIF.log(findings, rules: rules, artifacts: artifacts.isEmpty ? nil : artifacts, toolVersion: toolVersion)
     }
 }

@@ -1,5 +1,5 @@
 import ATSAdvice
-import ATSReport
+
 import ATSEngine
 import ATSPolicy
 import PropertyListPositions
@@ -12,19 +12,19 @@ import TLSFacts
 
 /// One result of `plist lint` or `plist check` located at a key of the Info.plist, in the
 /// shape the editor formats share (`--format xcode`, `--format sarif`). Text is escaped already.
-struct PlistDiagnostic: Hashable {
+package struct PlistDiagnostic: Hashable {
     /// The lint rule id, the tightening kind, or the failure class ("load/trust.expired").
-    var rule: String
-    var level: SARIFLog.Level
+    package var rule: String
+    package var level: SARIFLog.Level
     /// Where in the dictionary: the key the finding is about, or the entry that governs a load.
-    var keyPath: String
-    var message: String
+    package var keyPath: String
+    package var message: String
     /// The URL of the load a result is about (plist check), when there is one.
-    var target: String?
+    package var target: String?
 }
 
-enum PlistDiagnostics {
-    static func level(_ severity: LintFinding.Severity) -> SARIFLog.Level {
+package enum PlistDiagnostics {
+    package static func level(_ severity: LintFinding.Severity) -> SARIFLog.Level {
         switch severity {
         case .error: .error
         case .warning: .warning
@@ -34,7 +34,7 @@ enum PlistDiagnostics {
 
     // MARK: plist lint
 
-    static func lint(_ findings: [LintFinding]) -> [PlistDiagnostic] {
+    package static func lint(_ findings: [LintFinding]) -> [PlistDiagnostic] {
         findings.map {
             PlistDiagnostic(rule: $0.rule, level: level($0.severity), keyPath: $0.keyPath,
                             message: "\($0.keyPath): \($0.message) (fix: \($0.fix))")
@@ -42,7 +42,7 @@ enum PlistDiagnostics {
     }
 
     /// One SARIF rule per lint rule, in LintRule's order.
-    static var lintRules: [SARIFLog.Rule] {
+    package static var lintRules: [SARIFLog.Rule] {
         LintRule.all.map {
             SARIFLog.Rule(id: $0.id, shortDescription: .init(text: $0.summary),
                           defaultConfiguration: .init(level: level($0.severity)))
@@ -53,7 +53,7 @@ enum PlistDiagnostics {
 
     /// Tightening findings at their keys; each failing load at the entry that governs it (the
     /// line a developer edits), with the target's URL beside it.
-    static func check(_ checks: [PlistTargetCheck], _ tightening: TighteningReport) -> [PlistDiagnostic] {
+    package static func check(_ checks: [PlistTargetCheck], _ tightening: TighteningReport) -> [PlistDiagnostic] {
         var out: [PlistDiagnostic] = []
         for check in checks {
             for load in check.loads where !load.load.verdict.passed {
@@ -79,7 +79,7 @@ enum PlistDiagnostics {
 
     /// The key a load's policy comes from: its exception entry, the global key that exempts it,
     /// or the NSAppTransportSecurity dictionary (default ATS).
-    static func governingKeyPath(_ policy: EffectivePolicy) -> String {
+    package static func governingKeyPath(_ policy: EffectivePolicy) -> String {
         let ats = ATSKey.appTransportSecurity.name
         if let match = policy.match {
             return "\(ats).\(ATSKey.exceptionDomains.name).\(KeyPositions.pathComponent(match.key))"
@@ -93,7 +93,7 @@ enum PlistDiagnostics {
 
     /// The rules `plist check` can report: the three tightening kinds, then the failure
     /// classes of this run's results (the class set is open: trust problems, certificate rules...).
-    static func checkRules(for diagnostics: [PlistDiagnostic]) -> [SARIFLog.Rule] {
+    package static func checkRules(for diagnostics: [PlistDiagnostic]) -> [SARIFLog.Rule] {
         var rules: [SARIFLog.Rule] = [
             .init(id: TighteningFinding.Kind.unnecessary.rawValue, shortDescription: .init(text: "a key or entry no checked host needs"), defaultConfiguration: .init(level: .warning)),
             .init(id: TighteningFinding.Kind.tooWide.rawValue, shortDescription: .init(text: "a key that weakens ATS more than the checked hosts need"), defaultConfiguration: .init(level: .warning)),
@@ -112,7 +112,7 @@ enum PlistDiagnostics {
     /// clang's diagnostic form, which Xcode shows inline from a Run Script build phase:
     /// `path:line:column: error|warning|note: message [rule]`; a binary plist has no lines,
     /// so its lines are `path: warning: message [rule]`.
-    static func xcode(_ diagnostics: [PlistDiagnostic], locations: PlistLocations) -> String {
+    package static func xcode(_ diagnostics: [PlistDiagnostic], locations: PlistLocations) -> String {
         let file = UntrustedText.escape(locations.path, limit: 1024)
         var out = ""
         for diagnostic in diagnostics {
@@ -124,14 +124,14 @@ enum PlistDiagnostics {
 
     /// SARIF 2.1.0 through the report library (`ReportSARIF`): each result at its key (a binary
     /// plist: at the file) and, for a load, the target URL as a related location.
-    static func sarif(_ diagnostics: [PlistDiagnostic], rules: [SARIFLog.Rule], locations: PlistLocations) -> SARIFLog {
+    package static func sarif(_ diagnostics: [PlistDiagnostic], rules: [SARIFLog.Rule], locations: PlistLocations, toolVersion: String) -> SARIFLog {
         ReportSARIF.log(findings(diagnostics, uri: SARIFLog.fileURI(locations.path), artifact: nil, locations: locations),
-                        rules: rules, toolVersion: ToolVersion.current)
+                        rules: rules, toolVersion: toolVersion)
     }
 
     /// The diagnostics as the report library's findings, in the file `uri` (or the artifact
     /// `artifact` of the run: an Info.plist inside an archive).
-    static func findings(_ diagnostics: [PlistDiagnostic], uri: String, artifact: Int?, locations: PlistLocations) -> [SARIFFinding] {
+    package static func findings(_ diagnostics: [PlistDiagnostic], uri: String, artifact: Int?, locations: PlistLocations) -> [SARIFFinding] {
         diagnostics.map { diagnostic in
             let position = locations.position(of: diagnostic.keyPath)
             return SARIFFinding(rule: diagnostic.rule, level: diagnostic.level, message: diagnostic.message,
