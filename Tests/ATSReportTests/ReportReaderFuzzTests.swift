@@ -5,7 +5,8 @@ import TestSupport
 import TLSFacts
 
 /// `atsprobe report`'s reader fuzzed (docs/robustness.md, "Fuzzing"; issue 24 item 6): records
-/// as audit and diagnose write them, mutated byte by byte, go through `ReportReader.records`
+/// as audit and diagnose write them, mutated byte by byte or with one JSON string replaced by
+/// hostile text, go through `ReportReader.records`
 /// and, when read, through every format. The reader either refuses them with one line holding
 /// no raw control, or every format keeps its promises: text is one line per target, Markdown's
 /// fences pair and no record text opens HTML or leaves its line, HTML holds only our own tags,
@@ -72,6 +73,38 @@ import TLSFacts
         "2.5", "null", "true", "[]", "{}", #""schemaVersion":1,"#, #""kind":"result","#, #""verdict":"pass","#, ",", "|",
     ].map { Array($0.utf8) }
 
+    /// Text for `substituteString`: each sink's syntax, controls, bidi, a formula, a long run.
+    static let hostileTexts = [
+        "\n", "\r", "\t", "\u{0}", "\u{1B}[31m", "\u{7}", "\u{85}", "\u{9B}", "\u{202E}", "\u{2066}", "\u{2028}", "\u{FEFF}",
+        "```", "`", "~~~", "\\", "|", "# h", "* ", "- ", "1. ", "> ", "[a](javascript:alert(1))", "![i](http://x.test/b)",
+        "<img src=x onerror=alert(1)>", "<script>", "</pre>", "<!--", "&lt;", "\"", "'", "=HYPERLINK(\"http://x.test\")", "+1",
+        "-1", "@SUM(1)", ",", "\r\n", "..", "/", String(repeating: "a", count: 5000), "é", "\u{1F600}",
+    ]
+
+    /// One JSON string of `bytes` (a key or a value) replaced by hostile text, escaped as JSON:
+    /// the input stays JSON, so the renderers see the text (byte mutants mostly break the JSON).
+    static func substituteString(_ bytes: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
+        var quotes: [Int] = []
+        var escaped = false
+        for (index, byte) in bytes.enumerated() {
+            if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { quotes.append(index) }
+        }
+        guard quotes.count >= 2 else { return bytes }
+        let pair = Int(random.next() % UInt64(quotes.count / 2))
+        var text = ""
+        for _ in 0..<(1 + random.next() % 4) { text += hostileTexts[Int(random.next() % UInt64(hostileTexts.count))] }
+        var literal = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": literal += "\\\""
+            case "\\": literal += "\\\\"
+            case _ where scalar.value < 0x20: literal += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: literal.unicodeScalars.append(scalar)
+            }
+        }
+        return Array(bytes[...quotes[2 * pair]]) + Array(literal.utf8) + Array(bytes[quotes[2 * pair + 1]...])
+    }
+
     /// The tags our HTML writes (ReportHTML, HTMLText): any other tag came from a record.
     static let ownTags: Set<String> = [
         "!doctype", "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4", "section", "article", "div", "p",
@@ -101,7 +134,8 @@ import TLSFacts
         var problems: [String] = []
         var index = 0, read = 0
         while run.allows(index) {
-            let bytes = ByteMutator.mutate(corpus[index % corpus.count], words: words, &random)
+            let seed = corpus[index % corpus.count]
+            let bytes = random.next() % 2 == 0 ? ByteMutator.mutate(seed, words: words, &random) : substituteString(seed, &random)
             index += 1
             do {
                 let records = try ReportReader.records(from: bytes, name: "'fuzz'")
