@@ -122,7 +122,7 @@ let package = Package(
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         // The report library alone: records read, merged, escaped and written without the executable.
-        .testTarget(name: "ATSReportTests", dependencies: ["ATSReport", "PropertyList"]),
+        .testTarget(name: "ATSReportTests", dependencies: ["ATSReport", "PropertyList", "TestSupport", "TLSFacts"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
