@@ -150,8 +150,8 @@ actor LiveTests {
 func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsFormats>,
                       colors: ColorOptions, exceptions: MergeOptions) async throws -> ExitStatus {
     let format = output.effectiveFormat
-    guard format == .text || format == .json else {
-        throw InputError("--rules all writes text or json only (run one rule set for \(format.rawValue))")
+    guard ([.text, .json, .html, .csv, .markdown] as [OutputFormat]).contains(format) else {
+        throw InputError("--rules all writes text, json, html, csv or markdown only (run one rule set for \(format.rawValue))")
     }
     guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
     let targets = try texts.map { try connection.target($0) }
@@ -163,23 +163,31 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
     var sink = OutputSink(path: output.output)
     var status = ExitStatus.clear
     var documents: [RuleSetMatrixJSON] = []
+    var grids: [RuleSetMatrixGrid] = []
     for (position, target) in targets.enumerated() {
         let matrix = await runner.runAcrossRuleSets(target, ruleSets: RuleSet.all)
         if let failure = matrix.reports.lazy.compactMap(\.localFailure).first {
             throw LocalFailure("\(target.url): \(ProbeText.describe(failure))")
         }
-        status = max(status, RuleSetMatrixText.exitStatus(matrix))
+        status = max(status, matrix.reports.map(DiagnosticsText.exitStatus(for:)).max() ?? .clear)
         if format == .text {
             if position > 0 { sink.writeLine() }
-            sink.write(RuleSetMatrixText.render(matrix, palette: palette))
-        } else {
+            sink.write(RuleSetMatrixText.render(RuleSetMatrixGrid(matrix), palette: palette))
+        } else if format == .json {
             documents.append(RuleSetMatrixJSON(matrix, run: run))
+        } else {
+            grids.append(RuleSetMatrixGrid(matrix))
         }
     }
-    if format == .json {
+    switch format {
+    case .json:
         let encoder = JSONEncoder.atsprobe()
         let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
+    case .html: sink.write(RuleSetMatrixHTML.render(grids, run: run))
+    case .csv: sink.write(RuleSetMatrixCSV.render(grids))
+    case .markdown: sink.write(RuleSetMatrixMarkdown.render(grids, run: run))
+    default: break
     }
     try sink.finish()
     return status
