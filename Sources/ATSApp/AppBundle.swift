@@ -24,6 +24,12 @@ public struct AppBundle {
     /// Where its Info.plist was read from, relative to the app; nil when it has none.
     public var infoPlistPath: String?
     public var document: PropertyListDocument?
+    /// Where its Info.plist is inside the input: the archive entry's path in an .ipa or
+    /// .xcarchive ("Payload/Demo.app/Info.plist"), the path under an .app directory; nil without one.
+    public var infoPlistInputPath: String? = nil
+    /// The Info.plist's bytes when it is XML (bounded as it was read), so findings can be placed
+    /// at a key's line (`--format sarif`); nil for a binary plist, which has no lines.
+    public var infoPlistXML: [UInt8]? = nil
     public var identifier: String?
     /// CFBundleExecutable, relative to the app, when the file is there.
     public var executablePath: String?

@@ -218,12 +218,14 @@ struct AppReader {
     func bundle(_ path: String, kind: AppBundle.Kind, enclosing: [AppBundle]) throws(AppReadError) -> AppBundle {
         var notes: [String] = []
         var document: PropertyListDocument?
+        var xml: [UInt8]?
         let plistCandidates = ["Info.plist", "Contents/Info.plist", "Resources/Info.plist", "Versions/Current/Resources/Info.plist"]
         let plist = plistCandidates.lazy.compactMap { self.file(self.join(path, $0)) }.first
         if let plist {
             do {
                 let bytes = try tree.read(plist.entry, limit: PropertyListFile.defaultMaximumSize)
                 document = try PropertyListFile.parse(Data(bytes), path: join(appName, plist.path))
+                if document?.format == .xml { xml = bytes }
             } catch let error as AppReadError {
                 throw error
             } catch {
@@ -256,8 +258,11 @@ struct AppReader {
         }
         // A framework's dictionary is never read (above): linting it would report on nothing ATS uses.
         let lint = kind == .framework ? [] : document.map(ATSLinter.lint) ?? []
-        return AppBundle(path: path, kind: kind, infoPlistPath: plist?.path, document: document, identifier: identifier,
-                         executablePath: executablePath, lint: lint, dictionaryOwner: owner, notes: notes)
+        var bundle = AppBundle(path: path, kind: kind, infoPlistPath: plist?.path, document: document, identifier: identifier,
+                               executablePath: executablePath, lint: lint, dictionaryOwner: owner, notes: notes)
+        bundle.infoPlistInputPath = plist?.entry.path
+        bundle.infoPlistXML = xml
+        return bundle
     }
 
     private func bundles0HasATS(_ enclosing: [AppBundle]) -> Bool { enclosing.first?.atsDictionary != nil }

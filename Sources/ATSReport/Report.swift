@@ -18,6 +18,10 @@ public struct Palette: Sendable {
 /// The formats a report is rendered in (`audit`, `diagnose` and `report --format`).
 public enum ReportFormat: Sendable {
     case text, html, csv, markdown
+    /// JUnit XML for CI test reports (`ReportJUnit`).
+    case junit
+    /// SARIF 2.1.0, each failing target at its URL (`ReportSARIF.audit`).
+    case sarif
 }
 
 /// Everything a report shows: the targets in input order, the counts and the run's metadata.
@@ -44,6 +48,60 @@ public struct Report: Sendable {
         records.first { $0.tests.count == 16 }?.tests.map(\.title) ?? []
     }
 
+    /// One row of a report's matrix: the targets of one origin (scheme, host, port) whose
+    /// verdict and 16 results are the same, so a site audited at 20 paths is one row with its
+    /// URLs under it, not 20 copies of the same cells. Paths of one origin share their
+    /// handshakes' outcome but can differ (a redirect, an HTTP failure): each distinct result
+    /// is a row of its own, under the same origin. A bad input line, which names no origin,
+    /// is a row of its own.
+    public struct OriginRow: Sendable {
+        /// "https://host[:port]" (the port when it is not the scheme's default), or the input
+        /// line's text for a line that never became a target.
+        public var origin: String
+        public var verdict: AuditVerdict
+        /// Per test title (`testTitles`): passed, or nil when the target has no such test.
+        public var cells: [Bool?]
+        /// Indexes into `records`, in input order.
+        public var members: [Int]
+    }
+
+    /// The matrix's rows, in the order each origin first appears in the input.
+    public var originRows: [OriginRow] {
+        let count = testTitles.count
+        var rows: [OriginRow] = []
+        var byKey: [String: Int] = [:]
+        for (index, record) in records.enumerated() {
+            let cells: [Bool?] = (0..<count).map { $0 < record.tests.count ? record.tests[$0].verdict.passed : nil }
+            let origin = Report.origin(record)
+            let key = "\(origin ?? "#\(index)")|\(record.verdict.rawValue)|" + cells.map { $0.map { $0 ? "1" : "0" } ?? "-" }.joined()
+            if let row = byKey[key] {
+                rows[row].members.append(index)
+            } else {
+                byKey[key] = rows.count
+                rows.append(OriginRow(origin: origin ?? record.name, verdict: record.verdict, cells: cells, members: [index]))
+            }
+        }
+        // Rows of one origin together, in first-appearance order.
+        var firstSeen: [String: Int] = [:]
+        for (position, row) in rows.enumerated() where firstSeen[row.origin] == nil { firstSeen[row.origin] = position }
+        return rows.enumerated().sorted { (firstSeen[$0.element.origin]!, $0.offset) < (firstSeen[$1.element.origin]!, $1.offset) }.map(\.element)
+    }
+
+    /// A record's origin, "scheme://host[:port]"; nil for a bad input line (no target).
+    public static func origin(_ record: AuditRecord) -> String? {
+        guard let target = record.target, let scheme = target.url.split(separator: ":", maxSplits: 1).first else { return nil }
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        let standard = (scheme == "https" && target.port == 443) || (scheme == "http" && target.port == 80)
+        return "\(scheme)://\(host)" + (standard ? "" : ":\(target.port)")
+    }
+
+    /// How a member is named under its origin's row: its URL without the origin ("/v1/items"),
+    /// or the whole name when it does not start with it.
+    public static func path(of record: AuditRecord, under origin: String) -> String {
+        let name = record.name
+        return name.hasPrefix(origin) && name.count > origin.count ? String(name.dropFirst(origin.count)) : name
+    }
+
     /// The run's metadata as label/value rows, for every format.
     public var metadataRows: [(String, String)] {
         var rows: [(String, String)] = []
@@ -67,6 +125,9 @@ public struct Report: Sendable {
         case .html: ReportHTML.render(self)
         case .csv: ReportCSV.render(self)
         case .markdown: ReportMarkdown.render(self)
+        case .junit: ReportJUnit.render(self)
+        // The log is plain Codable values: encoding cannot fail.
+        case .sarif: ((try? JSONEncoder.atsprobe().encode(ReportSARIF.audit(self))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
         case .text: records.map { ReportText.entry($0, verbose: verbose, palette: Palette(enabled: false)) }.joined()
         }
     }

@@ -35,9 +35,10 @@ public enum ReportEscaping {
     }
 
     /// The content of a fenced block: no line can close the fence (``` becomes '''), and each
-    /// line is escaped on its own, so line breaks stay and nothing else can break a line.
+    /// line is escaped on its own, so line breaks stay and nothing else can break a line. Tabs
+    /// (the plist writer's indentation) become four spaces first, as in the HTML report, not \x09.
     public static func markdownFence(_ text: String) -> String {
-        text.replacing("```", with: "'''").split(separator: "\n", omittingEmptySubsequences: false)
+        text.replacing("```", with: "'''").replacing("\t", with: "    ").split(separator: "\n", omittingEmptySubsequences: false)
             .map { UntrustedText.escape(String($0), limit: 4000) }.joined(separator: "\n")
     }
 

@@ -27,19 +27,28 @@ public enum ReportHTML {
         out += "</section>\n"
 
         let titles = report.testTitles
-        out += "<section id=\"matrix\"><h2>nscurl's 16 tests</h2>\n<p class=\"key\">&#x2713; PASS, &#x2717; FAIL, &#x2014; not run. Numbers are the tests listed under the table.</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<thead><tr><th scope=\"col\">Target</th><th scope=\"col\">Verdict</th>"
+        out += "<section id=\"matrix\"><h2>nscurl's 16 tests</h2>\n<p class=\"key\">&#x2713; PASS, &#x2717; FAIL, &#x2014; not run. Numbers are the tests listed under the table. One row per origin (scheme, host, port), its URLs under it; URLs of one origin with different results are rows of their own.</p>\n<div class=\"scroll\"><table class=\"matrix\">\n<thead><tr><th scope=\"col\">Target</th><th scope=\"col\">Verdict</th>"
         for (index, title) in titles.enumerated() {
             out += "<th scope=\"col\" title=\"\(h(title))\"><span>\(index + 1)</span> \(h(short(title)))</th>"
         }
         out += "</tr></thead>\n<tbody>\n"
-        for (index, record) in report.records.enumerated() {
-            out += "<tr><th scope=\"row\"><a href=\"#t\(index + 1)\">\(h(record.name))</a></th><td class=\"v-\(record.verdict.rawValue)\">\(label(record.verdict))</td>"
-            for position in titles.indices {
-                if position < record.tests.count {
-                    let passed = record.tests[position].verdict.passed
-                    out += passed ? "<td class=\"pass\" title=\"PASS\">&#x2713;</td>" : "<td class=\"fail\" title=\"FAIL\">&#x2717;</td>"
-                } else {
-                    out += "<td class=\"none\">&#x2014;</td>"
+        for row in report.originRows {
+            out += "<tr><th scope=\"row\">"
+            if row.members.count == 1, let index = row.members.first {
+                out += "<a href=\"#t\(index + 1)\">\(h(report.records[index].name))</a>"
+            } else {
+                out += "<span class=\"origin\">\(h(row.origin))</span> <span class=\"count\">\(row.members.count) URLs</span><ul class=\"urls\">"
+                for index in row.members {
+                    out += "<li><a href=\"#t\(index + 1)\">\(h(Report.path(of: report.records[index], under: row.origin)))</a></li>"
+                }
+                out += "</ul>"
+            }
+            out += "</th><td class=\"v-\(row.verdict.rawValue)\">\(label(row.verdict))</td>"
+            for cell in row.cells {
+                switch cell {
+                case true?: out += "<td class=\"pass\" title=\"PASS\">&#x2713;</td>"
+                case false?: out += "<td class=\"fail\" title=\"FAIL\">&#x2717;</td>"
+                case nil: out += "<td class=\"none\">&#x2014;</td>"
                 }
             }
             out += "</tr>\n"
@@ -134,6 +143,7 @@ public enum ReportHTML {
     table { border-collapse: collapse; }
     th, td { border: 1px solid #d2d2d7; padding: .25em .5em; text-align: left; vertical-align: top; }
     table.meta th { background: #f5f5f7; font-weight: 600; }
+    caption { text-align: left; font-weight: 600; padding-bottom: .2em; }
     ul.counts { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .5em; }
     ul.counts li { border: 1px solid #d2d2d7; border-radius: 6px; padding: .3em .8em; }
     ul.counts .n { font-weight: 700; font-size: 1.2em; }
@@ -142,6 +152,11 @@ public enum ReportHTML {
     table.matrix thead th { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; font-weight: 600; }
     table.matrix thead th:first-child, table.matrix thead th:nth-child(2) { writing-mode: horizontal-tb; transform: none; vertical-align: bottom; }
     table.matrix tbody th { font-weight: normal; white-space: nowrap; }
+    table.matrix .origin { font-weight: 600; }
+    table.matrix .count { color: #6e6e73; }
+    table.matrix ul.urls { list-style: none; margin: .1em 0 0; padding: 0; font-size: 11px; white-space: normal; }
+    table.matrix ul.urls li { display: inline; }
+    table.matrix ul.urls li:not(:last-child)::after { content: ", "; }
     td.pass { background: #e3f5e1; color: #1b5e20; text-align: center; font-weight: 700; }
     td.fail { background: #fde7e9; color: #8e1b24; text-align: center; font-weight: 700; }
     td.none { text-align: center; }

@@ -23,17 +23,19 @@ struct AuditSchedulerTests {
         let work = FakeWork()
         let targets = Self.targets(10)
         let scheduler = AuditScheduler(limits: Self.limits(concurrency: 3), work: work, clock: ManualClock())
-        let events = collect(scheduler.results(for: jobs(targets)))
+        let log = EventLog(scheduler.results(for: jobs(targets)))
         var finishOrder: [String] = []
         for done in 0..<targets.count {
             let expected = min(3, targets.count - done)
             await work.waitUntil { $0.running.count == expected }
+            // The previous run's result has reached the consumer before the next run ends.
+            await log.waitUntil { $0.filter(\.isResult).count == done }
             #expect(work.snapshot.inFlight <= 3)
             let last = work.snapshot.started.last { work.snapshot.running.contains($0) }!
             finishOrder.append(last)
             #expect(work.finish(last))
         }
-        let all = await events.value
+        let all = await log.all
         let results = all.filter(\.isResult)
         #expect(work.snapshot.peak == 3)
         #expect(results.count == targets.count)
@@ -123,6 +125,9 @@ struct AuditSchedulerTests {
         await work.waitUntil { $0.running.count == 3 }
         await clock.waitForSleepers { $0.filter { $0 == ManualClock.at(.seconds(5)) }.count == 3 }
         #expect(work.finish(targets[0].url))
+        // The first target's deadline is cancelled once the scheduler has its result; only
+        // then does the clock reach the others' (advancing at once raced that receipt).
+        await clock.waitForSleepers { $0.filter { $0 == ManualClock.at(.seconds(5)) }.count == 2 }
         clock.advance(by: .seconds(5))
         let results = await events.value.filter(\.isResult)
         #expect(results.count == 3)

@@ -72,14 +72,18 @@ final class ManualClock: Clock, Sendable {
                 }
             }
         } onCancel: {
-            let sleeper = state.withLock { state -> Sleeper? in
+            // A cancelled sleeper leaves the list, and a watcher waiting for fewer sleepers
+            // (a deadline cancelled because its work finished) is woken by that.
+            let (sleeper, watchers) = state.withLock { state -> (Sleeper?, [Watcher]) in
                 guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
                     state.cancelledBeforeSleeping.insert(id)
-                    return nil
+                    return (nil, [])
                 }
-                return state.sleepers.remove(at: index)
+                let sleeper = state.sleepers.remove(at: index)
+                return (sleeper, state.satisfiedWatchers())
             }
             sleeper?.continuation.resume(throwing: CancellationError())
+            for watcher in watchers { watcher.continuation.resume() }
         }
     }
 
@@ -241,6 +245,59 @@ func jobs(_ targets: [Target], rejected: [(position: Int, reason: String)] = [])
         for target in targets { continuation.yield(.target(target, tag: target.url)) }
         for line in rejected { continuation.yield(.rejected(line.reason, shardKey: "#\(line.position)", tag: "#\(line.position)")) }
         continuation.finish()
+    }
+}
+
+/// The events of a run as the consumer sees them, which a test can wait on: finishing two runs
+/// back to back races their results to the stream, so a test that asserts an order waits for
+/// each result before it finishes the next run.
+final class EventLog<Report: Sendable>: Sendable {
+    private struct Watcher {
+        let predicate: @Sendable ([AuditEvent<String, Report>]) -> Bool
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private final class Storage: Sendable {
+        let state = Mutex((events: [AuditEvent<String, Report>](), watchers: [Watcher]()))
+    }
+
+    private let storage = Storage()
+    private let consumer: Task<Void, Never>
+
+    init(_ results: AuditResults<AuditEvent<String, Report>>) {
+        let storage = self.storage
+        consumer = Task {
+            for await event in results {
+                let ready = storage.state.withLock { state -> [Watcher] in
+                    state.events.append(event)
+                    let events = state.events
+                    let ready = state.watchers.filter { $0.predicate(events) }
+                    state.watchers.removeAll { $0.predicate(events) }
+                    return ready
+                }
+                for watcher in ready { watcher.continuation.resume() }
+            }
+        }
+    }
+
+    /// Returns once the events seen so far satisfy `predicate`.
+    func waitUntil(_ predicate: @escaping @Sendable ([AuditEvent<String, Report>]) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let holds = storage.state.withLock { state -> Bool in
+                if predicate(state.events) { return true }
+                state.watchers.append(Watcher(predicate: predicate, continuation: continuation))
+                return false
+            }
+            if holds { continuation.resume() }
+        }
+    }
+
+    /// Every event, once the run has ended.
+    var all: [AuditEvent<String, Report>] {
+        get async {
+            await consumer.value
+            return storage.state.withLock { $0.events }
+        }
     }
 }
 

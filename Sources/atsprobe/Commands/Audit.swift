@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSEngine
@@ -18,9 +19,9 @@ extension ATSProbeCommand {
             Targets come from the arguments, then from --input (a file, or - for standard input): one per \
             line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
             reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
-            --format plist writes one merged NSExceptionDomains dictionary; html, csv and markdown write a report \
-            (docs/reports.md) once every target is done.
-            Exit codes (narrowed by --fail-on): 0 every target passes; 1 a target needs an exception or cannot \
+            --format plist writes one merged NSExceptionDomains dictionary; html, csv, markdown, junit and sarif write \
+            a report (docs/reports.md) once every target is done. --baseline OLD.jsonl compares with an earlier run.
+            Exit codes (narrowed by --fail-on; with --fail-on new, 1 only when a target got worse than in --baseline): 0 every target passes; 1 a target needs an exception or cannot \
             load; 2 a target is unreachable or timed out; 64 bad options or bad input lines.
             """
         )
@@ -49,8 +50,11 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"), completion: .file())
         var records: String?
 
-        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any.")
-        var failOn: AuditFailOn = .any
+        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any; new (with --baseline): only what got worse.")
+        var failOn: AuditFailOnChoice = .level(.any)
+
+        @Option(name: .long, help: ArgumentHelp("Compare with an earlier run's JSON Lines (--records or --format json): each target new, fixed, changed or unchanged.", valueName: "file"), completion: .file())
+        var baseline: String?
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
@@ -73,6 +77,7 @@ extension ATSProbeCommand {
             }
             try connection.check()
             let share = try shard.map(Self.share) ?? .whole
+            let baseline = try AuditBaseline.read(self.baseline, failOn: failOn)
             let source = try AuditInput(arguments: targets, path: input)
             let logs = try connection.ctLogs()
             let ruleSet = try diagnostics.ruleSet()
@@ -84,7 +89,7 @@ extension ATSProbeCommand {
             let sink = try AuditOutput(format: format, verbose: diagnostics.verbose, quiet: diagnostics.quiet,
                                        palette: colors.palette(format: format, path: output.output),
                                        run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
-                                       path: output.output, recordsPath: records, progress: progress)
+                                       path: output.output, recordsPath: records, progress: progress, baseline: baseline)
             // Redraws the progress line twice a second, so a silent host's time is seen growing.
             let ticker = progress.enabled ? Task {
                 while !Task.isCancelled {
@@ -123,7 +128,7 @@ extension ATSProbeCommand {
             try? await runtime.shutdown()
             // Targets read before the error have their records; the run still fails (64).
             if let failure = source.failure { throw failure }
-            return ExitStatus(await sink.tally.severity(failOn: failOn))
+            return AuditBaseline.status(failOn, tally: await sink.tally, comparison: await sink.comparison)
         }
 
         static func share(_ text: String) throws -> AuditShard {
@@ -172,4 +177,3 @@ struct AuditJobs: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source, parse: parse) }
 }
 
-extension AuditFailOn: ExpressibleByArgument {}

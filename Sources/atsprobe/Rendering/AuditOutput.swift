@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSEngine
 import ATSPolicy
 import ATSReport
@@ -29,18 +30,24 @@ actor AuditOutput {
     private var progress: AuditProgress
     /// Only for --format plist: one entry per host that needs an exception.
     private var exceptions: [String: DomainException] = [:]
-    /// Only for html, csv and markdown: the report needs every target before its first line.
+    /// For the report formats (html, csv, markdown, junit, sarif), which need every target
+    /// before their first line, and for --baseline: each record without its handshakes.
     private var collected: [AuditRecord] = []
+    /// --baseline: the earlier run, compared with this one at the end.
+    private let baseline: AuditBaseline?
+    /// Set by finish() with --baseline.
+    private(set) var comparison: BaselineComparison?
 
     /// `path` nil writes to standard output. Throws an InputError when a file cannot be created.
     init(format: OutputFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, path: String?,
-         recordsPath: String?, progress: AuditProgress) throws {
+         recordsPath: String?, progress: AuditProgress, baseline: AuditBaseline? = nil) throws {
         self.format = format
         self.verbose = verbose
         self.quiet = quiet
         self.palette = palette
         self.run = run
         self.progress = progress
+        self.baseline = baseline
         handle = try path.map { try FileStream(creating: $0) } ?? FileStream.standardOutput
         records = try recordsPath.map { try FileStream(creating: $0) }
     }
@@ -112,10 +119,18 @@ actor AuditOutput {
         done = true
         switch format {
         case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
-        case .html, .csv, .markdown: handle.write(Report(collected).render(format.reportFormat, verbose: verbose))
+        case .html, .csv, .markdown, .junit, .sarif: handle.write(Report(collected).render(format.reportFormat, verbose: verbose))
         default: break
         }
         progress.clear()
+        if let baseline {
+            // After the results for text (people read it there); elsewhere the output is a
+            // document, so the comparison goes to stderr with the summary.
+            let compared = BaselineComparison(old: baseline.records, new: collected)
+            comparison = compared
+            let text = compared.text(baseline: baseline.path)
+            if format == .text { handle.write(text) } else if !quiet { FileStream.standardError.write(text) }
+        }
         if !quiet { FileStream.standardError.write(tally.summary) }
         try records?.finish()
         try handle.finish()
@@ -135,12 +150,13 @@ actor AuditOutput {
         case .text:
             progress.clear()
             handle.write(ReportText.entry(record, verbose: verbose, palette: palette))
-        case .html, .csv, .markdown:
-            collected.append(record.withoutHandshakes)
-        case .plist, .xcode, .sarif:
-            // plist is written at the end; audit parses neither xcode nor sarif.
+        case .html, .csv, .markdown, .junit, .sarif:
+            break
+        case .plist, .xcode:
+            // plist is written at the end; audit does not parse xcode.
             break
         }
+        if format.reportFormat != .text || baseline != nil { collected.append(record.withoutHandshakes) }
         // Drawn again at once: a line written after the bar must not leave it erased.
         progress.update(tally, force: true)
     }

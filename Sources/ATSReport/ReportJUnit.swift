@@ -1,0 +1,131 @@
+import ATSEngine
+import TLSFacts
+
+/// `--format junit` (audit, diagnose, and `report` of their records): JUnit XML as Jenkins'
+/// junit plugin and GitLab's test reports read it. `<testsuites>` holds one `<testsuite>` per
+/// target (its URL the suite's name, its wall time the suite's time) and one `<testcase>` per
+/// nscurl test, named by the test's title; a failing test carries `<failure message type>`
+/// with the first reason as the message, its class (FailureReason.code) as the type, and every
+/// reason and Apple's error as the text. A target with no result (timeout) or a bad input line
+/// is one testcase with `<error>`: nothing was tested.
+///
+/// The tests of one target share their handshakes (one per distinct offer), so a test has no
+/// time of its own: each testcase's time is 0 and the target's time is on its testsuite, which
+/// Jenkins takes as the suite's duration when the attribute is present.
+public enum ReportJUnit {
+    public static func render(_ report: Report) -> String {
+        var suites = ""
+        var tests = 0, failures = 0, errors = 0, milliseconds = 0
+        for record in report.records {
+            let suite = self.suite(record)
+            suites += suite.xml
+            tests += suite.tests
+            failures += suite.failures
+            errors += suite.errors
+            milliseconds += suite.milliseconds
+        }
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites name=\"atsprobe\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(milliseconds))\">\n"
+            + suites
+            + "</testsuites>\n"
+    }
+
+    /// Jenkins splits a classname at its last dot into package and class, so a host's dots
+    /// would scatter one target over packages: the package is "atsprobe" and the class the
+    /// target's URL with every character outside [A-Za-z0-9] as "_".
+    public static func className(_ record: AuditRecord) -> String {
+        let name = String(record.name.unicodeScalars.prefix(300).map { scalar -> Character in
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9": Character(scalar)
+            default: "_"
+            }
+        })
+        return "atsprobe." + name
+    }
+
+    private struct Suite {
+        var xml: String
+        var tests: Int, failures: Int, errors: Int, milliseconds: Int
+    }
+
+    private static func suite(_ record: AuditRecord) -> Suite {
+        let name = ReportEscaping.xml(record.name, limit: 1000)
+        let classname = ReportEscaping.xml(className(record), limit: 1000)
+        var cases = ""
+        var failures = 0, errors = 0
+        func testcase(_ title: String, _ body: String?) {
+            cases += "    <testcase name=\"\(ReportEscaping.xml(title, limit: 300))\" classname=\"\(classname)\" time=\"0.000\""
+            cases += body.map { ">\n\($0)    </testcase>\n" } ?? "/>\n"
+        }
+        func element(_ tag: String, message: String, type: String, text: String) -> String {
+            "      <\(tag) message=\"\(ReportEscaping.xml(message, limit: 1000))\" type=\"\(ReportEscaping.xml(type, limit: 200))\">"
+                + ReportEscaping.xml(text, limit: 8000, keepingLines: true) + "</\(tag)>\n"
+        }
+        var milliseconds = 0
+        switch record {
+        case .result(let document, let verdict, _):
+            milliseconds = wholeMilliseconds(document.wallMilliseconds)
+            for test in document.tests {
+                guard !test.verdict.passed else { testcase(test.title, nil); continue }
+                failures += 1
+                let first = test.verdict.reasons.first
+                var lines = test.verdict.reasons.map { "reason (\($0.code)): \($0.message)" }
+                if let error = test.verdict.error { lines.append("error: \(error.nscurlDescription)") }
+                lines.append("dictionary: \(PlistText.of(test.dictionary))")
+                testcase(test.title, element("failure", message: first?.message ?? "FAIL", type: first.map { ReportSARIF.loadRulePrefix + $0.code } ?? "load/failed",
+                                             text: lines.joined(separator: "\n")))
+            }
+            if document.tests.isEmpty {
+                // A document without nscurl's tests still has a verdict: one testcase for it.
+                if verdict == .pass { testcase("verdict", nil) } else {
+                    failures += 1
+                    testcase("verdict", element("failure", message: record.reason ?? verdict.rawValue, type: "verdict/\(verdict.rawValue)", text: verdict.rawValue))
+                }
+            }
+        case .timeout:
+            errors += 1
+            testcase("audit", element("error", message: record.reason ?? "timed out", type: "target/timeout", text: record.reason ?? ""))
+        case .error(let message, _, _, _):
+            errors += 1
+            let place = record.line.map { "input line \($0)" } ?? "argument"
+            testcase("input", element("error", message: message, type: "input/error", text: "\(place): \(message)"))
+        }
+        let count = max(record.tests.count, 1)
+        let head = "  <testsuite name=\"\(name)\" tests=\"\(count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"\(seconds(milliseconds))\">\n"
+        return Suite(xml: head + cases + "  </testsuite>\n", tests: count, failures: failures, errors: errors, milliseconds: milliseconds)
+    }
+
+    /// A record's wall time in whole milliseconds: finite, non-negative and below a day, as the
+    /// reader already checks (CheckedNumber); anything else counts as 0.
+    static func wholeMilliseconds(_ value: Double) -> Int {
+        guard value.isFinite, value >= 0, value < 86_400_000 else { return 0 }
+        return Int(value.rounded())
+    }
+
+    /// Seconds with three decimals ("1.234"), as JUnit writers print them; no locale, no exponent.
+    static func seconds(_ milliseconds: Int) -> String {
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+extension ReportEscaping {
+    /// XML 1.0 text or attribute value: control and bidi characters first become visible
+    /// escapes (so the document stays well-formed: XML 1.0 cannot carry most C0 characters,
+    /// even as references), as do U+FFFE and U+FFFF (not XML characters); then the five
+    /// special characters. `keepingLines` keeps "\n" between lines (element text only).
+    public static func xml(_ text: String, limit: Int, keepingLines: Bool = false) -> String {
+        let lines = keepingLines ? text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : [text]
+        return lines.map { line in
+            var clean = ""
+            for scalar in UntrustedText.escape(line, limit: limit).unicodeScalars {
+                if scalar.value == 0xFFFE || scalar.value == 0xFFFF {
+                    clean += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                } else {
+                    clean.unicodeScalars.append(scalar)
+                }
+            }
+            return HTMLText.escaped(clean)
+        }.joined(separator: "\n")
+    }
+}

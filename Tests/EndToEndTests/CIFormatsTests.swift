@@ -1,0 +1,316 @@
+import ATSAppFixtures
+import ATSTestServers
+import Foundation
+import Testing
+import TestSupport
+import TLSFacts
+
+/// The CI formats of `audit` and `diagnose` (issue 25): JUnit XML read as Jenkins reads it,
+/// SARIF at each target's URL, both equal to `atsprobe report` of the run's records; and
+/// baselines: `audit --baseline OLD.jsonl --fail-on new` against a server that got worse.
+@Suite struct CIFormatsTests {
+    /// One JUnit testcase as Jenkins' junit plugin reads it (SuiteResult.parse, CaseResult).
+    struct JenkinsCase: Hashable {
+        var suite: String, package: String, className: String, name: String, status: String, message: String
+    }
+
+    /// Validates `xml` against Golden/junit-jenkins.xsd with lxml, then reads it as Jenkins'
+    /// parser does: suites (nested ones too) by name, each testcase's classname (the suite's
+    /// name when absent) split at its last dot into package and class, error before failure,
+    /// the outcome's message attribute, the time as a float. nil where python3 has no lxml
+    /// (a message says so; `pip install lxml` or apt's python3-lxml).
+    static func readAsJenkins(_ xml: String) async throws -> [JenkinsCase]? {
+        let python = "/usr/bin/env"
+        let probe = try await ChildProcess.run(python, ["python3", "-c", "import lxml.etree"], timeout: 120)
+        #expect(!probe.timedOut)
+        guard probe.status == 0 else {
+            print("CIFormatsTests: JUnit schema check skipped, no python3 lxml (apt-get install python3-lxml)")
+            return nil
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-junit-\(UUID().uuidString).xml")
+        try Data(xml.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let schema = PlistFormatsTests.golden.appendingPathComponent("junit-jenkins.xsd").path
+        let script = """
+        import sys
+        from lxml import etree
+        doc = etree.parse(sys.argv[1], etree.XMLParser(resolve_entities=False, no_network=True))
+        etree.XMLSchema(etree.parse(sys.argv[2])).assertValid(doc)
+        root = doc.getroot()
+        assert root.tag == "testsuites", root.tag
+        def field(text): return (text or "").replace("\\t", " ").replace("\\n", " ")
+        def suite(element):
+            for child in element.findall("testsuite"): suite(child)
+            if element.find("testcase") is None: return
+            name = element.get("name")
+            float(element.get("time").replace(",", ""))
+            for case in element.findall("testcase"):
+                classname = case.get("classname") or name
+                package, _, cls = classname.rpartition(".")
+                float(case.get("time", "0").replace(",", ""))
+                outcome = case.find("error")
+                if outcome is None: outcome = case.find("failure")
+                status = "PASSED" if outcome is None else ("ERROR" if outcome.tag == "error" else "FAILED")
+                message = "" if outcome is None else outcome.get("message")
+                print("\\t".join(field(x) for x in [name, package, cls, case.get("name"), status, message]))
+        suite(root)
+        """
+        let run = try await ChildProcess.run(python, ["python3", "-c", script, file.path, schema], timeout: 120)
+        #expect(run.status == 0, "JUnit as Jenkins reads it: \(run.stdout)\(run.stderr)")
+        return run.stdout.split(separator: "\n").map { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return JenkinsCase(suite: f[0], package: f[1], className: f[2], name: f[3], status: f[4], message: f.count > 5 ? f[5] : "")
+        }
+    }
+
+    @Test func auditJUnitReadsAsJenkinsAndEqualsTheReportOfItsRecords() async throws {
+        try await ReportTests.withMixedServers { fixture, input in
+            let records = ReportTests.temporaryPath(".jsonl")
+            defer { try? FileManager.default.removeItem(atPath: records) }
+            let live = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
+                                                   "--format", "junit", "--records", records], timeout: 120, stdin: input)
+            #expect(live.status == 2, "stderr: \(live.stderr)")
+            #expect(live.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"atsprobe\" "))
+            let again = try await BinaryRunner.run(["report", records, "--format", "junit", "--quiet"], timeout: 60)
+            #expect(again.status == 2)
+            #expect(again.stdout == live.stdout, "report of the JSON Lines equals the live run's JUnit")
+
+            guard let cases = try await Self.readAsJenkins(live.stdout) else { return }
+            #expect(Set(cases.map(\.suite)).count == 4, "one suite per target: \(Set(cases.map(\.suite)))")
+            #expect(cases.allSatisfy { $0.package == "atsprobe" }, "one package, each target its class")
+            // 16 nscurl tests per target that answered or was refused.
+            let good = cases.filter { $0.suite.hasPrefix("https://127.0.0.1:") && $0.name == "ATS Default Connection" }
+            #expect(good.count == 4, "\(cases.map(\.name))")
+            let bySuite = Dictionary(grouping: cases, by: \.suite)
+            for (suite, tests) in bySuite { #expect(tests.count == 16, "\(suite): \(tests.count) testcases") }
+            let passing = try #require(bySuite.values.first { $0.first { $0.name == "ATS Default Connection" }?.status == "PASSED" })
+            #expect(passing.count == 16)
+            let expired = try #require(bySuite.values.first { $0.contains { $0.message.contains("expired") } }, "the expired target's reason")
+            #expect(expired.first { $0.name == "ATS Default Connection" }?.status == "FAILED")
+            #expect(!cases.contains { $0.status == "ERROR" }, "every target was tested: no error elements")
+        }
+    }
+
+    @Test func auditSARIFLocatesEachFailingTargetAtItsURL() async throws {
+        try await ReportTests.withMixedServers { fixture, input in
+            let records = ReportTests.temporaryPath(".jsonl")
+            defer { try? FileManager.default.removeItem(atPath: records) }
+            let live = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
+                                                   "--format", "sarif", "--records", records], timeout: 120, stdin: input)
+            #expect(live.status == 2, "stderr: \(live.stderr)")
+            let plistFixture = try PlistFixture()
+            try await PlistFormatsTests.validateSARIF(live.stdout, fixture: plistFixture)
+            let again = try await BinaryRunner.run(["report", records, "--format", "sarif", "--quiet"], timeout: 60)
+            #expect(again.stdout == live.stdout, "report of the JSON Lines equals the live run's SARIF")
+
+            let log = try #require(jsonObject(live.stdout))
+            let run = try #require((log["runs"] as? [[String: Any]])?.first)
+            let rules = try #require(((run["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
+            let ids = rules.compactMap { $0["id"] as? String }
+            #expect(Set(ids).count == ids.count && ids.allSatisfy { $0.hasPrefix("load/") }, "one rule per failure class: \(ids)")
+            let results = try #require(run["results"] as? [[String: Any]])
+            let uris = Set(results.compactMap { ((($0["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["artifactLocation"] as? [String: Any])?["uri"] as? String })
+            // The exception, the expired and the refused target: each at its URL; the passing one absent.
+            #expect(uris.count == 3 && uris.allSatisfy { $0.hasPrefix("https://127.0.0.1:") }, "\(uris)")
+            for result in results {
+                let id = try #require(result["ruleId"] as? String)
+                #expect(ids[result["ruleIndex"] as? Int ?? -1] == id)
+            }
+            #expect(results.contains { ($0["ruleId"] as? String) == "load/trust.expired" && ($0["level"] as? String) == "error" }, "\(results)")
+            #expect(results.contains { ($0["level"] as? String) == "warning" && (($0["message"] as? [String: Any])?["text"] as? String)?.contains("NSExceptionMinimumTLSVersion=TLSv1.0") == true })
+        }
+    }
+
+    @Test func diagnoseJUnitHasOneTestcasePerNscurlTest() async throws {
+        let fixture = try ExceptionFixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
+        try await fixture.withServer(configure: { $0.minVersion = .tls10; $0.maxVersion = .tls10 }) { port in
+            let result = try await fixture.diagnose(port: port, ["--format", "junit"])
+            #expect(result.status == 1, "\(result.stderr)")
+            guard let cases = try await Self.readAsJenkins(result.stdout) else { return }
+            #expect(cases.count == 16)
+            let first = try #require(cases.first)
+            #expect(first.name == "ATS Default Connection" && first.status == "FAILED")
+            #expect(first.className == "https___localhost_\(port)_", "\(first.className)")
+            // diagnose writes SARIF too, each failing target at its URL.
+            let sarif = try await fixture.diagnose(port: port, ["--format", "sarif"])
+            #expect(sarif.status == 1)
+            try await PlistFormatsTests.validateSARIF(sarif.stdout, fixture: try PlistFixture())
+            #expect(sarif.stdout.contains("\"uri\" : \"https://localhost:\(port)/\""), "\(sarif.stdout)")
+        }
+    }
+
+    /// An error record whose input holds a newline, ESC, U+0001, U+FFFF, a bidi override and
+    /// XML's five characters: the JUnit stays well-formed and schema-valid, Jenkins reads the
+    /// escaped text back, and the SARIF leaves the record out (it names no URL).
+    @Test func hostileRecordTextStaysInsideTheXML() async throws {
+        let hostile = #"x\n<testcase name=\"evil\"/>&\u001B[31m\u0001\uFFFF\u202E'"#
+        let record = #"{"schemaVersion":2,"kind":"error","verdict":"error","input":"\#(hostile)","line":7,"message":"bad \#(hostile)","run":\#(ReportRecordInputTests.run)}"#
+        let (path, directory) = try ReportRecordInputTests.write(record + "\n")
+        defer { directory.remove() }
+        let junit = try await BinaryRunner.run(["report", path, "--format", "junit", "-q"], timeout: 30)
+        #expect(junit.status == 64, "an error record: \(junit.stderr)")
+        #expect(!junit.stdout.contains("<testcase name=\"evil\""))
+        #expect(!junit.stdout.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value == 0xFFFF || $0.value == 0x202E })
+        if let cases = try await Self.readAsJenkins(junit.stdout) {
+            #expect(cases.count == 1)
+            #expect(cases.first?.status == "ERROR")
+            #expect(cases.first?.suite == #"x\x0A<testcase name="evil"/>&\x1B[31m\x01\u{FFFF}\u{202E}'"#, "\(cases)")
+        }
+        let sarif = try await BinaryRunner.run(["report", path, "--format", "sarif", "-q"], timeout: 30)
+        try await PlistFormatsTests.validateSARIF(sarif.stdout, fixture: try PlistFixture())
+        #expect(((jsonObject(sarif.stdout)?["runs"] as? [[String: Any]])?.first?["results"] as? [Any])?.isEmpty == true)
+    }
+
+    /// Golden files from a fixed records file (Golden/ci-records.jsonl, an audit of loopback
+    /// servers kept as written): `report --format junit` and `--format sarif` compared whole.
+    @Test func junitAndSARIFOfFixedRecordsMatchTheirGoldens() async throws {
+        let records = PlistFormatsTests.golden.appendingPathComponent("ci-records.jsonl").path
+        let junit = try await BinaryRunner.run(["report", records, "--format", "junit", "--quiet"], timeout: 60)
+        #expect(junit.stderr.isEmpty)
+        try PlistFormatsTests.compareGolden(junit.stdout, "ci-junit.xml")
+        _ = try await Self.readAsJenkins(junit.stdout)
+        let sarif = try await BinaryRunner.run(["report", records, "--format", "sarif", "--quiet"], timeout: 60)
+        try PlistFormatsTests.compareGolden(sarif.stdout, "ci-sarif.json")
+        try await PlistFormatsTests.validateSARIF(sarif.stdout, fixture: try PlistFixture())
+    }
+
+    // MARK: app
+
+    /// The demo .ipa of AppCommandTests (NSAllowsArbitraryLoads and an unneeded TLSv1.0 entry in
+    /// the app; the extension, without a dictionary, loads a TLS 1.1 host): each result in the
+    /// Info.plist it is about, as an artifact nested in the .ipa, at its key's line and column.
+    @Test func appSARIFPlacesResultsInEachBundlesInfoPlistInsideTheArchive() async throws {
+        let fixture = try PlistFixture()
+        let app = AppCommandTests.app()
+        let ipa = try fixture.write(Data(app.ipa()), name: "Demo.ipa")
+        try await fixture.withServer(names: ["api.planted.test"]) { api in
+            try await fixture.withServer(names: ["share.planted.test"], min: .tls11, max: .tls11) { share in
+                let result = try await BinaryRunner.run(["app", ipa, "--exclude", "ct.planted.test", "--ca-file", fixture.rootPath, "--timeout", "5",
+                                                         "--connect-to", "api.planted.test:443:127.0.0.1:\(api.port)",
+                                                         "--connect-to", "share.planted.test:443:127.0.0.1:\(share.port)", "--format", "sarif"], timeout: 120)
+                #expect(result.status == 1, "\(result.stderr)")
+                try await PlistFormatsTests.validateSARIF(result.stdout, fixture: fixture)
+                let log = try #require(jsonObject(result.stdout))
+                let run = try #require((log["runs"] as? [[String: Any]])?.first)
+                let artifacts = try #require(run["artifacts"] as? [[String: Any]])
+                let uris = artifacts.map { ($0["location"] as? [String: Any])?["uri"] as? String }
+                #expect(uris.first == "file://\(ipa)")
+                // Bundles in AppScan's order: the app, then the others by path.
+                #expect(Array(uris.dropFirst()) == ["Payload/Demo.app/Info.plist", "Payload/Demo.app/Frameworks/Net.framework/Info.plist",
+                                                   "Payload/Demo.app/PlugIns/Share.appex/Info.plist"], "\(uris)")
+                #expect(artifacts.dropFirst().allSatisfy { $0["parentIndex"] as? Int == 0 })
+                let results = try #require(run["results"] as? [[String: Any]])
+                func place(_ result: [String: Any]) -> (uri: String?, index: Int?, line: Int?, column: Int?) {
+                    let physical = (result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any]
+                    let artifact = physical?["artifactLocation"] as? [String: Any]
+                    let region = physical?["region"] as? [String: Int]
+                    return (artifact?["uri"] as? String, artifact?["index"] as? Int, region?["startLine"], region?["startColumn"])
+                }
+                // The app's NSAllowsArbitraryLoads no host needs: at its key's line in the app's Info.plist.
+                let plist = String(decoding: try #require(app.files["Info.plist"]), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                let keyLine = try #require(plist.firstIndex { $0.contains("<key>NSAllowsArbitraryLoads</key>") }) + 1
+                let unnecessary = try #require(results.first { $0["ruleId"] as? String == "unnecessary" && place($0).line == keyLine }, "\(results)")
+                #expect(place(unnecessary).uri == "Payload/Demo.app/Info.plist" && place(unnecessary).index == 1)
+                let column = plist[keyLine - 1].distance(from: plist[keyLine - 1].startIndex, to: try #require(plist[keyLine - 1].range(of: "<key>")).lowerBound) + 1
+                #expect(place(unnecessary).column == column)
+                // The extension's failing load: in the extension's Info.plist, the target URL beside it.
+                let load = try #require(results.first { ($0["ruleId"] as? String)?.hasPrefix("load/") == true }, "\(results)")
+                #expect(place(load).uri == "Payload/Demo.app/PlugIns/Share.appex/Info.plist" && place(load).index == 3)
+                let related = ((load["relatedLocations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])?["artifactLocation"] as? [String: Any]
+                #expect(related?["uri"] as? String == "https://share.planted.test/")
+                // The lint's warning about NSAllowsArbitraryLoads, under its rule.
+                let rules = try #require(((run["tool"] as? [String: Any])?["driver"] as? [String: Any])?["rules"] as? [[String: Any]])
+                let ids = rules.compactMap { $0["id"] as? String }
+                #expect(Set(ids).count == ids.count && ids.contains("unknown-key") && ids.contains("unnecessary") && ids.contains(load["ruleId"] as? String ?? "?"))
+                for result in results { #expect(ids[result["ruleIndex"] as? Int ?? -1] == result["ruleId"] as? String) }
+            }
+        }
+    }
+
+    /// An .app directory: no artifacts, each result at the Info.plist's own path (the input's
+    /// joined with the plist's), at its key's line; offline, the lint findings only.
+    @Test func appSARIFOfADirectoryPointsAtTheFileItself() async throws {
+        let fixture = try PlistFixture()
+        let app = AppCommandTests.app()
+        let root = try app.writeApp(in: fixture.directory.path)
+        let result = try await BinaryRunner.run(["app", root, "--offline", "--format", "sarif"], timeout: 60)
+        #expect(result.status == 1, "lint warns: \(result.stderr)")
+        try await PlistFormatsTests.validateSARIF(result.stdout, fixture: fixture)
+        let run = try #require((jsonObject(result.stdout)?["runs"] as? [[String: Any]])?.first)
+        #expect(run["artifacts"] == nil)
+        let results = try #require(run["results"] as? [[String: Any]])
+        #expect(!results.isEmpty && results.allSatisfy { !(($0["ruleId"] as? String) ?? "").hasPrefix("load/") }, "offline: lint only")
+        let plist = String(decoding: try #require(app.files["Info.plist"]), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let keyLine = try #require(plist.firstIndex { $0.contains("<key>NSAllowsArbitraryLoads</key>") }) + 1
+        let located = results.compactMap { result -> (String, Int)? in
+            let physical = (result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any]
+            guard let uri = (physical?["artifactLocation"] as? [String: Any])?["uri"] as? String,
+                  let line = (physical?["region"] as? [String: Int])?["startLine"] else { return nil }
+            return (uri, line)
+        }
+        #expect(located.contains { $0.0 == "file://\(root)/Info.plist" && $0.1 == keyLine }, "\(located)")
+    }
+
+    // MARK: baselines
+
+    /// worse.test served first with TLS 1.3 and 1.2 and forward-secret suites (passes), then by
+    /// a server of TLS 1.2 with only a static-RSA suite (needs NSExceptionRequiresForwardSecrecy):
+    /// --connect-to keeps the target's name while the server moves.
+    @Test func aServerThatGotWorseFailsTheBaselineRunAndAnUnchangedOneDoesNot() async throws {
+        let fixture = try ExceptionFixture()
+        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
+        let spec = CertificateSpec(commonName: "worse.test", dnsNames: ["worse.test"], key: .rsa(bits: 2048))
+        let identity = try fixture.pki.issue(spec)
+        let old = ReportTests.temporaryPath("-old.jsonl"), new = ReportTests.temporaryPath("-new.jsonl")
+        defer { for path in [old, new] { try? FileManager.default.removeItem(atPath: path) } }
+        func audit(_ port: Int, _ extra: [String]) async throws -> BinaryRunner.Result {
+            try await BinaryRunner.run(["audit", "--ca-file", fixture.rootPath, "--timeout", "5", "--quiet",
+                                        "--connect-to", "worse.test:443:127.0.0.1:\(port)", "https://worse.test/"] + extra, timeout: 120)
+        }
+        try await fixture.withServer(identity: identity) { port in
+            let first = try await audit(port, ["--format", "json", "--output", old])
+            #expect(first.status == 0, "the good server passes: \(first.stderr)")
+            let same = try await audit(port, ["--baseline", old, "--fail-on", "new"])
+            #expect(same.status == 0, "nothing got worse: \(same.stdout)\(same.stderr)")
+            #expect(same.stdout.contains("UNCHANGED    https://worse.test/: pass -> pass"), "\(same.stdout)")
+        }
+        try await fixture.withServer(identity: identity, configure: {
+            $0.minVersion = .tls12; $0.maxVersion = .tls12; $0.cipherList = "AES128-GCM-SHA256"
+        }) { port in
+            let worse = try await audit(port, ["--baseline", old, "--fail-on", "new", "--records", new])
+            #expect(worse.status == 1, "got worse: \(worse.stdout)\(worse.stderr)")
+            #expect(worse.stdout.contains("Compared with \(old): 1 target: 1 new, 0 fixed, 0 changed, 0 unchanged; 1 got worse"), "\(worse.stdout)")
+            #expect(worse.stdout.contains("NEW          https://worse.test/: pass -> exception"), "\(worse.stdout)")
+            #expect(worse.stdout.contains("    now fails: ATS Default Connection"), "\(worse.stdout)")
+            #expect(worse.stdout.contains("    exception now needs: NSExceptionRequiresForwardSecrecy=false"), "\(worse.stdout)")
+
+            // Without --fail-on new the run fails as any audit would; the comparison is the same.
+            let plain = try await audit(port, ["--baseline", old])
+            #expect(plain.status == 1)
+            // A document format keeps stdout a document: the comparison goes to stderr.
+            let json = try await BinaryRunner.run(["audit", "--ca-file", fixture.rootPath, "--timeout", "5", "--format", "json",
+                                                   "--connect-to", "worse.test:443:127.0.0.1:\(port)", "https://worse.test/",
+                                                   "--baseline", old, "--fail-on", "new"], timeout: 120)
+            #expect(json.status == 1)
+            #expect(json.stdout.split(separator: "\n").count == 1 && jsonObject(json.stdout) != nil, "one JSON Lines record: \(json.stdout)")
+            #expect(json.stderr.contains("NEW          https://worse.test/: pass -> exception"), "\(json.stderr)")
+
+            let diff = try await BinaryRunner.run(["report", "--diff", old, new], timeout: 60)
+            #expect(diff.status == 1, "\(diff.stderr)")
+            let compared = try #require(worse.stdout.range(of: "Compared with "))
+            #expect(diff.stdout == String(worse.stdout[compared.lowerBound...]), "report --diff prints what audit --baseline printed")
+            let back = try await BinaryRunner.run(["report", "--diff", new, old], timeout: 60)
+            #expect(back.status == 0, "the other way round it got better")
+            #expect(back.stdout.contains("FIXED        https://worse.test/: exception -> pass"), "\(back.stdout)")
+        }
+    }
+
+    @Test func failOnNewWithoutABaselineIsAUsageError() async throws {
+        let result = try await BinaryRunner.run(["audit", "--fail-on", "new", "127.0.0.1:1"], timeout: 60)
+        #expect(result.status == 64)
+        #expect(result.stderr == "atsprobe: --fail-on new compares with an earlier run: give it with --baseline OLD.jsonl\n", "\(result.stderr)")
+        let diff = try await BinaryRunner.run(["report", "--diff", "one.jsonl"], timeout: 60)
+        #expect(diff.status == 64 && diff.stderr.contains("--diff takes two runs"), "\(diff.stderr)")
+    }
+}
