@@ -101,6 +101,7 @@ package enum DiagnosticsText {
         var text = trust.store.map { UntrustedText.escape($0) } ?? "no system store (--ca-file/--ca-dir roots only)"
         switch trust.anchor {
         case .user: text += "; chain ends at a user-installed root"
+        case .app: text += "; chain ends at an anchor the app set"
         case .system: text += "; chain ends at " + (trust.anchorCertificate.map { "'\(UntrustedText.escape($0.subject, limit: 200))'" } ?? "a system root")
         case nil: text += "; chain NOT trusted"
         }

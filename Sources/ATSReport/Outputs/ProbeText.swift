@@ -133,6 +133,7 @@ package enum ProbeText {
         if trust.isTrusted {
             switch trust.anchor {
             case .user: return "trusted (anchor: user-installed root from --ca-file/--ca-dir)"
+            case .app: return "trusted (anchor: set by the app)"
             case .system: return "trusted (anchor: \(trust.store.map(esc) ?? "system trust store"))"
             case nil: return "trusted"
             }

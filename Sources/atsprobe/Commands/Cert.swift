@@ -32,6 +32,10 @@ extension ATSProbeCommand {
                 completion: .list(RuleSet.all.map(\.id)))
         var rules: String = RuleSet.default.id
 
+        @Option(name: .long, help: ArgumentHelp("Anchors the app sets itself (SecTrustSetAnchorCertificates), a PEM file: only these end the chain; judged as Apple judges app anchors (docs/trust.md). Not with --ca-file/--ca-dir.", valueName: "file"),
+                completion: .file())
+        var appAnchor: String?
+
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions<TextOrJSON>
 
@@ -40,6 +44,9 @@ extension ATSProbeCommand {
                 try connection.check()
                 guard let ruleSet = RuleSet.named(rules) else {
                     throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
+                }
+                if appAnchor != nil, connection.caFile != nil || connection.caDir != nil {
+                    throw InputError("--app-anchor replaces every other anchor, as SecTrustSetAnchorCertificates does: give --app-anchor or --ca-file/--ca-dir, not both")
                 }
                 guard let name = ServerName.normalized(host) else {
                     throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
@@ -56,11 +63,13 @@ extension ATSProbeCommand {
                                            evaluationDate: try connection.evaluationDate(), ctLogKeys: logs.keys,
                                            trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA)
                 options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
+                options.appAnchorFile = appAnchor
                 let prober = try makeProber(options, connection: connection)
                 let judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
                                                            timeout: connection.timeout)
-                let report = CertReport(run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
-                                        host: name, judgement: judgement)
+                var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+                if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
+                let report = CertReport(run: run, host: name, judgement: judgement)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:

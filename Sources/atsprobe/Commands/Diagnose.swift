@@ -166,8 +166,8 @@ actor LiveTests {
 func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsFormats>,
                       colors: ColorOptions, exceptions: MergeOptions) async throws -> ExitStatus {
     let format = output.effectiveFormat
-    guard format == .text || format == .json else {
-        throw InputError("--rules all writes text or json only (run one rule set for \(format.rawValue))")
+    guard ([.text, .json, .html, .csv, .markdown] as [OutputFormat]).contains(format) else {
+        throw InputError("--rules all writes text, json, html, csv or markdown only (run one rule set for \(format.rawValue))")
     }
     guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
     let targets = try texts.map { try connection.target($0) }
@@ -181,20 +181,28 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
     let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: RuleSetMatrixWork(runner: runner, ruleSets: RuleSet.all))
         .runInOrder(targets)
     let matrices = try inOrderReports(events, targets: targets)
-    let status = matrices.map(RuleSetMatrixText.exitStatus).max() ?? .clear
+    let status = matrices.map { $0.reports.map(DiagnosticsText.exitStatus(for:)).max() ?? .clear }.max() ?? .clear
     var documents: [RuleSetMatrixJSON] = []
+    var grids: [RuleSetMatrixGrid] = []
     for (position, matrix) in matrices.enumerated() {
         if format == .text {
             if position > 0 { sink.writeLine() }
-            sink.write(RuleSetMatrixText.render(matrix, palette: palette))
-        } else {
+            sink.write(RuleSetMatrixText.render(RuleSetMatrixGrid(matrix), palette: palette))
+        } else if format == .json {
             documents.append(RuleSetMatrixJSON(matrix, run: run))
+        } else {
+            grids.append(RuleSetMatrixGrid(matrix))
         }
     }
-    if format == .json {
+    switch format {
+    case .json:
         let encoder = JSONEncoder.atsprobe()
         let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
+    case .html: sink.write(RuleSetMatrixHTML.render(grids, run: run))
+    case .csv: sink.write(RuleSetMatrixCSV.render(grids))
+    case .markdown: sink.write(RuleSetMatrixMarkdown.render(grids, run: run))
+    default: break
     }
     try sink.finish()
     return status

@@ -76,9 +76,9 @@ func makeProber(_ options: ProbeOptions, connection: ConnectionOptions) throws -
         throw error
     } catch let error as ProbeSetupError {
         // Name the option as well as the file: "--ca-file 'roots.pem': no PEM certificate in file".
-        // The only files the CLI gives the trust store are --ca-file and --ca-dir.
+        // The files the CLI gives the trust store: --ca-file, --ca-dir and cert's --app-anchor.
         guard let path = error.path else { throw InputError(error.description) }
-        let option = path == connection.caFile ? "--ca-file" : "--ca-dir"
+        let option = path == connection.caFile ? "--ca-file" : path == options.appAnchorFile ? "--app-anchor" : "--ca-dir"
         throw InputError("\(option) '\(UntrustedText.escape(path, limit: 300))': \(error.reason)")
     } catch {
         throw InputError(String(describing: error))
