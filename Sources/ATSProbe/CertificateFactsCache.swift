@@ -11,7 +11,8 @@ import TLSFacts
 /// of its DER that finds it here. OpenSSL still decodes every certificate it receives, as the
 /// floor client's does. The facts depend on the certificate alone (embedded SCTs are left
 /// unjudged here; ChainTrust judges the leaf's for each handshake), so a copy is as good as a
-/// new reading.
+/// new reading. Handshakes that finish at the same moment may each read a certificate not yet
+/// here (the lock is not held while reading): a few readings more, never a wrong one.
 final class CertificateFactsCache: Sendable {
     /// Certificates remembered at once; when full the cache starts again, so a run over many
     /// servers holds at most this many (a few MB), and one server's ten handshakes, which come
