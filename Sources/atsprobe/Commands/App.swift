@@ -11,6 +11,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TextSupport
 import TLSFacts
 
 /// app: text and JSON, the tightened dictionary, and the report documents.

@@ -4,6 +4,7 @@ import ATSAdvice
 import ATSPolicy
 import ATSReport
 import PropertyList
+import TextSupport
 import TLSFacts
 
 /// `atsprobe app --format json` (docs/app.md, "JSON"). Versioned by schemaVersion. Names read

@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// Everything `atsprobe app` found and measured, rendered as text, JSON, Markdown or a plist.

@@ -3,6 +3,7 @@ import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import ATSReport
+import TextSupport
 import TLSFacts
 
 /// The person-readable `atsprobe app` report: what the app declares, what it talks to, then

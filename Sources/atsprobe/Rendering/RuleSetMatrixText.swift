@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// `diagnose --rules all`: one grid per target, nscurl's tests down, rule sets across, so a

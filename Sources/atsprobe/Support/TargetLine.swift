@@ -1,3 +1,4 @@
+import TextSupport
 /// One rule for a line of a target list, whoever reads it (`diagnose --input`, `audit --input`):
 /// blank lines are skipped, and a `#` at the start of the line or after a space or tab starts a
 /// comment (`example.com  # production`). A `#` inside a URL (`https://host/#fragment`) is the
