@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PropertyList
+import TextSupport
 import TLSFacts
 
 /// The version of every JSON document atsprobe writes; bumped on any incompatible change.
