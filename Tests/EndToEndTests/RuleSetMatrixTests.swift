@@ -8,7 +8,9 @@ import Testing
 /// holds that suite) and fails by Apple's code since Security-60158 (docs/rules.md, "Rule sets"),
 /// so the grid must read "passes on documented, ios16; fails on ios26, ios15.4".
 @Suite struct RuleSetMatrixTests {
-    @Test func gridShowsWhichReleasesAcceptTheServer() async throws {
+    /// The server both tests judge (TLS 1.2, ECDHE-RSA-AES128-SHA256 only) as matrix.test, and
+    /// the arguments that reach it; stopped when `body` returns or throws.
+    static func withMatrixServer(_ body: (_ common: [String]) async throws -> Void) async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
         let identity = try pki.issue(CertificateSpec(commonName: "matrix.test", dnsNames: ["matrix.test"], ipAddresses: [], key: .rsa(bits: 2048)))
@@ -16,66 +18,65 @@ import Testing
                                                                     cipherList: "ECDHE-RSA-AES128-SHA256"))
         defer { server.stop() }
         let common = ["--ca-file", root, "--connect-to", "matrix.test:443:127.0.0.1:\(server.port)", "--timeout", "5", "https://matrix.test/"]
+        try await body(common)
+    }
 
-        let json = try await BinaryRunner.run(["diagnose", "--rules", "all", "--json"] + common, timeout: 120)
-        #expect(json.status == 1, "stderr: \(json.stderr)")
-        let document = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) as? [String: Any], "stdout: \(json.stdout)")
-        #expect(document["ruleSets"] as? [String] == ["ios26", "documented", "ios15.4", "ios16"])
-        #expect(document["defaultPassesOn"] as? [String] == ["documented", "ios16"])
-        #expect(document["defaultFailsOn"] as? [String] == ["ios26", "ios15.4"])
-        let rows = try #require(document["tests"] as? [[String: Any]])
-        #expect(rows.count == 16)
-        #expect((rows.first?["results"] as? [String: String]) == ["ios26": "FAIL", "documented": "PASS", "ios15.4": "FAIL", "ios16": "PASS"])
-        let reports = try #require(document["reports"] as? [[String: Any]])
-        #expect(reports.map { $0["ruleSet"] as? String } == ["ios26", "documented", "ios15.4", "ios16"])
+    @Test func gridShowsWhichReleasesAcceptTheServer() async throws {
+        try await Self.withMatrixServer { common in
+            let json = try await BinaryRunner.run(["diagnose", "--rules", "all", "--json"] + common, timeout: 120)
+            #expect(json.status == 1, "stderr: \(json.stderr)")
+            let document = try #require((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) as? [String: Any], "stdout: \(json.stdout)")
+            #expect(document["ruleSets"] as? [String] == ["ios26", "documented", "ios15.4", "ios16"])
+            #expect(document["defaultPassesOn"] as? [String] == ["documented", "ios16"])
+            #expect(document["defaultFailsOn"] as? [String] == ["ios26", "ios15.4"])
+            let rows = try #require(document["tests"] as? [[String: Any]])
+            #expect(rows.count == 16)
+            #expect((rows.first?["results"] as? [String: String]) == ["ios26": "FAIL", "documented": "PASS", "ios15.4": "FAIL", "ios16": "PASS"])
+            let reports = try #require(document["reports"] as? [[String: Any]])
+            #expect(reports.map { $0["ruleSet"] as? String } == ["ios26", "documented", "ios15.4", "ios16"])
 
-        // Shared handshakes: fewer than the four runs make one by one.
-        let shared = try #require(document["handshakes"] as? Int)
-        var separate = 0
-        for id in ["ios26", "documented", "ios15.4", "ios16"] {
-            let one = try await BinaryRunner.run(["diagnose", "--rules", id, "--json"] + common, timeout: 60)
-            let report = try #require((try? JSONSerialization.jsonObject(with: Data(one.stdout.utf8))) as? [String: Any])
-            separate += report["handshakes"] as? Int ?? 0
-            // Each column of the grid is what that rule set's own run says.
-            #expect(report["defaultPasses"] as? Bool == ["documented", "ios16"].contains(id), "\(id)")
+            // Shared handshakes: fewer than the four runs make one by one.
+            let shared = try #require(document["handshakes"] as? Int)
+            var separate = 0
+            for id in ["ios26", "documented", "ios15.4", "ios16"] {
+                let one = try await BinaryRunner.run(["diagnose", "--rules", id, "--json"] + common, timeout: 60)
+                let report = try #require((try? JSONSerialization.jsonObject(with: Data(one.stdout.utf8))) as? [String: Any])
+                separate += report["handshakes"] as? Int ?? 0
+                // Each column of the grid is what that rule set's own run says.
+                #expect(report["defaultPasses"] as? Bool == ["documented", "ios16"].contains(id), "\(id)")
+            }
+            #expect(shared < separate, "shared \(shared), separate \(separate)")
+
+            let text = try await BinaryRunner.run(["diagnose", "--rules", "all"] + common, timeout: 120)
+            #expect(text.status == 1)
+            #expect(text.stdout.contains("Default ATS connection: passes on documented, ios16; fails on ios26, ios15.4"), "\(text.stdout)")
+            #expect(text.stdout.contains("ios26  documented  ios15.4  ios16"), "\(text.stdout)")
         }
-        #expect(shared < separate, "shared \(shared), separate \(separate)")
-
-        let text = try await BinaryRunner.run(["diagnose", "--rules", "all"] + common, timeout: 120)
-        #expect(text.status == 1)
-        #expect(text.stdout.contains("Default ATS connection: passes on documented, ios16; fails on ios26, ios15.4"), "\(text.stdout)")
-        #expect(text.stdout.contains("ios26  documented  ios15.4  ios16"), "\(text.stdout)")
     }
 
     /// HTML, CSV and Markdown show the same grid as JSON: the default connection's row is
     /// FAIL, PASS, FAIL, PASS under ios26, documented, ios15.4, ios16.
     @Test func htmlCSVAndMarkdownShowTheSameGrid() async throws {
-        let pki = try TestPKI()
-        let root = try pki.writeRootPEM()
-        let identity = try pki.issue(CertificateSpec(commonName: "matrix.test", dnsNames: ["matrix.test"], ipAddresses: [], key: .rsa(bits: 2048)))
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity, minVersion: .tls12, maxVersion: .tls12,
-                                                                    cipherList: "ECDHE-RSA-AES128-SHA256"))
-        defer { server.stop() }
-        let common = ["--ca-file", root, "--connect-to", "matrix.test:443:127.0.0.1:\(server.port)", "--timeout", "5", "https://matrix.test/"]
+        try await Self.withMatrixServer { common in
+            let csv = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "csv"] + common, timeout: 120)
+            #expect(csv.status == 1, "stderr: \(csv.stderr)")
+            let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            #expect(rows.first == "url,handshakes,section,test,ios26,documented,ios15.4,ios16", "\(rows)")
+            #expect(rows.count == 18, "\(rows)")  // header, 16 tests, the needs row
+            #expect(rows.dropFirst().first?.hasSuffix(",Default ATS Secure Connection,ATS Default Connection,FAIL,PASS,FAIL,PASS") == true, "\(rows)")
+            #expect(rows.last?.contains(",Default ATS connection,needs,") == true, "\(rows)")
 
-        let csv = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "csv"] + common, timeout: 120)
-        #expect(csv.status == 1, "stderr: \(csv.stderr)")
-        let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        #expect(rows.first == "url,handshakes,section,test,ios26,documented,ios15.4,ios16", "\(rows)")
-        #expect(rows.count == 18, "\(rows)")  // header, 16 tests, the needs row
-        #expect(rows.dropFirst().first?.hasSuffix(",Default ATS Secure Connection,ATS Default Connection,FAIL,PASS,FAIL,PASS") == true, "\(rows)")
-        #expect(rows.last?.contains(",Default ATS connection,needs,") == true, "\(rows)")
+            let html = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "html"] + common, timeout: 120)
+            #expect(html.status == 1, "stderr: \(html.stderr)")
+            #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.hasSuffix("</html>\n"))
+            #expect(html.stdout.contains("<tr><th scope=\"row\">ATS Default Connection</th><td class=\"fail\">&#x2717; FAIL</td><td class=\"pass\">&#x2713; PASS</td><td class=\"fail\">&#x2717; FAIL</td><td class=\"pass\">&#x2713; PASS</td></tr>"), "\(html.stdout)")
+            #expect(html.stdout.contains("passes on documented, ios16; fails on ios26, ios15.4"))
 
-        let html = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "html"] + common, timeout: 120)
-        #expect(html.status == 1, "stderr: \(html.stderr)")
-        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.hasSuffix("</html>\n"))
-        #expect(html.stdout.contains("<tr><th scope=\"row\">ATS Default Connection</th><td class=\"fail\">&#x2717; FAIL</td><td class=\"pass\">&#x2713; PASS</td><td class=\"fail\">&#x2717; FAIL</td><td class=\"pass\">&#x2713; PASS</td></tr>"), "\(html.stdout)")
-        #expect(html.stdout.contains("passes on documented, ios16; fails on ios26, ios15.4"))
-
-        let markdown = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "markdown"] + common, timeout: 120)
-        #expect(markdown.status == 1, "stderr: \(markdown.stderr)")
-        #expect(markdown.stdout.contains("| ATS Default Connection | ✗ FAIL | ✓ PASS | ✗ FAIL | ✓ PASS |"), "\(markdown.stdout)")
-        #expect(markdown.stdout.contains("| Test | `ios26` | `documented` | `ios15.4` | `ios16` |"), "\(markdown.stdout)")
+            let markdown = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "markdown"] + common, timeout: 120)
+            #expect(markdown.status == 1, "stderr: \(markdown.stderr)")
+            #expect(markdown.stdout.contains("| ATS Default Connection | ✗ FAIL | ✓ PASS | ✗ FAIL | ✓ PASS |"), "\(markdown.stdout)")
+            #expect(markdown.stdout.contains("| Test | `ios26` | `documented` | `ios15.4` | `ios16` |"), "\(markdown.stdout)")
+        }
     }
 
     @Test func plistIsOneLineExit64() async throws {
