@@ -70,11 +70,18 @@ let package = Package(
                                                  .product(name: "DequeModule", package: "swift-collections"),
                                                  .product(name: "HeapModule", package: "swift-collections")]),
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
-        // redirects), the plist-check run, and the audit scheduler with its limits.
-        .target(name: "ATSEngine", dependencies: ["TLSFacts", "ATSPolicy", "ATSAdvice", "ATSProbe"]),
+        // redirects), the plist-check run, probe's and cert's judgements, the app check over ATSApp's inventory,
+        // and the one scheduler every many-target command runs through, with its limits.
+        .target(name: "ATSEngine", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp"]),
         // The versioned JSON contract (docs/json-schema.md) as Codable types, written by the runs and
-        // read back by `atsprobe report`, and the report renderers (text, HTML, CSV, Markdown) over them.
-        .target(name: "ATSReport", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSEngine"]),
+        // read back by `atsprobe report`, the report renderers (text, HTML, CSV, Markdown) over them,
+        // and every command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
+        .target(name: "ATSReport", dependencies: ["TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
+                                                  "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
+        // The command line's files: write(2) streams, bounded whole-file reads, atomic replacement
+        // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits
+        // with ATSProbe's `ResumeOnce`) (`package` access; not a product).
+        .target(name: "ATSFiles", dependencies: ["TLSFacts", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
         .target(name: "ATSApp", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "CZlib"]),
         // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
@@ -89,6 +96,7 @@ let package = Package(
             name: "atsprobe",
             dependencies: [
                 "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
+                "ATSFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -114,7 +122,7 @@ let package = Package(
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         // The report library alone: records read, merged, escaped and written without the executable.
-        .testTarget(name: "ATSReportTests", dependencies: ["ATSReport", "PropertyList"]),
+        .testTarget(name: "ATSReportTests", dependencies: ["ATSReport", "PropertyList", "TestSupport", "TLSFacts"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

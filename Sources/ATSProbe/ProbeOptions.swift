@@ -40,6 +40,8 @@ public struct ProbeOptions: Sendable {
     /// DNS servers to resolve through instead of resolv.conf's, as curl's --dns-servers:
     /// "ADDR[:PORT][,ADDR[:PORT]...]", IPv6 in brackets when a port follows. nil: the system's.
     public var dnsServers: String?
+    /// PEM bundle of anchors an app sets itself (`cert --app-anchor`; AnchorConfiguration.appAnchorFile).
+    public var appAnchorFile: String?
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
                 evaluationDate: Date? = nil,
@@ -64,6 +66,6 @@ extension ProbeOptions {
     /// The anchors these options describe, as ATSTrust takes them.
     var anchors: AnchorConfiguration {
         AnchorConfiguration(caFile: caFile, caDirectory: caDirectory, useSystemTrustStore: useSystemTrustStore,
-                            trustStore: trustStore, additionalSystemAnchorsFile: additionalSystemAnchorsFile)
+                            trustStore: trustStore, additionalSystemAnchorsFile: additionalSystemAnchorsFile, appAnchorFile: appAnchorFile)
     }
 }

@@ -14,14 +14,22 @@ public struct AnchorConfiguration: Sendable, Hashable {
     public var trustStore: TrustStoreChoice
     /// TEST SEAM (ProbeOptions.additionalSystemAnchorsFile): certificates that join the system store.
     public var additionalSystemAnchorsFile: String?
+    /// PEM bundle of the anchors an app sets itself (SecTrustSetAnchorCertificates, `cert
+    /// --app-anchor`). When set, only these end a chain: Apple's SecTrustSetAnchorCertificates
+    /// sets anchorsOnly, and SecPathBuilderInit (SecTrustServer.c) then leaves the Apple, user
+    /// and system anchor sources out of the anchor sources. The system store is still asked
+    /// whether the root is one of its own (SecCertificateSourceContains(kSecSystemAnchorSource,
+    /// root) in SecPolicyServer.c), so an app that sets a system root keeps the system rules.
+    public var appAnchorFile: String?
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
-                trustStore: TrustStoreChoice = .apple, additionalSystemAnchorsFile: String? = nil) {
+                trustStore: TrustStoreChoice = .apple, additionalSystemAnchorsFile: String? = nil, appAnchorFile: String? = nil) {
         self.caFile = caFile
         self.caDirectory = caDirectory
         self.useSystemTrustStore = useSystemTrustStore
         self.trustStore = trustStore
         self.additionalSystemAnchorsFile = additionalSystemAnchorsFile
+        self.appAnchorFile = appAnchorFile
     }
 }
 

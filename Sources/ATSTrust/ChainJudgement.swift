@@ -22,17 +22,21 @@ public struct ChainJudgement: Sendable, Encodable {
     public var anchorKind: AnchorKind?
 
     /// The anchor kinds Apple's trustd tells apart and judges differently (docs/trust.md,
-    /// "Anchor kinds"). Anchors an app sets itself (SecTrustSetAnchorCertificates) are a fourth
-    /// kind Apple has; atsprobe has no option that makes one, so none is reported.
+    /// "Anchor kinds").
     public enum AnchorKind: String, Sendable, Encodable {
         /// A root of the system store (kSecSystemAnchorSource): 398 days and CT apply.
         case systemRoot = "system-root"
         /// A root the user installed and trusted (kSecUserAnchorSource; --ca-file, --ca-dir):
         /// 825 days still apply, 398 days and CT do not.
         case userTrustedRoot = "user-trusted-root"
-        /// A self-signed leaf that is its own user-trusted anchor: exempt from the lifetime,
-        /// key-size and SHA-1 rules.
+        /// A leaf that is its own user-trusted anchor (self-signed, or any leaf given with
+        /// --ca-file): exempt from the lifetime, key-size and SHA-1 rules and the strict EKU.
         case userTrustedLeaf = "user-trusted-leaf"
+        /// An anchor the app set itself (SecTrustSetAnchorCertificates; `cert --app-anchor`)
+        /// that is not a system root: Apple's "all other trust". 825 days, key sizes, SHA-1 and
+        /// the strict serverAuth EKU from 2019-07-01 apply, also to a self-signed leaf set as
+        /// its own anchor; 398 days and CT do not.
+        case appAnchor = "app-anchor"
     }
     public var evaluatedAt: Date
     /// caIssuers fetches made while building the path, in order.
@@ -72,7 +76,10 @@ public struct ChainJudgement: Sendable, Encodable {
         anchor = trust.anchorCertificate
         switch trust.anchor {
         case .system?: anchorKind = .systemRoot
-        case .user?: anchorKind = given.count == 1 && given[0].isSelfIssued ? .userTrustedLeaf : .userTrustedRoot
+        // The leaf is the anchor when the path as built is the leaf alone (a user-trusted leaf
+        // need not be self-signed: trust settings make any certificate an anchor "as root").
+        case .user?: anchorKind = trust.path?.count == 1 || (given.count == 1 && given[0].isSelfIssued) ? .userTrustedLeaf : .userTrustedRoot
+        case .app?: anchorKind = .appAnchor
         case nil: anchorKind = nil
         }
         fetchedIssuers = trust.fetchedIssuers

@@ -86,6 +86,14 @@ package struct TrustEvaluator: Sendable {
             let at = index(of: error.depth)
             switch error.code {
             case X509_V_ERR_CERT_HAS_EXPIRED:
+                // Apple's validity is inclusive: valid while notBefore <= t <= notAfter
+                // (SecCertificate.c SecCertificateIsValid); OpenSSL's X509_cmp_time counts
+                // t == notAfter as expired. At that very second Apple still trusts it.
+                if error.depth >= 0, Int(error.depth) < builtChain.count {
+                    let certificate = builtChain[Int(error.depth)]
+                    let notAfter = (servedFacts(certificate) ?? CertificateReader.facts(of: certificate.pointer)).notAfter
+                    if notAfter >= date { continue }
+                }
                 problems.append(TrustProblem(kind: .expired, certificateIndex: at, detail: "\(label(error.depth)) has expired"))
             case X509_V_ERR_CERT_NOT_YET_VALID:
                 problems.append(TrustProblem(kind: .notYetValid, certificateIndex: at, detail: "\(label(error.depth)) is not yet valid"))
@@ -240,6 +248,15 @@ package struct TrustEvaluator: Sendable {
         let parameters = X509_STORE_CTX_get0_param(context)
         X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970))
         _ = X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_X509_STRICT))
+        // An app may set any certificate as an anchor, an intermediate or the leaf itself
+        // (SecTrustSetAnchorCertificates: the path ends at the first certificate an anchor
+        // source contains, SecPathBuilderIsAnchor), and the user's trust settings make any
+        // certificate an anchor (SecPVCIsAnchorPerConstraints: a certificate that is not
+        // self-signed is one "as root"); OpenSSL ends a chain at a certificate that is not
+        // self-signed only with PARTIAL_CHAIN. The system store holds roots only.
+        if !store.appAnchorFingerprints.isEmpty || !store.userAnchorFingerprints.isEmpty {
+            _ = X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        }
 
         let log = ErrorLog()
         let unmanaged = Unmanaged.passRetained(log)

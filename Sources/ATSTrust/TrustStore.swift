@@ -26,6 +26,9 @@ package final class TrustStore: @unchecked Sendable {
     package let otherStoreName: String?
     /// SHA-256 fingerprints of the user's anchors, to tell which store ended a chain.
     package let userAnchorFingerprints: Set<String>
+    /// SHA-256 fingerprints (as CertificateReader gives them) of the anchors an app set itself
+    /// (AnchorConfiguration.appAnchorFile); when any, the store holds these alone.
+    package let appAnchorFingerprints: Set<String>
     /// SHA-256 fingerprints (normalised: upper-case hex, no colons) of the system anchors known
     /// by fingerprint: Apple's roots when Apple's store is chosen, and the test seam's file.
     package let systemAnchorFingerprints: Set<String>
@@ -43,10 +46,24 @@ package final class TrustStore: @unchecked Sendable {
         defer { if !finished { X509_STORE_free(store) } }
         var fingerprints = Set<String>()
         var systemFingerprints = Set<String>()
+        var appFingerprints = Set<String>()
         if options.useSystemTrustStore, options.trustStore == .apple {
             systemFingerprints = Set(AppleRootStore.roots.map { TrustStore.normalized($0.sha256) })
         }
-        if options.useSystemTrustStore {
+        // Anchors an app sets itself replace every other anchor (anchorsOnly): no system or
+        // user anchor joins the store, and no other store is compared.
+        if let file = options.appAnchorFile {
+            let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
+            guard !certificates.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            for cert in certificates {
+                appFingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
+                _ = X509_STORE_add_cert(store, cert.pointer)
+            }
+            OpenSSLErrors.clear()
+            otherStore = nil
+            storeName = "anchors set by the app (--app-anchor: \(certificates.count) certificate\(certificates.count == 1 ? "" : "s"))"
+            otherStoreName = nil
+        } else if options.useSystemTrustStore {
             let other = X509_STORE_new()
             switch options.trustStore {
             case .apple:
@@ -73,12 +90,14 @@ package final class TrustStore: @unchecked Sendable {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
             guard !certificates.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
-                _ = X509_STORE_add_cert(store, cert.pointer)
+                // With app anchors the system store ends no chain; it still tells a system root.
+                if options.appAnchorFile == nil { _ = X509_STORE_add_cert(store, cert.pointer) }
                 systemFingerprints.insert(TrustStore.normalized(CertificateReader.fingerprint(of: cert.pointer)))
             }
             OpenSSLErrors.clear()
         }
 
+        appAnchorFingerprints = appFingerprints
         func add(file path: String, required: Bool) throws(TrustSetupError) {
             let certificates = try TrustStore.readPEMCertificates(path: path, required: required)
             for cert in certificates {
@@ -86,6 +105,9 @@ package final class TrustStore: @unchecked Sendable {
                 _ = X509_STORE_add_cert(store, cert.pointer)  // takes its own reference; duplicates are harmless
             }
             OpenSSLErrors.clear()
+        }
+        if options.appAnchorFile != nil, options.caFile != nil || options.caDirectory != nil {
+            throw TrustSetupError(path: nil, reason: "anchors an app sets replace the user's: give --app-anchor or --ca-file/--ca-dir, not both")
         }
         if let file = options.caFile {
             try add(file: file, required: true)
@@ -117,9 +139,13 @@ package final class TrustStore: @unchecked Sendable {
     /// anchor source first (SecPolicyServer.c SecPolicyCheckValidityPeriodMaximums and
     /// SecPVCCheckRequireCTConstraints: SecCertificateSourceContains(kSecSystemAnchorSource, root)),
     /// so user trust of a root that requires CT and 398 days lifts neither.
+    /// An anchor the app set is `.app` unless the system store holds it too (the same
+    /// SecCertificateSourceContains(kSecSystemAnchorSource, root) question, asked whatever the
+    /// anchor source that ended the chain).
     package func anchorSource(fingerprint: String) -> AnchorSource {
         let key = TrustStore.normalized(fingerprint)
         if systemAnchorFingerprints.contains(key) { return .system }
+        if appAnchorFingerprints.contains(fingerprint) { return .app }
         return userAnchorFingerprints.contains(fingerprint) ? .user : .system
     }
 

@@ -79,6 +79,11 @@ public enum AnchorSource: String, Hashable, Sendable, Codable {
     case system
     /// --ca-file / --ca-dir: treated as a user-installed root.
     case user
+    /// Anchors an app sets itself (SecTrustSetAnchorCertificates; `cert --app-anchor`): Apple's
+    /// "all other trust": 825 days, key sizes, SHA-1 and the strict serverAuth EKU from
+    /// 2019-07-01 apply, 398 days and CT do not, and a self-signed leaf set as the anchor is
+    /// not exempt as a user-trusted one is (docs/trust.md, "Anchor kinds").
+    case app
 }
 
 /// One reason the chain is not trusted.

@@ -8,13 +8,11 @@ import TestSupport
 /// mutated from a seed corpus (traversal, backslashes, NUL, deep and long names, links) are put
 /// in an app's archive, which is then read whole. Reading either refuses it with one line, or
 /// every entry it keeps is inside the archive and within the bounds (64 levels, 1,024 bytes).
-/// `ATSPROBE_FUZZ_ITERATIONS` and `ATSPROBE_FUZZ_SEED` as for UntrustedParserFuzzTests
-/// (scripts/fuzz runs both).
+/// Bounded by `FuzzRun` as the other fuzz targets are (scripts/fuzz sets longer bounds).
 @Suite struct ZipNameFuzzTests {
     /// 250 archives in the default run (each is written and read whole: about 40 ms apiece on
     /// the shared machine); scripts/fuzz runs as many as it is told.
-    static let iterations = ProcessInfo.processInfo.environment["ATSPROBE_FUZZ_ITERATIONS"].flatMap(Int.init) ?? 250
-    static let seed = ProcessInfo.processInfo.environment["ATSPROBE_FUZZ_SEED"].flatMap(UInt64.init) ?? 15
+    static let run = FuzzRun("zip entry names", defaultIterations: 250, environment: ProcessInfo.processInfo.environment)
 
     static let corpus = [
         "Payload/Demo.app/Info.plist", "Payload/Demo.app/Frameworks/K.framework/Info.plist", "Payload/Demo.app/res/a.json",
@@ -47,20 +45,21 @@ import TestSupport
     /// CPU-bound for seconds: run on a thread of its own, not on one of Swift's few cooperative
     /// threads, which the probe tests running alongside need to meet their deadlines.
     @Test func mutatedNamesAreRefusedOrKeptWithinBounds() async throws {
-        let (refused, problems) = try await offCooperativePool { try Self.fuzz() }
+        let (archives, refused, problems) = try await offCooperativePool { try Self.fuzz() }
         #expect(problems.isEmpty, "\(problems.count) problems, the first: \(problems.prefix(5))")
-        #expect(refused > 0 && refused < Self.iterations, "\(refused) of \(Self.iterations) refused")
+        #expect(refused > 0 && refused < archives, "\(refused) of \(archives) refused")
     }
 
-    /// How many archives were refused, and what broke a promise (empty when nothing did).
-    static func fuzz() throws -> (refused: Int, problems: [String]) {
+    /// How many archives were read and refused, and what broke a promise (empty when nothing did).
+    static func fuzz() throws -> (archives: Int, refused: Int, problems: [String]) {
         var problems: [String] = []
         let directory = try TemporaryDirectory(prefix: "atsprobe-zipfuzz")
         let path = directory.path("fuzz.ipa")
         let plist = AppFixture.infoPlist(identifier: "fuzz.demo", executable: "Demo", ats: nil)
-        var random = SeededRandom(state: Self.seed &* 1_000_003 &+ 11)
-        var refused = 0
-        for index in 0..<Self.iterations {
+        var random = Self.run.random(salt: 11)
+        var refused = 0, index = 0
+        while Self.run.allows(index) {
+            defer { index += 1 }
             var zip = ZipWriter()
             zip.add("Payload/Demo.app/Info.plist", plist)
             for offset in 0..<(1 + Int(random.next() % 3)) {
@@ -89,6 +88,7 @@ import TestSupport
                 }
             }
         }
-        return (refused, problems)
+        Self.run.report(index, detail: "\(refused) refused, \(problems.count) problems")
+        return (index, refused, problems)
     }
 }

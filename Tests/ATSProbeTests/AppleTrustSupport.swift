@@ -24,6 +24,7 @@ struct AppleTrustFixture {
         case .system: ProbeOptions(useSystemTrustStore: false, evaluationDate: date, additionalSystemAnchorsFile: rootPath,
                                    ctLogKeys: TrustLogs.list.keys)
         case .user: ProbeOptions(caFile: rootPath, useSystemTrustStore: false, evaluationDate: date, ctLogKeys: TrustLogs.list.keys)
+        case .app: ProbeOptions.withAppAnchors(rootPath, evaluationDate: date, ctLogKeys: TrustLogs.list.keys)
         }
         prober = try Prober(options: options)
     }
@@ -203,5 +204,14 @@ enum OCSPWithSCTs {
             guard children.indices.contains(first) else { throw SpliceError() }
             try children[first].edit(path: Array(path.dropFirst()), change)
         }
+    }
+}
+
+extension ProbeOptions {
+    /// Options whose only anchors are `file`'s, as an app sets them (AnchorSource.app).
+    static func withAppAnchors(_ file: String, evaluationDate: Date, ctLogKeys: [String: [UInt8]]) -> ProbeOptions {
+        var options = ProbeOptions(evaluationDate: evaluationDate, ctLogKeys: ctLogKeys)
+        options.appAnchorFile = file
+        return options
     }
 }

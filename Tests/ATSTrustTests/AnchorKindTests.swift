@@ -70,4 +70,101 @@ import TLSFacts
         #expect(rules.contains("validity-398"), "\(rules)")
         #expect(rules.contains("certificate-transparency"), "\(rules)")
     }
+
+    /// A PEM file in a fresh directory, removed by the caller's `defer`.
+    static func write(_ pems: [String]) throws -> (file: String, directory: URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-app-anchor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("anchors.pem").path
+        try Data(pems.joined().utf8).write(to: URL(fileURLWithPath: file))
+        return (file, directory)
+    }
+
+    /// App-set leaf (SecTrustSetAnchorCertificates with the leaf itself): not user-anchored, so
+    /// none of the user-trusted leaf's exemptions apply: SecPolicyCheckKeySize and
+    /// SecPolicyCheckValidityPeriodMaximums exempt only a leaf in kSecUserAnchorSource (Apple's
+    /// KeySizeTests.test1024_appTrustedLeaf fails where test1024_trustSettingsOnLeaf passes).
+    /// SHA-1 is still skipped: the self-signed leaf's own signature is never checked
+    /// (SecPolicyCheckCertSignatureHashAlgorithms skips self-signed certificates).
+    @Test func appAnchoredLeafKeepsTheLifetimeAndKeySizeRules() async throws {
+        let leaf = try TestPKI.selfSigned(Self.spec(days: 1000, key: .rsa(bits: 1024), hash: .sha1))
+        let (file, directory) = try Self.write([leaf.certificatePEM])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let judgement = try await Self.judge([leaf.certificatePEM], anchors: AnchorConfiguration(appAnchorFile: file))
+        #expect(judgement.anchorKind == .appAnchor)
+        #expect(judgement.failures.map(\.rule) == ["validity-825", "rsa-key-size"], "\(judgement.failures)")
+    }
+
+    /// App-set root that is no system root: "all other trust". 825 days apply, 398 days and CT
+    /// do not (SecPolicyCheckValidityPeriodMaximums, SecPolicyCheckSystemTrustedCTRequired ask
+    /// kSecSystemAnchorSource), and the leaf needs id-kp-serverAuth itself from 2019-07-01
+    /// (SecPolicyCheckServerAuthEKU: "stricter ... for system and app anchors"), where a
+    /// user-trusted root takes a leaf without EKU.
+    @Test func appAnchoredRootNeedsServerAuthButNeither398DaysNorCT() async throws {
+        let pki = try TestPKI()
+        let (file, directory) = try Self.write([pki.rootPEM])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let app = AnchorConfiguration(appAnchorFile: file)
+        let within = try pki.issue(Self.spec(days: 500))
+        let ok = try await Self.judge([within.certificatePEM], anchors: app)
+        #expect(ok.anchorKind == .appAnchor)
+        #expect(ok.failures.isEmpty, "\(ok.failures)")
+
+        let long = try pki.issue(Self.spec(days: 900))
+        #expect(try await Self.judge([long.certificatePEM], anchors: app).failures.map(\.rule) == ["validity-825"])
+
+        var noEKU = Self.spec(days: 500)
+        noEKU.extendedKeyUsage = nil
+        let bare = try pki.issue(noEKU)
+        #expect(try await Self.judge([bare.certificatePEM], anchors: app).failures.map(\.rule) == ["eku-server-auth"])
+        let user = AnchorConfiguration(caFile: file, useSystemTrustStore: false)
+        #expect(try await Self.judge([bare.certificatePEM], anchors: user).failures.isEmpty)
+    }
+
+    /// Setting anchors replaces the others (anchorsOnly): a chain to a system root is untrusted
+    /// when the app set another root; an app that sets a system root keeps the system rules
+    /// (SecCertificateSourceContains(kSecSystemAnchorSource, root) is asked whatever ended the chain).
+    @Test func appAnchorsReplaceTheSystemStoreButASystemRootStaysOne() async throws {
+        let system = try TestPKI(rootName: "atsprobe System Root")
+        let other = try TestPKI(rootName: "atsprobe App Root")
+        let (systemFile, systemDirectory) = try Self.write([system.rootPEM])
+        let (otherFile, otherDirectory) = try Self.write([other.rootPEM])
+        defer {
+            try? FileManager.default.removeItem(at: systemDirectory)
+            try? FileManager.default.removeItem(at: otherDirectory)
+        }
+        let leaf = try system.issue(Self.spec(days: 500))
+        let elsewhere = try await Self.judge([leaf.certificatePEM],
+                                             anchors: AnchorConfiguration(additionalSystemAnchorsFile: systemFile, appAnchorFile: otherFile))
+        #expect(elsewhere.anchorKind == nil)
+        // The system root is no anchor now, and not in the store: the leaf's issuer is missing.
+        #expect(elsewhere.failures.map(\.rule) == ["trust.incomplete-chain"], "\(elsewhere.failures)")
+
+        let same = try await Self.judge([leaf.certificatePEM],
+                                        anchors: AnchorConfiguration(additionalSystemAnchorsFile: systemFile, appAnchorFile: systemFile))
+        #expect(same.anchorKind == .systemRoot)
+        let rules = same.failures.map(\.rule)
+        #expect(rules.contains("validity-398") && rules.contains("certificate-transparency"), "\(rules)")
+    }
+
+    /// An app may set an intermediate as its anchor: the path ends there (SecPathBuilderIsAnchor
+    /// asks the app's anchor source for each parent), whatever signed it.
+    @Test func appAnchoredIntermediateEndsThePath() async throws {
+        let pki = try TestPKI(withIntermediate: true)
+        let (file, directory) = try Self.write([try #require(pki.intermediatePEM)])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let leaf = try pki.issue(Self.spec(days: 200))
+        let judgement = try await Self.judge([leaf.certificatePEM], anchors: AnchorConfiguration(appAnchorFile: file))
+        #expect(judgement.anchorKind == .appAnchor)
+        #expect(judgement.failures.isEmpty, "\(judgement.failures)")
+        #expect(judgement.chain.count == 2)
+    }
+
+    /// --app-anchor with --ca-file is refused: the app's anchors replace the user's.
+    @Test func appAnchorsWithUserAnchorsAreRefused() throws {
+        let pki = try TestPKI()
+        let (file, directory) = try Self.write([pki.rootPEM])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: TrustSetupError.self) { try TrustStore(options: AnchorConfiguration(caFile: file, appAnchorFile: file)) }
+    }
 }

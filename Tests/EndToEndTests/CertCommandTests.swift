@@ -33,6 +33,45 @@ struct CertCommandTests {
         #expect(dotted.status == 0, "\(dotted.stdout)")
     }
 
+    /// --app-anchor: the app's anchors alone end the chain, judged as Apple judges them
+    /// (anchorKind "app-anchor"): a leaf without EKU that a user-installed root accepts fails
+    /// (SecPolicyCheckServerAuthEKU is strict for app anchors from 2019-07-01); a chain to
+    /// another root is untrusted; with --ca-file it is bad input.
+    @Test func appAnchorOption() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        let good = try directory.write("good.pem", try pki.issue(Self.spec()).fullChainPEM)
+        let trusted = try await BinaryRunner.run(["cert", good, "--host", "cert.test", "--app-anchor", root, "--at", Self.judgedAt, "--json"])
+        #expect(trusted.status == 0, "\(trusted.stdout)\(trusted.stderr)")
+        let document = try #require((try? JSONSerialization.jsonObject(with: Data(trusted.stdout.utf8))) as? [String: Any])
+        #expect(document["anchorKind"] as? String == "app-anchor")
+        #expect((document["run"] as? [String: Any])?["trustStore"] as? String == "--app-anchor \(root) (the system store only tells system roots)")
+
+        let bare = try directory.write("bare.pem", try pki.issue(Self.spec(eku: nil)).fullChainPEM)
+        let app = try await BinaryRunner.run(["cert", bare, "--host", "cert.test", "--app-anchor", root, "--at", Self.judgedAt])
+        #expect(app.status == 1, "\(app.stdout)\(app.stderr)")
+        #expect(app.stdout.contains("anchor: 'O=atsprobe tests,CN=atsprobe Test Root' (app anchor)"), "\(app.stdout)")
+        #expect(app.stdout.contains("FAIL [eku-server-auth]"), "\(app.stdout)")
+        let user = try await BinaryRunner.run(["cert", bare, "--host", "cert.test", "--ca-file", root, "--at", Self.judgedAt])
+        #expect(user.status == 0, "\(user.stdout)\(user.stderr)")
+
+        let other = try TestPKI(rootName: "atsprobe Other Root")
+        let elsewhere = try await BinaryRunner.run(["cert", good, "--host", "cert.test", "--app-anchor", try other.writeRootPEM(), "--at", Self.judgedAt])
+        #expect(elsewhere.status == 1, "\(elsewhere.stdout)")
+        #expect(elsewhere.stdout.contains("FAIL [trust.incomplete-chain]"), "\(elsewhere.stdout)")
+
+        let both = try await BinaryRunner.run(["cert", good, "--host", "cert.test", "--app-anchor", root, "--ca-file", root])
+        #expect(both.status == 64)
+        #expect(both.stderr.split(separator: "\n").count == 1, "\(both.stderr)")
+        #expect(both.stderr.contains("--app-anchor replaces every other anchor"), "\(both.stderr)")
+        let empty = try directory.write("empty.pem", "")
+        let none = try await BinaryRunner.run(["cert", good, "--host", "cert.test", "--app-anchor", empty])
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("--app-anchor '\(empty)': no PEM certificate in file"), "\(none.stderr)")
+    }
+
     /// Each rule, failing alone: the rule id on a FAIL line with its fix, exit 1.
     @Test(arguments: [
         ("expired", "trust.expired", "reissue the certificate with a validity period"),

@@ -47,10 +47,41 @@ import Testing
         #expect(text.stdout.contains("ios26  documented  ios15.4  ios16"), "\(text.stdout)")
     }
 
-    @Test func otherFormatsAreOneLineExit64() async throws {
-        let result = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "html", "127.0.0.1:9"], timeout: 30)
+    /// HTML, CSV and Markdown show the same grid as JSON: the default connection's row is
+    /// FAIL, PASS, FAIL, PASS under ios26, documented, ios15.4, ios16.
+    @Test func htmlCSVAndMarkdownShowTheSameGrid() async throws {
+        let pki = try TestPKI()
+        let root = try pki.writeRootPEM()
+        let identity = try pki.issue(CertificateSpec(commonName: "matrix.test", dnsNames: ["matrix.test"], ipAddresses: [], key: .rsa(bits: 2048)))
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity, minVersion: .tls12, maxVersion: .tls12,
+                                                                    cipherList: "ECDHE-RSA-AES128-SHA256"))
+        defer { server.stop() }
+        let common = ["--ca-file", root, "--connect-to", "matrix.test:443:127.0.0.1:\(server.port)", "--timeout", "5", "https://matrix.test/"]
+
+        let csv = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "csv"] + common, timeout: 120)
+        #expect(csv.status == 1, "stderr: \(csv.stderr)")
+        let rows = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.first == "url,handshakes,section,test,ios26,documented,ios15.4,ios16", "\(rows)")
+        #expect(rows.count == 18, "\(rows)")  // header, 16 tests, the needs row
+        #expect(rows.dropFirst().first?.hasSuffix(",Default ATS Secure Connection,ATS Default Connection,FAIL,PASS,FAIL,PASS") == true, "\(rows)")
+        #expect(rows.last?.contains(",Default ATS connection,needs,") == true, "\(rows)")
+
+        let html = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "html"] + common, timeout: 120)
+        #expect(html.status == 1, "stderr: \(html.stderr)")
+        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.hasSuffix("</html>\n"))
+        #expect(html.stdout.contains("<tr><th scope=\"row\">ATS Default Connection</th><td class=\"fail\">&#x2717; FAIL</td><td class=\"pass\">&#x2713; PASS</td><td class=\"fail\">&#x2717; FAIL</td><td class=\"pass\">&#x2713; PASS</td></tr>"), "\(html.stdout)")
+        #expect(html.stdout.contains("passes on documented, ios16; fails on ios26, ios15.4"))
+
+        let markdown = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "markdown"] + common, timeout: 120)
+        #expect(markdown.status == 1, "stderr: \(markdown.stderr)")
+        #expect(markdown.stdout.contains("| ATS Default Connection | ✗ FAIL | ✓ PASS | ✗ FAIL | ✓ PASS |"), "\(markdown.stdout)")
+        #expect(markdown.stdout.contains("| Test | `ios26` | `documented` | `ios15.4` | `ios16` |"), "\(markdown.stdout)")
+    }
+
+    @Test func plistIsOneLineExit64() async throws {
+        let result = try await BinaryRunner.run(["diagnose", "--rules", "all", "--format", "plist", "127.0.0.1:9"], timeout: 30)
         #expect(result.status == 64)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("--rules all writes text or json only"))
+        #expect(result.stderr.contains("--rules all writes text, json, html, csv or markdown only"), "\(result.stderr)")
     }
 }

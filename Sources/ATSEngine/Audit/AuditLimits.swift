@@ -11,6 +11,7 @@ public struct AuditLimits: Sendable {
     /// Target starts per second; nil is no limit.
     public var rate: Double?
     /// Seconds one run of one target may take; then it is cancelled and reported as timed out.
+    /// `.infinity`: no deadline beyond each connection's own timeout.
     public var deadlineSeconds: Double
     /// The share of the input this run takes.
     public var shard: AuditShard
@@ -34,6 +35,16 @@ public struct AuditLimits: Sendable {
         self.shard = shard
         self.localRetries = max(0, localRetries)
         self.retryBackoff = retryBackoff
+    }
+
+    /// The limits of a command that prints every target in the order given (`diagnose`,
+    /// `plist check`, `app`): `concurrency` targets in flight, no per-host cap beyond it, no
+    /// rate, no deadline beyond each connection's --timeout (the commands have no --deadline),
+    /// and no retry after a local failure: the command stops with it (exit 70). Four at once by
+    /// default: each target's run already starts its own handshakes together, and the prober
+    /// bounds handshakes overall (as `app`'s width-4 loop did).
+    public static func inOrder(concurrency: Int = 4) -> AuditLimits {
+        AuditLimits(concurrency: concurrency, perHost: concurrency, rate: nil, deadlineSeconds: .infinity, localRetries: 0)
     }
 
     /// Targets read ahead of the free slots, waiting for their host (`AuditParking`). When it is
@@ -115,7 +126,10 @@ struct AuditRateLimiter<C: Clock> where C.Duration == Duration {
 func withDeadline<Value: Sendable, C: Clock>(seconds: Double, clock: C,
                                              _ operation: @escaping @Sendable () async -> Value) async -> Value?
 where C.Duration == Duration {
-    await withTaskGroup(of: Value?.self) { group in
+    // No deadline (a command that prints every target, `AuditLimits.inOrder`): each of the
+    // run's connections is still bounded by its own --timeout.
+    guard seconds.isFinite else { return await operation() }
+    return await withTaskGroup(of: Value?.self) { group in
         group.addTask { await operation() }
         group.addTask {
             try? await clock.sleep(until: clock.now.advanced(by: .seconds(seconds)), tolerance: nil)

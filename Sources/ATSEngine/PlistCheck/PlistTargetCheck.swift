@@ -55,27 +55,4 @@ public struct PlistTargetCheck: Sendable {
         }
         return PlistTargetCheck(target: target, policy: policy, loads: loads, diagnostics: await report)
     }
-
-    /// Hosts checked a few at a time ("one in, one out"), results in the order given: each
-    /// check already starts its own handshakes together, and the prober bounds them overall.
-    public static func checkAll(_ targets: [Target], configuration: ATSConfiguration, runner: DiagnosticsRunner,
-                                width: Int = 4, finished: () -> Void = {}) async -> [PlistTargetCheck] {
-        await withTaskGroup(of: (Int, PlistTargetCheck).self) { group in
-            var results = [PlistTargetCheck?](repeating: nil, count: targets.count)
-            var next = 0
-            func startNext() {
-                guard next < targets.count else { return }
-                let index = next, target = targets[index]
-                group.addTask { (index, await PlistTargetCheck.run(target, configuration: configuration, runner: runner)) }
-                next += 1
-            }
-            for _ in 0..<min(width, targets.count) { startNext() }
-            while let (index, check) = await group.next() {
-                results[index] = check
-                finished()
-                startNext()
-            }
-            return results.map { $0! }
-        }
-    }
 }

@@ -10,6 +10,11 @@ public struct CTLogListError: Error, Hashable, Sendable, CustomStringConvertible
     public var source: String
     public var reason: String
 
+    public init(source: String, reason: String) {
+        self.source = source
+        self.reason = reason
+    }
+
     public var description: String { "CT log list '\(UntrustedText.escape(source, limit: 400))': \(reason)" }
 }
 

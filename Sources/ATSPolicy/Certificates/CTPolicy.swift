@@ -75,9 +75,11 @@ public struct CTPolicy: Sendable {
         } else if requireCertificateTransparency {
             applies = "NSRequiresCertificateTransparency is set"
         } else {
-            result.reason = anchor == .user
-                ? "not required: the chain ends at a user-installed root"
-                : "not required: the chain was not verified to a public root"
+            result.reason = switch anchor {
+            case .user: "not required: the chain ends at a user-installed root"
+            case .app: "not required: the chain ends at an anchor the app set, not a system root"
+            default: "not required: the chain was not verified to a public root"
+            }
             result.satisfiedBy = embeddedMet ? .embedded : (deliveredMet ? .delivered : nil)
             return result
         }

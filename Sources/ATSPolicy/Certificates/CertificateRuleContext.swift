@@ -56,11 +56,18 @@ public struct CertificateRuleContext: Sendable {
         index == 0 && chain.count == 1 && chain[0].isSelfIssued && anchor != nil
     }
 
-    /// The leaf is itself a user-trusted anchor (a self-signed leaf the user installed and
-    /// trusted): Apple skips the key-size and lifetime-maximum checks for it (SecPolicyServer.c
-    /// SecPolicyCheckKeySize, SecPolicyCheckValidityPeriodMaximums, SecPolicyCheckOtherTrustValidityPeriod:
-    /// "Don't check ... for user-anchored leafs", SecPVCIsAnchorPerConstraints(kSecUserAnchorSource, leaf)).
-    public var leafIsUserAnchor: Bool { anchor == .user && isSelfSignedAnchorLeaf(0) }
+    /// The leaf is itself a user-trusted anchor (a leaf the user installed and trusted: a
+    /// self-signed one, or any leaf, which trust settings make an anchor "as root",
+    /// SecPVCIsAnchorPerConstraints): Apple skips the key-size and lifetime-maximum checks for
+    /// it (SecPolicyServer.c SecPolicyCheckKeySize, SecPolicyCheckValidityPeriodMaximums,
+    /// SecPolicyCheckOtherTrustValidityPeriod: "Don't check ... for user-anchored leafs",
+    /// SecPVCIsAnchorPerConstraints(kSecUserAnchorSource, leaf)).
+    public var leafIsUserAnchor: Bool { anchor == .user && (isSelfSignedAnchorLeaf(0) || path?.count == 1) }
+
+    /// The SHA-256 fingerprint of the anchor that ended the path when the user trusts it:
+    /// Apple does not check its signature hash, self-signed or not (SecPolicyServer.c
+    /// SecPolicyCheckSignatureHashAlgorithms: "Ignore (a non-self-signed) anchor if it's trusted by the user").
+    public var userAnchorFingerprint: String? { anchor == .user ? path?.last?.sha256Fingerprint : nil }
 
     /// When Apple takes the leaf to have been issued: the earliest SCT (embedded or delivered)
     /// whose signature was not found bad, else the leaf's notBefore (SecPolicyServer.c,

@@ -11,17 +11,18 @@ public struct KeyTypeRule: CertificateRule {
     public init() {}
 
     public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
-        context.chain.indices.compactMap { index in
-            let key = context.chain[index].publicKey
+        // The chain as built, anchor included (a DSA root fails: x509-limbo webpki::forbidden-dsa-root).
+        context.builtPath.indices.compactMap { index in
+            let key = context.builtPath[index].publicKey
             switch key.algorithm {
             case .rsa, .ec: return nil
             case .ed25519, .ed448:
                 guard index == 0 else { return nil }
                 return context.violation(CertificateRuleID.keyTypeUnsupported, index,
-                                         "\(key.algorithm.rawValue) leaf key; Apple offers no \(key.algorithm.rawValue) signature scheme in TLS")
+                                         "\(key.algorithm.rawValue) leaf key; Apple offers no \(key.algorithm.rawValue) signature scheme in TLS", inPath: true)
             case .rsaPSS, .dsa, .other:
                 return context.violation(CertificateRuleID.keyTypeUnsupported, index,
-                                         "\(key.algorithm.rawValue) public key, which Apple cannot parse (it reads RSA, EC, Ed25519 and Ed448 keys)")
+                                         "\(key.algorithm.rawValue) public key, which Apple cannot parse (it reads RSA, EC, Ed25519 and Ed448 keys)", inPath: true)
             }
         }
     }

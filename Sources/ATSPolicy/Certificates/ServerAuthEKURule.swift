@@ -6,7 +6,9 @@ import TLSFacts
 ///   anyExtendedKeyUsage, Netscape SGC or Microsoft SGC; no extension is fine;
 /// - the strict check (SecPolicyCheckServerAuthEKU, HT210176): an EKU extension that contains
 ///   id-kp-serverAuth itself, for chains to a system root (any date) and for chains to neither
-///   a system nor a user root issued on or after 2019-07-01. User-installed roots skip it.
+///   a system nor a user root issued on or after 2019-07-01: anchors an app sets itself ("for
+///   system and app anchors"; "all other anchor types must be compliant if issued on or after
+///   1 July 2019"). User-installed roots skip it.
 /// `LeafEKUScope.everyAnchor` applies the strict check to every anchor from 2019-07-01 instead.
 public struct ServerAuthEKURule: CertificateRule {
     public static let ids: [CertificateRuleID] = [.serverAuthEKU]
@@ -23,7 +25,7 @@ public struct ServerAuthEKURule: CertificateRule {
         let strict: Bool
         switch context.rules.leafEKUScope {
         case .securityFramework:
-            strict = context.anchor == .system || (context.anchor == nil && issuedSinceRule)
+            strict = context.anchor == .system || ((context.anchor == nil || context.anchor == .app) && issuedSinceRule)
         case .everyAnchor:
             strict = issuedSinceRule
         }

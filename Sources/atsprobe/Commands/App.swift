@@ -1,8 +1,10 @@
+import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSApp
 import ATSEngine
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -98,9 +100,16 @@ extension ATSProbeCommand {
                                                    options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
                     // Progress for people: one line on stderr, redrawn, only when stderr is a terminal.
                     let showProgress = isatty(STDERR_FILENO) == 1 && !diagnostics.quiet && !inventory.hosts.isEmpty
-                    report = try await AppReport.run(inventory, connection: connection, runner: runner, ruleSet: ruleSet) { done, total in
-                        guard showProgress else { return }
-                        FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
+                    let connection = self.connection
+                    do {
+                        report = try await AppReport.run(inventory, runner: runner, ruleSet: ruleSet, target: { try connection.target($0) }) { done, total in
+                            guard showProgress else { return }
+                            FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
+                        }
+                    } catch let error as TargetRunError {
+                        throw LocalFailure(error)
+                    } catch let error as PropertyListError {
+                        throw InputError(error.description)
                     }
                 }
 
@@ -124,15 +133,15 @@ extension ATSProbeCommand {
                     } else {
                         // No host checked under it: nothing measured, so the dictionary as it is.
                         Diagnostics.warn("no host was checked under \(report.name(plistBundle))'s dictionary; printing it unchanged")
-                        sink.write(try PlistCheckText.plist(result?.bundle.atsDictionary ?? [:]))
+                        sink.write(try tightenedPlistText(result?.bundle.atsDictionary ?? [:]))
                     }
                 case .sarif:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report)), as: UTF8.self) + "\n")
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report, toolVersion: ToolVersion.current)), as: UTF8.self) + "\n")
                 default:
                     throw InputError("app writes text, json, plist, markdown, html or sarif only")
                 }
                 try sink.finish()
-                return report.exitStatus
+                return ExitStatus(report.severity)
             }
         }
 

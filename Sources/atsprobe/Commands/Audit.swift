@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSEngine

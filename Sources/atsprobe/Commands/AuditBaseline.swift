@@ -1,5 +1,6 @@
 import ArgumentParser
 import ATSEngine
+import ATSFiles
 import ATSReport
 
 /// `audit --fail-on`: the engine's levels (none, unreachable, exception, any), and `new`, which

@@ -1,4 +1,6 @@
+import ATSFiles
 import ArgumentParser
+import ATSEngine
 import ATSPolicy
 import ATSProbe
 import ATSReport
@@ -30,6 +32,10 @@ extension ATSProbeCommand {
                 completion: .list(RuleSet.all.map(\.id)))
         var rules: String = RuleSet.default.id
 
+        @Option(name: .long, help: ArgumentHelp("Anchors the app sets itself (SecTrustSetAnchorCertificates), a PEM file: only these end the chain; judged as Apple judges app anchors (docs/trust.md). Not with --ca-file/--ca-dir.", valueName: "file"),
+                completion: .file())
+        var appAnchor: String?
+
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions<TextOrJSON>
 
@@ -39,7 +45,12 @@ extension ATSProbeCommand {
                 guard let ruleSet = RuleSet.named(rules) else {
                     throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
                 }
-                let name = try CertHostName.normalized(host)
+                if appAnchor != nil, connection.caFile != nil || connection.caDir != nil {
+                    throw InputError("--app-anchor replaces every other anchor, as SecTrustSetAnchorCertificates does: give --app-anchor or --ca-file/--ca-dir, not both")
+                }
+                guard let name = ServerName.normalized(host) else {
+                    throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
+                }
                 let logs = try connection.ctLogs()
                 let bytes = try readChain()
                 let parsed: ChainFile.Chain
@@ -52,11 +63,13 @@ extension ATSProbeCommand {
                                            evaluationDate: try connection.evaluationDate(), ctLogKeys: logs.keys,
                                            trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA)
                 options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
+                options.appAnchorFile = appAnchor
                 let prober = try makeProber(options, connection: connection)
-                let (facts, trust) = await prober.evaluate(chain: parsed, name: name, timeout: connection.timeout)
-                let judgement = ChainJudgement(given: facts, trust: trust, name: name, rules: ruleSet.certificateRules, logs: logs)
-                let report = CertReport(run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
-                                        host: name, judgement: judgement)
+                let judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
+                                                           timeout: connection.timeout)
+                var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+                if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
+                let report = CertReport(run: run, host: name, judgement: judgement)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:
@@ -84,65 +97,5 @@ extension ATSProbeCommand {
                 }
             }
         }
-    }
-}
-
-/// `cert --host`: a DNS name or an IP literal; one trailing dot is removed before matching, as
-/// Apple does with the host it is given (SecPolicyServer.c SecPolicyCheckSSLHostname).
-enum CertHostName {
-    static func normalized(_ text: String) throws -> String {
-        var name = text
-        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
-        if IPAddress(name) != nil { return name }
-        if name.hasSuffix(".") { name.removeLast() }
-        guard !name.isEmpty, name.utf8.count <= 253,
-              name.unicodeScalars.allSatisfy({ ($0.isASCII && $0.value > 0x20 && $0.value < 0x7F) && $0 != "/" && $0 != ":" }),
-              !name.hasPrefix("."), !name.contains("..") else {
-            throw InputError("--host '\(UntrustedText.escape(text, limit: 200))' is not a DNS name or an IP address")
-        }
-        return name.lowercased()
-    }
-}
-
-/// `cert --json` (docs/json-schema.md): the run, the name, and the judgement.
-struct CertReport: Encodable {
-    let schemaVersion = jsonSchemaVersion
-    let run: RunInfo
-    let host: String
-    let judgement: ChainJudgement
-
-    enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(schemaVersion, forKey: .schemaVersion)
-        try container.encode(run, forKey: .run)
-        try container.encode(host, forKey: .host)
-        try judgement.encode(to: encoder)
-    }
-}
-
-/// `cert`'s text: the verdict, then one line per failure with its fix, then the chain as built.
-enum CertText {
-    static func render(_ report: CertReport) -> String {
-        let judgement = report.judgement
-        var lines: [String] = []
-        let anchor = judgement.anchor.map { "'\(UntrustedText.escape($0.subject, limit: 200))'" }
-        let kind = judgement.anchorKind.map { String($0.rawValue.map { $0 == "-" ? " " : $0 }) }
-        lines.append(judgement.trusted
-            ? "TRUSTED: an Apple device would trust this chain for \(report.host)"
-            : "NOT TRUSTED: an Apple device would not trust this chain for \(report.host) (\(judgement.failures.count) failure(s))")
-        if let anchor, let kind { lines.append("anchor: \(anchor) (\(kind))") }
-        for failure in judgement.failures {
-            // The reason already names the certificate (its index, role and subject).
-            lines.append("FAIL [\(failure.rule)] \(failure.reason)")
-            lines.append("  fix: \(failure.fix)")
-            lines.append("  source: \(failure.source)")
-        }
-        lines.append("chain\(judgement.anchor == nil ? " (as given)" : " (as built)"):")
-        for (index, certificate) in judgement.chain.enumerated() {
-            lines.append("  \(index): \(UntrustedText.escape(certificate.subject, limit: 200))")
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSEngine
@@ -39,7 +40,8 @@ struct DiagnosticsArguments: ParsableArguments {
 }
 
 extension ATSProbeCommand {
-    /// `atsprobe diagnose TARGET...`: nscurl's diagnostics for several targets, one after another.
+    /// `atsprobe diagnose TARGET...`: nscurl's diagnostics for several targets, run by the engine's
+    /// scheduler and printed in the order given.
     struct Diagnose: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run nscurl's 16 ATS tests against each target and say what exception it needs.",
@@ -85,35 +87,46 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     let live = format == .text && output.output == nil && !diagnostics.quiet
         && isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1
     var sink = OutputSink(path: output.output)
-    var status = ExitStatus.clear
-    var reports: [DiagnosticsReport] = []
-    var documents: [DiagnosticsJSON] = []
-    for (position, target) in targets.enumerated() {
-        let report: DiagnosticsReport
-        if live {
-            if position > 0 { FileStream.standardOutput.write("\n") }
-            FileStream.standardOutput.write(DiagnosticsText.header(target))
-            let shown = LiveTests()
-            report = await runner.run(target) { index, test in
-                let previous = await shown.record(test)
-                FileStream.standardOutput.write(DiagnosticsText.test(test, index: index, previous: previous, host: target.host,
-                                                                     verbose: diagnostics.verbose, palette: palette))
+    let verbose = diagnostics.verbose
+    let reports: [DiagnosticsReport]
+    if live {
+        // One target at a time, each test shown as it completes, under the target's header.
+        let shown = LiveTests()
+        let work = StreamingDiagnosticsWork(runner: runner) { target, index, test in
+            let previous = await shown.record(test)
+            FileStream.standardOutput.write(DiagnosticsText.test(test, index: index, previous: previous, host: target.host,
+                                                                 verbose: verbose, palette: palette))
+        }
+        let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: work).runInOrder(targets) { event in
+            switch event {
+            case .started(let position, let target):
+                await shown.reset()
+                if position > 0 { FileStream.standardOutput.write("\n") }
+                FileStream.standardOutput.write(DiagnosticsText.header(target))
+            case .finished(_, _, let report):
+                FileStream.standardOutput.write(DiagnosticsText.footer(report, verbose: verbose))
+            case .timedOut, .failedLocally, .rejected: break
             }
-            FileStream.standardOutput.write(DiagnosticsText.footer(report, verbose: diagnostics.verbose))
-        } else {
-            report = await runner.run(target)
-            if format == .text {
+        }
+        reports = try inOrderReports(events, targets: targets)
+    } else {
+        // A few targets at a time (AuditLimits.inOrder), in the order given: on standard output
+        // each target's text as soon as it and every target before it are done.
+        let streams = format == .text && output.output == nil
+        let events = await AuditScheduler(limits: .inOrder(), work: runner).runInOrder(targets, inOrder: { position, report in
+            guard streams else { return }
+            FileStream.standardOutput.write((position > 0 ? "\n" : "") + DiagnosticsText.render(report, verbose: verbose, palette: palette))
+        })
+        reports = try inOrderReports(events, targets: targets)
+        if format == .text && !streams {
+            for (position, report) in reports.enumerated() {
                 if position > 0 { sink.writeLine() }
-                sink.write(DiagnosticsText.render(report, verbose: diagnostics.verbose, palette: palette))
+                sink.write(DiagnosticsText.render(report, verbose: verbose, palette: palette))
             }
         }
-        if let failure = report.localFailure {
-            throw LocalFailure("\(target.url): \(ProbeText.describe(failure))")
-        }
-        reports.append(report)
-        documents.append(DiagnosticsJSON(report, run: run))
-        status = max(status, DiagnosticsText.exitStatus(for: report))
     }
+    let documents = reports.map { DiagnosticsJSON($0, run: run) }
+    let status = reports.map(DiagnosticsText.exitStatus(for:)).max() ?? .clear
     switch format {
     case .text: break
     case .plist:
@@ -143,6 +156,9 @@ actor LiveTests {
         defer { last = test }
         return last
     }
+
+    /// A new target: its first test opens its first section.
+    func reset() { last = nil }
 }
 
 /// `diagnose --rules all`: nscurl's tests under every rule set, on shared handshakes, as one grid
@@ -150,8 +166,8 @@ actor LiveTests {
 func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsFormats>,
                       colors: ColorOptions, exceptions: MergeOptions) async throws -> ExitStatus {
     let format = output.effectiveFormat
-    guard format == .text || format == .json else {
-        throw InputError("--rules all writes text or json only (run one rule set for \(format.rawValue))")
+    guard ([.text, .json, .html, .csv, .markdown] as [OutputFormat]).contains(format) else {
+        throw InputError("--rules all writes text, json, html, csv or markdown only (run one rule set for \(format.rawValue))")
     }
     guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
     let targets = try texts.map { try connection.target($0) }
@@ -161,25 +177,32 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
     let run = RunInfo(ruleSet: "all", connection: connection, logs: logs)
     let palette = colors.palette(format: format, path: output.output)
     var sink = OutputSink(path: output.output)
-    var status = ExitStatus.clear
+    // One target at a time (its rule sets' runs already go together), printed in the order given.
+    let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: RuleSetMatrixWork(runner: runner, ruleSets: RuleSet.all))
+        .runInOrder(targets)
+    let matrices = try inOrderReports(events, targets: targets)
+    let status = matrices.map { $0.reports.map(DiagnosticsText.exitStatus(for:)).max() ?? .clear }.max() ?? .clear
     var documents: [RuleSetMatrixJSON] = []
-    for (position, target) in targets.enumerated() {
-        let matrix = await runner.runAcrossRuleSets(target, ruleSets: RuleSet.all)
-        if let failure = matrix.reports.lazy.compactMap(\.localFailure).first {
-            throw LocalFailure("\(target.url): \(ProbeText.describe(failure))")
-        }
-        status = max(status, RuleSetMatrixText.exitStatus(matrix))
+    var grids: [RuleSetMatrixGrid] = []
+    for (position, matrix) in matrices.enumerated() {
         if format == .text {
             if position > 0 { sink.writeLine() }
-            sink.write(RuleSetMatrixText.render(matrix, palette: palette))
-        } else {
+            sink.write(RuleSetMatrixText.render(RuleSetMatrixGrid(matrix), palette: palette))
+        } else if format == .json {
             documents.append(RuleSetMatrixJSON(matrix, run: run))
+        } else {
+            grids.append(RuleSetMatrixGrid(matrix))
         }
     }
-    if format == .json {
+    switch format {
+    case .json:
         let encoder = JSONEncoder.atsprobe()
         let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
+    case .html: sink.write(RuleSetMatrixHTML.render(grids, run: run))
+    case .csv: sink.write(RuleSetMatrixCSV.render(grids))
+    case .markdown: sink.write(RuleSetMatrixMarkdown.render(grids, run: run))
+    default: break
     }
     try sink.finish()
     return status

@@ -1,3 +1,4 @@
+import ATSFiles
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc

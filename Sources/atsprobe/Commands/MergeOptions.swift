@@ -1,3 +1,4 @@
+import ATSFiles
 import ArgumentParser
 import ATSPolicy
 import PropertyList

@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSPolicy
@@ -62,7 +63,7 @@ extension ATSProbeCommand {
                     throw InputError("pins writes text, json or plist only")
                 }
                 try sink.finish()
-                return report.exitStatus
+                return ExitStatus(report.severity)
             }
         }
     }

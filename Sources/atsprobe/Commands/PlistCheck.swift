@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSEngine
@@ -53,13 +54,12 @@ extension ATSProbeCommand {
                                                options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
 
                 let ats = document.atsDictionary ?? [:]
-                let configuration = ATSConfiguration(propertyList: ats)
-                var checks: [PlistTargetCheck] = []
-                for target in parsed {
-                    checks.append(await PlistTargetCheck.run(target, configuration: configuration, runner: runner))
-                }
+                // A few targets at a time, printed in the order given (AuditLimits.inOrder).
+                let scheduler = AuditScheduler(limits: .inOrder(),
+                                               work: PlistCheckWork(configuration: ATSConfiguration(propertyList: ats), runner: runner))
+                let checks = try inOrderReports(await scheduler.runInOrder(parsed), targets: parsed)
                 let tightening = ExceptionTightener.tighten(ats, needs: checks.map(\.need), ruleSet: ruleSet)
-                let tightenedPlist = try PlistCheckText.plist(tightening.tightened)
+                let tightenedPlist = try tightenedPlistText(tightening.tightened)
 
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
@@ -81,7 +81,7 @@ extension ATSProbeCommand {
                 case .sarif:
                     let locations = PlistLocations(path: file, document: document, bytes: bytes)
                     let diagnostics = PlistDiagnostics.check(checks, tightening)
-                    let log = PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: locations)
+                    let log = PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: locations, toolVersion: ToolVersion.current)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
                 default:
                     throw InputError("plist check writes text, json, plist, xcode or sarif only")

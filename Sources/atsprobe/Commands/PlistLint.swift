@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSAdvice
@@ -9,21 +10,7 @@ import Foundation
 #endif
 import TLSFacts
 
-/// The lowest severity that makes `plist lint` exit 1.
-enum LintFailOn: String, ExpressibleByArgument, CaseIterable {
-    case error, warning, info, never
-
-    func fails(_ findings: [LintFinding]) -> Bool {
-        let threshold: LintFinding.Severity
-        switch self {
-        case .error: threshold = .error
-        case .warning: threshold = .warning
-        case .info: threshold = .info
-        case .never: return false
-        }
-        return findings.contains { $0.severity >= threshold }
-    }
-}
+extension LintFailOn: ExpressibleByArgument {}
 
 extension ATSProbeCommand {
     /// `atsprobe plist lint FILE`: static checks of the ATS dictionary (docs/lint.md), no network.
@@ -60,7 +47,7 @@ extension ATSProbeCommand {
                     sink.write(PlistDiagnostics.xcode(PlistDiagnostics.lint(findings), locations: locations))
                 case .sarif:
                     let locations = PlistLocations(path: file, document: document, bytes: bytes)
-                    let log = PlistDiagnostics.sarif(PlistDiagnostics.lint(findings), rules: PlistDiagnostics.lintRules, locations: locations)
+                    let log = PlistDiagnostics.sarif(PlistDiagnostics.lint(findings), rules: PlistDiagnostics.lintRules, locations: locations, toolVersion: ToolVersion.current)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
                 default:
                     // OutputOptions<LintFormats> parses no other format.
@@ -81,27 +68,4 @@ struct PlistLintJSON: Encodable {
     let findings: [LintFinding]
     /// The tool and when it ran; no rule set, trust store or CT list is used.
     var run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
-}
-
-/// One finding per line (severity, key path, message, fix), then a count by severity.
-enum PlistLintText {
-    static func render(_ findings: [LintFinding]) -> String {
-        let width = LintFinding.Severity.allCases.map(\.rawValue.count).max() ?? 0
-        var out = ""
-        for finding in findings {
-            let severity = finding.severity.rawValue.padded(to: width)
-            out += "\(severity)  \(finding.keyPath): \(finding.message) [\(finding.rule)] (fix: \(finding.fix))\n"
-        }
-        out += count(findings) + "\n"
-        return out
-    }
-
-    /// "2 errors, 1 warning, 0 info" (most severe first).
-    static func count(_ findings: [LintFinding]) -> String {
-        LintFinding.Severity.allCases.sorted(by: >).map { severity in
-            let n = findings.filter { $0.severity == severity }.count
-            let noun = severity == .info ? "info" : severity.rawValue + (n == 1 ? "" : "s")
-            return "\(n) \(noun)"
-        }.joined(separator: ", ")
-    }
 }

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import ATSFiles
 import FoundationEssentials
 #else
 import Foundation

@@ -1,3 +1,4 @@
+import ATSFiles
 import ATSEngine
 import ATSReport
 #if canImport(FoundationEssentials)

@@ -1,5 +1,9 @@
 import ArgumentParser
 import ATSEngine
+import ATSFiles
+import ATSReport
+import PropertyList
+import TLSFacts
 
 /// atsprobe's exit codes (docs/exit-codes.md). When several targets disagree the highest of
 /// 2, 1, 0 wins; 64 and 70 stop the run.
@@ -44,11 +48,34 @@ struct LocalFailure: Error, CustomStringConvertible {
     let message: String
     init(_ message: String) { self.message = message }
     var description: String { message }
+
+    /// A target of an in-order run (diagnose, plist check, app) that this machine failed.
+    init(_ error: TargetRunError) {
+        message = "\(error.target.url): \(error.failure.map(ProbeText.describe) ?? "did not finish")"
+    }
 }
 
-/// A one-line error for bad input: printed as "atsprobe: <message>" and exit 64.
-struct InputError: Error, CustomStringConvertible {
-    let message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
+/// The reports of an in-order run (`AuditScheduler.runInOrder`), in the targets' order; a
+/// target this machine failed stops the command (exit 70).
+func inOrderReports<Report>(_ events: [AuditEvent<Int, Report>], targets: [Target]) throws(LocalFailure) -> [Report] {
+    do throws(TargetRunError) {
+        return try TargetRunError.reports(of: events, targets: targets)
+    } catch {
+        throw LocalFailure(error)
+    }
+}
+
+/// `{NSAppTransportSecurity: dictionary}` as an XML property list (the tightened dictionary of
+/// `plist check` and `app`); a dictionary that cannot be written is bad input (64).
+func tightenedPlistText(_ dictionary: [String: PropertyListValue]) throws(InputError) -> String {
+    do throws(PropertyListError) {
+        return try PlistTargetCheck.tightenedPlist(dictionary)
+    } catch {
+        throw InputError(error.description)
+    }
+}
+
+extension DiagnosticsText {
+    /// 0 default ATS passes, 2 unreachable, else 1: the audit's verdict for one report.
+    static func exitStatus(for report: DiagnosticsReport) -> ExitStatus { ExitStatus(AuditVerdict(report).severity) }
 }

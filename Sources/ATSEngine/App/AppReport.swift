@@ -1,0 +1,181 @@
+import ATSAdvice
+import ATSApp
+import ATSPolicy
+import PropertyList
+import TLSFacts
+
+/// Everything `atsprobe app` found and measured: the inventory (ATSApp), each host's load
+/// under its bundle's dictionary (`plist check`'s machinery, run by the scheduler), and each
+/// dictionary compared with what its hosts need. ATSReport renders it (text, JSON, Markdown,
+/// HTML); the executable picks the format.
+package struct AppReport {
+    /// One host's load under its bundle's dictionary: `plist check`'s machinery, unchanged.
+    package struct HostCheck {
+        package var host: FoundHost
+        package var check: PlistTargetCheck
+    }
+
+    /// A bundle with a dictionary of its own (the app, an extension, a nested app) and what
+    /// the live check says of it. Frameworks have none: their hosts count for their owner.
+    package struct DictionaryResult {
+        package var bundle: AppBundle
+        package var checks: [HostCheck]
+        /// nil when no host was checked under it: nothing measured, nothing to tighten.
+        package var tightening: TighteningReport?
+        package var tightenedPlist: String?
+        /// NSExceptionDomains entries that no checked host falls under (either reading).
+        package var unusedEntries: [String]
+    }
+
+    package var inventory: AppInventory
+    /// nil with --offline.
+    package var ruleSet: RuleSet?
+    package var results: [DictionaryResult]
+
+    package var checks: [HostCheck] { results.flatMap(\.checks) }
+    package var offline: Bool { ruleSet == nil }
+
+    /// Unreachable when a host is; findings when a load fails or a dictionary is wider than
+    /// needed; clear otherwise, as `plist check`. Offline: findings for a lint finding at
+    /// warning or above, as `plist lint`.
+    package var severity: AuditSeverity {
+        if offline {
+            return inventory.bundles.contains { LintFailOn.warning.fails($0.lint) } ? .findings : .clear
+        }
+        if checks.contains(where: \.check.unreachable) { return .unreachable }
+        if checks.contains(where: { !$0.check.passes }) || results.contains(where: { $0.tightening?.isTight == false }) { return .findings }
+        return .clear
+    }
+
+    /// The bundle's name for people: "Demo.app" for the app itself.
+    package func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
+
+    /// The loads that fail or do not connect: "Will fail" in every format.
+    package var failing: [HostCheck] { checks.filter { !$0.check.passes || $0.check.unreachable } }
+
+    /// The dictionaries the live check tightens, with the tightened property list, in bundle order.
+    package var tightenedDictionaries: [(result: DictionaryResult, plist: String)] {
+        results.compactMap { result in
+            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { return nil }
+            return (result, plist)
+        }
+    }
+
+    /// The hosts that have server advice (`serverAdvice`), in check order.
+    package var hostsWithServerAdvice: [(item: HostCheck, advice: HostAdvice)] {
+        checks.compactMap { item in Self.serverAdvice(item.check).map { (item, $0) } }
+    }
+
+    /// The server fixes for a host: what removes each exception it needs, or makes it loadable at all.
+    package static func serverAdvice(_ check: PlistTargetCheck) -> HostAdvice? {
+        guard let report = check.diagnostics, report.reachability != .unreachable else { return nil }
+        let advice = report.advice
+        return advice.fixes.isEmpty && advice.impossibleReason == nil ? nil : advice
+    }
+
+    /// The live check: every kept host loaded under the dictionary of the bundle that governs
+    /// it (a few hosts at a time, through the scheduler), then each dictionary compared with
+    /// what its hosts need. `target` parses a host's target text (the command applies
+    /// --connect-to); `progress` hears each finished host. Throws `TargetRunError` when this
+    /// machine fails a load (out of descriptors, memory): no verdict can be drawn.
+    package static func run(_ inventory: AppInventory, runner: DiagnosticsRunner, ruleSet: RuleSet,
+                            target: (String) throws -> Target,
+                            progress: @escaping @Sendable (_ done: Int, _ total: Int) -> Void = { _, _ in }) async throws -> AppReport {
+        var results: [DictionaryResult] = []
+        let total = inventory.hosts.count
+        let done = Counter()
+        progress(0, total)
+        for bundle in inventory.bundles where bundle.dictionaryOwner == bundle.path {
+            let ats = bundle.atsDictionary ?? [:]
+            let configuration = ATSConfiguration(propertyList: ats)
+            let hosts = inventory.hosts.filter { $0.bundle == bundle.path }
+            let targets = try hosts.map { try target($0.target) }
+            let scheduler = AuditScheduler(limits: .inOrder(),
+                                           work: PlistCheckWork(configuration: configuration, runner: runner))
+            let events = await scheduler.runInOrder(targets) { event in
+                guard event.isResult else { return }
+                progress(done.increment(), total)
+            }
+            let loaded = try TargetRunError.reports(of: events, targets: targets)
+            let checks = zip(hosts, loaded).map { HostCheck(host: $0, check: $1) }
+            var result = DictionaryResult(bundle: bundle, checks: checks, tightening: nil, tightenedPlist: nil, unusedEntries: [])
+            if !checks.isEmpty {
+                // A host no dictionary makes load has no say in the tightening: the dictionary is for
+                // the hosts that can load (its server fix is in the report). `plist check` keeps
+                // what covers it instead, because there the user chose each target.
+                // An unreachable 443 guess for a host named only in the dictionary says nothing
+                // about what the app needs: it never keeps a global opt-out (issue 25).
+                func unreachableGuess(_ item: HostCheck) -> Bool { item.check.unreachable && item.host.isDictionaryGuess }
+                let decidable = checks.filter { !$0.check.noDictionaryHelps && !unreachableGuess($0) }
+                var tightening = ExceptionTightener.tighten(ats, needs: decidable.map(\.check.need), ruleSet: ruleSet)
+                for check in checks where check.check.noDictionaryHelps {
+                    tightening.notes.append("\(check.host.host): no dictionary makes it load; left out of the tightening (see its server fix)")
+                }
+                for check in checks where unreachableGuess(check) {
+                    tightening.notes.append("\(check.host.host): named only in the dictionary and not reachable on port 443; left out of the tightening")
+                }
+                result.tightening = tightening
+                result.tightenedPlist = try PlistTargetCheck.tightenedPlist(tightening.tightened)
+                let used = Set(checks.flatMap { $0.check.loads.compactMap(\.policy.match?.key) } + checks.compactMap(\.check.policy.match?.key))
+                let entries = (ats[ATSKey.exceptionDomains.name]?.dictionaryValue ?? [:]).keys
+                result.unusedEntries = entries.filter { !used.contains($0) }.sorted()
+            }
+            results.append(result)
+        }
+        return AppReport(inventory: inventory, ruleSet: ruleSet, results: results)
+    }
+
+    /// Offline: the bundles and hosts only.
+    package static func offline(_ inventory: AppInventory) -> AppReport {
+        AppReport(inventory: inventory, ruleSet: nil, results: [])
+    }
+}
+
+extension PlistTargetCheck {
+    /// The diagnostics say no ATS dictionary makes the host load (a trust failure, say).
+    package var noDictionaryHelps: Bool {
+        guard let report = diagnostics, report.reachability != .unreachable else { return false }
+        if case .impossible = report.suggestion { return true }
+        return false
+    }
+
+    /// `{NSAppTransportSecurity: tightened}` as an XML property list: what `plist check` and
+    /// `app` print as the tightened dictionary.
+    package static func tightenedPlist(_ tightened: [String: PropertyListValue]) throws(PropertyListError) -> String {
+        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(tightened)], format: .xml)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A run of targets a command prints in order could not give every target's result: this
+/// machine failed one (out of descriptors, memory; after `AuditLimits.inOrder`, no retry), or
+/// its deadline passed. No verdict can be drawn, so the command stops (exit 70).
+public struct TargetRunError: Error, Sendable {
+    public var target: Target
+    /// nil: the deadline passed (or the run was cancelled) before the target finished.
+    public var failure: ProbeFailure?
+
+    public init(target: Target, failure: ProbeFailure?) {
+        self.target = target
+        self.failure = failure
+    }
+
+    /// The reports of `runInOrder(targets)`'s events, in the targets' order; throws for the
+    /// first target without one.
+    public static func reports<Report>(of events: [AuditEvent<Int, Report>], targets: [Target]) throws(TargetRunError) -> [Report] {
+        var reports: [Int: Report] = [:]
+        for event in events {
+            switch event {
+            case .finished(let index, _, let report): reports[index] = report
+            case .failedLocally(_, let target, let failure): throw TargetRunError(target: target, failure: failure)
+            case .started, .timedOut, .rejected: continue
+            }
+        }
+        var ordered: [Report] = []
+        for (index, target) in targets.enumerated() {
+            guard let report = reports[index] else { throw TargetRunError(target: target, failure: nil) }
+            ordered.append(report)
+        }
+        return ordered
+    }
+}

@@ -1,0 +1,39 @@
+/// `diagnose --rules all --format markdown`: a GitHub-flavoured table per target (tests down,
+/// rule sets across), the default connection's verdict per rule set and what the host needs
+/// under each, for a ticket or a pull-request comment. Text from the input or the network is
+/// escaped so it cannot open a link, an image or a table cell (ReportEscaping).
+public enum RuleSetMatrixMarkdown {
+    public static func render(_ grids: [RuleSetMatrixGrid], run: RunInfo?) -> String {
+        var out = "# Which releases accept each target\n\n"
+        if let run {
+            out += RuleSetMatrixHTML.metadata(run).map { "- **\($0.0):** \(md($0.1))\n" }.joined() + "\n"
+        }
+        for grid in grids {
+            out += "## \(md(grid.target))\n\n"
+            out += "nscurl's tests under \(grid.ruleSets.count) rule sets, \(grid.handshakes) handshake\(grid.handshakes == 1 ? "" : "s").\n\n"
+            out += "| Test | " + grid.ruleSets.map(ReportEscaping.markdownCode).joined(separator: " | ") + " |\n"
+            out += "|---|" + String(repeating: ":-:|", count: grid.ruleSets.count) + "\n"
+            var section = ""
+            for row in grid.rows {
+                if row.section != section {
+                    section = row.section
+                    out += "| **\(md(section))** |" + String(repeating: " |", count: grid.ruleSets.count) + "\n"
+                }
+                let cells = grid.ruleSets.indices.map { column -> String in
+                    switch column < row.passed.count ? row.passed[column] : nil {
+                    case true?: "✓ PASS"
+                    case false?: "✗ FAIL"
+                    case nil: "—"
+                    }
+                }
+                out += "| \(md(row.title)) | " + cells.joined(separator: " | ") + " |\n"
+            }
+            out += "\n**Default ATS connection:** \(md(grid.defaultSummary))\n\n"
+            for (id, needs) in zip(grid.ruleSets, grid.needs) { out += "- \(ReportEscaping.markdownCode(id)): \(md(needs))\n" }
+            out += "\n"
+        }
+        return out
+    }
+
+    static func md(_ text: String) -> String { ReportEscaping.markdown(text) }
+}
