@@ -47,24 +47,27 @@ let package = Package(
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Owners of OpenSSL objects (X509, EVP_PKEY, BIO, SSL_CTX) and the error queue, for the probe and the test servers.
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL", "CATSProbeShims"]),
+        // Text and files from outside, for every module: escaping (UntrustedText), the bounded file
+        // reader, spelling distance, number and whitespace text. Not a product: no public API uses it.
+        .target(name: "TextSupport"),
         // Plain values shared by the probe and the policy: versions, suites, observations.
-        .target(name: "TLSFacts"),
+        .target(name: "TLSFacts", dependencies: ["TextSupport"]),
         // One typed property-list value: XML and binary read/write, the bounded file reader,
         // NSDictionary's text form, JSON that keeps integers integers.
-        .target(name: "PropertyList", dependencies: ["TLSFacts"]),
+        .target(name: "PropertyList", dependencies: ["TextSupport"]),
         // Where each key of an XML Info.plist is (line, column), read with libxml2, for findings
         // located in the file (plist lint/check --format xcode|sarif).
-        .target(name: "PropertyListPositions", dependencies: ["CLibXML2", "TLSFacts"]),
+        .target(name: "PropertyListPositions", dependencies: ["CLibXML2", "TextSupport"]),
         // The ATS rules, pure Swift: no OpenSSL, no sockets. What an engineer reads to learn ATS.
-        .target(name: "ATSPolicy", dependencies: ["TLSFacts", "PropertyList"]),
+        .target(name: "ATSPolicy", dependencies: ["TextSupport", "TLSFacts", "PropertyList"]),
         // What an app writes, derived from the rules: exception advice, suggestion and merge,
         // tightening an existing dictionary, lint, server fixes.
-        .target(name: "ATSAdvice", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy"]),
+        .target(name: "ATSAdvice", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy"]),
         // Trust without a socket: path building over OpenSSL, Apple's root store, anchors and their
         // kinds, caIssuers behind a protocol, SCT checks, the chain judged by Apple's rules.
-        .target(name: "ATSTrust", dependencies: ["TLSFacts", "ATSPolicy", "COpenSSL", "CATSProbeShims", "OpenSSLSupport"]),
+        .target(name: "ATSTrust", dependencies: ["TextSupport", "TLSFacts", "ATSPolicy", "COpenSSL", "CATSProbeShims", "OpenSSLSupport"]),
         // Real handshakes over the system OpenSSL, on a ProbeRuntime (reactor, executor, resolver, descriptor budget).
-        .target(name: "ATSProbe", dependencies: ["TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
+        .target(name: "ATSProbe", dependencies: ["TextSupport", "TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio"),
                                                  .product(name: "DequeModule", package: "swift-collections"),
@@ -72,18 +75,18 @@ let package = Package(
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
         // redirects), the plist-check run, probe's and cert's judgements, the app check over ATSApp's inventory,
         // and the one scheduler every many-target command runs through, with its limits.
-        .target(name: "ATSEngine", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp"]),
+        .target(name: "ATSEngine", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp"]),
         // The versioned JSON contract (docs/json-schema.md) as Codable types, written by the runs and
         // read back by `atsprobe report`, the report renderers (text, HTML, CSV, Markdown) over them,
         // and every command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
-        .target(name: "ATSReport", dependencies: ["TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
+        .target(name: "ATSReport", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
                                                   "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
         // The command line's files: write(2) streams, bounded whole-file reads, atomic replacement
         // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits
         // with ATSProbe's `ResumeOnce`) (`package` access; not a product).
-        .target(name: "ATSFiles", dependencies: ["TLSFacts", "ATSProbe"]),
+        .target(name: "ATSFiles", dependencies: ["TextSupport", "TLSFacts", "ATSProbe"]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
-        .target(name: "ATSApp", dependencies: ["TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "CZlib"]),
+        .target(name: "ATSApp", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "CZlib"]),
         // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
         .target(name: "ATSPolicyFixtures", dependencies: ["TLSFacts", "ATSPolicy"]),
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
@@ -95,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "atsprobe",
             dependencies: [
-                "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
+                "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
                 "ATSFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -110,19 +113,19 @@ let package = Package(
         // Test support (tests only): the one way tests start a program (posix_spawn, output drained, killed
         // at a deadline) and make scratch directories.
         .target(name: "TestSupport"),
-        .testTarget(name: "TLSFactsTests", dependencies: ["TLSFacts"]),
+        .testTarget(name: "TLSFactsTests", dependencies: ["TextSupport", "TLSFacts"]),
         .testTarget(name: "OpenSSLSupportTests", dependencies: ["OpenSSLSupport", "COpenSSL", "CATSProbeShims"]),
         .testTarget(name: "ATSTestServersTests", dependencies: ["ATSTestServers", "TLSFacts", "TestSupport"]),
-        .testTarget(name: "PropertyListTests", dependencies: ["TestSupport", "PropertyList", "TLSFacts"]),
+        .testTarget(name: "PropertyListTests", dependencies: ["TextSupport", "TestSupport", "PropertyList", "TLSFacts"]),
         .testTarget(name: "ATSPolicyTests", dependencies: ["ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList"]),
-        .testTarget(name: "ATSAdviceTests", dependencies: ["TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList", "PropertyListPositions"]),
+        .testTarget(name: "ATSAdviceTests", dependencies: ["TextSupport", "TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList", "PropertyListPositions"]),
         // Trust offline: the evaluator, its cache, the fetch address policy, chains read from files.
         .testTarget(name: "ATSTrustTests", dependencies: ["ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["ATSProbe", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["TextSupport", "ATSProbe", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
-        .testTarget(name: "ATSEngineTests", dependencies: ["ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
+        .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         // The report library alone: records read, merged, escaped and written without the executable.
-        .testTarget(name: "ATSReportTests", dependencies: ["ATSReport", "PropertyList", "TestSupport", "TLSFacts"]),
+        .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "PropertyList", "TestSupport", "TLSFacts"]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// Why an app could not be read: one line naming the input (the CLI prints it and exits 64).

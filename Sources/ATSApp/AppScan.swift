@@ -11,6 +11,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TextSupport
 import TLSFacts
 
 /// Steps 1 to 3 of `atsprobe app` (docs/app.md): read the .ipa, .app or .xcarchive, find its

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TextSupport
 import TLSFacts
 
 /// An .app or .xcarchive directory, walked with lstat: symlinks are recorded, never followed

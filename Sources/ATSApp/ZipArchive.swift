@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TextSupport
 import TLSFacts
 
 /// A bounded, read-only zip reader (PKWARE APPNOTE 6.3.x, the subset .ipa files use: stored

@@ -1,6 +1,7 @@
 import ATSAdvice
 import ATSPolicy
 import ATSProbe
+import TextSupport
 import TLSFacts
 
 /// `diagnose http://HOST:PORT/` where PORT speaks TLS (issue 25): the cleartext request gets no

@@ -6,6 +6,7 @@ import Foundation
 import Dispatch
 import ATSProbe
 import Synchronization
+import TextSupport
 import TLSFacts
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TextSupport
 import TLSFacts
 
 /// Replacing a file as a careful tool does (docs/robustness.md, "Files"; issue 24):

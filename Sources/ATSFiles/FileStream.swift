@@ -8,6 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TextSupport
 import TLSFacts
 
 /// A file descriptor atsprobe writes to: standard output, standard error, or a file it created.

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// One rule for a line of a target list, whoever reads it (`diagnose --input`, `audit --input`):

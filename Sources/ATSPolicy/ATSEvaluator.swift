@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// Judges one load the way URLSession under ATS would: the handshake under the policy's offer,

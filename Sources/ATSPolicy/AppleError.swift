@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// The NSError an Apple client's URLSession task would complete with, as nscurl prints it.

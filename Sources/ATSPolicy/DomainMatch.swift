@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// How far NSIncludesSubdomains reaches. Sources disagree (ats-reference section 3).

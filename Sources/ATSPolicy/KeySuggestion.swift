@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// "Did you mean ...": the nearest valid key by edit distance, ignoring case.

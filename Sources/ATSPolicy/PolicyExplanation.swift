@@ -1,4 +1,5 @@
 import PropertyList
+import TextSupport
 import TLSFacts
 
 /// What ATS requires of one URL under an app's dictionary, offline (`atsprobe plist explain`):

@@ -1,5 +1,6 @@
 internal import COpenSSL
 internal import OpenSSLSupport
+import TextSupport
 import TLSFacts
 
 /// Turns a failed handshake (what the socket saw, what OpenSSL said) into a typed failure.

@@ -29,6 +29,8 @@ struct Handshake {
     let chainTrust: ChainTrust
     /// Where names are looked up (the Prober's).
     let resolver: Resolver
+    /// Served certificates' facts, read once per distinct certificate in the run (the Prober's).
+    let certificates: CertificateFactsCache
 
     /// Certificates read from a served chain. OpenSSL already refuses a certificate message
     /// over 100 KiB (SSL_R_EXCESSIVE_MESSAGE_SIZE, a protocolViolation), which holds a few
@@ -111,7 +113,7 @@ struct Handshake {
         let policy = IssuerFetchAddressPolicy(targetAddress: session.connection.peerAddress, allowPrivateFetch: allowPrivateFetch)
         let fetcher = self.fetcher
         let (chain, trustEvaluation) = await chainTrust.judge(
-            served: served.map(ServedCertificate.init), name: nameToCheck,
+            served: served.map(certificates.served), name: nameToCheck,
             source: fetcher.map { IssuerFetcher.Source(fetcher: $0, policy: policy, deadline: deadline) }, policy: policy,
             fetchedIssuer: { fetcher?.fetchedIssuer(of: $0) })
 

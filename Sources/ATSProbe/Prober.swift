@@ -19,6 +19,7 @@ public final class Prober: Sendable {
     private let trust: TrustStore
     private let chainTrust: ChainTrust
     private let contexts = ClientContextCache()
+    private let certificates = CertificateFactsCache()
     private let counter = Counter()
     private let fetcher: IssuerFetcher
     /// This Prober's handshakes in flight (`ProbeOptions.maxHandshakesInFlight`).
@@ -59,6 +60,9 @@ public final class Prober: Sendable {
     /// however many handshakes were served it.
     public var trustEvaluationsMade: Int { evaluations.evaluationsMade }
 
+    /// Served certificates read so far (each distinct one once; CertificateFactsCache).
+    public var certificatesRead: Int { certificates.certificatesRead }
+
     /// The system store judged against, named with its version; nil without one.
     public var trustStoreName: String? { trust.storeName }
     /// Handshakes in flight now, and the most there have been at once (`maxHandshakesInFlight`
@@ -90,7 +94,7 @@ public final class Prober: Sendable {
                       clock: clock, deadline: deadline,
                       fetcher: self.options.fetchesMissingIssuers ? self.fetcher : nil,
                       allowPrivateFetch: self.options.allowsPrivateIssuerFetch,
-                      chainTrust: self.chainTrust, resolver: self.resolver)
+                      chainTrust: self.chainTrust, resolver: self.resolver, certificates: self.certificates)
         }
         switch await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }) {
         case .finished(let result): return result

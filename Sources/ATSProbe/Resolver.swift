@@ -3,6 +3,7 @@ import Glibc
 #endif
 internal import CAres
 import Synchronization
+import TextSupport
 import TLSFacts
 
 /// DNS resolution on the probe's reactor, through c-ares (the asynchronous resolver curl uses).

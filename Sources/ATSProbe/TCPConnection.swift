@@ -11,6 +11,7 @@ import Darwin
 // ares.h includes <sys/socket.h>, and Clang then gives the socket type constants
 // (SOCK_STREAM, SOCK_NONBLOCK, SOCK_CLOEXEC) to the CAres module: they are found through it.
 internal import CAres
+import TextSupport
 import TLSFacts
 
 /// A connected, non-blocking TCP socket. Owns the descriptor. Every wait is an await on the

@@ -1,4 +1,5 @@
 import PropertyList
+import TextSupport
 import TLSFacts
 
 /// One NSExceptionDomains entry, `<key>domain</key><dict>...</dict>`, as XML to paste inside

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// HTML escaping shared by every HTML page atsprobe writes (`report --format html`,

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// `--format csv`: one row per target, RFC 4180, with stable columns (docs/reports.md): never

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// The one escaping rule for the reports' text sinks (issue 24, item 3), each sink a function

@@ -1,4 +1,5 @@
 import ATSEngine
+import TextSupport
 import TLSFacts
 
 /// `--format junit` (audit, diagnose, and `report` of their records): JUnit XML as Jenkins'

@@ -2,6 +2,7 @@ import ATSAdvice
 import ATSEngine
 import ATSPolicy
 import PropertyList
+import TextSupport
 import TLSFacts
 
 /// `diagnose --rules all` for one target as the renderers read it: nscurl's tests down, rule

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// Which anchors a trust evaluation uses: a system store (Apple's or the machine's), and the

@@ -6,6 +6,7 @@ import Foundation
 package import COpenSSL
 package import CATSProbeShims
 package import OpenSSLSupport
+import TextSupport
 import TLSFacts
 
 /// Where the evaluator finds a parent no other source has: the certificate's caIssuers

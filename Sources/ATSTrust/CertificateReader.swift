@@ -11,6 +11,7 @@ import Darwin
 package import COpenSSL
 package import CATSProbeShims
 package import OpenSSLSupport
+import TextSupport
 import TLSFacts
 
 /// Reads one X509 (borrowed from its owner, an X509Certificate) into CertificateFacts. Every list and name is bounded.

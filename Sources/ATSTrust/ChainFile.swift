@@ -6,6 +6,7 @@ import Foundation
 package import COpenSSL
 package import CATSProbeShims
 package import OpenSSLSupport
+import TextSupport
 import TLSFacts
 
 /// A certificate chain read from a file for `atsprobe cert`: a PEM bundle (leaf first), one DER

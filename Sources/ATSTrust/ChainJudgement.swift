@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ATSPolicy
+import TextSupport
 import TLSFacts
 
 /// A chain judged as an Apple device judges an SSL server's chain for a name: the trust

@@ -14,4 +14,10 @@ package struct ServedCertificate: Sendable {
         self.certificate = certificate
         facts = CertificateReader.facts(of: certificate.pointer)
     }
+
+    /// The certificate with facts already read from an identical one (ATSProbe's per-run cache).
+    package init(_ certificate: X509Certificate, facts: CertificateFacts) {
+        self.certificate = certificate
+        self.facts = facts
+    }
 }

@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 package import COpenSSL
+import TextSupport
 import TLSFacts
 
 /// How outputs name the machine's OpenSSL store: where OpenSSL reads it (SSL_CERT_FILE and

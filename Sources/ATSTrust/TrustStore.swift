@@ -11,6 +11,7 @@ import Darwin
 package import COpenSSL
 package import CATSProbeShims
 package import OpenSSLSupport
+import TextSupport
 import TLSFacts
 
 /// The anchors: a system store (Apple's, built in, by default; or the machine's OpenSSL store)

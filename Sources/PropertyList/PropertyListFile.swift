@@ -8,7 +8,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import TLSFacts
+import TextSupport
 
 /// Reads and writes Info.plist-style property lists (XML or binary) with FoundationEssentials'
 /// PropertyListDecoder and PropertyListEncoder (through `PropertyListDecoding` and

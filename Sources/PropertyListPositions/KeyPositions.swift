@@ -1,5 +1,5 @@
 internal import CLibXML2
-import TLSFacts
+import TextSupport
 
 /// A 1-based line and column in a text file (columns count characters, a tab is one).
 public struct SourcePosition: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import TextSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import PropertyList
+import TextSupport
 import TLSFacts
 @testable import ATSAdvice
 @testable import ATSPolicy

@@ -6,6 +6,7 @@ import ATSAdvice
 @testable import ATSEngine
 import ATSPolicy
 @testable import ATSProbe
+import TextSupport
 import TLSFacts
 
 /// A fuzz target for every parser that reads bytes from outside (docs/robustness.md, "Fuzzing"):

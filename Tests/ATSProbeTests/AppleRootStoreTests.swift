@@ -3,6 +3,7 @@ import Testing
 @testable import ATSProbe
 import ATSTrust
 import ATSTestServers
+import TextSupport
 import TLSFacts
 
 /// Apple's root store as built in, and which store judges a chain.

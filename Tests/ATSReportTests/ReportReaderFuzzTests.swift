@@ -2,6 +2,7 @@ import ATSReport
 import Foundation
 import Testing
 import TestSupport
+import TextSupport
 import TLSFacts
 
 /// `atsprobe report`'s reader fuzzed (docs/robustness.md, "Fuzzing"; issue 24 item 6): records

@@ -1,4 +1,5 @@
 import Testing
+import TextSupport
 import TLSFacts
 
 /// The shared values that parse user input and network text.

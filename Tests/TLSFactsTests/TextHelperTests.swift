@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TextSupport
 import TLSFacts
 
 @Suite("Text helpers that replace Foundation's")

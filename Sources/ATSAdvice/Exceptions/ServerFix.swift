@@ -1,4 +1,5 @@
 import ATSPolicy
+import TextSupport
 import TLSFacts
 
 /// The server-side change that would make one exception key unnecessary, or make a host that no

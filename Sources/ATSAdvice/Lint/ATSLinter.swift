@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// Static checks of an app's ATS dictionary (`atsprobe plist lint`). It works on the raw

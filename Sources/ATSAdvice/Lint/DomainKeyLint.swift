@@ -9,6 +9,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TextSupport
 import TLSFacts
 
 /// Apple's rules for the keys of NSExceptionDomains and NSPinnedDomains: lower case, a bare

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 
 /// One problem the linter found in an ATS dictionary. Codable with stable field names: the
 /// JSON output of `atsprobe plist lint` is an array of these.

@@ -1,4 +1,5 @@
 import ATSPolicy
+import TextSupport
 import TLSFacts
 
 /// A position in the property list: dotted keys, "[n]" for array elements. Keys come from

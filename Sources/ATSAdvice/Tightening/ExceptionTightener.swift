@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// Compares an app's NSAppTransportSecurity dictionary with what the checked hosts need

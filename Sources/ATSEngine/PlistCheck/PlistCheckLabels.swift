@@ -1,4 +1,5 @@
 import ATSPolicy
+import TextSupport
 import TLSFacts
 
 extension SubdomainReading {

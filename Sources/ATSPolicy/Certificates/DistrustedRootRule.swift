@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// The chain's anchor is one Apple distrusts by date, and the leaf was issued too late; or a

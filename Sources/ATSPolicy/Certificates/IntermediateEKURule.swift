@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// Every CA between the leaf and the anchor (in the chain as built, fetched intermediates

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// HT210176: SHA-1 signatures are not trusted (MD5 even less). The root's self-signature is

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// Since iOS 13 / macOS 10.15 the CommonName is never used as a host name: a leaf without any

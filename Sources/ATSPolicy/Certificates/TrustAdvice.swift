@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// What to tell a server's operator about its chain beyond the verdict.

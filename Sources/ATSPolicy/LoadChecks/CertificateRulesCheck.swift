@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// Apple's certificate rules (2A: `AppleCertificatePolicy.rules`), judged before the load at the

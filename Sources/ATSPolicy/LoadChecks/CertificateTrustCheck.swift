@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// Default trust evaluation (2A), under every configuration: each problem the chain check found

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// The HTTP request made over the finished handshake got a response (any status): a server

@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// ATS extended requirement (2B): the leaf is signed with SHA-256 or stronger.

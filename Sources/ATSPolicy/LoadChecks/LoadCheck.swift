@@ -1,3 +1,4 @@
+import TextSupport
 import TLSFacts
 
 /// One check ATS makes of a completed handshake (the protocol, the suite, the chain, the leaf,

@@ -3,6 +3,7 @@ import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import PropertyList
+import TextSupport
 import TLSFacts
 
 /// `atsprobe app --format json` (docs/app.md, "JSON"). Versioned by schemaVersion. Names read

@@ -2,6 +2,7 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import TextSupport
 import TLSFacts
 
 /// `atsprobe app --format markdown`: the report as a document to attach to a review or a ticket.

@@ -7,6 +7,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// What the app report's formats (AppText, AppJSON, AppMarkdown, AppHTML) word alike.

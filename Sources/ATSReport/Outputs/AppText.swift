@@ -2,6 +2,7 @@ import ATSApp
 import ATSEngine
 import ATSAdvice
 import ATSPolicy
+import TextSupport
 import TLSFacts
 
 /// The person-readable `atsprobe app` report: what the app declares, what it talks to, then

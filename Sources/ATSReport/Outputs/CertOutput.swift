@@ -1,4 +1,5 @@
 import ATSTrust
+import TextSupport
 import TLSFacts
 
 /// `cert --json` (docs/json-schema.md): the run, the name, and the judgement.

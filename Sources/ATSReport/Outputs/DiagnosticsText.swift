@@ -7,6 +7,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// nscurl's text, line for line, then what nscurl never says: why each test failed and what

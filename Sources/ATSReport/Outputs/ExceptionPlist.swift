@@ -7,6 +7,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// The suggested exceptions as an Info.plist fragment: an NSAppTransportSecurity dictionary

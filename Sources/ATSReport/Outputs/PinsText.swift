@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// The person-readable `pins` output: each served certificate's pin, the ready dictionary,

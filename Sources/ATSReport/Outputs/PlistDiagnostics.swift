@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// One result of `plist lint` or `plist check` located at a key of the Info.plist, in the

@@ -1,4 +1,5 @@
 import ATSPolicy
+import TextSupport
 import TLSFacts
 
 /// `plist explain`'s text: one block per URL, every untrusted string escaped.

@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// The root command. `atsprobe --ats-diagnostics URL` keeps nscurl's spelling; everything

@@ -13,6 +13,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TextSupport
 import TLSFacts
 
 /// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).

@@ -3,6 +3,7 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import TextSupport
 import TLSFacts
 
 /// Entry point. The command line is repaired first (CommandLineRepair): nscurl's

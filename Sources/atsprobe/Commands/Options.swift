@@ -13,6 +13,7 @@ import ATSEngine
 import ATSPolicy
 import ATSProbe
 import ATSTrust
+import TextSupport
 import TLSFacts
 
 /// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TextSupport
 import TLSFacts
 
 /// What the command line is turned into before argument-parser sees it, so that people coming

@@ -1,0 +1,459 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import TLSFacts
+
+/// The audit's JSON Lines, written as FoundationEssentials' JSONEncoder writes them with
+/// `[.sortedKeys, .withoutEscapingSlashes]`, ISO 8601 dates, base64 data and default keys, byte
+/// for byte, at a fraction of the cost (issue 23, item 2: JSONEncoder took 18.8 M instructions of
+/// the 81.0 M each audited target cost; docs/performance.md). It is still an `Encoder`, so every type keeps its one
+/// `Encodable` conformance; what it leaves out is JSONEncoder's per-value work: four dynamic casts
+/// (Date, Data, URL, Decimal) and fifteen array casts for every nested value, a hashed dictionary
+/// per object copied once more before writing, and a value enum rebuilt from a reference tree.
+/// Here a value's type is compared with a few known types (a pointer comparison), an object is
+/// an array of keys and values (a few keys each: a linear search costs less than hashing), and
+/// the tree is written as it stands.
+///
+/// What JSONEncoder does, kept: keys sorted by their UTF-8 bytes; a key written twice keeps the
+/// last value (a nested container asked for twice under one key is the same container); a value
+/// that encodes nothing is `{}`; integers as `description`, floating point as `description`
+/// without a trailing ".0", non-finite numbers refused; strings escaped as JSONWriter does
+/// (quote, backslash, \b \f \n \r \t, other C0 as \u00XX, slashes unescaped). `JSONEncoder.atsprobe
+/// (pretty: false)` uses it (EscapingJSONEncoder), and `CompactJSONWriterTests` compares it with
+/// JSONEncoder on real records and generated values.
+enum CompactJSONWriter {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let root = CompactEncoder(parent: nil, key: nil)
+        let node = try root.box(value)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4096)
+        try write(node, into: &bytes, depth: 0)
+        return Data(bytes)
+    }
+
+    /// JSONWriter's limit on nesting.
+    private static let maximumDepth = 512
+
+    private static func write(_ node: CompactNode, into out: inout [UInt8], depth: Int) throws {
+        switch node {
+        case .string(let string): writeString(string, into: &out)
+        case .number(let text): out.append(contentsOf: text.utf8)
+        case .integer(let integer): out.append(contentsOf: integer.description.utf8)
+        case .bool(let flag): flag ? out.append(contentsOf: "true".utf8) : out.append(contentsOf: "false".utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .array(let array):
+            guard depth + 1 < maximumDepth else { throw CompactNode.tooDeep() }
+            out.append(UInt8(ascii: "["))
+            for (index, element) in array.elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                try write(element, into: &out, depth: depth + 1)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            guard depth + 1 < maximumDepth else { throw CompactNode.tooDeep() }
+            out.append(UInt8(ascii: "{"))
+            for (position, index) in object.sortedIndices().enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(object.keys[index], into: &out)
+                out.append(UInt8(ascii: ":"))
+                try write(object.values[index], into: &out, depth: depth + 1)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// JSONWriter.serializeString with `.withoutEscapingSlashes`.
+    private static func writeString(_ string: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            var mark = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[mark..<index - 1]))
+                mark = index
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+                case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+                case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[mark...]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// One encoded value. Containers are classes so that a container handed out earlier keeps
+/// writing into the tree (as JSONEncoder's reference tree does).
+enum CompactNode {
+    case string(String)
+    case number(String)
+    case integer(Int)
+    case bool(Bool)
+    case null
+    case array(CompactArray)
+    case object(CompactObject)
+
+    /// JSONWriter's error for nesting deeper than 512.
+    static func tooDeep() -> EncodingError {
+        EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "Unable to encode the given top-level value to JSON."))
+    }
+}
+
+final class CompactArray {
+    var elements: [CompactNode] = []
+}
+
+final class CompactObject {
+    var keys: [String] = []
+    var values: [CompactNode] = []
+
+    /// A key written again replaces its value, as in JSONEncoder's dictionary (String equality).
+    func set(_ value: CompactNode, for key: String) {
+        if let index = keys.firstIndex(of: key) {
+            values[index] = value
+        } else {
+            keys.append(key)
+            values.append(value)
+        }
+    }
+
+    /// The nested object under `key`: the one already there, or a new one in place of any value.
+    func object(for key: String) -> CompactObject {
+        if let index = keys.firstIndex(of: key) {
+            switch values[index] {
+            case .object(let object): return object
+            case .array: preconditionFailure("For key \"\(key)\" an unkeyed container has already been created.")
+            default: break
+            }
+        }
+        let object = CompactObject()
+        set(.object(object), for: key)
+        return object
+    }
+
+    func array(for key: String) -> CompactArray {
+        if let index = keys.firstIndex(of: key) {
+            switch values[index] {
+            case .array(let array): return array
+            case .object: preconditionFailure("For key \"\(key)\" a keyed container has already been created.")
+            default: break
+            }
+        }
+        let array = CompactArray()
+        set(.array(array), for: key)
+        return array
+    }
+
+    /// Positions in key order, by UTF-8 bytes (JSONWriter's `.sortedKeys` off Darwin).
+    func sortedIndices() -> [Int] {
+        keys.indices.sorted { Self.utf8Precedes(keys[$0], keys[$1]) }
+    }
+
+    /// `a.utf8.lexicographicallyPrecedes(b.utf8)`, compared with memcmp where both strings are
+    /// contiguous UTF-8 (native strings always are), not byte by byte through the generic view.
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        return (fast ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+}
+
+/// The last chain and trust evaluation written in one document, with their nodes: every hop of
+/// a record carries the chain its server sent and that chain's evaluation, and all the hops to
+/// one server are usually served the same chain (10 copies per audited target), so each equal
+/// one after the first is the same node, written again without being encoded again. Only for
+/// these types, whose equal values encode to equal bytes: their fields are strings, integers,
+/// dates (written to the second), arrays and optionals of such, no Set or Dictionary whose order
+/// could differ between equal values, no Double whose -0.0 equals 0.0.
+final class CompactMemo {
+    var chain: (value: [CertificateFacts], node: CompactNode)?
+    var trust: (value: TrustEvaluation, node: CompactNode)?
+}
+
+/// The Encoder handed to each value's `encode(to:)`: it holds what that value wrote.
+final class CompactEncoder: Encoder, SingleValueEncodingContainer {
+    private enum Storage {
+        case empty
+        case single(CompactNode)
+        case array(CompactArray)
+        case object(CompactObject)
+    }
+
+    private var storage = Storage.empty
+    private let parent: CompactEncoder?
+    private let key: (any CodingKey)?
+    private let memo: CompactMemo
+
+    init(parent: CompactEncoder?, key: (any CodingKey)?) {
+        self.parent = parent
+        self.key = key
+        memo = parent?.memo ?? CompactMemo()
+    }
+
+    var codingPath: [any CodingKey] {
+        var path: [any CodingKey] = []
+        var encoder: CompactEncoder? = self
+        while let current = encoder {
+            if let key = current.key { path.append(key) }
+            encoder = current.parent
+        }
+        return path.reversed()
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// What this encoder holds; a value that wrote nothing is an empty object, as in JSONEncoder.
+    var node: CompactNode {
+        switch storage {
+        case .empty: .object(CompactObject())
+        case .single(let node): node
+        case .array(let array): .array(array)
+        case .object(let object): .object(object)
+        }
+    }
+
+    /// `value` as a node: the types JSONEncoder treats specially by type (compared, not cast),
+    /// the scalars directly, anything else through its own `encode(to:)` on a child encoder.
+    func box<T: Encodable>(_ value: T, key: (any CodingKey)? = nil) throws -> CompactNode {
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), key: key) }
+        if T.self == Date.self { return .string((value as! Date).formatted(.iso8601)) }
+        if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
+        if T.self == URL.self { return .string((value as! URL).absoluteString) }
+        if T.self == Decimal.self { return .number((value as! Decimal).description) }
+        if T.self == [CertificateFacts].self {
+            let chain = value as! [CertificateFacts]
+            if let last = memo.chain, last.value == chain { return last.node }
+            let node = try encodeChild(value, key: key)
+            memo.chain = (chain, node)
+            return node
+        }
+        if T.self == TrustEvaluation.self {
+            let trust = value as! TrustEvaluation
+            if let last = memo.trust, last.value == trust { return last.node }
+            let node = try encodeChild(value, key: key)
+            memo.trust = (trust, node)
+            return node
+        }
+        return try encodeChild(value, key: key)
+    }
+
+    private func encodeChild<T: Encodable>(_ value: T, key: (any CodingKey)?) throws -> CompactNode {
+        let child = CompactEncoder(parent: self, key: key)
+        try value.encode(to: child)
+        return child.node
+    }
+
+    func number<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F, key: (any CodingKey)?) throws -> CompactNode {
+        guard value.isFinite else {
+            var path = codingPath
+            if let key { path.append(key) }
+            throw EncodingError.invalidValue(value, .init(codingPath: path, debugDescription: "Unable to encode \(F.self).\(value) directly in JSON."))
+        }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return .number(text)
+    }
+
+    // MARK: Encoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let object: CompactObject
+        switch storage {
+        case .object(let existing): object = existing
+        case .empty: object = CompactObject(); storage = .object(object)
+        case .single(.object(let existing)): object = existing; storage = .object(object)
+        case .single, .array: preconditionFailure("Attempt to push new keyed encoding container when already previously encoded at this path.")
+        }
+        return KeyedEncodingContainer(CompactKeyedContainer<Key>(encoder: self, object: object, path: []))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let array: CompactArray
+        switch storage {
+        case .array(let existing): array = existing
+        case .empty: array = CompactArray(); storage = .array(array)
+        case .single(.array(let existing)): array = existing; storage = .array(array)
+        case .single, .object: preconditionFailure("Attempt to push new unkeyed encoding container when already previously encoded at this path.")
+        }
+        return CompactUnkeyedContainer(encoder: self, array: array, path: [])
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    // MARK: SingleValueEncodingContainer
+
+    private func set(_ node: CompactNode) {
+        guard case .empty = storage else {
+            preconditionFailure("Attempt to encode value through single value container when previously value already encoded.")
+        }
+        storage = .single(node)
+    }
+
+    func encodeNil() throws { set(.null) }
+    func encode(_ value: Bool) throws { set(.bool(value)) }
+    func encode(_ value: String) throws { set(.string(value)) }
+    func encode(_ value: Double) throws { set(try number(value, key: nil)) }
+    func encode(_ value: Float) throws { set(try number(value, key: nil)) }
+    func encode(_ value: Int) throws { set(.integer(value)) }
+    func encode(_ value: Int8) throws { set(.integer(Int(value))) }
+    func encode(_ value: Int16) throws { set(.integer(Int(value))) }
+    func encode(_ value: Int32) throws { set(.integer(Int(value))) }
+    func encode(_ value: Int64) throws { set(.integer(Int(value))) }
+    func encode(_ value: UInt) throws { set(.number(value.description)) }
+    func encode(_ value: UInt8) throws { set(.integer(Int(value))) }
+    func encode(_ value: UInt16) throws { set(.integer(Int(value))) }
+    func encode(_ value: UInt32) throws { set(.integer(Int(value))) }
+    func encode(_ value: UInt64) throws { set(.number(value.description)) }
+    func encode<T: Encodable>(_ value: T) throws { set(try box(value)) }
+}
+
+/// The path of a container nested inside another one (nestedContainer), below its encoder's.
+private struct PathKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(stringValue: String) { self.stringValue = stringValue }
+    init(intValue: Int) { stringValue = "Index \(intValue)"; self.intValue = intValue }
+}
+
+struct CompactKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: CompactEncoder
+    let object: CompactObject
+    /// Keys of containers nested within the encoder's own (usually none).
+    let path: [any CodingKey]
+
+    var codingPath: [any CodingKey] { encoder.codingPath + path }
+
+    /// The child encoder's key: the full key when this container is nested, else the key itself.
+    private func childKey(_ key: Key) -> any CodingKey {
+        path.isEmpty ? key : PathKey(stringValue: (path.map(\.stringValue) + [key.stringValue]).joined(separator: "."))
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { object.set(.null, for: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { object.set(.bool(value), for: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws { object.set(.string(value), for: key.stringValue) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { object.set(try encoder.number(value, key: key), for: key.stringValue) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { object.set(try encoder.number(value, key: key), for: key.stringValue) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { object.set(.integer(value), for: key.stringValue) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { object.set(.integer(Int(value)), for: key.stringValue) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { object.set(.integer(Int(value)), for: key.stringValue) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { object.set(.integer(Int(value)), for: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { object.set(.integer(Int(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { object.set(.number(value.description), for: key.stringValue) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { object.set(.integer(Int(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { object.set(.integer(Int(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { object.set(.integer(Int(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { object.set(.number(value.description), for: key.stringValue) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        object.set(try encoder.box(value, key: childKey(key)), for: key.stringValue)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(CompactKeyedContainer<NestedKey>(encoder: encoder, object: object.object(for: key.stringValue), path: path + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        CompactUnkeyedContainer(encoder: encoder, array: object.array(for: key.stringValue), path: path + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        CompactReferencingEncoder(parent: encoder, key: childKey(key)) { [object] node in object.set(node, for: key.stringValue) }
+    }
+}
+
+struct CompactUnkeyedContainer: UnkeyedEncodingContainer {
+    let encoder: CompactEncoder
+    let array: CompactArray
+    let path: [any CodingKey]
+
+    var codingPath: [any CodingKey] { encoder.codingPath + path }
+    var count: Int { array.elements.count }
+
+    private func childKey() -> any CodingKey { PathKey(intValue: array.elements.count) }
+
+    mutating func encodeNil() throws { array.elements.append(.null) }
+    mutating func encode(_ value: Bool) throws { array.elements.append(.bool(value)) }
+    mutating func encode(_ value: String) throws { array.elements.append(.string(value)) }
+    mutating func encode(_ value: Double) throws { array.elements.append(try encoder.number(value, key: childKey())) }
+    mutating func encode(_ value: Float) throws { array.elements.append(try encoder.number(value, key: childKey())) }
+    mutating func encode(_ value: Int) throws { array.elements.append(.integer(value)) }
+    mutating func encode(_ value: Int8) throws { array.elements.append(.integer(Int(value))) }
+    mutating func encode(_ value: Int16) throws { array.elements.append(.integer(Int(value))) }
+    mutating func encode(_ value: Int32) throws { array.elements.append(.integer(Int(value))) }
+    mutating func encode(_ value: Int64) throws { array.elements.append(.integer(Int(value))) }
+    mutating func encode(_ value: UInt) throws { array.elements.append(.number(value.description)) }
+    mutating func encode(_ value: UInt8) throws { array.elements.append(.integer(Int(value))) }
+    mutating func encode(_ value: UInt16) throws { array.elements.append(.integer(Int(value))) }
+    mutating func encode(_ value: UInt32) throws { array.elements.append(.integer(Int(value))) }
+    mutating func encode(_ value: UInt64) throws { array.elements.append(.number(value.description)) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        array.elements.append(try encoder.box(value, key: path.isEmpty ? childKey() : nil))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let object = CompactObject()
+        let key = childKey()
+        array.elements.append(.object(object))
+        return KeyedEncodingContainer(CompactKeyedContainer<NestedKey>(encoder: encoder, object: object, path: path + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = CompactArray()
+        let key = childKey()
+        array.elements.append(.array(nested))
+        return CompactUnkeyedContainer(encoder: encoder, array: nested, path: path + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let index = array.elements.count
+        return CompactReferencingEncoder(parent: encoder, key: childKey()) { [array] node in array.elements.insert(node, at: index) }
+    }
+}
+
+/// superEncoder(): what it holds goes into its parent's container when it is released, as in
+/// JSONEncoder's __JSONReferencingEncoder.
+final class CompactReferencingEncoder: Encoder {
+    private let inner: CompactEncoder
+    private let finish: (CompactNode) -> Void
+
+    init(parent: CompactEncoder, key: any CodingKey, finish: @escaping (CompactNode) -> Void) {
+        inner = CompactEncoder(parent: parent, key: key)
+        self.finish = finish
+    }
+
+    deinit { finish(inner.node) }
+
+    var codingPath: [any CodingKey] { inner.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> { inner.container(keyedBy: type) }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { inner.unkeyedContainer() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { inner.singleValueContainer() }
+}

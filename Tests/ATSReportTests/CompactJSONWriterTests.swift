@@ -1,0 +1,124 @@
+import ATSReport
+import Foundation
+import Testing
+
+/// `JSONEncoder.atsprobe(pretty: false)` writes through CompactJSONWriter; these compare its bytes
+/// with JSONEncoder's own for the same value (the same class, made to take JSONEncoder's path by a
+/// userInfo entry, so the escaping of invisible characters is applied to both alike).
+@Suite struct CompactJSONWriterTests {
+    static func reference() -> JSONEncoder {
+        let encoder = JSONEncoder.atsprobe(pretty: false)
+        encoder.userInfo[CodingUserInfoKey(rawValue: "reference")!] = true
+        return encoder
+    }
+
+    static func expectSameBytes<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let fast = try JSONEncoder.atsprobe(pretty: false).encode(value)
+        let slow = try reference().encode(value)
+        #expect(String(decoding: fast, as: UTF8.self) == String(decoding: slow, as: UTF8.self), sourceLocation: sourceLocation)
+    }
+
+    /// Records written by `atsprobe audit --json` (main at edd5c26) against loopback `openssl
+    /// s_server`s: a passing host, a TLS 1.0-only host (an exception), an expired leaf reached by
+    /// name with a quote in its path, an http:// target, a refused port, a server that never
+    /// answers (unreachable, then a timeout record) and a bad input line (an error record); read
+    /// back and written again by both encoders.
+    @Test func realRecordsAreWrittenAsJSONEncoderWritesThem() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Records/audit.jsonl")
+        let records = try ReportReader.records(from: Array(try Data(contentsOf: path)), name: "audit.jsonl")
+        #expect(records.count >= 6)
+        for record in records {
+            try Self.expectSameBytes(record)
+            try Self.expectSameBytes(record.withoutHandshakes)
+        }
+    }
+
+    struct Everything: Encodable {
+        var text: String
+        var texts: [String]
+        var number: Double
+        var float: Float
+        var integer: Int
+        var small: Int8
+        var unsigned: UInt64
+        var flag: Bool
+        var missing: String?
+        var present: Int?
+        var date: Date
+        var data: Data
+        var map: [String: Int]
+        var nested: [[Double]]
+        var empty: [Int]
+        var nothing: Nothing
+        var twice: Twice
+    }
+
+    /// Encodes nothing at all: JSONEncoder writes `{}`.
+    struct Nothing: Encodable {
+        func encode(to encoder: any Encoder) throws {}
+    }
+
+    /// A key written twice (the last value stays), one nested container asked for twice under
+    /// one key (the same container), an unkeyed container inside, and a superEncoder.
+    struct Twice: Encodable {
+        enum Key: String, CodingKey { case a, b, nested, list, `super` }
+        enum Inner: String, CodingKey { case x, y }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(1, forKey: .a)
+            try c.encode("again", forKey: .a)
+            var first = c.nestedContainer(keyedBy: Inner.self, forKey: .nested)
+            try first.encode(1, forKey: .x)
+            var second = c.nestedContainer(keyedBy: Inner.self, forKey: .nested)
+            try second.encode(2, forKey: .y)
+            var list = c.nestedUnkeyedContainer(forKey: .list)
+            try list.encode(true)
+            try list.encodeNil()
+            var inner = list.nestedContainer(keyedBy: Inner.self)
+            try inner.encode(0.5, forKey: .x)
+            try Nothing().encode(to: c.superEncoder())
+            var again = encoder.container(keyedBy: Key.self)
+            try again.encode([1, 2], forKey: .b)
+        }
+    }
+
+    /// Strings of characters that need care (quotes, backslashes, every C0 control, DEL, C1,
+    /// bidi overrides, line separators, slashes, non-ASCII, astral) and numbers at the edges.
+    @Test func generatedValuesAreWrittenAsJSONEncoderWritesThem() throws {
+        var alphabet: [Unicode.Scalar] = (0..<0x20).compactMap(Unicode.Scalar.init)
+        alphabet += ["\"", "\\", "/", "a", "Z", "0", " ", "\u{7F}", "\u{85}", "\u{9B}", "\u{A0}", "é", "\u{301}",
+                     "\u{200B}", "\u{202E}", "\u{2028}", "\u{2029}", "\u{FEFF}", "😀", "中"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Int(state % UInt64(bound))
+        }
+        func text() -> String {
+            var s = String.UnicodeScalarView()
+            for _ in 0..<next(24) { s.append(alphabet[next(alphabet.count)]) }
+            return String(s)
+        }
+        let doubles: [Double] = [0, -0.0, 1, -1, 0.1, 1.5, 1e300, -2.5e-300, 5e-324, .greatestFiniteMagnitude,
+                                 123_456_789.125, 1e15, 1e16, 9_007_199_254_740_993, 100, 0.3]
+        for round in 0..<400 {
+            let keys = (0..<next(6)).map { _ in text() }
+            let value = Everything(
+                text: text(), texts: (0..<next(4)).map { _ in text() },
+                number: [doubles[round % doubles.count] * Double(next(1000))].first(where: \.isFinite) ?? doubles[round % doubles.count],
+                float: Float(doubles[round % doubles.count] / 7).isFinite ? Float(doubles[round % doubles.count] / 7) : 1,
+                integer: [Int.min, Int.max, 0, -1, next(1_000_000)][round % 5], small: Int8.min,
+                unsigned: round % 2 == 0 ? UInt64.max : UInt64(next(100)), flag: round % 2 == 0,
+                missing: round % 3 == 0 ? nil : text(), present: round % 4 == 0 ? nil : next(10),
+                date: Date(timeIntervalSince1970: Double(next(4_000_000_000)) + 0.25),
+                data: Data(text().utf8), map: Dictionary(keys.map { ($0, next(10)) }, uniquingKeysWith: { a, _ in a }),
+                nested: [[doubles[round % doubles.count]], []], empty: [], nothing: Nothing(), twice: Twice())
+            try Self.expectSameBytes(value)
+        }
+    }
+
+    @Test func aNumberJSONCannotHoldIsRefusedByBoth() {
+        #expect(throws: EncodingError.self) { try JSONEncoder.atsprobe(pretty: false).encode([Double.nan]) }
+        #expect(throws: EncodingError.self) { try Self.reference().encode([Double.nan]) }
+        #expect(throws: EncodingError.self) { try JSONEncoder.atsprobe(pretty: false).encode(["k": Double.infinity]) }
+    }
+}
