@@ -11,8 +11,11 @@ extension AuditTally {
     }
 
     /// The closing summary for stderr.
-    public var summary: String {
-        var out = "atsprobe audit: \(line)\n"
+    public var summary: String { summary(command: "audit") }
+
+    /// The closing summary for stderr, naming the command that wrote it (`report` names itself).
+    public func summary(command: String) -> String {
+        var out = "atsprobe \(command): \(line)\n"
         if !exceptionKeys.isEmpty {
             out += "exceptions needed:\n"
             for (key, count) in keysByCount {

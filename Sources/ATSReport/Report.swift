@@ -67,18 +67,25 @@ public struct Report: Sendable {
 
     /// The matrix's rows, in the order each origin first appears in the input.
     public var originRows: [OriginRow] {
-        let count = testTitles.count
+        Report.originRows(records.map { (Report.origin($0), $0.name, $0.verdict, $0.tests.map(\.verdict.passed)) },
+                          testCount: testTitles.count)
+    }
+
+    /// The grouping of `originRows`, over what it reads of each target (in input order): its
+    /// origin (nil for a bad input line), name, verdict and each test's result. The text matrix
+    /// (`ReportTextMatrix`) groups the targets an audit keeps with it, so every format groups alike.
+    static func originRows(_ targets: [(origin: String?, name: String, verdict: AuditVerdict, passed: [Bool])],
+                           testCount count: Int) -> [OriginRow] {
         var rows: [OriginRow] = []
         var byKey: [String: Int] = [:]
-        for (index, record) in records.enumerated() {
-            let cells: [Bool?] = (0..<count).map { $0 < record.tests.count ? record.tests[$0].verdict.passed : nil }
-            let origin = Report.origin(record)
-            let key = "\(origin ?? "#\(index)")|\(record.verdict.rawValue)|" + cells.map { $0.map { $0 ? "1" : "0" } ?? "-" }.joined()
+        for (index, target) in targets.enumerated() {
+            let cells: [Bool?] = (0..<count).map { $0 < target.passed.count ? target.passed[$0] : nil }
+            let key = "\(target.origin ?? "#\(index)")|\(target.verdict.rawValue)|" + cells.map { $0.map { $0 ? "1" : "0" } ?? "-" }.joined()
             if let row = byKey[key] {
                 rows[row].members.append(index)
             } else {
                 byKey[key] = rows.count
-                rows.append(OriginRow(origin: origin ?? record.name, verdict: record.verdict, cells: cells, members: [index]))
+                rows.append(OriginRow(origin: target.origin ?? target.name, verdict: target.verdict, cells: cells, members: [index]))
             }
         }
         // Rows of one origin together, in first-appearance order.
@@ -98,8 +105,11 @@ public struct Report: Sendable {
     /// How a member is named under its origin's row: its URL without the origin ("/v1/items"),
     /// or the whole name when it does not start with it.
     public static func path(of record: AuditRecord, under origin: String) -> String {
-        let name = record.name
-        return name.hasPrefix(origin) && name.count > origin.count ? String(name.dropFirst(origin.count)) : name
+        path(ofName: record.name, under: origin)
+    }
+
+    static func path(ofName name: String, under origin: String) -> String {
+        name.hasPrefix(origin) && name.count > origin.count ? String(name.dropFirst(origin.count)) : name
     }
 
     /// The run's metadata as label/value rows, for every format.
@@ -128,14 +138,21 @@ public struct Report: Sendable {
         case .junit: ReportJUnit.render(self)
         // The log is plain Codable values: encoding cannot fail.
         case .sarif: ((try? JSONEncoder.atsprobe().encode(ReportSARIF.audit(self))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
-        case .text: records.map { ReportText.entry($0, verbose: verbose, palette: Palette(enabled: false)) }.joined()
+        case .text: ReportText.render(self, verbose: verbose, palette: Palette(enabled: false))
         }
     }
 }
 
 /// `audit`'s text: one line per target with its verdict, the exception's keys and values, and
-/// the reason in one sentence; --verbose adds every test's dictionary and error under it.
+/// the reason in one sentence; --verbose adds every test's dictionary and error under it. After
+/// the lines, the matrix by origin (`ReportTextMatrix`).
 public enum ReportText {
+    /// `report`'s text: every target's entry in input order, whatever order the file holds
+    /// them in (a single run's file is in finishing order), then the matrix.
+    public static func render(_ report: Report, verbose: Bool, palette: Palette) -> String {
+        report.records.map { entry($0, verbose: verbose, palette: palette) }.joined() + ReportTextMatrix(report).render()
+    }
+
     public static func entry(_ record: AuditRecord, verbose: Bool, palette: Palette) -> String {
         var out = line(record, palette: palette) + "\n"
         if verbose { out += details(record) }

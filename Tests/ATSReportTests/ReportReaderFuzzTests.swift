@@ -9,7 +9,7 @@ import TLSFacts
 /// as audit and diagnose write them, mutated byte by byte or with one JSON string replaced by
 /// hostile text, go through `ReportReader.records`
 /// and, when read, through every format. The reader either refuses them with one line holding
-/// no raw control, or every format keeps its promises: text is one line per target, Markdown's
+/// no raw control, or every format keeps its promises: text is one line per target (then the matrix), Markdown's
 /// fences pair and no record text opens HTML or leaves its line, HTML holds only our own tags,
 /// CSV has every row's 25 cells with no formula, no format carries a raw control or bidi
 /// character; and the records written again read back to the same report (a live report equals
@@ -166,8 +166,17 @@ import TLSFacts
             let raw = output.unicodeScalars.filter { !"\n\r\t".unicodeScalars.contains($0) && UntrustedText.isInvisibleOrControl($0) }
             if !raw.isEmpty { fail("\(name) holds raw \(raw.map { String($0.value, radix: 16) })") }
         }
-        if text.split(separator: "\n", omittingEmptySubsequences: false).count != records.count + 1 {
-            fail("text is not one line per target: \(text.debugDescription)")
+        // One line per target, then the matrix by origin (ReportTextMatrix), each of whose lines
+        // is ours: the headers, a row (verdict and 16 cells), a row's paths or the legend, indented.
+        let matrix = ReportTextMatrix(report).render()
+        let entries = text.hasSuffix(matrix) ? String(text.dropLast(matrix.count)) : ""
+        if !text.hasSuffix(matrix) || entries.split(separator: "\n", omittingEmptySubsequences: false).count != records.count + 1 {
+            fail("text is not one line per target, then the matrix: \(text.debugDescription)")
+        }
+        for line in matrix.split(separator: "\n") where !(line.hasPrefix("nscurl's ") || line.hasPrefix("Verdict ") || line.hasPrefix("Tests: ")
+                                                             || line.hasPrefix(String(repeating: " ", count: 7))
+                                                             || line.wholeMatch(of: /[A-Z-]+ +[.F-]{16}  .*/) != nil) {
+            fail("a matrix line that is not ours: \(line.debugDescription)")
         }
         problems += markdownProblems(markdown).map { "Markdown: \($0)" }
         let tags = html.matches(of: /<\/?(!?[A-Za-z][A-Za-z0-9]*)/).map { $0.1.lowercased() }

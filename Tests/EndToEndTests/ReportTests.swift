@@ -54,13 +54,30 @@ import TLSFacts
             #expect(again.status == 2)
             #expect(again.stdout == page, "report of the JSON Lines equals the live run's report")
 
-            // The live text lines equal `report FILE` (text) line for line, as sets (they stream in finishing order).
+            // `report FILE` (text): the targets in input order, whatever order they finished in, then
+            // the matrix by origin after a blank line; the summary names `report`.
             let text = try await BinaryRunner.run(["report", records], timeout: 60)
-            let lines = text.stdout.split(separator: "\n")
-            #expect(lines.count == 4)
+            let parts = text.stdout.components(separatedBy: "\n\n")
+            #expect(parts.count == 2, "\(text.stdout)")
+            let lines = parts[0].split(separator: "\n")
+            #expect(lines.map { String($0.prefix(13)) } == ["PASS         ", "EXCEPTION    ", "NO-EXCEPTION ", "UNREACHABLE  "], "\(text.stdout)")
             #expect(lines.contains { $0.hasPrefix("EXCEPTION    https://127.0.0.1:") && $0.contains("needs NSExceptionMinimumTLSVersion=TLSv1.0, because ") })
             #expect(lines.contains { $0.hasPrefix("NO-EXCEPTION") && $0.contains("expired") })
-            #expect(text.stderr.contains("atsprobe audit: 4 targets: 1 pass, 1 exception, 1 no-exception, 1 unreachable"))
+            #expect(parts.last?.hasPrefix("nscurl's 16 tests by origin and result") == true, "\(text.stdout)")
+            #expect(text.stderr.contains("atsprobe report: 4 targets: 1 pass, 1 exception, 1 no-exception, 1 unreachable"))
+
+            // The live text run: the same lines (streamed in finishing order) and, byte for byte,
+            // the same matrix as `report` of its records.
+            let textRecords = Self.temporaryPath(".jsonl")
+            defer { try? FileManager.default.removeItem(atPath: textRecords) }
+            let liveText = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
+                                                       "--records", textRecords, "--quiet"], timeout: 120, stdin: input)
+            #expect(liveText.status == 2, "stderr: \(liveText.stderr)")
+            let rendered = try await BinaryRunner.run(["report", textRecords, "--quiet"], timeout: 60)
+            let liveParts = liveText.stdout.components(separatedBy: "\n\n"), renderedParts = rendered.stdout.components(separatedBy: "\n\n")
+            #expect(liveParts.count == 2 && renderedParts.count == 2, "\(liveText.stdout)")
+            #expect(liveParts.last == renderedParts.last, "the live matrix equals the report's")
+            #expect(liveParts.first.map { Set($0.split(separator: "\n")) } == renderedParts.first.map { Set($0.split(separator: "\n")) })
 
             let load = try await offCooperativePool { try Chromium.load(html: html) }
             if let load {

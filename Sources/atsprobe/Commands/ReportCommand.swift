@@ -45,21 +45,18 @@ extension ATSProbeCommand {
             try await ATSProbeCommand.guarded {
                 guard !files.isEmpty else { throw InputError("give at least one file of records (or - for standard input)") }
                 if diff { return try compare() }
-                let (records, merged) = try ReportInput.read(files)
+                let records = try ReportInput.read(files).records
                 let format = output.effectiveFormat
                 let report = ATSReport.Report(records)
                 var sink = OutputSink(path: output.output)
                 if format == .text {
-                    // One file: in the file's order, as the run wrote its lines. Shards: in input order.
-                    let palette = colors.palette(format: format, path: output.output)
-                    for record in merged ? report.records : records {
-                        sink.write(ReportText.entry(record, verbose: verbose, palette: palette))
-                    }
+                    // In input order (a single run's file is in finishing order), then the matrix.
+                    sink.write(ReportText.render(report, verbose: verbose, palette: colors.palette(format: format, path: output.output)))
                 } else {
                     sink.write(report.render(format.reportFormat, verbose: verbose))
                 }
                 try sink.finish()
-                if !quiet { FileStream.standardError.write(report.tally.summary) }
+                if !quiet { FileStream.standardError.write(report.tally.summary(command: "report")) }
                 return ExitStatus(report.tally.severity(failOn: .any))
             }
         }

@@ -38,6 +38,9 @@ actor AuditOutput {
     private let baseline: AuditBaseline?
     /// Set by finish() with --baseline.
     private(set) var comparison: BaselineComparison?
+    /// For --format text: what the matrix by origin at the end needs of each target (its name,
+    /// origin, verdict and results, not the record).
+    private var matrix = ReportTextMatrix()
 
     /// `path` nil writes to standard output. Throws an InputError when a file cannot be created.
     init(format: OutputFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, path: String?,
@@ -109,6 +112,8 @@ actor AuditOutput {
         progress.clear()
         if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
         let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
+        // The matrix of what finished, as `atsprobe report` of the --records file draws it.
+        if format == .text { handle.write(matrix.render()) }
         FileStream.standardError.write("atsprobe: interrupted by \(signalName)\(lost)\n")
         FileStream.standardError.write(tally.summary)
         try records?.finish()
@@ -124,6 +129,7 @@ actor AuditOutput {
         default: break
         }
         progress.clear()
+        if format == .text { handle.write(matrix.render()) }
         if let baseline {
             // After the results for text (people read it there); elsewhere the output is a
             // document, so the comparison goes to stderr with the summary.
@@ -151,6 +157,7 @@ actor AuditOutput {
         case .text:
             progress.clear()
             handle.write(ReportText.entry(record, verbose: verbose, palette: palette))
+            matrix.add(record)
         case .html, .csv, .markdown, .junit, .sarif:
             break
         case .plist, .xcode:
