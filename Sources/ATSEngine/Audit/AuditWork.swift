@@ -43,6 +43,8 @@ public struct AuditJob<Tag: Sendable>: Sendable {
 
 /// What the scheduler reports, as it happens. Every job of the run's shard ends in exactly one
 /// of `finished`, `timedOut`, `failedLocally` or `rejected`; a target reports `started` first.
+/// When the run is cancelled, a target still running reports nothing after `started`: its
+/// cut-short work is no verdict (`AuditScheduler.attempt`).
 public enum AuditEvent<Tag: Sendable, Report: Sendable>: Sendable {
     case started(Tag, Target)
     case finished(Tag, Target, Report)
