@@ -106,6 +106,8 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
         if Task.isCancelled { return nil }
         guard let report else { return .timedOut(tag, target) }
         if let failure = work.localFailure(of: report) { return .failedLocally(tag, target, failure) }
+        // Cut short on this side while the run went on (its probe runtime shut down): no verdict.
+        if let failure = work.interruption(of: report) { return .failedLocally(tag, target, failure) }
         return .finished(tag, target, report)
     }
 }
