@@ -79,6 +79,21 @@ public struct DiagnosticsReport: Sendable {
         return nil
     }
 
+    /// The first load this run stopped on its own side before it ended (its task cancelled, or
+    /// its probe runtime shut down): a TLS or cleartext load that failed as NSURLErrorCancelled.
+    /// When set, the report says nothing about the server: its tests failed because they were
+    /// cut short, so no verdict may be drawn from it (issue 24).
+    public var interruption: ProbeFailure? {
+        for hop in tests.lazy.flatMap(\.hops) {
+            if case .failure(let failure)? = hop.result, failure.kind == .cancelled { return failure }
+            if hop.verdict.error?.code == AppleError.cancelled {
+                return ProbeFailure(kind: .cancelled, detail: hop.verdict.reasons.first.map { "\($0)" } ?? "cancelled")
+            }
+        }
+        if case .failure(let failure)? = widestProbe, failure.kind == .cancelled { return failure }
+        return nil
+    }
+
     /// The default ATS connection (the first test).
     public var defaultPasses: Bool { tests.first?.verdict.passed ?? false }
 

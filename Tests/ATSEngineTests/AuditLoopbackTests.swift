@@ -148,6 +148,83 @@ struct AuditLoopbackTests {
             #expect(SilentListener.seesEndOfStream(connection, within: 2), "a cancelled handshake left its socket open")
         }
     }
+
+    /// The run is cancelled (`audit` on SIGTERM) while a target's handshakes wait on a server
+    /// that has not answered yet: the handshakes end at once as cancelled, their sockets are
+    /// closed, and the target reports nothing. The engine's report of that run is made of
+    /// cancelled handshakes; judged, it would be a verdict about a server that was never heard
+    /// (issue 24: good servers written as "exception" during a SIGTERM soak run).
+    /// With a deadline (`audit`) and without one (`diagnose`, `runInOrder`).
+    @Test(arguments: [60.0, Double.infinity])
+    func aCancelledRunJudgesNoTargetItCut(deadline: Double) async throws {
+        let server = try SilentListener()
+        let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false))
+        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 30))
+        let targets = Self.targets(1, port: server.port)
+        let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
+        let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count
+        let scheduler = AuditScheduler(limits: AuditLimits(concurrency: 1, perHost: 100, deadlineSeconds: deadline), work: runner)
+        let events = EventRecorder<DiagnosticsReport>()
+        let started = Date()
+        let run = Task { await scheduler.run(jobs(targets)) { events.record($0) } }
+        // Bounded: every first-hop handshake of the target is in flight before the cancel.
+        let end = Date().addingTimeInterval(Self.hangGuard)
+        while prober.handshakesInFlight < perTarget && Date() < end { await Task.yield() }
+        #expect(prober.handshakesInFlight == perTarget)
+        run.cancel()
+        await run.value
+        let elapsed = Date().timeIntervalSince(started)
+
+        let results = events.all.filter(\.isResult)
+        let described = results.map { event -> String in
+            if case .finished(_, _, let report) = event { return "finished, verdict \(AuditVerdict(report).rawValue)" }
+            return event.kind
+        }
+        #expect(results.isEmpty, "a cut target was reported: \(described)")
+        #expect(events.all.map(\.kind) == ["started"])
+        #expect(prober.handshakesInFlight == 0)
+        #expect(elapsed < 30, "ended by the cancel, not by the handshakes' 30 s timeout: \(elapsed) s")
+        let connections = server.acceptAll()
+        defer { for connection in connections { close(connection) } }
+        // A handshake holds its slot from before its connect(), so the cancel may come first.
+        #expect(connections.count <= perTarget)
+        for connection in connections {
+            #expect(SilentListener.seesEndOfStream(connection, within: 2), "a cancelled handshake left its socket open")
+        }
+    }
+
+    /// The probe runtime is shut down under a run that goes on (an embedder stopping its runtime
+    /// first): the target's handshakes end at once as cancelled, and the target is a local
+    /// failure naming that, never a verdict drawn from loads that were cut short.
+    @Test func aRuntimeShutDownUnderARunGivesNoVerdict() async throws {
+        let server = try SilentListener()
+        let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 64, threadNamePrefix: "rt-cut"))
+        let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false), runtime: runtime)
+        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 30))
+        let targets = Self.targets(1, port: server.port)
+        let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
+        let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count
+        let scheduler = AuditScheduler(limits: AuditLimits(concurrency: 1, perHost: 100, deadlineSeconds: 60), work: runner)
+        let events = EventRecorder<DiagnosticsReport>()
+        let started = Date()
+        let run = Task { await scheduler.run(jobs(targets)) { events.record($0) } }
+        // Bounded: every first-hop handshake of the target is in flight before the shutdown.
+        let end = Date().addingTimeInterval(Self.hangGuard)
+        while prober.handshakesInFlight < perTarget && Date() < end { await Task.yield() }
+        #expect(prober.handshakesInFlight == perTarget)
+        try await runtime.shutdown()
+        await run.value
+        #expect(Date().timeIntervalSince(started) < 30, "ended by the shutdown, not by the handshakes' 30 s timeout")
+
+        let results = events.all.filter(\.isResult)
+        let described = results.map { event -> String in
+            if case .finished(_, _, let report) = event { return "finished, verdict \(AuditVerdict(report).rawValue)" }
+            return event.kind
+        }
+        #expect(described == ["failedLocally"])
+        if case .failedLocally(_, _, let failure)? = results.first { #expect(failure.kind == .cancelled) }
+        _ = server.acceptAll().map { close($0) }
+    }
 }
 
 extension Double {

@@ -155,6 +155,35 @@ struct AuditSchedulerTests {
         #expect(results.first { $0.tag == never.url }?.kind == "failedLocally")
     }
 
+    /// The run's task is cancelled (`audit` on SIGTERM) while three targets are in flight: their
+    /// work is cancelled and none of them reports a result. The fake's cancelled run returns a
+    /// report, as the engine's does (made of cancelled handshakes); written, it would be a
+    /// verdict on a load that never finished, and "timed out" would be false too (the 30 s
+    /// deadline had not passed). The target that finished before the cancel is reported.
+    @Test func aCancelledRunReportsNothingForTheTargetsItCut() async {
+        let work = FakeWork()
+        let targets = Self.targets(5)
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 3, deadline: 30), work: work, clock: ManualClock())
+        let events = EventRecorder<FakeWork.Report>()
+        let run = Task { await scheduler.run(jobs(targets)) { events.record($0) } }
+        await work.waitUntil { $0.running.count == 3 }
+        let first = work.snapshot.started[0]
+        #expect(work.finish(first))
+        // The fourth starts only once the first's result has been handled (its slot is freed then).
+        await work.waitUntil { $0.started.count == 4 && $0.running.count == 3 }
+        let cut = work.snapshot.running.sorted()
+        run.cancel()
+        await run.value
+
+        let results = events.all.filter(\.isResult)
+        #expect(results.map(\.tag) == [first], "\(results.map { "\($0.kind) \($0.tag)" })")
+        #expect(results.first?.kind == "finished")
+        #expect(work.snapshot.cancelled.sorted() == cut)
+        #expect(work.snapshot.inFlight == 0)
+        #expect(!work.snapshot.started.contains(targets[4].url), "nothing starts after the cancel")
+        #expect(events.all.filter { $0.kind == "started" }.count == 4)
+    }
+
     /// The consumer stops reading: the run is cancelled, and so is every target in flight.
     @Test func stoppingTheConsumerCancelsTheRun() async {
         let work = FakeWork()

@@ -301,6 +301,15 @@ final class EventLog<Report: Sendable>: Sendable {
     }
 }
 
+/// The events `AuditScheduler.run(_:onEvent:)` reports, from the targets' own tasks.
+final class EventRecorder<Report: Sendable>: Sendable {
+    private let events = Mutex<[AuditEvent<String, Report>]>([])
+
+    func record(_ event: AuditEvent<String, Report>) { events.withLock { $0.append(event) } }
+
+    var all: [AuditEvent<String, Report>] { events.withLock { $0 } }
+}
+
 /// Every event of a run, in the order the consumer saw them.
 func collect<Report: Sendable>(_ results: AuditResults<AuditEvent<String, Report>>) -> Task<[AuditEvent<String, Report>], Never> {
     Task {

@@ -95,6 +95,7 @@ public struct PlistCheckWork: AuditWork {
     }
 
     public func localFailure(of report: PlistTargetCheck) -> ProbeFailure? { report.diagnostics?.localFailure }
+    public func interruption(of report: PlistTargetCheck) -> ProbeFailure? { report.diagnostics?.interruption }
 }
 
 /// nscurl's diagnostics with each test handed to `onTest` as it completes (with the target it
@@ -114,6 +115,7 @@ public struct StreamingDiagnosticsWork: AuditWork {
     }
 
     public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
+    public func interruption(of report: DiagnosticsReport) -> ProbeFailure? { report.interruption }
 }
 
 /// `diagnose --rules all` on one target: nscurl's tests under each of `ruleSets`, on shared
@@ -130,4 +132,5 @@ public struct RuleSetMatrixWork: AuditWork {
     public func audit(_ target: Target) async -> RuleSetMatrix { await runner.runAcrossRuleSets(target, ruleSets: ruleSets) }
 
     public func localFailure(of report: RuleSetMatrix) -> ProbeFailure? { report.reports.lazy.compactMap(\.localFailure).first }
+    public func interruption(of report: RuleSetMatrix) -> ProbeFailure? { report.reports.lazy.compactMap(\.interruption).first }
 }

@@ -36,7 +36,8 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
                 inFlight += 1
                 await onEvent(.started(item.tag, item.target))
                 group.addTask {
-                    await onEvent(await self.attempt(item.target, tag: item.tag))
+                    // A target cut by the run's cancellation reports nothing (see `attempt`).
+                    if let event = await self.attempt(item.target, tag: item.tag) { await onEvent(event) }
                     return item.host
                 }
             }
@@ -82,8 +83,13 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
     }
 
     /// One target: run under the deadline, again after a local failure (up to `localRetries`
-    /// times, waiting longer each time), and turned into the event that reports it.
-    func attempt<Tag: Sendable>(_ target: Target, tag: Tag) async -> AuditEvent<Tag, Work.Report> {
+    /// times, waiting longer each time), and turned into the event that reports it; nil when
+    /// the run was cancelled (a signal, the consumer gone) before the target's event was made.
+    /// Its loads were then cut short: the report would judge the server on cancelled
+    /// handshakes (a good server written as "exception" or "unreachable"), and "timed out"
+    /// would be false too (the deadline's sleep ends at once when cancelled). A run that ends
+    /// early writes only targets that finished (docs/exit-codes.md, issue 24).
+    func attempt<Tag: Sendable>(_ target: Target, tag: Tag) async -> AuditEvent<Tag, Work.Report>? {
         let work = self.work
         var report = await withDeadline(seconds: limits.deadlineSeconds, clock: clock) { await work.audit(target) }
         var attempt = 0
@@ -92,10 +98,16 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
         while attempt < limits.localRetries, let failed = report, work.localFailure(of: failed) != nil, !Task.isCancelled {
             attempt += 1
             try? await clock.sleep(until: clock.now.advanced(by: limits.retryBackoff * attempt), tolerance: nil)
+            if Task.isCancelled { break }
             report = await withDeadline(seconds: limits.deadlineSeconds, clock: clock) { await work.audit(target) }
         }
+        // `withDeadline` cancels only its own child tasks, never this one: cancelled here is the
+        // run's cancellation, not the target's deadline (which is `report == nil`).
+        if Task.isCancelled { return nil }
         guard let report else { return .timedOut(tag, target) }
         if let failure = work.localFailure(of: report) { return .failedLocally(tag, target, failure) }
+        // Cut short on this side while the run went on (its probe runtime shut down): no verdict.
+        if let failure = work.interruption(of: report) { return .failedLocally(tag, target, failure) }
         return .finished(tag, target, report)
     }
 }

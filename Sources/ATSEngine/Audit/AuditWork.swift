@@ -11,11 +11,20 @@ public protocol AuditWork: Sendable {
     /// Set when the run failed on this machine (out of descriptors, memory), not at the
     /// server: the target is run again, and reported as a local failure if it keeps failing.
     func localFailure(of report: Report) -> ProbeFailure?
+    /// Set when the run was cut short on this side without the scheduler's run being cancelled
+    /// (its probe runtime shut down under it): the report judges nothing, and the target is
+    /// reported as failed locally with this failure, never with a verdict.
+    func interruption(of report: Report) -> ProbeFailure?
+}
+
+extension AuditWork {
+    public func interruption(of report: Report) -> ProbeFailure? { nil }
 }
 
 extension DiagnosticsRunner: AuditWork {
     public func audit(_ target: Target) async -> DiagnosticsReport { await run(target) }
     public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
+    public func interruption(of report: DiagnosticsReport) -> ProbeFailure? { report.interruption }
 }
 
 /// One entry of an audit's input: a target, or a line that is not one (reported in its place
@@ -43,6 +52,8 @@ public struct AuditJob<Tag: Sendable>: Sendable {
 
 /// What the scheduler reports, as it happens. Every job of the run's shard ends in exactly one
 /// of `finished`, `timedOut`, `failedLocally` or `rejected`; a target reports `started` first.
+/// When the run is cancelled, a target still running reports nothing after `started`: its
+/// cut-short work is no verdict (`AuditScheduler.attempt`).
 public enum AuditEvent<Tag: Sendable, Report: Sendable>: Sendable {
     case started(Tag, Target)
     case finished(Tag, Target, Report)
