@@ -85,6 +85,9 @@ let package = Package(
         // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits
         // with ATSProbe's `ResumeOnce`) (`package` access; not a product).
         .target(name: "ATSFiles", dependencies: ["TextSupport", "TLSFacts", "ATSProbe"]),
+        // The command line repaired before argument-parser parses it (did-you-mean, nscurl's
+        // --ats-diagnostics, an option before the subcommand), over any root command's model.
+        .target(name: "ArgumentRepair", dependencies: ["TextSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // An app's bundles, dictionaries and the hosts it names (atsprobe app): a bounded zip reader, no network.
         .target(name: "ATSApp", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "CZlib"]),
         // Observations and table-driven servers for the policy and advice tests (tests only; no sockets).
@@ -99,7 +102,7 @@ let package = Package(
             name: "atsprobe",
             dependencies: [
                 "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
-                "ATSFiles",
+                "ATSFiles", "ArgumentRepair",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -126,6 +129,8 @@ let package = Package(
         .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         // The report library alone: records read, merged, escaped and written without the executable.
         .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "PropertyList", "TestSupport", "TLSFacts"]),
+        // CommandLineRepair over a small command tree of its own, without the binary.
+        .testTarget(name: "ArgumentRepairTests", dependencies: ["ArgumentRepair", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

@@ -38,6 +38,12 @@ public enum AuditVerdict: String, Codable, CaseIterable, Sendable {
     }
 }
 
+extension DiagnosticsReport {
+    /// The audit's verdict for one report as an outcome: clear when default ATS passes,
+    /// unreachable when nothing spoke TLS, else findings.
+    package var severity: AuditSeverity { AuditVerdict(self).severity }
+}
+
 /// How an audit ended, worst last: the executable maps each to its exit code (0, 1, 2, 64, 70;
 /// docs/exit-codes.md).
 public enum AuditSeverity: Int, Comparable, Sendable {

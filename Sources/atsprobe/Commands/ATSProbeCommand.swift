@@ -1,4 +1,6 @@
+import ATSEngine
 import ATSFiles
+import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -48,8 +50,10 @@ struct ATSProbeCommand: AsyncParsableCommand {
         } catch let error as InputError {
             Diagnostics.warn(error.message)
             status = .usage
-        } catch let error as LocalFailure {
-            Diagnostics.warn(UntrustedText.escape(error.message, limit: 1000))
+        } catch let error as TargetRunError {
+            // This machine, not the input or a server, failed a target of an in-order run
+            // (diagnose, plist check, app: out of descriptors, memory, threads): no verdict.
+            Diagnostics.warn(UntrustedText.escape(ProbeText.describe(error), limit: 1000))
             status = .internalError
         } catch {
             Diagnostics.warn("internal error: \(error) (please report it)")

@@ -107,8 +107,6 @@ extension ATSProbeCommand {
                             guard showProgress else { return }
                             FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
                         }
-                    } catch let error as TargetRunError {
-                        throw LocalFailure(error)
                     } catch let error as PropertyListError {
                         throw InputError(error.description)
                     }
@@ -134,7 +132,7 @@ extension ATSProbeCommand {
                     } else {
                         // No host checked under it: nothing measured, so the dictionary as it is.
                         Diagnostics.warn("no host was checked under \(report.name(plistBundle))'s dictionary; printing it unchanged")
-                        sink.write(try tightenedPlistText(result?.bundle.atsDictionary ?? [:]))
+                        sink.write(try ExceptionPlist.tightened(result?.bundle.atsDictionary ?? [:]))
                     }
                 case .sarif:
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report, toolVersion: ToolVersion.current)), as: UTF8.self) + "\n")

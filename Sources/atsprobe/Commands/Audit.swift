@@ -86,10 +86,12 @@ extension ATSProbeCommand {
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
-            let sink = try AuditOutput(format: format, verbose: diagnostics.verbose, quiet: diagnostics.quiet,
-                                       palette: colors.palette(format: format, path: output.output),
-                                       run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
-                                       path: output.output, recordsPath: records, progress: progress, baseline: baseline)
+            let sink = AuditSink(format: try Self.sinkFormat(format), verbose: diagnostics.verbose, quiet: diagnostics.quiet,
+                                 palette: colors.palette(format: format, path: output.output),
+                                 run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
+                                 output: try output.output.map { try FileStream(creating: $0) } ?? .standardOutput,
+                                 records: try records.map { try FileStream(creating: $0) }, errors: .standardError,
+                                 progress: progress, baseline: baseline.map { (path: $0.path, records: $0.records) })
             // Redraws the progress line twice a second, so a silent host's time is seen growing.
             let ticker = progress.enabled ? Task {
                 while !Task.isCancelled {
@@ -136,6 +138,17 @@ extension ATSProbeCommand {
                 throw InputError("--shard '\(text)' is not K/N with 1 <= K <= N (e.g. 2/8)")
             }
             return share
+        }
+
+        /// The sink's format for --format (DiagnosticsFormats parses no xcode).
+        static func sinkFormat(_ format: OutputFormat) throws -> AuditSinkFormat {
+            switch format {
+            case .text: .text
+            case .json: .json
+            case .plist: .plist
+            case .html, .csv, .markdown, .junit, .sarif: .report(format.reportFormat)
+            case .xcode: throw InputError("audit writes text, json, plist, html, csv, markdown, junit or sarif only")
+            }
         }
 
         private func checkOptions() throws {

@@ -109,7 +109,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
             case .timedOut, .failedLocally, .rejected: break
             }
         }
-        reports = try inOrderReports(events, targets: targets)
+        reports = try TargetRunError.reports(of: events, targets: targets)
     } else {
         // A few targets at a time (AuditLimits.inOrder), in the order given: on standard output
         // each target's text as soon as it and every target before it are done.
@@ -118,7 +118,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
             guard streams else { return }
             FileStream.standardOutput.write((position > 0 ? "\n" : "") + DiagnosticsText.render(report, verbose: verbose, palette: palette))
         })
-        reports = try inOrderReports(events, targets: targets)
+        reports = try TargetRunError.reports(of: events, targets: targets)
         if format == .text && !streams {
             for (position, report) in reports.enumerated() {
                 if position > 0 { sink.writeLine() }
@@ -127,11 +127,14 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         }
     }
     let documents = reports.map { DiagnosticsJSON($0, run: run) }
-    let status = reports.map(DiagnosticsText.exitStatus(for:)).max() ?? .clear
+    let status = reports.map { ExitStatus($0.severity) }.max() ?? .clear
     switch format {
     case .text: break
     case .plist:
-        try ExceptionPlist.write(reports, options: exceptions, document: mergeDocument, ruleSet: ruleSet, output: output)
+        let suggested = ExceptionPlist.suggested(reports, includeSubdomains: exceptions.includeSubdomains)
+        ExceptionPlist.reportUnhelpable(suggested, to: .standardError)
+        try ExceptionPlist.write(suggested, document: mergeDocument, mergePath: exceptions.merge, mergeFormat: exceptions.mergeFormat?.format,
+                                 outputPath: output.output, ruleSet: ruleSet, warn: Diagnostics.warn)
         return status
     case .json:
         let encoder = JSONEncoder.atsprobe()
@@ -181,8 +184,8 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
     // One target at a time (its rule sets' runs already go together), printed in the order given.
     let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: RuleSetMatrixWork(runner: runner, ruleSets: RuleSet.all))
         .runInOrder(targets)
-    let matrices = try inOrderReports(events, targets: targets)
-    let status = matrices.map { $0.reports.map(DiagnosticsText.exitStatus(for:)).max() ?? .clear }.max() ?? .clear
+    let matrices = try TargetRunError.reports(of: events, targets: targets)
+    let status = matrices.map { $0.reports.map { ExitStatus($0.severity) }.max() ?? .clear }.max() ?? .clear
     var documents: [RuleSetMatrixJSON] = []
     var grids: [RuleSetMatrixGrid] = []
     for (position, matrix) in matrices.enumerated() {

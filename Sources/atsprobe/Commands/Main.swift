@@ -1,3 +1,4 @@
+import ArgumentRepair
 import ATSFiles
 import ArgumentParser
 #if canImport(Glibc)
@@ -6,13 +7,16 @@ import Glibc
 import TextSupport
 import TLSFacts
 
-/// Entry point. The command line is repaired first (CommandLineRepair): nscurl's
+/// Entry point. The command line is repaired first (ArgumentRepair's CommandLineRepair): nscurl's
 /// `--ats-diagnostics` anywhere names `diagnose` (argument-parser cannot mix a root positional
 /// with subcommands), `--color` may come before the subcommand, and typos get "did you mean".
 @main
 enum Main {
     static func main() async {
-        switch CommandLineRepair.repair(Array(CommandLine.arguments.dropFirst())) {
+        let repair = CommandLineRepair(root: ATSProbeCommand.self, alias: ("--ats-diagnostics", "diagnose"),
+                                       leadingOption: ("--color", ColorChoice.allCases.map(\.rawValue)),
+                                       targetCommands: ["diagnose", "probe", "pins", "audit"])
+        switch repair.repair(Array(CommandLine.arguments.dropFirst())) {
         case .run(let arguments):
             await run(arguments)
         case .usage(let message):

@@ -150,44 +150,15 @@ struct ConnectionOptions: ParsableArguments {
         _ = try parsedDNSServers()
     }
 
-    /// --dns-servers as curl spells it: ADDR[:PORT] entries, comma-separated; IPv6 bare or in
-    /// brackets (brackets when a port follows); port 53 when none. Returns the list for c-ares
-    /// (`ares_set_servers_ports_csv`), nil without the option. Names are refused: a resolver
-    /// cannot need a name resolved to reach it.
+    /// --dns-servers (curl's syntax, ATSProbe's `DNSServerList`) as c-ares takes the list; nil
+    /// without the option.
     func parsedDNSServers() throws -> String? {
         guard let dnsServers else { return nil }
-        func bad(_ why: String) -> InputError {
-            InputError("--dns-servers '\(UntrustedText.escape(dnsServers, limit: 200))': \(why)")
+        do {
+            return try DNSServerList(parsing: dnsServers).csv
+        } catch {
+            throw InputError("--dns-servers \(error.description)")
         }
-        func port(_ text: Substring, in entry: Substring) throws -> Int {
-            guard let value = Int(text), (1...65535).contains(value) else {
-                throw bad("'\(UntrustedText.escape(String(entry), limit: 60))' has no port 1-65535 after its colon")
-            }
-            return value
-        }
-        var servers: [String] = []
-        for entry in dnsServers.split(separator: ",", omittingEmptySubsequences: false) {
-            let entryText = UntrustedText.escape(String(entry), limit: 60)
-            guard !entry.isEmpty else { throw bad("an entry is empty") }
-            if entry.hasPrefix("[") {
-                guard let close = entry.firstIndex(of: "]"), IPAddress(String(entry[entry.index(after: entry.startIndex)..<close]), family: .v6) != nil else {
-                    throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT")
-                }
-                let rest = entry[entry.index(after: close)...]
-                if rest.isEmpty { servers.append(String(entry)); continue }
-                guard rest.hasPrefix(":") else { throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT") }
-                servers.append("\(entry[...close]):\(try port(rest.dropFirst(), in: entry))")
-            } else if IPAddress(String(entry), family: .v6) != nil {
-                servers.append("[\(entry)]")
-            } else if let colon = entry.lastIndex(of: ":"), IPAddress(String(entry[..<colon]), family: .v4) != nil {
-                servers.append("\(entry[..<colon]):\(try port(entry[entry.index(after: colon)...], in: entry))")
-            } else if IPAddress(String(entry), family: .v4) != nil {
-                servers.append(String(entry))
-            } else {
-                throw bad("'\(entryText)' is not an IPv4 or IPv6 address (with an optional :PORT)")
-            }
-        }
-        return servers.joined(separator: ",")
     }
 
     /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Each
@@ -220,46 +191,22 @@ struct ConnectionOptions: ParsableArguments {
         throw InputError("--at '\(UntrustedText.escape(at, limit: 60))' is not an ISO 8601 date (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)")
     }
 
-    /// curl's --connect-to: an empty HOST or PORT matches any; an empty ADDR or ADDR PORT
-    /// keeps the target's own.
-    struct ConnectTo: Hashable {
-        var host: String?, port: Int?, address: String?, addressPort: Int?
-    }
-
-    /// Parses HOST:PORT:ADDR:PORT; IPv6 in brackets.
-    func parsedConnectTo() throws -> [ConnectTo] {
+    /// --connect-to, each as curl spells it (TLSFacts' `ConnectToRule`).
+    func parsedConnectTo() throws -> [ConnectToRule] {
         try connectTo.map { spec in
-            var fields: [String] = []
-            var current = "", depth = 0
-            for ch in spec {
-                if ch == "[" { depth += 1 } else if ch == "]" { depth -= 1 }
-                if ch == ":" && depth == 0 { fields.append(current); current = "" } else { current.append(ch) }
+            do throws(ConnectToRuleError) {
+                return try ConnectToRule(parsing: spec)
+            } catch {
+                throw InputError("--connect-to \(error.description)")
             }
-            fields.append(current)
-            func strip(_ s: String) -> String { s.hasPrefix("[") && s.hasSuffix("]") ? String(s.dropFirst().dropLast()) : s }
-            func port(_ s: String) throws -> Int? {
-                if s.isEmpty { return nil }
-                guard let value = Int(s), (1...65535).contains(value) else { throw bad() }
-                return value
-            }
-            func bad() -> InputError { InputError("--connect-to '\(UntrustedText.escape(spec, limit: 100))' is not HOST:PORT:ADDR:PORT") }
-            guard fields.count == 4 else { throw bad() }
-            let host = strip(fields[0]).lowercased(), address = strip(fields[2])
-            return ConnectTo(host: host.isEmpty ? nil : host, port: try port(fields[1]),
-                             address: address.isEmpty ? nil : address, addressPort: try port(fields[3]))
         }
     }
 
     /// Parses a target and applies --connect-to to it.
     func target(_ text: String) throws -> Target {
         try check()
-        var target: Target
+        let target: Target
         do { target = try Target(parsing: text) } catch { throw InputError(error.description) }
-        if let rule = try parsedConnectTo().first(where: { ($0.host ?? target.host) == target.host && ($0.port ?? target.port) == target.port }),
-           rule.address != nil || rule.addressPort != nil {
-            target.connectAddress = rule.address ?? target.host
-            target.connectPort = rule.addressPort ?? target.port
-        }
-        return target
+        return target.connecting(by: try parsedConnectTo())
     }
 }

@@ -57,9 +57,9 @@ extension ATSProbeCommand {
                 // A few targets at a time, printed in the order given (AuditLimits.inOrder).
                 let scheduler = AuditScheduler(limits: .inOrder(),
                                                work: PlistCheckWork(configuration: ATSConfiguration(propertyList: ats), runner: runner))
-                let checks = try inOrderReports(await scheduler.runInOrder(parsed), targets: parsed)
+                let checks = try TargetRunError.reports(of: await scheduler.runInOrder(parsed), targets: parsed)
                 let tightening = ExceptionTightener.tighten(ats, needs: checks.map(\.need), ruleSet: ruleSet)
-                let tightenedPlist = try tightenedPlistText(tightening.tightened)
+                let tightenedPlist = try ExceptionPlist.tightened(tightening.tightened)
 
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {

@@ -16,7 +16,7 @@ import Glibc
 /// no colour, so NO_COLOR does not turn it off): a bar, the counts, the rate, and the targets
 /// still running with their elapsed time. It is redrawn after every result line (so output
 /// never leaves it erased) and by a ticker, so a silent host still shows its time growing.
-struct AuditProgress {
+struct AuditProgress: AuditProgressDisplay {
     let enabled: Bool
     /// Targets expected (arguments plus the file's target lines; blank lines and comments are
     /// not targets), when known.

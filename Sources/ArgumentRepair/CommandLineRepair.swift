@@ -1,6 +1,5 @@
 import ArgumentParser
 import TextSupport
-import TLSFacts
 
 /// What the command line is turned into before argument-parser sees it, so that people coming
 /// from nscurl and curl are understood or told the nearest right spelling:
@@ -8,50 +7,76 @@ import TLSFacts
 /// - `--color` before the subcommand moves after it (dropped for commands that colour nothing);
 /// - an unknown subcommand (also after `help`) or long option gets "did you mean" and exit 64.
 /// Command and option names come from argument-parser's own model (the commands' configurations
-/// and help), so they never drift from what the parser accepts.
-enum CommandLineRepair {
-    enum Outcome: Equatable {
+/// and help), so they never drift from what the parser accepts. Generic over the root command:
+/// the executable says which flag names a subcommand, which option may lead, and which commands
+/// take a target (a library of its own so it is tested without spawning the binary).
+package struct CommandLineRepair {
+    package enum Outcome: Equatable {
         case run([String])
         /// A one-line message; exit 64.
         case usage(String)
     }
 
+    /// The root command: its name, subcommands and every command's options are read from it.
+    package let root: ParsableCommand.Type
+    /// A flag that names a subcommand wherever it stands before `--` (nscurl's
+    /// `--ats-diagnostics`, which names `diagnose`): removed, and the command put first.
+    package let alias: (flag: String, command: String)?
+    /// An option the subcommands take that may also come before the subcommand (`--color`), with
+    /// its values: moved after the subcommand, or dropped for one that does not take it.
+    package let leadingOption: (name: String, values: [String])?
+    /// The commands that take a target, the first suggested for a target in the command's place
+    /// (`atsprobe example.com` -> `diagnose`); empty: no such hint.
+    package let targetCommands: [String]
+
+    package init(root: ParsableCommand.Type, alias: (flag: String, command: String)? = nil,
+                 leadingOption: (name: String, values: [String])? = nil, targetCommands: [String] = []) {
+        self.root = root
+        self.alias = alias
+        self.leadingOption = leadingOption
+        self.targetCommands = targetCommands
+    }
+
+    /// The root command's name ("atsprobe"), as messages show it.
+    package var rootName: String { root._commandName }
+
     /// argument-parser's own entry points (shell completions, the man page's help dump): passed
     /// through untouched, whatever follows them.
-    static let parserEntryPoints: Set<String> = ["--generate-completion-script", "--experimental-dump-help",
-                                                 "--experimental-complete"]
+    package static let parserEntryPoints: Set<String> = ["--generate-completion-script", "--experimental-dump-help",
+                                                         "--experimental-complete"]
 
-    static func repair(_ arguments: [String]) -> Outcome {
+    package func repair(_ arguments: [String]) -> Outcome {
         var args = arguments
-        if args.contains(where: { arg in parserEntryPoints.contains { arg == $0 || arg.hasPrefix($0 + "=") } }) {
+        if args.contains(where: { arg in Self.parserEntryPoints.contains { arg == $0 || arg.hasPrefix($0 + "=") } }) {
             return .run(args)
         }
         let end = args.firstIndex(of: "--") ?? args.count
-        if let index = args[..<end].firstIndex(of: "--ats-diagnostics") {
+        if let alias, let index = args[..<end].firstIndex(of: alias.flag) {
             args.remove(at: index)
-            args.insert("diagnose", at: 0)
+            args.insert(alias.command, at: 0)
         }
 
-        // Options before the subcommand: --color is global; anything else unknown gets a suggestion.
-        var color: [String] = []
+        // Options before the subcommand: the leading option (--color) moves after it; anything
+        // else unknown gets a suggestion.
+        var leading: [String] = []
         var index = 0
         while index < args.count, args[index].hasPrefix("-"), args[index] != "--" {
             let arg = args[index]
-            if arg == "--color" {
+            if let option = leadingOption, arg == option.name {
                 // A bare --color would take the subcommand as its value (issue 25).
-                guard index + 1 < args.count, ColorChoice(rawValue: args[index + 1]) != nil else {
-                    return .usage("--color needs a value: auto, always or never (e.g. --color never)")
+                guard index + 1 < args.count, option.values.contains(args[index + 1]) else {
+                    return .usage("\(option.name) needs a value: \(Self.list(option.values)) (e.g. \(option.name) \(option.values.last ?? ""))")
                 }
-                color = [arg, args[index + 1]]
+                leading = [arg, args[index + 1]]
                 args.removeSubrange(index...(index + 1))
                 continue
             }
-            if arg.hasPrefix("--color=") {
-                color = [arg]
+            if let option = leadingOption, arg.hasPrefix(option.name + "=") {
+                leading = [arg]
                 args.remove(at: index)
                 continue
             }
-            if arg.hasPrefix("--"), let message = unknownOption(arg, in: ATSProbeCommand.self, path: [], extra: ["--ats-diagnostics"]) {
+            if arg.hasPrefix("--"), let message = unknownOption(arg, in: root, path: [], extra: alias.map { [$0.flag] } ?? []) {
                 return .usage(message)
             }
             // A short option before the subcommand (`atsprobe -v diagnose x`): the root takes
@@ -62,7 +87,7 @@ enum CommandLineRepair {
                     if case .success(let found) = resolve([word], stopAtLeaf: true) { return found.1.first }
                     return nil
                 }
-                let example = command.map { "'atsprobe \($0) \(shown(arg)) ...'" } ?? "'atsprobe COMMAND \(shown(arg)) ...'"
+                let example = command.map { "'\(rootName) \($0) \(shown(arg)) ...'" } ?? "'\(rootName) COMMAND \(shown(arg)) ...'"
                 return .usage("option '\(shown(arg))' goes after the command: \(example)")
             }
             index += 1
@@ -94,7 +119,7 @@ enum CommandLineRepair {
         // text; joined as `--timeout=-1`, the command's own check names the value (exit 64).
         var position = min(afterPath, stop)
         while position + 1 < stop {
-            if args[position].hasPrefix("--"), !args[position].contains("="), isNegativeNumber(args[position + 1]) {
+            if args[position].hasPrefix("--"), !args[position].contains("="), Self.isNegativeNumber(args[position + 1]) {
                 args[position] += "=" + args[position + 1]
                 args.remove(at: position + 1)
                 stop -= 1
@@ -103,44 +128,44 @@ enum CommandLineRepair {
         }
         // A URL with its scheme mistyped (`http//host`, `https:/host`, `htps://host`).
         for arg in args[min(afterPath, stop)..<stop] where !arg.hasPrefix("-") {
-            if let meant = repairedURL(arg) {
+            if let meant = Self.repairedURL(arg) {
                 return .usage("'\(shown(arg))' is not a URL; did you mean '\(shown(meant))'?")
             }
         }
-        if !color.isEmpty && options.contains("--color") {
-            args.insert(contentsOf: color, at: afterPath)
+        if !leading.isEmpty, let option = leadingOption, options.contains(option.name) {
+            args.insert(contentsOf: leading, at: afterPath)
         }
         return .run(args)
     }
 
-    enum Resolution {
+    package enum Resolution {
         case success((ParsableCommand.Type, [String]))
         case failure(String)
     }
 
     /// Follows `words` down the command tree. With `stopAtLeaf`, words after a command without
     /// subcommands are its arguments.
-    static func resolve(_ words: [String], stopAtLeaf: Bool = false) -> Resolution {
-        var command: ParsableCommand.Type = ATSProbeCommand.self
+    package func resolve(_ words: [String], stopAtLeaf: Bool = false) -> Resolution {
+        var command: ParsableCommand.Type = root
         var path: [String] = []
         for word in words {
             let children = command.configuration.subcommands
             if children.isEmpty {
                 if stopAtLeaf { break }
-                return .failure("'atsprobe \(path.joined(separator: " "))' has no subcommand '\(shown(word))'")
+                return .failure("'\(rootName) \(path.joined(separator: " "))' has no subcommand '\(shown(word))'")
             }
             var names: [String] = []
             var found: ParsableCommand.Type?
             for child in children {
-                let name = commandName(child)
+                let name = Self.commandName(child)
                 names.append(name)
                 if name == word { found = child }
             }
             guard let child = found else {
                 if path.isEmpty, let hint = rootHint(word) { return .failure(hint) }
-                let place = path.isEmpty ? "atsprobe" : "atsprobe \(path.joined(separator: " "))"
+                let place = path.isEmpty ? rootName : "\(rootName) \(path.joined(separator: " "))"
                 var message = "unknown command '\(shown(word))' for '\(place)'"
-                if let near = nearest(word, in: names) { message += "; did you mean '\(near)'?" }
+                if let near = Self.nearest(word, in: names) { message += "; did you mean '\(near)'?" }
                 return .failure(message + " (commands: \(names.joined(separator: ", ")))")
             }
             command = child
@@ -149,25 +174,30 @@ enum CommandLineRepair {
         return .success((command, path))
     }
 
-    /// What a word in the command's place most likely meant: `atsprobe version` is `--version`,
-    /// `atsprobe example.com:8443` (a target, not a command) is `diagnose` (issue 25).
-    static func rootHint(_ word: String) -> String? {
-        if word == "version" { return "unknown command 'version' for 'atsprobe'; did you mean 'atsprobe --version'?" }
+    /// What a word in the command's place most likely meant: `atsprobe version` is `--version`
+    /// (when the root has a version), `atsprobe example.com:8443` (a target, not a command) is the
+    /// first of `targetCommands` (issue 25).
+    package func rootHint(_ word: String) -> String? {
+        if word == "version", !root.configuration.version.isEmpty {
+            return "unknown command 'version' for '\(rootName)'; did you mean '\(rootName) --version'?"
+        }
         let looksLikeTarget = word.contains(".") || word.contains(":") || word.contains("/")
-        guard looksLikeTarget else { return nil }
-        let target = repairedURL(word) ?? word
-        return "'\(shown(word))' is not a command; to test a server: 'atsprobe diagnose \(shown(target))' (or probe, pins, audit)"
+        guard looksLikeTarget, let first = targetCommands.first else { return nil }
+        let target = Self.repairedURL(word) ?? word
+        let others = targetCommands.dropFirst()
+        return "'\(shown(word))' is not a command; to test a server: '\(rootName) \(first) \(shown(target))'"
+            + (others.isEmpty ? "" : " (or \(others.joined(separator: ", ")))")
     }
 
     /// "-1", "-0.5": a negative number given as an option's value.
-    static func isNegativeNumber(_ arg: String) -> Bool {
+    package static func isNegativeNumber(_ arg: String) -> Bool {
         arg.count > 1 && arg.hasPrefix("-") && Double(arg.dropFirst()) != nil
     }
 
     /// The URL a mistyped one most likely meant, or nil when `text` is not a mistyped URL:
     /// a scheme without its colon (`http//host`), with one slash (`https:/host`), or a scheme
     /// one or two edits from http or https (`htps://host`, `htttp://host`).
-    static func repairedURL(_ text: String) -> String? {
+    package static func repairedURL(_ text: String) -> String? {
         let lower = text.lowercased()
         for scheme in ["https", "http"] {
             if lower.hasPrefix(scheme + "//") { return scheme + "://" + text.dropFirst(scheme.count + 2) }
@@ -184,23 +214,23 @@ enum CommandLineRepair {
         return nil
     }
 
-    static func commandName(_ command: ParsableCommand.Type) -> String {
+    package static func commandName(_ command: ParsableCommand.Type) -> String {
         command._commandName
     }
 
     /// A message when `arg` is a long option `command` does not know and a near name exists;
     /// nil otherwise (argument-parser then reports it as usual).
-    static func unknownOption(_ arg: String, in command: ParsableCommand.Type, path: [String], extra: [String]) -> String? {
+    package func unknownOption(_ arg: String, in command: ParsableCommand.Type, path: [String], extra: [String]) -> String? {
         let name = String(arg.split(separator: "=", maxSplits: 1).first ?? "")
         let known = longOptions(of: command) + extra
-        guard name.count > 2, !known.contains(name), let near = nearest(name, in: known) else { return nil }
-        let place = (["atsprobe"] + path).joined(separator: " ")
+        guard name.count > 2, !known.contains(name), let near = Self.nearest(name, in: known) else { return nil }
+        let place = ([rootName] + path).joined(separator: " ")
         return "unknown option '\(shown(name))' for '\(place)'; did you mean '\(near)'?"
     }
 
     /// Every long option of `command`, read from the help argument-parser generates for it.
-    static func longOptions(of command: ParsableCommand.Type) -> [String] {
-        let help = ATSProbeCommand.helpMessage(for: command, includeHidden: true, columns: 10_000)
+    package func longOptions(of command: ParsableCommand.Type) -> [String] {
+        let help = root.helpMessage(for: command, includeHidden: true, columns: 10_000)
         var names: Set<String> = ["--help", "--version"]
         var current = ""
         for ch in help + " " {
@@ -217,7 +247,7 @@ enum CommandLineRepair {
     }
 
     /// The closest name by edit distance, when close enough to be a typo (or a unique prefix).
-    static func nearest(_ word: String, in names: [String]) -> String? {
+    package static func nearest(_ word: String, in names: [String]) -> String? {
         let prefixed = names.filter { $0.hasPrefix(word) }
         if prefixed.count == 1 { return prefixed[0] }
         let scored = names.map { ($0, EditDistance.between(word, $0)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
@@ -226,7 +256,12 @@ enum CommandLineRepair {
         return best.1 <= allowed ? best.0 : nil
     }
 
-    private static func shown(_ text: String) -> String {
+    /// "a, b or c".
+    private static func list(_ values: [String]) -> String {
+        values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1]
+    }
+
+    private func shown(_ text: String) -> String {
         UntrustedText.escape(text, limit: 60)
     }
 }

@@ -1,7 +1,6 @@
 import ATSFiles
 import ATSEngine
 import ATSPolicy
-import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,16 +8,33 @@ import Foundation
 #endif
 import TextSupport
 import TLSFacts
-#if canImport(Glibc)
-import Glibc
-#endif
+
+/// The formats the audit's sink writes: JSON Lines, text as each target finishes (and the
+/// matrix at the end), one merged exception dictionary, or a report once every target is done.
+package enum AuditSinkFormat: Sendable, Equatable {
+    case text, json, plist
+    case report(ReportFormat)
+
+    /// The report formats, which need every target before their first line.
+    package var isReport: Bool { if case .report = self { true } else { false } }
+}
+
+/// The live progress line the sink keeps up to date (terminal I/O: the executable's
+/// `AuditProgress`); the sink tells it what started and finished, and clears it before writing.
+package protocol AuditProgressDisplay: Sendable {
+    mutating func started(_ id: Int, name: String)
+    mutating func finished(_ id: Int)
+    /// Redraws; `force` after a result line cleared it.
+    mutating func update(_ tally: AuditTally, force: Bool)
+    mutating func clear()
+}
 
 /// Where finished targets go, one at a time, as they finish: a record to stdout (or --output)
 /// and to --records, a count in the tally, the progress line, and for plist the exception to
 /// merge at the end. Every format is rendered from the record (`AuditRecord`, ATSReport): the
 /// same typed value the JSON Lines carry and `atsprobe report` decodes, so the two agree.
-actor AuditOutput {
-    private let format: OutputFormat
+package actor AuditSink<Progress: AuditProgressDisplay> {
+    private let format: AuditSinkFormat
     private let verbose: Bool
     private let quiet: Bool
     private let palette: Palette
@@ -26,25 +42,28 @@ actor AuditOutput {
     private let handle: FileStream
     /// --records: the JSON Lines as well, whatever the format.
     private let records: FileStream?
+    /// Warnings, the interrupted run's note and the summary (standard error).
+    private let errors: FileStream
     private let encoder = JSONEncoder.atsprobe(pretty: false)
-    private(set) var tally = AuditTally()
-    private var progress: AuditProgress
+    package private(set) var tally = AuditTally()
+    private var progress: Progress
     /// Only for --format plist: one entry per host that needs an exception.
     private var exceptions: [String: DomainException] = [:]
     /// For the report formats (html, csv, markdown, junit, sarif), which need every target
     /// before their first line, and for --baseline: each record without its handshakes.
     private var collected: [AuditRecord] = []
-    /// --baseline: the earlier run, compared with this one at the end.
-    private let baseline: AuditBaseline?
+    /// --baseline: the earlier run (its file and records), compared with this one at the end.
+    private let baseline: (path: String, records: [AuditRecord])?
     /// Set by finish() with --baseline.
-    private(set) var comparison: BaselineComparison?
+    package private(set) var comparison: BaselineComparison?
     /// For --format text: what the matrix by origin at the end needs of each target (its name,
     /// origin, verdict and results, not the record).
     private var matrix = ReportTextMatrix()
 
-    /// `path` nil writes to standard output. Throws an InputError when a file cannot be created.
-    init(format: OutputFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, path: String?,
-         recordsPath: String?, progress: AuditProgress, baseline: AuditBaseline? = nil) throws {
+    /// `output` is standard output or the --output file, `records` the --records file, `errors`
+    /// standard error: the caller opens them.
+    package init(format: AuditSinkFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, output: FileStream,
+                 records: FileStream?, errors: FileStream, progress: Progress, baseline: (path: String, records: [AuditRecord])? = nil) {
         self.format = format
         self.verbose = verbose
         self.quiet = quiet
@@ -52,52 +71,53 @@ actor AuditOutput {
         self.run = run
         self.progress = progress
         self.baseline = baseline
-        handle = try path.map { try FileStream(creating: $0) } ?? FileStream.standardOutput
-        records = try recordsPath.map { try FileStream(creating: $0) }
+        handle = output
+        self.records = records
+        self.errors = errors
     }
 
     /// Targets started and not yet written (for the interrupted run's summary).
     private var running: Set<Int> = []
 
-    func started(_ entry: AuditEntry, name: String) {
+    package func started(_ entry: AuditEntry, name: String) {
         running.insert(entry.position)
         progress.started(entry.position, name: name)
-        progress.update(tally)
+        progress.update(tally, force: false)
     }
 
-    func finished(_ report: DiagnosticsReport, entry: AuditEntry) {
+    package func finished(_ report: DiagnosticsReport, entry: AuditEntry) {
         if format == .plist, case .exception(let domain, let suggested, _) = report.suggestion {
             exceptions[domain] = exceptions[domain]?.widened(toCover: suggested) ?? suggested
         }
         emit(.result(DiagnosticsJSON(report, run: run), verdict: AuditVerdict(report), entry: entry.record), entry: entry)
     }
 
-    func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
+    package func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
         emit(.timedOut(target, deadlineSeconds: deadline, entry: entry.record, run: run, finishedAt: Date()), entry: entry)
     }
 
     /// A target this machine could not audit (out of descriptors, memory, threads): an "error"
     /// record naming the local cause, and exit 70, never a verdict about the server.
-    func failedLocally(_ entry: AuditEntry, target: Target, failure: ProbeFailure) {
+    package func failedLocally(_ entry: AuditEntry, target: Target, failure: ProbeFailure) {
         progress.clear()
         let message = "local failure, not the server's: \(ProbeText.describe(failure))"
-        Diagnostics.warn("\(UntrustedText.escape(target.url, limit: 300)): \(message)")
+        warn("\(UntrustedText.escape(target.url, limit: 300)): \(message)")
         emit(.failed(message, entry: entry.record, run: run, finishedAt: Date()), entry: entry)
         tally.localFailures += 1
     }
 
     /// A bad line: named with its number on stderr, and a record of kind "error" in the results.
-    func rejected(_ entry: AuditEntry, message: String) {
+    package func rejected(_ entry: AuditEntry, message: String) {
         progress.clear()
         let place = entry.line.map { "line \($0)" } ?? "argument \(entry.position)"
-        Diagnostics.warn("\(place): \(message)")
+        warn("\(place): \(message)")
         emit(.failed(message, entry: entry.record, run: run, finishedAt: Date()), entry: entry)
     }
 
     /// The ticker's redraw: elapsed times keep growing while a host is silent.
-    func tick() {
+    package func tick() {
         guard !done else { return }
-        progress.update(tally)
+        progress.update(tally, force: false)
     }
 
     /// Set by finish(): nothing is drawn after the summary.
@@ -107,26 +127,26 @@ actor AuditOutput {
     /// writes one at a time, so none is cut). Writes what finished so far: the JSON Lines or text
     /// already out, or for plist the exceptions merged so far; targets that were still running
     /// are not reported. Then closes --records and the output as `finish()` does.
-    func interrupted(signalName: String) throws {
+    package func interrupted(signalName: String) throws {
         done = true
         progress.clear()
         if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
         let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
         // The matrix of what finished, as `atsprobe report` of the --records file draws it.
         if format == .text { handle.write(matrix.render()) }
-        FileStream.standardError.write("atsprobe: interrupted by \(signalName)\(lost)\n")
-        FileStream.standardError.write(tally.summary)
+        errors.write("atsprobe: interrupted by \(signalName)\(lost)\n")
+        errors.write(tally.summary)
         try records?.finish()
         try handle.finish()
     }
 
     /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.
-    func finish() throws {
+    package func finish() throws {
         done = true
         switch format {
         case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
-        case .html, .csv, .markdown, .junit, .sarif: handle.write(Report(collected).render(format.reportFormat, verbose: verbose))
-        default: break
+        case .report(let report): handle.write(Report(collected).render(report, verbose: verbose))
+        case .text, .json: break
         }
         progress.clear()
         if format == .text { handle.write(matrix.render()) }
@@ -136,9 +156,9 @@ actor AuditOutput {
             let compared = BaselineComparison(old: baseline.records, new: collected)
             comparison = compared
             let text = compared.text(baseline: baseline.path)
-            if format == .text { handle.write(text) } else if !quiet { FileStream.standardError.write(text) }
+            if format == .text { handle.write(text) } else if !quiet { errors.write(text) }
         }
-        if !quiet { FileStream.standardError.write(tally.summary) }
+        if !quiet { errors.write(tally.summary) }
         try records?.finish()
         try handle.finish()
     }
@@ -158,19 +178,32 @@ actor AuditOutput {
             progress.clear()
             handle.write(ReportText.entry(record, verbose: verbose, palette: palette))
             matrix.add(record)
-        case .html, .csv, .markdown, .junit, .sarif:
+        case .report:
             break
-        case .plist, .xcode:
-            // plist is written at the end; audit does not parse xcode.
+        case .plist:
+            // plist is written at the end.
             break
         }
-        if format.reportFormat != .text || baseline != nil { collected.append(record.withoutHandshakes) }
+        if format.isReport || baseline != nil { collected.append(record.withoutHandshakes) }
         // Drawn again at once: a line written after the bar must not leave it erased.
         progress.update(tally, force: true)
+    }
+
+    /// "atsprobe: <message>" on standard error.
+    private func warn(_ message: String) {
+        errors.write("atsprobe: \(message)\n")
+    }
+}
+
+extension ProbeText {
+    /// A target of an in-order run (diagnose, plist check, app) that this machine failed:
+    /// "URL: why", printed as "atsprobe: <message>" with exit 70.
+    package static func describe(_ error: TargetRunError) -> String {
+        "\(error.target.url): \(error.failure.map { describe($0) } ?? "did not finish")"
     }
 }
 
 extension AuditEntry {
     /// The input a record names: the line's text and number.
-    var record: AuditRecord.Entry { AuditRecord.Entry(input: text, line: line) }
+    package var record: AuditRecord.Entry { AuditRecord.Entry(input: text, line: line) }
 }

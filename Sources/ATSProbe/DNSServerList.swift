@@ -1,0 +1,52 @@
+import TextSupport
+import TLSFacts
+
+/// curl's --dns-servers: ADDR[:PORT] entries, comma-separated; IPv6 bare or in brackets
+/// (brackets when a port follows); port 53 when none. Names are refused: a resolver cannot need
+/// a name resolved to reach it. `csv` is the list as c-ares takes it (`ares_set_servers_ports_csv`,
+/// `ProbeOptions.dnsServers`).
+public struct DNSServerList: Hashable, Sendable {
+    /// "ADDR[:PORT],[IPv6][:PORT],...": bare IPv6 addresses in brackets, ports as given.
+    public let csv: String
+
+    public init(parsing text: String) throws(DNSServerListError) {
+        func bad(_ why: String) -> DNSServerListError { DNSServerListError(input: text, reason: why) }
+        func port(_ portText: Substring, in entry: Substring) throws(DNSServerListError) -> Int {
+            guard let value = Int(portText), (1...65535).contains(value) else {
+                throw bad("'\(UntrustedText.escape(String(entry), limit: 60))' has no port 1-65535 after its colon")
+            }
+            return value
+        }
+        var servers: [String] = []
+        for entry in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let entryText = UntrustedText.escape(String(entry), limit: 60)
+            guard !entry.isEmpty else { throw bad("an entry is empty") }
+            if entry.hasPrefix("[") {
+                guard let close = entry.firstIndex(of: "]"), IPAddress(String(entry[entry.index(after: entry.startIndex)..<close]), family: .v6) != nil else {
+                    throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT")
+                }
+                let rest = entry[entry.index(after: close)...]
+                if rest.isEmpty { servers.append(String(entry)); continue }
+                guard rest.hasPrefix(":") else { throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT") }
+                servers.append("\(entry[...close]):\(try port(rest.dropFirst(), in: entry))")
+            } else if IPAddress(String(entry), family: .v6) != nil {
+                servers.append("[\(entry)]")
+            } else if let colon = entry.lastIndex(of: ":"), IPAddress(String(entry[..<colon]), family: .v4) != nil {
+                servers.append("\(entry[..<colon]):\(try port(entry[entry.index(after: colon)...], in: entry))")
+            } else if IPAddress(String(entry), family: .v4) != nil {
+                servers.append(String(entry))
+            } else {
+                throw bad("'\(entryText)' is not an IPv4 or IPv6 address (with an optional :PORT)")
+            }
+        }
+        csv = servers.joined(separator: ",")
+    }
+}
+
+/// Why a --dns-servers list was refused. The description names the list, escaped, and the
+/// entry at fault: "'1.1.1.1,': an entry is empty".
+public struct DNSServerListError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let input: String
+    public let reason: String
+    public var description: String { "'\(UntrustedText.escape(input, limit: 200))': \(reason)" }
+}
