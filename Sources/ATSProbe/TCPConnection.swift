@@ -360,6 +360,38 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
         }
     }
 
+    /// Receives up to `limit` bytes, waiting until the deadline for some to arrive, and lends
+    /// them to `consume` in a buffer that lives only for that call. Nothing is held for the
+    /// connection while it waits: a buffer kept per connection is resident for most of the
+    /// connection's life, which is mostly waiting for the peer.
+    func receive(upTo limit: Int, deadline: Deadline, _ consume: (UnsafeRawBufferPointer) -> Void) async -> IOResult {
+        while true {
+            let (n, error) = TCPConnection.receiveOnce(descriptor, upTo: limit, consume)
+            if n > 0 { return .bytes(n) }
+            if n == 0 { return .closed }
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK {
+                guard await wait(for: .readable, deadline: deadline) else { return .timedOut }
+                continue
+            }
+            return error == ECONNRESET ? .reset : .failed(error)
+        }
+    }
+
+    /// One recv into a temporary buffer, handed to `consume` when bytes came; recv's result and
+    /// errno. Synchronous and not inlined, so the buffer is on the thread's stack (or malloc'd
+    /// and freed at once), never in the task's allocator with the async frames.
+    @inline(never)
+    private static func receiveOnce(_ descriptor: Int32, upTo limit: Int,
+                                    _ consume: (UnsafeRawBufferPointer) -> Void) -> (Int, Int32) {
+        withUnsafeTemporaryAllocation(byteCount: max(1, limit), alignment: 1) { buffer in
+            let n = recv(descriptor, buffer.baseAddress!, buffer.count, 0)
+            let error = n < 0 ? errno : 0
+            if n > 0 { consume(UnsafeRawBufferPointer(rebasing: buffer[..<n])) }
+            return (n, error)
+        }
+    }
+
     /// True when the socket is ready (or in error, which the next call reports) before the
     /// deadline; false when the deadline passed or the task was cancelled.
     private func wait(for interest: Reactor.Interest, deadline: Deadline) async -> Bool {

@@ -87,18 +87,17 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
     static let flushLimit = 64 * 1024
     static let receiveSize = 16 * 1024
 
-    /// The socket's bytes on their way to the read BIO: made on the first read and kept for the
-    /// session (a handshake and its GET), not made and zeroed again for every read. The per-read
-    /// buffer it replaces was held across each wait for the socket, most of a session's life.
-    private var receiveBuffer: [UInt8] = []
-
     /// Reads one batch from the socket into the read BIO. On EOF the BIO reports EOF to OpenSSL.
+    /// The bytes pass through a buffer lent for the read alone (`TCPConnection.receive(upTo:)`):
+    /// a 16 KiB buffer kept per session was 9% of the heap at 1,000 connections in flight
+    /// (heaptrack, docs/performance.md), held while the session waited for the peer.
     private func fill(deadline: Deadline) async -> Bool {
-        if receiveBuffer.isEmpty { receiveBuffer = [UInt8](repeating: 0, count: TLSSession.receiveSize) }
-        switch await connection.receive(into: &receiveBuffer, deadline: deadline) {
-        case .bytes(let n):
-            if firstBytes.count < 8 { firstBytes += receiveBuffer.prefix(min(n, 8 - firstBytes.count)) }
-            _ = receiveBuffer.withUnsafeBytes { BIO_write(readBIO.pointer, $0.baseAddress, Int32(n)) }
+        let result = await connection.receive(upTo: TLSSession.receiveSize, deadline: deadline) { bytes in
+            if firstBytes.count < 8 { firstBytes += bytes.prefix(8 - firstBytes.count) }
+            _ = BIO_write(readBIO.pointer, bytes.baseAddress, Int32(bytes.count))
+        }
+        switch result {
+        case .bytes:
             return true
         case .closed:
             peerClosed = true
