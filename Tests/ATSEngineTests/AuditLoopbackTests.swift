@@ -149,6 +149,39 @@ struct AuditLoopbackTests {
         }
     }
 
+    /// A run of one target whose server accepts and never answers, started and awaited until
+    /// every first-hop handshake of the target is in flight (bounded by the hang guard), so the
+    /// caller can cut it (cancel the run, shut the runtime down) while they wait.
+    struct CutRun {
+        let run: Task<Void, Never>
+        let events: EventRecorder<DiagnosticsReport>
+        let started: Date
+        let perTarget: Int
+
+        /// The results reported, a finished target shown with its verdict.
+        var described: [String] {
+            events.all.filter(\.isResult).map { event -> String in
+                if case .finished(_, _, let report) = event { return "finished, verdict \(AuditVerdict(report).rawValue)" }
+                return event.kind
+            }
+        }
+    }
+
+    static func startCutRun(server: SilentListener, prober: Prober, deadline: Double) async -> CutRun {
+        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 30))
+        let targets = Self.targets(1, port: server.port)
+        let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
+        let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count
+        let scheduler = AuditScheduler(limits: AuditLimits(concurrency: 1, perHost: 100, deadlineSeconds: deadline), work: runner)
+        let events = EventRecorder<DiagnosticsReport>()
+        let started = Date()
+        let run = Task { await scheduler.run(jobs(targets)) { events.record($0) } }
+        let end = Date().addingTimeInterval(Self.hangGuard)
+        while prober.handshakesInFlight < perTarget && Date() < end { await Task.yield() }
+        #expect(prober.handshakesInFlight == perTarget)
+        return CutRun(run: run, events: events, started: started, perTarget: perTarget)
+    }
+
     /// The run is cancelled (`audit` on SIGTERM) while a target's handshakes wait on a server
     /// that has not answered yet: the handshakes end at once as cancelled, their sockets are
     /// closed, and the target reports nothing. The engine's report of that run is made of
@@ -159,29 +192,14 @@ struct AuditLoopbackTests {
     func aCancelledRunJudgesNoTargetItCut(deadline: Double) async throws {
         let server = try SilentListener()
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false))
-        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 30))
-        let targets = Self.targets(1, port: server.port)
-        let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
-        let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count
-        let scheduler = AuditScheduler(limits: AuditLimits(concurrency: 1, perHost: 100, deadlineSeconds: deadline), work: runner)
-        let events = EventRecorder<DiagnosticsReport>()
-        let started = Date()
-        let run = Task { await scheduler.run(jobs(targets)) { events.record($0) } }
-        // Bounded: every first-hop handshake of the target is in flight before the cancel.
-        let end = Date().addingTimeInterval(Self.hangGuard)
-        while prober.handshakesInFlight < perTarget && Date() < end { await Task.yield() }
-        #expect(prober.handshakesInFlight == perTarget)
-        run.cancel()
-        await run.value
-        let elapsed = Date().timeIntervalSince(started)
+        let cut = await Self.startCutRun(server: server, prober: prober, deadline: deadline)
+        let perTarget = cut.perTarget
+        cut.run.cancel()
+        await cut.run.value
+        let elapsed = Date().timeIntervalSince(cut.started)
 
-        let results = events.all.filter(\.isResult)
-        let described = results.map { event -> String in
-            if case .finished(_, _, let report) = event { return "finished, verdict \(AuditVerdict(report).rawValue)" }
-            return event.kind
-        }
-        #expect(results.isEmpty, "a cut target was reported: \(described)")
-        #expect(events.all.map(\.kind) == ["started"])
+        #expect(cut.described.isEmpty, "a cut target was reported: \(cut.described)")
+        #expect(cut.events.all.map(\.kind) == ["started"])
         #expect(prober.handshakesInFlight == 0)
         #expect(elapsed < 30, "ended by the cancel, not by the handshakes' 30 s timeout: \(elapsed) s")
         let connections = server.acceptAll()
@@ -200,29 +218,13 @@ struct AuditLoopbackTests {
         let server = try SilentListener()
         let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 64, threadNamePrefix: "rt-cut"))
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false), runtime: runtime)
-        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 30))
-        let targets = Self.targets(1, port: server.port)
-        let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
-        let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count
-        let scheduler = AuditScheduler(limits: AuditLimits(concurrency: 1, perHost: 100, deadlineSeconds: 60), work: runner)
-        let events = EventRecorder<DiagnosticsReport>()
-        let started = Date()
-        let run = Task { await scheduler.run(jobs(targets)) { events.record($0) } }
-        // Bounded: every first-hop handshake of the target is in flight before the shutdown.
-        let end = Date().addingTimeInterval(Self.hangGuard)
-        while prober.handshakesInFlight < perTarget && Date() < end { await Task.yield() }
-        #expect(prober.handshakesInFlight == perTarget)
+        let cut = await Self.startCutRun(server: server, prober: prober, deadline: 60)
         try await runtime.shutdown()
-        await run.value
-        #expect(Date().timeIntervalSince(started) < 30, "ended by the shutdown, not by the handshakes' 30 s timeout")
+        await cut.run.value
+        #expect(Date().timeIntervalSince(cut.started) < 30, "ended by the shutdown, not by the handshakes' 30 s timeout")
 
-        let results = events.all.filter(\.isResult)
-        let described = results.map { event -> String in
-            if case .finished(_, _, let report) = event { return "finished, verdict \(AuditVerdict(report).rawValue)" }
-            return event.kind
-        }
-        #expect(described == ["failedLocally"])
-        if case .failedLocally(_, _, let failure)? = results.first { #expect(failure.kind == .cancelled) }
+        #expect(cut.described == ["failedLocally"])
+        if case .failedLocally(_, _, let failure)? = cut.events.all.first(where: \.isResult) { #expect(failure.kind == .cancelled) }
         _ = server.acceptAll().map { close($0) }
     }
 }
