@@ -26,7 +26,7 @@ final class CertificateFactsCache: Sendable {
     var certificatesRead: Int { readings.load(ordering: .relaxed) }
 
     func served(_ certificate: X509Certificate) -> ServedCertificate {
-        guard let key = Self.sha256(of: certificate) else { return ServedCertificate(certificate) }
+        guard let key = CertificateReader.certificateSHA256(of: certificate.pointer) else { return ServedCertificate(certificate) }
         if let facts = entries.withLock({ $0[key] }) { return ServedCertificate(certificate, facts: facts) }
         let served = ServedCertificate(certificate)
         readings.add(1, ordering: .relaxed)
@@ -35,12 +35,5 @@ final class CertificateFactsCache: Sendable {
             entries[key] = served.facts
         }
         return served
-    }
-
-    private static func sha256(of certificate: X509Certificate) -> [UInt8]? {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard X509_digest(certificate.pointer, EVP_sha256(), &digest, &length) == 1, length == 32 else { return nil }
-        return Array(digest.prefix(32))
     }
 }

@@ -150,10 +150,15 @@ package enum CertificateReader {
     }
 
     package static func fingerprint(of cert: OpaquePointer) -> String {
+        certificateSHA256(of: cert)?.hexEncoded(separator: ":") ?? ""
+    }
+
+    /// SHA-256 of the certificate's DER: its fingerprint, and its identity in a run's caches.
+    package static func certificateSHA256(of cert: OpaquePointer) -> [UInt8]? {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        guard X509_digest(cert, EVP_sha256(), &digest, &length) == 1 else { return "" }
-        return digest.prefix(Int(length)).hexEncoded(separator: ":")
+        guard X509_digest(cert, EVP_sha256(), &digest, &length) == 1, length == 32 else { return nil }
+        return Array(digest.prefix(32))
     }
 
     /// Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Apple's pin form).
