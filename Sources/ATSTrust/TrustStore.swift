@@ -173,23 +173,30 @@ package final class TrustStore: @unchecked Sendable {
         if let otherStore { X509_STORE_free(otherStore) }
     }
 
-    /// The machine's OpenSSL store. With neither SSL_CERT_FILE nor SSL_CERT_DIR set and a hashed
-    /// certificate directory in OpenSSL's default place (Debian's /etc/ssl/certs, kept by
-    /// update-ca-certificates beside the bundle it holds the same roots as), only the directory
-    /// is added: OpenSSL then reads a root by its subject hash when a chain asks for it.
-    /// X509_STORE_set_default_paths would parse the whole bundle (about 140 roots) first: 184
-    /// million instructions, 40% of a one-host run, measured with callgrind (docs/performance.md).
-    /// Anything else is left to X509_STORE_set_default_paths, exactly as OpenSSL would read it.
+    /// The machine's OpenSSL store, read as X509_STORE_set_default_paths reads it (the bundle
+    /// file, SSL_CERT_FILE or OpenSSL's default, then the hashed directory, SSL_CERT_DIR or the
+    /// default), but on demand: OpenSSL reads a root from the directory by its subject hash when a
+    /// chain asks for it, and the bundle is read by PEMBundleLookup, which decodes only the
+    /// certificates with the subject asked for. Decoding the whole bundle first, as
+    /// set_default_paths does, cost 184 million instructions, 40% of a one-host run (callgrind,
+    /// docs/performance.md), and the store is consulted only to compare it with Apple's.
+    /// With neither variable set and the default directory hashed (Debian's /etc/ssl/certs, kept
+    /// by update-ca-certificates beside the bundle it holds the same roots as), only the directory
+    /// is added. (set_default_paths's third lookup, an OSSL_STORE over the same directory, finds
+    /// what the hashed directory finds, and is left out.)
     package static func addSystemStore(to store: OpaquePointer,
                                environment: [String: String] = ProcessInfo.processInfo.environment,
                                defaultDirectory: String = String(cString: X509_get_default_cert_dir())) {
-        let fileVariable = String(cString: X509_get_default_cert_file_env())
-        let directoryVariable = String(cString: X509_get_default_cert_dir_env())
-        let overridden = [fileVariable, directoryVariable].contains { environment[$0].map { !$0.isEmpty } ?? false }
-        if !overridden && hasHashedCertificates(defaultDirectory) {
+        func setting(_ variable: UnsafePointer<CChar>) -> String? {
+            environment[String(cString: variable)].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let file = setting(X509_get_default_cert_file_env())
+        let directory = setting(X509_get_default_cert_dir_env())
+        if file == nil && directory == nil && hasHashedCertificates(defaultDirectory) {
             _ = X509_STORE_load_path(store, defaultDirectory)
         } else {
-            _ = X509_STORE_set_default_paths(store)
+            PEMBundleLookup.add(path: file ?? String(cString: X509_get_default_cert_file()), to: store)
+            _ = X509_STORE_load_path(store, directory ?? defaultDirectory)
         }
         OpenSSLErrors.clear()
     }
@@ -197,10 +204,26 @@ package final class TrustStore: @unchecked Sendable {
     /// Whether the system store, as addSystemStore builds it, finds an issuer of `cert` by its
     /// subject (what chain building asks of it).
     package static func systemStoreFindsIssuer(of cert: X509Certificate, environment: [String: String], defaultDirectory: String) -> Bool {
-        guard let store = X509_STORE_new() else { return false }
-        defer { X509_STORE_free(store) }
-        addSystemStore(to: store, environment: environment, defaultDirectory: defaultDirectory)
-        return issuer(of: cert, in: store) != nil
+        SystemStore(environment: environment, defaultDirectory: defaultDirectory)?.issuerFingerprint(of: cert) != nil
+    }
+
+    /// The machine's store alone, as addSystemStore builds it (tests: what it finds, and when it
+    /// reads its files).
+    package final class SystemStore {
+        private let store: OpaquePointer
+
+        package init?(environment: [String: String], defaultDirectory: String) {
+            guard let store = X509_STORE_new() else { return nil }
+            self.store = store
+            addSystemStore(to: store, environment: environment, defaultDirectory: defaultDirectory)
+        }
+
+        deinit { X509_STORE_free(store) }
+
+        /// The SHA-256 fingerprint of the certificate the store finds as `cert`'s issuer; nil when none.
+        package func issuerFingerprint(of cert: X509Certificate) -> String? {
+            TrustStore.issuer(of: cert, in: store).map { CertificateReader.fingerprint(of: $0.pointer) }
+        }
     }
 
     /// True when `directory` holds at least one OpenSSL hash link (`1a2b3c4d.0`).

@@ -34,9 +34,41 @@ struct SystemStoreLoadingTests {
         #expect(TrustStore.hasHashedCertificates(directory))
         #expect(TrustStore.systemStoreFindsIssuer(of: leaf, environment: [:], defaultDirectory: directory))
 
-        // SSL_CERT_FILE (or SSL_CERT_DIR) set: OpenSSL's own reading of the environment decides,
-        // and the hashed default directory is not used (this process's real store lacks the root).
-        #expect(!TrustStore.systemStoreFindsIssuer(of: leaf, environment: ["SSL_CERT_FILE": "/nonexistent"], defaultDirectory: directory))
+        // SSL_CERT_FILE or SSL_CERT_DIR set: read as OpenSSL reads them. SSL_CERT_FILE replaces
+        // the bundle only, so the default directory is still read; SSL_CERT_DIR replaces the
+        // directory (the default bundle, this machine's, lacks the test root).
+        #expect(TrustStore.systemStoreFindsIssuer(of: leaf, environment: ["SSL_CERT_FILE": "/nonexistent"], defaultDirectory: directory))
         #expect(!TrustStore.systemStoreFindsIssuer(of: leaf, environment: ["SSL_CERT_DIR": "/nonexistent"], defaultDirectory: directory))
+    }
+
+    /// SSL_CERT_FILE names a bundle: it is read when a chain first asks for a subject, not when
+    /// the store is made (a bundle written after the store was made is found), and only
+    /// certificate blocks count (TRUSTED CERTIFICATE too; other blocks and junk are skipped).
+    @Test func aBundleNamedBySSLCertFileIsReadWhenAChainAsks() throws {
+        let pki = try TestPKI(), otherPKI = try TestPKI()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-bundle-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let leafPath = directory + "/leaf.pem"
+        try pki.issue(CertificateSpec()).certificatePEM.write(toFile: leafPath, atomically: true, encoding: .utf8)
+        let leaf = try #require(TrustStore.readPEMCertificates(path: leafPath, required: true).first)
+        let bundle = directory + "/bundle.pem"
+        let environment = ["SSL_CERT_FILE": bundle]
+
+        let store = try #require(TrustStore.SystemStore(environment: environment, defaultDirectory: directory))
+        // Written after the store was made: read on demand.
+        let trusted = pki.root.certificatePEM.replacingOccurrences(of: "CERTIFICATE", with: "TRUSTED CERTIFICATE")
+        try ("junk before\n" + otherPKI.root.certificatePEM + "-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n" + trusted)
+            .write(toFile: bundle, atomically: true, encoding: .utf8)
+        let rootPath = directory + "/root.pem.txt"
+        try pki.root.certificatePEM.write(toFile: rootPath, atomically: true, encoding: .utf8)
+        let root = try #require(TrustStore.readPEMCertificates(path: rootPath, required: true).first)
+        #expect(store.issuerFingerprint(of: leaf) == CertificateReader.fingerprint(of: root.pointer))
+        #expect(TrustStore.systemStoreFindsIssuer(of: leaf, environment: environment, defaultDirectory: directory))
+
+        // Without the root in the bundle, nothing is found.
+        try otherPKI.root.certificatePEM.write(toFile: bundle, atomically: true, encoding: .utf8)
+        #expect(!TrustStore.systemStoreFindsIssuer(of: leaf, environment: environment, defaultDirectory: directory))
+        #expect(PEMBundleLookup.certificateBlocks(in: Array(("x" + otherPKI.root.certificatePEM + trusted).utf8)).count == 2)
     }
 }

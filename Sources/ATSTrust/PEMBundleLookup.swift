@@ -1,0 +1,137 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+package import COpenSSL
+package import OpenSSLSupport
+import Synchronization
+import TextSupport
+
+/// A PEM bundle (the machine's store when SSL_CERT_FILE names one, as containers and Nix set it)
+/// as an X509_LOOKUP that reads nothing until a chain asks for a subject, and then decodes only
+/// the certificates with that subject (kept in the store, so each is decoded once).
+///
+/// X509_STORE_set_default_paths decodes the whole bundle before the first handshake: about 140
+/// roots, 184 million instructions and 40-50 ms of every run (OpenSSL 3.0's d2i_X509 builds each
+/// key through its decoder framework), for a store most runs never consult (it only says when
+/// the machine's store and Apple's disagree). The first lookup reads the file and each block's
+/// subject, which is cheap (AppleRootLookup.subjectName walks the DER to the subject).
+package final class PEMBundleLookup: Sendable {
+    let path: String
+
+    /// One PEM block: its text (decoded with PEM_read_bio_X509_AUX when its subject is asked
+    /// for, so TRUSTED CERTIFICATE blocks keep their trust settings, as OpenSSL reads them) and
+    /// its subject, nil when its DER could not be read.
+    struct Block: @unchecked Sendable {
+        let pem: [UInt8]
+        let subject: OpaquePointer?
+    }
+
+    /// Filled by the first lookup; never freed (a process keeps at most one bundle per store).
+    private let blocks = Mutex<[Block]?>(nil)
+
+    init(path: String) { self.path = path }
+
+    deinit {
+        blocks.withLock { blocks in
+            for block in blocks ?? [] { if let subject = block.subject { X509_NAME_free(subject) } }
+        }
+    }
+
+    /// Adds a lookup over the bundle at `path` to `store`; false when OpenSSL would not take it.
+    /// The store keeps the lookup (and through it this bundle) until it is freed.
+    @discardableResult
+    package static func add(path: String, to store: OpaquePointer) -> Bool {
+        guard let method, let lookup = X509_STORE_add_lookup(store, method) else { return false }
+        let bundle = Unmanaged.passRetained(PEMBundleLookup(path: path))
+        guard X509_LOOKUP_set_method_data(lookup, bundle.toOpaque()) == 1 else {
+            bundle.release()
+            return false
+        }
+        return true
+    }
+
+    nonisolated(unsafe) private static let method: OpaquePointer? = {
+        guard let method = X509_LOOKUP_meth_new("atsprobe: a PEM bundle read on demand") else { return nil }
+        _ = X509_LOOKUP_meth_set_get_by_subject(method, { lookup, type, name, result in
+            guard type == X509_LU_X509, let lookup, let name, let result,
+                  let data = X509_LOOKUP_get_method_data(lookup) else { return 0 }
+            return Unmanaged<PEMBundleLookup>.fromOpaque(data).takeUnretainedValue().find(lookup: lookup, name: name, result: result)
+        })
+        _ = X509_LOOKUP_meth_set_free(method) { lookup in
+            guard let lookup, let data = X509_LOOKUP_get_method_data(lookup) else { return }
+            Unmanaged<PEMBundleLookup>.fromOpaque(data).release()
+        }
+        return method
+    }()
+
+    /// OpenSSL's get_by_subject: 1 with `result` set to a certificate whose subject is `name`.
+    /// Called without the store's lock, from any thread.
+    private func find(lookup: OpaquePointer, name: OpaquePointer, result: OpaquePointer) -> Int32 {
+        guard let store = X509_LOOKUP_get_store(lookup) else { return 0 }
+        let matching = blocks.withLock { blocks -> [[UInt8]] in
+            if blocks == nil { blocks = PEMBundleLookup.read(path: path) }
+            return blocks!.filter { $0.subject.map { X509_NAME_cmp($0, name) == 0 } ?? false }.map(\.pem)
+        }
+        var found = false
+        for pem in matching {
+            guard let bio = try? MemoryBIO(copying: pem),
+                  let cert = PEM_read_bio_X509_AUX(bio.pointer, nil, nil, nil).map(X509Certificate.init(takingOwnership:)) else { continue }
+            _ = X509_STORE_add_cert(store, cert.pointer)  // the next search finds it in the store's cache
+            if !found { found = X509_OBJECT_set1_X509(result, cert.pointer) == 1 }
+        }
+        OpenSSLErrors.clear()
+        return found ? 1 : 0
+    }
+
+    /// The bundle's certificate blocks (at most TrustStore.anchorLimit, from at most
+    /// TrustStore.anchorBytesLimit bytes); none when the file cannot be read, as OpenSSL's file
+    /// lookup loads nothing then. CRLs and other blocks are skipped: verification here uses none.
+    static func read(path: String) -> [Block] {
+        guard let bytes = try? BoundedFile.read(path, limit: TrustStore.anchorBytesLimit, allowPipes: false) else { return [] }
+        var blocks: [Block] = []
+        for range in certificateBlocks(in: bytes).prefix(TrustStore.anchorLimit) {
+            let pem = Array(bytes[range.pem])
+            let body = bytes[range.body].filter { !PEMBundleLookup.isSpace($0) }
+            let der = Data(base64Encoded: Data(body)).map { [UInt8]($0) }
+            blocks.append(Block(pem: pem, subject: der.flatMap(AppleRootLookup.subjectName(of:))))
+        }
+        return blocks
+    }
+
+    /// The labels OpenSSL's PEM_read_bio_X509_AUX reads as a certificate.
+    static let certificateLabels = ["CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE"]
+
+    /// Each certificate block: the whole block (BEGIN line to END line) and its base64 body.
+    package static func certificateBlocks(in bytes: [UInt8]) -> [(pem: Range<Int>, body: Range<Int>)] {
+        let begin = Array("-----BEGIN ".utf8), end = Array("-----END ".utf8), dashes = Array("-----".utf8)
+        var found: [(pem: Range<Int>, body: Range<Int>)] = []
+        var index = 0
+        while let start = firstIndex(of: begin, in: bytes, from: index) {
+            let labelStart = start + begin.count
+            guard let labelEnd = firstIndex(of: dashes, in: bytes, from: labelStart) else { break }
+            let label = String(decoding: bytes[labelStart..<labelEnd], as: UTF8.self)
+            let bodyStart = labelEnd + dashes.count
+            let footer = end + Array(label.utf8) + dashes
+            guard let footerStart = firstIndex(of: footer, in: bytes, from: bodyStart) else { break }
+            index = footerStart + footer.count
+            if certificateLabels.contains(label) {
+                found.append((start..<index, bodyStart..<footerStart))
+            }
+        }
+        return found
+    }
+
+    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard let first = needle.first, start + needle.count <= bytes.count else { return nil }
+        var index = start
+        while index + needle.count <= bytes.count {
+            if bytes[index] == first, bytes[index..<index + needle.count].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+}
