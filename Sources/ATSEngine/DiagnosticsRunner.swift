@@ -45,80 +45,54 @@ public struct DiagnosticsRunner: Sendable {
     }
 
     /// The run over `loads`, which other runs on the same target may share (`runAcrossRuleSets`).
+    /// Only the waits are here; the rest is `DiagnosticsRun`'s synchronous methods, so that this
+    /// frame, alive for the target's whole run, holds little (judged inline it was 19,680 bytes).
     func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)?, loads: LoadCache) async -> DiagnosticsReport {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let shown = NSCurlMatrix.tests(host: target.host)
-        // Entries nscurl does not test but the advisor may suggest: insecure HTTP loads without
-        // PFS off (cipher list still restricted). Their offers equal nscurl rows', so they cost
-        // no extra handshake, and they keep the suggestion from switching PFS off needlessly.
-        let tests = shown + DiagnosticsRunner.supplementaryTests(host: target.host)
-
-        // Each test's policy for the target and its first-hop request, worked out once: the
-        // prefetch and the test's own load both use them (deriving them costs more than the
-        // verdict that follows; it was done three times per test).
-        let firstHops = tests.map { test -> FirstHop in
-            let policy = EffectivePolicy(configuration: test.configuration, host: target.host, scheme: target.scheme,
-                                         ruleSet: options.ruleSet, subdomainReading: .anyDepth)
-            return FirstHop(policy: policy, request: request(for: target, policy: policy))
-        }
+        let run = DiagnosticsRun(runner: self, target: target)
         // Every distinct first-hop request starts at once; tests then share them.
-        await loads.prefetch(Set(firstHops.compactMap(\.request)))
+        await loads.prefetch(run.firstHopRequests)
 
-        let finished = await withTaskGroup(of: (Int, TestOutcome).self) { group in
-            for (index, test) in tests.enumerated() {
-                group.addTask { (index, await self.load(target, test: test, firstHop: firstHops[index], loads: loads)) }
+        // One waiter per distinct handshake, not a task per test: when a handshake ends, every
+        // test whose first hop it is is judged at once (`DiagnosticsRun.arrived`). Only a test
+        // whose load goes on (a redirect, a cleartext GET) gets a task of its own. (A task per
+        // test, 19 per target, each suspended for the whole run, held about 129 kB of async
+        // frames per target in flight; heaptrack, docs/performance.md.)
+        let shown = run.shownCount
+        let streamed = await withTaskGroup(of: DiagnosticsRun.Arrival.self) { group in
+            for request in run.handshakeRequests {
+                group.addTask { .handshake(request, await loads.result(for: request)) }
             }
-            var results = [TestOutcome?](repeating: nil, count: tests.count)
+            for index in run.testsWithoutHandshake {
+                let walk = run.walk(for: index)
+                group.addTask { .test(index, await self.finish(walk, loads: loads)) }
+            }
             var streamed = 0
-            for await (index, outcome) in group {
-                results[index] = outcome
+            for await arrival in group {
+                for (index, walk) in run.arrived(arrival) {
+                    group.addTask { .test(index, await self.finish(walk, loads: loads)) }
+                }
                 guard let onTest else { continue }
-                while streamed < shown.count, let ready = results[streamed], Explanations.isSettled(ready) {
+                while streamed < shown, let ready = run.settledOutcome(at: streamed) {
                     await onTest(streamed, ready)
                     streamed += 1
                 }
             }
-            return (results.map { $0! }, streamed)
+            return streamed
         }
-        var outcomes = finished.0
-        let streamed = finished.1
 
         // When the server answered with TLS but no test completed a handshake, one more
         // handshake with the widest offer shows what the server would choose: the reason
         // "no exception helps" then names a protocol or suite rather than a bare alert.
-        var observations = outcomes.flatMap(\.hops).compactMap(\.result)
-        let completed = observations.contains { if case .success = $0 { return true } else { return false } }
-        let spokeTLS = observations.contains { if case .failure(let f) = $0 { return f.spokeTLS } else { return false } }
-        var widestProbe: ProbeResult?
-        if !completed && spokeTLS {
-            let widest = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: options.timeout)
-            widestProbe = await loads.result(for: widest)
-            observations.append(widestProbe!)
+        if let widest = run.widestRequestNeeded() {
+            run.widestProbe = await loads.result(for: widest)
         }
-        outcomes = outcomes.map { Explanations.annotate($0, with: observations) }
-
-        let handshakes = await loads.count
-        let elapsed = clock.now - start
-        let pairs = zip(tests, outcomes.map(\.verdict)).map { ($0, $1) }
-        outcomes.removeLast(tests.count - shown.count)
+        run.annotate(handshakes: await loads.count)
         if let onTest {
-            for index in streamed..<outcomes.count { await onTest(index, outcomes[index]) }
+            for index in streamed..<run.shownCount { await onTest(index, run.outcome(at: index)) }
         }
-        var suggestion = ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
-                                                  ruleSet: options.ruleSet)
         // http:// to a port that speaks TLS: say so, never NSExceptionAllowsInsecureHTTPLoads.
-        if let tlsPort = await CleartextPortCheck.suggestion(for: target, outcomes: outcomes, runner: self, loads: loads) {
-            suggestion = tlsPort
-        }
-        return DiagnosticsReport(
-            target: target, ruleSet: options.ruleSet, tests: outcomes, suggestion: suggestion,
-            advice: HostAdvice(target: target, ruleSet: options.ruleSet, tests: outcomes, suggestion: suggestion, widestProbe: widestProbe),
-            handshakes: handshakes,
-            wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
-            reachability: outcomes.contains(where: { $0.hops.contains { $0.cleartext != nil } })
-                ? .answered : DiagnosticsReport.reachability(of: observations),
-            widestProbe: widestProbe)
+        let tlsPort = await CleartextPortCheck.suggestion(for: target, outcomes: run.shownOutcomes, runner: self, loads: loads)
+        return run.report(tlsPortSuggestion: tlsPort)
     }
 
     static func supplementaryTests(host: String) -> [DiagnosticTest] {
@@ -160,79 +134,317 @@ public struct DiagnosticsRunner: Sendable {
         await load(target, configuration: configuration, reading: subdomainReading, loads: LoadCache(prober: prober))
     }
 
-    /// One nscurl test: the load and every redirect hop, each judged under the test's dictionary.
-    func load(_ target: Target, test: DiagnosticTest, firstHop: FirstHop? = nil, loads: LoadCache) async -> TestOutcome {
-        let outcome = await load(target, configuration: test.configuration, reading: .anyDepth, firstHop: firstHop, loads: loads)
-        return TestOutcome(section: test.section, title: test.title, configuration: test.configuration,
-                           verdict: outcome.verdict, hops: outcome.hops)
-    }
-
     /// `firstHop`, when given, is `configuration`'s policy for `target` and its request, already
     /// worked out by the caller (read with `.anyDepth`).
     func load(_ target: Target, configuration: ATSConfiguration, reading: SubdomainReading,
               firstHop: FirstHop? = nil, loads: LoadCache) async -> LoadOutcome {
-        var hops: [HopOutcome] = []
-        var current = target
-        // URLs loaded so far, in order: a Location back to one of them is a loop.
-        var visited: [String] = []
-        while true {
+        await finish(LoadWalk(runner: self, target: target, configuration: configuration, reading: reading, firstHop: firstHop),
+                     loads: loads)
+    }
+
+    /// The rest of a load: each fetch it still needs, in turn.
+    ///
+    /// Only the fetches are here; the hops are judged in `LoadWalk`'s synchronous methods. An
+    /// async function's frame holds every temporary of what is inlined into it for as long as
+    /// the task lives: judged inline, a load's frame was 29,104 bytes, and a target ran 19
+    /// loads at once (553 kB per target in flight; heaptrack, docs/performance.md).
+    func finish(_ walk: LoadWalk, loads: LoadCache) async -> LoadOutcome {
+        while let fetch = walk.next() {
+            switch fetch {
+            case .cleartext(let request): walk.record(cleartext: await loads.cleartext(for: request))
+            case .firstHop(let request): walk.record(await loads.result(for: request))
+            case .redirect(let request): walk.record(await loads.hopResult(for: request))
+            }
+        }
+        return walk.outcome
+    }
+}
+
+/// One target's diagnostics between its waits: the tests and their first hops, the outcomes as
+/// they arrive, and the report. Each step is a synchronous, non-inlined method (see `LoadWalk`).
+final class DiagnosticsRun: @unchecked Sendable {
+    // @unchecked: written only by the run's own task, between its awaits (the task group's
+    // children read `tests` and `firstHops`, which are never written after init).
+    private let runner: DiagnosticsRunner
+    private let target: Target
+    private let start = ContinuousClock.now
+    /// nscurl's tests, then the supplementary ones (`DiagnosticsRunner.supplementaryTests`).
+    let tests: [DiagnosticTest]
+    /// How many of `tests` nscurl shows.
+    let shownCount: Int
+    /// Each test's policy for the target and its first-hop request, worked out once: the
+    /// prefetch and the test's own load both use them (deriving them costs more than the
+    /// verdict that follows; it was done three times per test).
+    let firstHops: [DiagnosticsRunner.FirstHop]
+    var outcomes: [TestOutcome?]
+    var widestProbe: ProbeResult?
+    private var observations: [ProbeResult] = []
+    private var handshakes = 0
+    private var elapsed: Duration = .zero
+
+    @inline(never)
+    init(runner: DiagnosticsRunner, target: Target) {
+        self.runner = runner
+        self.target = target
+        let shown = NSCurlMatrix.tests(host: target.host)
+        shownCount = shown.count
+        // Entries nscurl does not test but the advisor may suggest: insecure HTTP loads without
+        // PFS off (cipher list still restricted). Their offers equal nscurl rows', so they cost
+        // no extra handshake, and they keep the suggestion from switching PFS off needlessly.
+        tests = shown + DiagnosticsRunner.supplementaryTests(host: target.host)
+        let options = runner.options
+        firstHops = tests.map { test -> DiagnosticsRunner.FirstHop in
+            let policy = EffectivePolicy(configuration: test.configuration, host: target.host, scheme: target.scheme,
+                                         ruleSet: options.ruleSet, subdomainReading: .anyDepth)
+            return DiagnosticsRunner.FirstHop(policy: policy, request: runner.request(for: target, policy: policy))
+        }
+        outcomes = Array(repeating: nil, count: tests.count)
+    }
+
+    var firstHopRequests: Set<ProbeRequest> { Set(firstHops.compactMap(\.request)) }
+
+    /// What a run waits for: a first-hop handshake (shared by the tests that make it), or a
+    /// test's whole load.
+    enum Arrival: Sendable {
+        case handshake(ProbeRequest, ProbeResult)
+        case test(Int, LoadOutcome)
+    }
+
+    /// The distinct first-hop handshakes, in the order of the first test that makes each.
+    var handshakeRequests: [ProbeRequest] {
+        var seen = Set<ProbeRequest>()
+        return firstHops.compactMap(\.request).filter { seen.insert($0).inserted }
+    }
+
+    /// Tests whose load starts without a handshake (an http:// target: a cleartext GET, or
+    /// blocked before any connection).
+    var testsWithoutHandshake: [Int] { firstHops.indices.filter { firstHops[$0].request == nil } }
+
+    /// Test `index`'s load, at its start.
+    func walk(for index: Int) -> LoadWalk {
+        LoadWalk(runner: runner, target: target, configuration: tests[index].configuration, reading: .anyDepth,
+                 firstHop: firstHops[index])
+    }
+
+    /// Records what arrived: a test's outcome, or a handshake, which judges the first hop of
+    /// every test that makes it. Returns the tests whose load goes on (a redirect to follow),
+    /// with their walks, for the caller to finish.
+    @inline(never)
+    func arrived(_ arrival: Arrival) -> [(Int, LoadWalk)] {
+        switch arrival {
+        case .test(let index, let outcome):
+            complete(index, with: outcome)
+            return []
+        case .handshake(let request, let result):
+            var goingOn: [(Int, LoadWalk)] = []
+            for index in firstHops.indices where firstHops[index].request == request {
+                let walk = walk(for: index)
+                // Always a first hop here (the request is the test's first hop); were it not, the
+                // test's own task would make its load from the start.
+                guard case .firstHop? = walk.next() else {
+                    goingOn.append((index, self.walk(for: index)))
+                    continue
+                }
+                walk.record(result)
+                if walk.isFinished {
+                    complete(index, with: walk.outcome)
+                } else {
+                    goingOn.append((index, walk))
+                }
+            }
+            return goingOn
+        }
+    }
+
+    private func complete(_ index: Int, with outcome: LoadOutcome) {
+        let test = tests[index]
+        outcomes[index] = TestOutcome(section: test.section, title: test.title, configuration: test.configuration,
+                                      verdict: outcome.verdict, hops: outcome.hops)
+    }
+
+    /// Test `index`'s outcome when it has arrived and no other handshake can sharpen its reason.
+    @inline(never)
+    func settledOutcome(at index: Int) -> TestOutcome? {
+        guard let ready = outcomes[index], Explanations.isSettled(ready) else { return nil }
+        return ready
+    }
+
+    func outcome(at index: Int) -> TestOutcome { outcomes[index]! }
+
+    var shownOutcomes: [TestOutcome] { outcomes.prefix(shownCount).map { $0! } }
+
+    /// The widest offer's request when the server spoke TLS but no test completed a handshake.
+    @inline(never)
+    func widestRequestNeeded() -> ProbeRequest? {
+        observations = outcomes.flatMap { $0!.hops }.compactMap(\.result)
+        let completed = observations.contains { if case .success = $0 { return true } else { return false } }
+        let spokeTLS = observations.contains { if case .failure(let f) = $0 { return f.spokeTLS } else { return false } }
+        guard !completed && spokeTLS else { return nil }
+        return ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: runner.options.timeout)
+    }
+
+    /// Every outcome's reason sharpened by what all the handshakes saw.
+    @inline(never)
+    func annotate(handshakes: Int) {
+        if let widestProbe { observations.append(widestProbe) }
+        outcomes = outcomes.map { Explanations.annotate($0!, with: observations) }
+        self.handshakes = handshakes
+        elapsed = ContinuousClock.now - start
+    }
+
+    @inline(never)
+    func report(tlsPortSuggestion: ExceptionSuggestion?) -> DiagnosticsReport {
+        let options = runner.options
+        let all = outcomes.map { $0! }
+        let pairs = zip(tests, all.map(\.verdict)).map { ($0, $1) }
+        let shown = Array(all.prefix(shownCount))
+        let suggestion = tlsPortSuggestion ?? ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
+                                                                       ruleSet: options.ruleSet)
+        return DiagnosticsReport(
+            target: target, ruleSet: options.ruleSet, tests: shown, suggestion: suggestion,
+            advice: HostAdvice(target: target, ruleSet: options.ruleSet, tests: shown, suggestion: suggestion, widestProbe: widestProbe),
+            handshakes: handshakes,
+            wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
+            reachability: shown.contains(where: { $0.hops.contains { $0.cleartext != nil } })
+                ? .answered : DiagnosticsReport.reachability(of: observations),
+            widestProbe: widestProbe)
+    }
+}
+
+/// One load between its fetches: the hops judged so far and where the next one goes. Each step
+/// is a synchronous, non-inlined method, so that what judging a hop needs lives on a thread's
+/// stack for the call, not in the load's async frame for the task's life.
+final class LoadWalk: @unchecked Sendable {
+    // @unchecked: used by one task at a time (the run hands a walk to the task that finishes
+    // it, and never touches it again).
+
+    /// What the load waits for next.
+    enum Fetch {
+        /// A cleartext GET (insecure HTTP loads allowed for the host).
+        case cleartext(ProbeRequest)
+        /// The handshake (and GET) of the first hop, shared by every test with its request.
+        case firstHop(ProbeRequest)
+        /// A redirect hop: a handshake made on this connection already is reused.
+        case redirect(ProbeRequest)
+    }
+
+    private let runner: DiagnosticsRunner
+    private let configuration: ATSConfiguration
+    private let reading: SubdomainReading
+    private let firstHop: DiagnosticsRunner.FirstHop?
+    private var hops: [HopOutcome] = []
+    private var current: Target
+    /// URLs loaded so far, in order: a Location back to one of them is a loop.
+    private var visited: [String] = []
+    /// The policy and request of the hop being fetched.
+    private var pending: (policy: EffectivePolicy, request: ProbeRequest)?
+    private var finished = false
+
+    init(runner: DiagnosticsRunner, target: Target, configuration: ATSConfiguration, reading: SubdomainReading,
+         firstHop: DiagnosticsRunner.FirstHop?) {
+        self.runner = runner
+        self.configuration = configuration
+        self.reading = reading
+        self.firstHop = firstHop
+        current = target
+    }
+
+    private var options: DiagnosticsOptions { runner.options }
+
+    /// Whether the load has ended (`next()` would return nil without judging anything).
+    var isFinished: Bool { finished }
+
+    /// The next fetch, or nil when the load has ended. A cleartext hop that ATS blocks is judged
+    /// here without a fetch.
+    @inline(never)
+    func next() -> Fetch? {
+        while !finished {
             let known = hops.isEmpty ? firstHop : nil
             let policy = known?.policy ?? EffectivePolicy(configuration: configuration, host: current.host, scheme: current.scheme,
                                                           ruleSet: options.ruleSet, subdomainReading: reading)
-            let hop: HopOutcome
             if current.scheme == .http {
                 // Cleartext: ATS blocks it (-1022) without connecting unless insecure HTTP loads are
                 // allowed for the host; then the GET is made for real, as URLSession makes it.
                 let request = ProbeRequest(target: current, offer: policy.clientOffer(ruleSet: options.ruleSet),
                                            httpRequest: true, timeout: options.timeout, requestStatus: false)
-                let result = policy.allowsInsecureHTTP ? await loads.cleartext(for: request) : nil
-                let verdict = ATSEvaluator.evaluateCleartext(result, under: policy, ruleSet: options.ruleSet)
-                var probe: ProbeResult?
-                if case .failure(let failure)? = result { probe = .failure(failure) }
-                hop = HopOutcome(url: current.url, offer: nil, result: probe, verdict: verdict,
-                                 cleartext: try? result?.get())
-            } else {
-                let planned: ProbeRequest? = if let known { known.request } else { request(for: current, policy: policy) }
-                guard let request = planned else { break }
-                // A redirect hop on an authority already handshaken with this offer reuses that
-                // handshake, as URLSession reuses the connection; only the new path's response is
-                // fetched, once per URL for all tests.
-                let result = hops.isEmpty ? await loads.result(for: request) : await loads.hopResult(for: request)
-                let violations: [CertificateRuleViolation]
-                if case .success(let observation) = result {
-                    violations = AppleCertificatePolicy.violations(in: observation, at: prober.evaluationDate,
-                                                                   requireCertificateTransparency: policy.requiresCertificateTransparency,
-                                                                   rules: options.ruleSet.certificateRules, logs: options.ctLogs)
-                } else {
-                    violations = []
-                }
-                let verdict = ATSEvaluator.evaluate(result, under: policy, ruleSet: options.ruleSet, certificateViolations: violations)
-                hop = HopOutcome(url: current.url, offer: request.offer, result: result, verdict: verdict)
+                pending = (policy, request)
+                if policy.allowsInsecureHTTP { return .cleartext(request) }
+                record(cleartext: nil)
+                continue
             }
-            hops.append(hop)
-            visited.append(current.url)
-            guard hop.verdict.passed, let response = hop.response,
-                  let status = response.statusCode, [301, 302, 303, 307, 308].contains(status),
-                  let location = response.location,
-                  let next = Redirects.resolve(location, from: current) else { break }
-            // URLSession follows at most 16 redirects and fails the 17th with -1007. A Location
-            // back to a URL already loaded would repeat the same answers until then (atsprobe
-            // sends no cookies), so it fails at once with the loop named.
-            if let first = visited.firstIndex(of: next.url) {
-                hops.append(HopOutcome(url: next.url, offer: nil, result: nil,
-                                       verdict: ATSEvaluator.tooManyRedirects(limit: options.maxRedirects,
-                                                                              loop: Array(visited[first...]) + [next.url],
-                                                                              failingURL: next.url)))
-                break
-            }
-            if visited.count > options.maxRedirects {
-                hops.append(HopOutcome(url: next.url, offer: nil, result: nil,
-                                       verdict: ATSEvaluator.tooManyRedirects(limit: options.maxRedirects, loop: nil,
-                                                                              failingURL: next.url)))
-                break
-            }
-            current = next
+            let planned: ProbeRequest? = if let known { known.request } else { runner.request(for: current, policy: policy) }
+            guard let request = planned else { break }
+            pending = (policy, request)
+            // A redirect hop on an authority already handshaken with this offer reuses that
+            // handshake, as URLSession reuses the connection; only the new path's response is
+            // fetched, once per URL for all tests.
+            return hops.isEmpty ? .firstHop(request) : .redirect(request)
         }
+        finished = true
+        return nil
+    }
+
+    /// Judges the cleartext hop fetched (nil: blocked before any connection).
+    @inline(never)
+    func record(cleartext result: CleartextResult?) {
+        guard let (policy, _) = pending else { return }
+        let verdict = ATSEvaluator.evaluateCleartext(result, under: policy, ruleSet: options.ruleSet)
+        var probe: ProbeResult?
+        if case .failure(let failure)? = result { probe = .failure(failure) }
+        advance(after: HopOutcome(url: current.url, offer: nil, result: probe, verdict: verdict, cleartext: try? result?.get()))
+    }
+
+    /// Judges the TLS hop fetched.
+    @inline(never)
+    func record(_ result: ProbeResult) {
+        guard let (policy, request) = pending else { return }
+        let violations: [CertificateRuleViolation]
+        if case .success(let observation) = result {
+            violations = AppleCertificatePolicy.violations(in: observation, at: runner.prober.evaluationDate,
+                                                           requireCertificateTransparency: policy.requiresCertificateTransparency,
+                                                           rules: options.ruleSet.certificateRules, logs: options.ctLogs)
+        } else {
+            violations = []
+        }
+        let verdict = ATSEvaluator.evaluate(result, under: policy, ruleSet: options.ruleSet, certificateViolations: violations)
+        advance(after: HopOutcome(url: current.url, offer: request.offer, result: result, verdict: verdict))
+    }
+
+    /// Adds `hop` and moves to its redirect target, or ends the load.
+    private func advance(after hop: HopOutcome) {
+        pending = nil
+        hops.append(hop)
+        visited.append(current.url)
+        guard hop.verdict.passed, let response = hop.response,
+              let status = response.statusCode, [301, 302, 303, 307, 308].contains(status),
+              let location = response.location,
+              let next = Redirects.resolve(location, from: current) else {
+            finished = true
+            return
+        }
+        // URLSession follows at most 16 redirects and fails the 17th with -1007. A Location
+        // back to a URL already loaded would repeat the same answers until then (atsprobe
+        // sends no cookies), so it fails at once with the loop named.
+        if let first = visited.firstIndex(of: next.url) {
+            hops.append(HopOutcome(url: next.url, offer: nil, result: nil,
+                                   verdict: ATSEvaluator.tooManyRedirects(limit: options.maxRedirects,
+                                                                          loop: Array(visited[first...]) + [next.url],
+                                                                          failingURL: next.url)))
+            finished = true
+            return
+        }
+        if visited.count > options.maxRedirects {
+            hops.append(HopOutcome(url: next.url, offer: nil, result: nil,
+                                   verdict: ATSEvaluator.tooManyRedirects(limit: options.maxRedirects, loop: nil,
+                                                                          failingURL: next.url)))
+            finished = true
+            return
+        }
+        current = next
+    }
+
+    /// The load's outcome: its first failing hop's verdict, else its last hop's.
+    var outcome: LoadOutcome {
         let final = hops.first(where: { !$0.verdict.passed })?.verdict ?? hops.last?.verdict ?? .pass
         return LoadOutcome(configuration: configuration, verdict: final, hops: hops)
     }

@@ -39,6 +39,9 @@ struct Handshake {
     /// cut, its anchor lost, and judged "untrusted root".)
     static let chainLimit = TrustEvaluator.chainLimit
 
+    /// The probe. Only the waits are here: each step between them is a synchronous, non-inlined
+    /// method, so that this async frame, alive for the whole probe (10 per target in flight),
+    /// holds only what crosses an await (with the steps inlined it was 5,808 bytes).
     func run() async -> ProbeResult {
         let context: ClientContext
         do {
@@ -47,27 +50,49 @@ struct Handshake {
             return .failure(error)
         }
         let target = request.target
-        let host = target.connectAddress ?? target.host
-        let port = target.connectPort ?? target.port
-
         attempts.increment()
         let connectClock = Stopwatch()
         let connection: TCPConnection
         do {
-            connection = try await TCPConnection.connect(host: host, port: port, deadline: deadline, resolver: resolver)
+            connection = try await TCPConnection.connect(host: target.connectAddress ?? target.host, port: target.connectPort ?? target.port,
+                                                         deadline: deadline, resolver: resolver)
         } catch {
-            var failure = error
-            failure.elapsedMilliseconds = clock.milliseconds
-            return .failure(failure)
+            return failed(error)
         }
         let connectMilliseconds = connectClock.milliseconds
 
         let session: TLSSession
         do {
-            session = try TLSSession(context: context, connection: connection)
+            session = try startSession(context: context, connection: connection)
         } catch {
             return .failure(error)
         }
+        let handshakeClock = Stopwatch()
+        if case .failed(let code, let errors) = await session.drive(deadline: deadline, { SSL_connect($0) }) {
+            return handshakeFailed(session: session, code: code, errors: errors)
+        }
+        let handshakeMilliseconds = handshakeClock.milliseconds
+
+        let observation = await observe(session: session, connectMilliseconds: connectMilliseconds,
+                                        handshakeMilliseconds: handshakeMilliseconds)
+        guard request.httpRequest else { return .success(observation) }
+        let http = observation.alpn == "h2"
+            ? await exchangeHTTP2(session: session, deadline: deadline)
+            : await exchangeHTTP(session: session, deadline: deadline)
+        return Handshake.success(observation, http: http)
+    }
+
+    @inline(never)
+    private func failed(_ error: ProbeFailure) -> ProbeResult {
+        var failure = error
+        failure.elapsedMilliseconds = clock.milliseconds
+        return .failure(failure)
+    }
+
+    /// The session over `connection`, with SNI and (for the GET's handshake) the status request set.
+    @inline(never)
+    private func startSession(context: ClientContext, connection: TCPConnection) throws(ProbeFailure) -> TLSSession {
+        let session = try TLSSession(context: context, connection: connection)
         let ssl = session.ssl
         if let name = request.serverName, !Target.isIPAddress(name) {
             _ = CATSProbeShims_SSL_set_tlsext_host_name(ssl, name)
@@ -78,49 +103,55 @@ struct Handshake {
             _ = CATSProbeShims_SSL_set_tlsext_status_type(ssl, TLSEXT_STATUSTYPE_ocsp)
         }
         OpenSSLErrors.clear()
+        return session
+    }
 
-        let handshakeClock = Stopwatch()
-        switch await session.drive(deadline: deadline, { SSL_connect($0) }) {
-        case .failed(let code, let errors):
-            return .failure(FailureClassifier.classify(session: session, code: code, errors: errors, elapsed: clock.milliseconds))
-        case .done:
-            break
-        }
-        let handshakeMilliseconds = handshakeClock.milliseconds
+    @inline(never)
+    private func handshakeFailed(session: TLSSession, code: Int32, errors: [OpenSSLErrorEntry]) -> ProbeResult {
+        .failure(FailureClassifier.classify(session: session, code: code, errors: errors, elapsed: clock.milliseconds))
+    }
 
-        var observation = await observe(session: session, connectMilliseconds: connectMilliseconds,
-                                  handshakeMilliseconds: handshakeMilliseconds)
-        if request.httpRequest {
-            observation.http = observation.alpn == "h2"
-                ? await exchangeHTTP2(session: session, deadline: deadline)
-                : await exchangeHTTP(session: session, deadline: deadline)
-        }
+    @inline(never)
+    private static func success(_ observation: Observation, http: HTTPExchange) -> ProbeResult {
+        var observation = observation
+        observation.http = http
         return .success(observation)
     }
 
     private func observe(session: TLSSession, connectMilliseconds: Double, handshakeMilliseconds: Double) async -> Observation {
+        // Each served certificate is read once, here; trust evaluation takes the same objects and facts.
+        let served = Handshake.servedChain(session.ssl)
+        // Trust first: it may fetch the leaf's missing issuer, which the SCT check needs. The
+        // fetch policy follows the address this probe reached (a loopback or private target may
+        // fetch from its own kind of network; docs/trust.md).
+        let policy = IssuerFetchAddressPolicy(targetAddress: session.connection.peerAddress, allowPrivateFetch: allowPrivateFetch)
+        let fetcher = self.fetcher
+        let (chain, trustEvaluation) = await chainTrust.judge(
+            served: served.map(certificates.served), name: request.serverName ?? request.target.host,
+            source: fetcher.map { IssuerFetcher.Source(fetcher: $0, policy: policy, deadline: deadline) }, policy: policy,
+            fetchedIssuer: { fetcher?.fetchedIssuer(of: $0) })
+        return observation(session: session, served: served, chain: chain, trust: trustEvaluation,
+                           connectMilliseconds: connectMilliseconds, handshakeMilliseconds: handshakeMilliseconds)
+    }
+
+    @inline(never)
+    private static func servedChain(_ ssl: OpaquePointer) -> [X509Certificate] {
+        SSL_get_peer_cert_chain(ssl).map { X509Certificate.retaining(stack: $0, limit: Handshake.chainLimit) } ?? []
+    }
+
+    /// What the handshake negotiated and was served, once its chain is judged.
+    @inline(never)
+    private func observation(session: TLSSession, served: [X509Certificate], chain: [ServedCertificate], trust: TrustEvaluation,
+                             connectMilliseconds: Double, handshakeMilliseconds: Double) -> Observation {
         let ssl = session.ssl
         let cipher = SSL_get_current_cipher(ssl)
         let suite = CipherSuite(rawValue: cipher.map { SSL_CIPHER_get_protocol_id($0) } ?? 0)
         let cipherName = cipher.map { String(cString: SSL_CIPHER_get_name($0)) } ?? ""
-
-        // Each served certificate is read once, here; trust evaluation takes the same objects and facts.
-        let served = SSL_get_peer_cert_chain(ssl).map { X509Certificate.retaining(stack: $0, limit: Handshake.chainLimit) } ?? []
-        // Trust first: it may fetch the leaf's missing issuer, which the SCT check needs. The
-        // fetch policy follows the address this probe reached (a loopback or private target may
-        // fetch from its own kind of network; docs/trust.md).
-        let nameToCheck = request.serverName ?? request.target.host
-        let policy = IssuerFetchAddressPolicy(targetAddress: session.connection.peerAddress, allowPrivateFetch: allowPrivateFetch)
-        let fetcher = self.fetcher
-        let (chain, trustEvaluation) = await chainTrust.judge(
-            served: served.map(certificates.served), name: nameToCheck,
-            source: fetcher.map { IssuerFetcher.Source(fetcher: $0, policy: policy, deadline: deadline) }, policy: policy,
-            fetchedIssuer: { fetcher?.fetchedIssuer(of: $0) })
-
         var alpnData: UnsafePointer<UInt8>?
         var alpnLength: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &alpnData, &alpnLength)
         let alpn = alpnData.flatMap { alpnLength > 0 ? String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self) : nil }
+        let verifier = self.verifier
 
         return Observation(
             peerAddress: session.connection.peerAddress,
@@ -134,7 +165,7 @@ struct Handshake {
             alpn: alpn,
             connectMilliseconds: connectMilliseconds,
             handshakeMilliseconds: handshakeMilliseconds,
-            trust: trustEvaluation,
+            trust: trust,
             deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: ssl) { sct in
                 served.first.map { verifier.check(sct, entry: .certificate(leaf: $0.pointer)) } ?? .noIssuer
             } : [],

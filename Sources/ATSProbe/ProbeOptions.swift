@@ -26,8 +26,8 @@ public struct ProbeOptions: Sendable {
     public var evaluationDate: Date?
     /// At most this many handshakes (and cleartext GETs) in flight at once across everything a
     /// `Prober` does (every test of every audit target); more wait, suspended, for a slot. Each
-    /// holds one descriptor.
-    public var maxHandshakesInFlight: Int = 4096
+    /// holds one descriptor. As many as the runtime's descriptor budget can have (`DescriptorBudget.maxSlots`).
+    public var maxHandshakesInFlight: Int = DescriptorBudget.maxSlots
     /// TEST SEAM, not exposed by the CLI: a PEM bundle whose certificates join the system store,
     /// so chains ending there are judged as public roots (AnchorSource.system: the 398-day and CT
     /// rules apply). Loopback test roots are in no real system store; this stands in for one, as
