@@ -122,6 +122,12 @@ public struct EffectivePolicy: Sendable, Hashable {
         return SuiteTables.ordered(ruleSet.atsSuites + ruleSet.nonForwardSecretSuites)
     }
 
+    /// Whether `suite` is one of `allowedSuites(ruleSet:)` (without ordering them).
+    public func allows(_ suite: CipherSuite, ruleSet: RuleSet) -> Bool {
+        if !restrictsCipherSuites { return ruleSet.platformSuites.contains(suite) }
+        return ruleSet.atsSuites.contains(suite) || (!requiresForwardSecrecy && ruleSet.nonForwardSecretSuites.contains(suite))
+    }
+
     private static func notes(configuration: ATSConfiguration, host: String, match: DomainMatch?, ruleSet: RuleSet) -> [String] {
         var notes: [String] = []
         if configuration.allowsArbitraryLoads && !configuration.effectiveAllowsArbitraryLoads {

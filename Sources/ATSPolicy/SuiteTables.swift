@@ -42,13 +42,19 @@ public enum SuiteTables {
         0x009D, 0x009C, 0x003D, 0x003C, 0x0035, 0x002F) + tripleDES
 
     /// `suites` deduplicated and sorted into Apple's preference order (unknown suites last, by code point).
+    /// Each suite is ranked once (the table is built once per process): ranking inside the
+    /// comparison rebuilt the table and looked it up twice per comparison, 1.7 million
+    /// instructions per audit target (callgrind, docs/performance.md).
     public static func ordered<S: Sequence>(_ suites: S) -> [CipherSuite] where S.Element == CipherSuite {
-        let rank = Dictionary(uniqueKeysWithValues: preferenceOrder.enumerated().map { ($1, $0) })
-        return Set(suites).sorted { a, b in
-            let ra = rank[a] ?? Int.max, rb = rank[b] ?? Int.max
-            return ra != rb ? ra < rb : a < b
-        }
+        var seen = Set<CipherSuite>()
+        return suites.filter { seen.insert($0).inserted }
+            .map { (rank: preferenceRank[$0] ?? Int.max, suite: $0) }
+            .sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.suite < $1.suite }
+            .map(\.suite)
     }
+
+    /// Each suite's place in `preferenceOrder`.
+    private static let preferenceRank: [CipherSuite: Int] = Dictionary(uniqueKeysWithValues: preferenceOrder.enumerated().map { ($1, $0) })
 
     private static func codes(_ values: UInt16...) -> [CipherSuite] { values.map(CipherSuite.init(rawValue:)) }
 }

@@ -96,9 +96,14 @@ public final class Prober: Sendable {
                       allowPrivateFetch: self.options.allowsPrivateIssuerFetch,
                       chainTrust: self.chainTrust, resolver: self.resolver, certificates: self.certificates)
         }
-        switch await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }) {
-        case .finished(let result): return result
-        case .cancelled(let failure): return .failure(failure)
+        return Prober.result(of: await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }))
+    }
+
+    @inline(never)
+    private static func result(of limited: Limited<ProbeResult>) -> ProbeResult {
+        switch limited {
+        case .finished(let result): result
+        case .cancelled(let failure): .failure(failure)
         }
     }
 
@@ -139,6 +144,13 @@ public final class Prober: Sendable {
             let deadline = Deadline(secondsFromNow: timeout)
             return (await limiter.withSlot { await body(clock, deadline) }, clock)
         }
+        return Prober.limited(outcome, cancelled: Task.isCancelled || runtime.isShutDown)
+    }
+
+    /// What `underLimits` gives for what its body returned. Not inlined: the failures' text would
+    /// sit in `underLimits`'s async frame for the whole probe.
+    @inline(never)
+    private static func limited<Value: Sendable>(_ outcome: (Value?, Stopwatch)?, cancelled: Bool) -> Limited<Value> {
         guard let (value, clock) = outcome else {
             return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled before it started: the probe runtime is shut down"))
         }
@@ -146,7 +158,7 @@ public final class Prober: Sendable {
             return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled before it started",
                                            elapsedMilliseconds: clock.milliseconds))
         }
-        if Task.isCancelled || runtime.isShutDown {
+        if cancelled {
             return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled after \(Int(clock.milliseconds)) ms",
                                            elapsedMilliseconds: clock.milliseconds))
         }

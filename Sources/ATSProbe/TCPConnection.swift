@@ -35,7 +35,9 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// Resolves `host` (A and AAAA at once, on the reactor, within the deadline) and connects with
     /// Happy Eyeballs (RFC 8305): attempts start as addresses arrive, families interleaved, a new
     /// attempt every 250 ms or as soon as one fails; the first connection to complete wins and
-    /// the others are closed. Numeric hosts are never looked up.
+    /// the others are closed. Numeric hosts are never looked up. Not inlined: its frame (and its
+    /// task group's) exists only while it connects, not for the whole life of the probe's task.
+    @inline(never)
     static func connect(host: String, port: Int, deadline: Deadline, resolver: Resolver? = nil) async throws(ProbeFailure) -> TCPConnection {
         if Target.isIPAddress(host) { return try await connect(to: numericAddresses(host: host, port: port), port: port, deadline: deadline) }
         let runtime = ProbeRuntime.current

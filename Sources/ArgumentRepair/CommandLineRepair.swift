@@ -60,6 +60,8 @@ package struct CommandLineRepair {
         // else unknown gets a suggestion.
         var leading: [String] = []
         var index = 0
+        // The root's long options, read once (each read renders the root's help).
+        var rootOptions: [String]?
         while index < args.count, args[index].hasPrefix("-"), args[index] != "--" {
             let arg = args[index]
             if let option = leadingOption, arg == option.name {
@@ -76,8 +78,10 @@ package struct CommandLineRepair {
                 args.remove(at: index)
                 continue
             }
-            if arg.hasPrefix("--"), let message = unknownOption(arg, in: root, path: [], extra: alias.map { [$0.flag] } ?? []) {
-                return .usage(message)
+            if arg.hasPrefix("--") {
+                let known = rootOptions ?? longOptions(of: root) + (alias.map { [$0.flag] } ?? [])
+                rootOptions = known
+                if let message = unknownOption(arg, known: known, path: []) { return .usage(message) }
             }
             // A short option before the subcommand (`atsprobe -v diagnose x`): the root takes
             // only -h; say where it goes (issue 25).
@@ -110,10 +114,12 @@ package struct CommandLineRepair {
         case .success(let found): (command, path) = found
         }
         let afterPath = index + path.count
+        // Read once: rendering a command's help to read its options cost 6-8% of a one-host
+        // run's CPU each time, and it was read again for every option given.
         let options = longOptions(of: command)
         var stop = args.firstIndex(of: "--") ?? args.count
         for arg in args[min(afterPath, stop)..<stop] where arg.hasPrefix("--") {
-            if let message = unknownOption(arg, in: command, path: path, extra: []) { return .usage(message) }
+            if let message = unknownOption(arg, known: options, path: path) { return .usage(message) }
         }
         // `--timeout -1`: argument-parser reads "-1" as an option and answers with its usage
         // text; joined as `--timeout=-1`, the command's own check names the value (exit 64).
@@ -220,9 +226,9 @@ package struct CommandLineRepair {
 
     /// A message when `arg` is a long option `command` does not know and a near name exists;
     /// nil otherwise (argument-parser then reports it as usual).
-    package func unknownOption(_ arg: String, in command: ParsableCommand.Type, path: [String], extra: [String]) -> String? {
+    /// `known` is the command's long options (`longOptions(of:)`).
+    package func unknownOption(_ arg: String, known: [String], path: [String]) -> String? {
         let name = String(arg.split(separator: "=", maxSplits: 1).first ?? "")
-        let known = longOptions(of: command) + extra
         guard name.count > 2, !known.contains(name), let near = Self.nearest(name, in: known) else { return nil }
         let place = ([rootName] + path).joined(separator: " ")
         return "unknown option '\(shown(name))' for '\(place)'; did you mean '\(near)'?"

@@ -1,5 +1,7 @@
 import Testing
+import TextSupport
 import TLSFacts
+import Foundation
 @testable import ATSProbe
 
 /// The response head is the server's text: parsed defensively, every field bounded.
@@ -41,6 +43,54 @@ struct HTTPHeadTests {
             #expect((exchange.reason?.count ?? 0) <= 1024)
             #expect((exchange.location?.count ?? 0) <= 4096)
             #expect((exchange.server?.count ?? 0) <= 1024)
+        }
+    }
+
+    /// The head as it was read before lines were found in the bytes: the whole text decoded,
+    /// split, and every line lowercased. The byte reading must give the same exchange.
+    static func parsedAsText(_ head: [UInt8], complete: Bool) -> HTTPExchange {
+        let text = String(decoding: head, as: UTF8.self)
+        var lines = text.components(separatedBy: "\r\n")
+        if lines.count == 1 { lines = text.components(separatedBy: "\n") }
+        guard let statusLine = lines.first, !statusLine.isEmpty else { return HTTPExchange(statusCode: nil, failure: "no response") }
+        let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].utf8.count == 3,
+              parts[1].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let code = Int(parts[1]) else {
+            return HTTPExchange(statusCode: nil, failure: "malformed status line \"\(UntrustedText.escape(statusLine, limit: 80))\"")
+        }
+        var exchange = HTTPExchange(statusCode: code, reason: parts.count > 2 ? String(parts[2].prefix(1024)) : nil)
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let value = line[line.index(after: colon)...].trimmingWhitespace()
+            switch line[..<colon].lowercased() {
+            case "location" where exchange.location == nil: exchange.location = String(value.prefix(4096))
+            case "server" where exchange.server == nil: exchange.server = String(value.prefix(1024))
+            default: break
+            }
+        }
+        if !complete { exchange.failure = "response head incomplete" }
+        return exchange
+    }
+
+    /// Seeded random heads, with the characters that make text and bytes differ (combining
+    /// marks after a colon, the Kelvin sign that lowercases to "k", CR without LF, invalid
+    /// UTF-8): the byte reading gives what the text reading gave, head for head.
+    @Test func readingTheBytesGivesWhatReadingTheTextGave() {
+        var state: UInt64 = 0xB17E5
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        let tokens = ["HTTP/1.1 ", "HTTP/1.0 ", "200", "301 ", "Moved", " ", ":", ":\u{301}", "\r\n", "\n", "\r",
+                      "Location", "LOCATION", "location:", "Server", "sErVeR", "\u{212A}", "https://a/b", "  \t",
+                      "\u{1B}[31m", "\u{0}", "é", "\u{130}", "\r\n\r\n", String(repeating: "y", count: 1100)]
+        for _ in 0..<5000 {
+            var text = next() % 3 == 0 ? "" : "HTTP/1.1 302 Found\r\n"
+            for _ in 0..<(1 + next() % 14) { text += tokens[Int(next() % UInt64(tokens.count))] }
+            var bytes = Array(text.utf8)
+            if next() % 4 == 0, !bytes.isEmpty { bytes[Int(next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: next()) }
+            let complete = next() % 2 == 0
+            #expect(HTTPHead.parse(bytes, complete: complete) == Self.parsedAsText(bytes, complete: complete), "\(bytes)")
         }
     }
 }

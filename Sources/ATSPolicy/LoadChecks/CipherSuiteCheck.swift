@@ -10,7 +10,7 @@ public struct CipherSuiteCheck: LoadCheck {
     public func failures(_ context: LoadCheckContext) -> [FailureReason] {
         let suite = context.observation.cipherSuite
         let policy = context.policy, ruleSet = context.ruleSet
-        guard !policy.allowedSuites(ruleSet: ruleSet).contains(suite) else { return [] }
+        guard !policy.allows(suite, ruleSet: ruleSet) else { return [] }
         if policy.requiresForwardSecrecy && !suite.isForwardSecret && ruleSet.nonForwardSecretSuites.contains(suite) {
             return [FailureReason(.notForwardSecret, layer: .ats, "server chose \(suite), not forward secret")]
         }
