@@ -65,4 +65,12 @@ int CATSProbeShims_sk_ACCESS_DESCRIPTION_num(const AUTHORITY_INFO_ACCESS *stack)
 ACCESS_DESCRIPTION *CATSProbeShims_sk_ACCESS_DESCRIPTION_value(const AUTHORITY_INFO_ACCESS *stack, int index);
 STACK_OF(X509) *CATSProbeShims_PKCS7_signed_certificates(PKCS7 *p7);
 
+/* A byte pipe BIO between an SSL and the socket code (shims.c): read and write it as one BIO
+ * (SSL_set_bio with it twice); feed it what the peer sent, take what OpenSSL wrote. */
+BIO *CATSProbeShims_pipe_new(void);
+int CATSProbeShims_pipe_feed(BIO *bio, const void *bytes, size_t count);
+void CATSProbeShims_pipe_set_eof(BIO *bio);
+const unsigned char *CATSProbeShims_pipe_output(BIO *bio, size_t *count);
+void CATSProbeShims_pipe_consume_output(BIO *bio, size_t count);
+
 #endif
