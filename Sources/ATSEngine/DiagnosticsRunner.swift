@@ -49,8 +49,8 @@ public struct DiagnosticsRunner: Sendable {
     /// frame, alive for the target's whole run, holds little (judged inline it was 19,680 bytes).
     func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)?, loads: LoadCache) async -> DiagnosticsReport {
         let run = DiagnosticsRun(runner: self, target: target)
-        // Every distinct first-hop request starts at once; tests then share them.
-        await loads.prefetch(run.firstHopRequests)
+        // Every distinct first-hop handshake starts at once; tests then share them.
+        let handshakes = await loads.start(run.handshakeRequests)
 
         // One waiter per distinct handshake, not a task per test: when a handshake ends, every
         // test whose first hop it is is judged at once (`DiagnosticsRun.arrived`). Only a test
@@ -59,8 +59,8 @@ public struct DiagnosticsRunner: Sendable {
         // frames per target in flight; heaptrack, docs/performance.md.)
         let shown = run.shownCount
         let streamed = await withTaskGroup(of: DiagnosticsRun.Arrival.self) { group in
-            for request in run.handshakeRequests {
-                group.addTask { .handshake(request, await loads.result(for: request)) }
+            for (request, task) in zip(run.handshakeRequests, handshakes) {
+                group.addTask { .handshake(request, await LoadCache.value(of: task)) }
             }
             for index in run.testsWithoutHandshake {
                 let walk = run.walk(for: index)
@@ -201,8 +201,6 @@ final class DiagnosticsRun: @unchecked Sendable {
         outcomes = Array(repeating: nil, count: tests.count)
     }
 
-    var firstHopRequests: Set<ProbeRequest> { Set(firstHops.compactMap(\.request)) }
-
     /// What a run waits for: a first-hop handshake (shared by the tests that make it), or a
     /// test's whole load.
     enum Arrival: Sendable {
@@ -211,10 +209,10 @@ final class DiagnosticsRun: @unchecked Sendable {
     }
 
     /// The distinct first-hop handshakes, in the order of the first test that makes each.
-    var handshakeRequests: [ProbeRequest] {
+    private(set) lazy var handshakeRequests: [ProbeRequest] = {
         var seen = Set<ProbeRequest>()
         return firstHops.compactMap(\.request).filter { seen.insert($0).inserted }
-    }
+    }()
 
     /// Tests whose load starts without a handshake (an http:// target: a cleartext GET, or
     /// blocked before any connection).
@@ -464,8 +462,9 @@ actor LoadCache {
 
     var count: Int { tasks.count }
 
-    func prefetch(_ requests: Set<ProbeRequest>) {
-        for request in requests { _ = task(for: request) }
+    /// The handshake of each request, started now unless it already was.
+    func start(_ requests: [ProbeRequest]) -> [Task<ProbeResult, Never>] {
+        requests.map(task(for:))
     }
 
     func result(for request: ProbeRequest) async -> ProbeResult {
@@ -474,7 +473,7 @@ actor LoadCache {
 
     /// A shared handshake's result; cancelling the waiting run cancels the handshake (every test
     /// that shares it belongs to the same run, and ends with it).
-    private static func value(of task: Task<ProbeResult, Never>) async -> ProbeResult {
+    static func value(of task: Task<ProbeResult, Never>) async -> ProbeResult {
         await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 

@@ -27,7 +27,7 @@ public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
         // Only scalars from U+007F up are rewritten below, and every one of them has a byte at
         // or above 0x7F in UTF-8: output that is all below is returned as it is, without
         // decoding it scalar by scalar (that scan cost 3-5 M instructions per audited target).
-        let rewritable = data.withUnsafeBytes { bytes in bytes.contains { $0 >= 0x7F } }
+        let rewritable = data.withUnsafeBytes(EscapingJSONEncoder.hasByteFrom7F)
         guard rewritable else { return data }
         let text = String(decoding: data, as: UTF8.self)
         guard text.unicodeScalars.contains(where: UntrustedText.isInvisibleOrControl) else { return data }
@@ -42,6 +42,21 @@ public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
             }
         }
         return Data(out.utf8)
+    }
+
+    /// Whether any byte is 0x7F or above, read eight bytes at a time (byte by byte, this scan
+    /// of every record was 0.36 million instructions per audit target; callgrind).
+    static func hasByteFrom7F(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let delete = word ^ 0x7F7F_7F7F_7F7F_7F7F  // a zero byte where a byte is 0x7F
+            if word & 0x8080_8080_8080_8080 != 0 || (delete &- 0x0101_0101_0101_0101) & ~delete & 0x8080_8080_8080_8080 != 0 {
+                return true
+            }
+            index += 8
+        }
+        return bytes[index...].contains { $0 >= 0x7F }
     }
 
     /// JSONEncoder.atsprobe(pretty: false) as it is made (and as the audit's records use it):

@@ -1,4 +1,4 @@
-import ATSReport
+@testable import ATSReport
 import Foundation
 import Testing
 
@@ -120,5 +120,37 @@ import Testing
         #expect(throws: EncodingError.self) { try JSONEncoder.atsprobe(pretty: false).encode([Double.nan]) }
         #expect(throws: EncodingError.self) { try Self.reference().encode([Double.nan]) }
         #expect(throws: EncodingError.self) { try JSONEncoder.atsprobe(pretty: false).encode(["k": Double.infinity]) }
+    }
+
+    /// Strings whose escapes fall at every place of an eight-byte run and across runs (the writer
+    /// skips eight bytes at a time that need no escape): the same bytes as JSONEncoder's.
+    @Test func escapesAtEveryPlaceOfAnEightByteRun() throws {
+        let specials = ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\t", "é", "\u{7F}", "/", "\u{202E}"]
+        var strings: [String] = []
+        for length in 0...19 {
+            for position in 0..<max(1, length) {
+                for special in specials {
+                    var characters = Array(repeating: "a", count: length)
+                    if length > 0 { characters[position] = special }
+                    strings.append(characters.joined())
+                }
+            }
+        }
+        try Self.expectSameBytes(strings)
+    }
+
+    /// The scan that decides whether a record needs its invisible characters rewritten sees a
+    /// byte from 0x7F up at every place, in the eight-byte runs and in the tail.
+    @Test func everyByteFrom7FIsSeenWherever() {
+        for length in 1...19 {
+            for position in 0..<length {
+                for byte in [UInt8(0x00), 0x41, 0x7E, 0x7F, 0x80, 0xC2, 0xE2, 0xFF] {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    bytes[position] = byte
+                    let seen = bytes.withUnsafeBytes(EscapingJSONEncoder.hasByteFrom7F)
+                    #expect(seen == (byte >= 0x7F), "length \(length), byte \(byte) at \(position)")
+                }
+            }
+        }
     }
 }
