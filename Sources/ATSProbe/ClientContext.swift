@@ -84,12 +84,17 @@ final class ClientContext: @unchecked Sendable {
 final class ClientContextCache: @unchecked Sendable {
     private let contexts = Mutex<[ClientOffer: ClientContext]>([:])
 
+    /// Built outside the lock: a run's first handshakes all want their contexts at once, and an
+    /// SSL_CTX takes about 2 million instructions to set up, so building them one after another
+    /// under the lock held the tenth ClientHello back by the other nine. Two threads that race
+    /// for one offer build it twice; the first stored is kept.
     func context(for offer: ClientOffer) throws(ProbeFailure) -> ClientContext {
-        try contexts.withLock { contexts throws(ProbeFailure) in
+        if let context = contexts.withLock({ $0[offer] }) { return context }
+        let built = try ClientContext(offer: offer)
+        return contexts.withLock { contexts in
             if let context = contexts[offer] { return context }
-            let context = try ClientContext(offer: offer)
-            contexts[offer] = context
-            return context
+            contexts[offer] = built
+            return built
         }
     }
 }

@@ -45,7 +45,11 @@ package struct CommandLineRepair {
     package static let parserEntryPoints: Set<String> = ["--generate-completion-script", "--experimental-dump-help",
                                                          "--experimental-complete"]
 
-    package func repair(_ arguments: [String]) -> Outcome {
+    /// With `checkingOptions` false, long options are not checked against the command's: a
+    /// caller that parses first and asks again only when the parse fails skips reading them
+    /// (each read renders the command's help: 8% of a one-host run's CPU). Every other repair is
+    /// made either way.
+    package func repair(_ arguments: [String], checkingOptions: Bool = true) -> Outcome {
         var args = arguments
         if args.contains(where: { arg in Self.parserEntryPoints.contains { arg == $0 || arg.hasPrefix($0 + "=") } }) {
             return .run(args)
@@ -78,7 +82,7 @@ package struct CommandLineRepair {
                 args.remove(at: index)
                 continue
             }
-            if arg.hasPrefix("--") {
+            if checkingOptions, arg.hasPrefix("--") {
                 let known = rootOptions ?? longOptions(of: root) + (alias.map { [$0.flag] } ?? [])
                 rootOptions = known
                 if let message = unknownOption(arg, known: known, path: []) { return .usage(message) }
@@ -114,12 +118,18 @@ package struct CommandLineRepair {
         case .success(let found): (command, path) = found
         }
         let afterPath = index + path.count
-        // Read once: rendering a command's help to read its options cost 6-8% of a one-host
-        // run's CPU each time, and it was read again for every option given.
-        let options = longOptions(of: command)
+        // Read once, and only when needed: rendering a command's help to read its options cost
+        // 6-8% of a one-host run's CPU each time, and it was read again for every option given.
+        var options: [String]?
+        func commandOptions() -> [String] {
+            if let options { return options }
+            let read = longOptions(of: command)
+            options = read
+            return read
+        }
         var stop = args.firstIndex(of: "--") ?? args.count
-        for arg in args[min(afterPath, stop)..<stop] where arg.hasPrefix("--") {
-            if let message = unknownOption(arg, known: options, path: path) { return .usage(message) }
+        for arg in args[min(afterPath, stop)..<stop] where checkingOptions && arg.hasPrefix("--") {
+            if let message = unknownOption(arg, known: commandOptions(), path: path) { return .usage(message) }
         }
         // `--timeout -1`: argument-parser reads "-1" as an option and answers with its usage
         // text; joined as `--timeout=-1`, the command's own check names the value (exit 64).
@@ -138,7 +148,7 @@ package struct CommandLineRepair {
                 return .usage("'\(shown(arg))' is not a URL; did you mean '\(shown(meant))'?")
             }
         }
-        if !leading.isEmpty, let option = leadingOption, options.contains(option.name) {
+        if !leading.isEmpty, let option = leadingOption, commandOptions().contains(option.name) {
             args.insert(contentsOf: leading, at: afterPath)
         }
         return .run(args)

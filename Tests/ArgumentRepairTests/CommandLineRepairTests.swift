@@ -60,6 +60,17 @@ struct Tool: ParsableCommand {
         #expect(repair.repair(["check", "--zzzzzzzz"]) == .run(["check", "--zzzzzzzz"]))
     }
 
+    /// Without the option check (the executable parses first, and asks again only when the
+    /// parse fails), an unknown option passes to the parser; every other repair is still made.
+    @Test func optionsUncheckedPassToTheParser() {
+        #expect(repair.repair(["check", "--timout", "5"], checkingOptions: false) == .run(["check", "--timout", "5"]))
+        #expect(repair.repair(["--color", "never", "group", "lint", "f"], checkingOptions: false) == .run(["group", "lint", "f"]))
+        #expect(repair.repair(["x", "--old-spelling"], checkingOptions: false) == .run(["check", "x"]))
+        #expect(repair.repair(["chek", "x"], checkingOptions: false)
+            == .usage("unknown command 'chek' for 'tool'; did you mean 'check'? (commands: check, group)"))
+        #expect(repair.repair(["check", "--timeout", "-1"], checkingOptions: false) == .run(["check", "--timeout=-1"]))
+    }
+
     @Test func aShortOptionBeforeTheCommandIsToldWhereItGoes() {
         #expect(repair.repair(["-v", "check", "x"]) == .usage("option '-v' goes after the command: 'tool check -v ...'"))
         #expect(repair.repair(["-v"]) == .usage("option '-v' goes after the command: 'tool COMMAND -v ...'"))

@@ -16,21 +16,40 @@ enum Main {
         let repair = CommandLineRepair(root: ATSProbeCommand.self, alias: ("--ats-diagnostics", "diagnose"),
                                        leadingOption: ("--color", ColorChoice.allCases.map(\.rawValue)),
                                        targetCommands: ["diagnose", "probe", "pins", "audit"])
-        switch repair.repair(Array(CommandLine.arguments.dropFirst())) {
+        let given = Array(CommandLine.arguments.dropFirst())
+        // Long options are checked for "did you mean" only when something is wrong (the parse
+        // fails, or another repair has a message): a command line the parser takes has none
+        // unknown, and reading a command's options renders its help.
+        switch repair.repair(given, checkingOptions: false) {
         case .run(let arguments):
-            await run(arguments)
-        case .usage(let message):
-            Diagnostics.warn(message)
+            await run(arguments, onParseFailure: { @Sendable in usageMessage(repair.repair(given)) })
+        case .usage:
+            Diagnostics.warn(usageMessage(repair.repair(given)) ?? "cannot read the command line")
             exit(ExitStatus.usage.rawValue)
         }
     }
 
-    static func run(_ arguments: [String]) async {
+    private static func usageMessage(_ outcome: CommandLineRepair.Outcome) -> String? {
+        if case .usage(let message) = outcome { return message }
+        return nil
+    }
+
+    /// `onParseFailure` gives the message to show in place of argument-parser's, if any.
+    static func run(_ arguments: [String], onParseFailure: @Sendable () -> String? = { nil }) async {
         // As AsyncParsableCommand.main does, except that argument-parser's own messages ("The
         // value '\u{1B}[2J' is invalid ...") echo the arguments: they are escaped like every
         // other output before they reach the terminal.
+        var command: ParsableCommand
         do {
-            var command = try ATSProbeCommand.parseAsRoot(arguments)
+            command = try ATSProbeCommand.parseAsRoot(arguments)
+        } catch {
+            if ATSProbeCommand.exitCode(for: error) != .success, let message = onParseFailure() {
+                Diagnostics.warn(message)
+                exit(ExitStatus.usage.rawValue)
+            }
+            exitEscaped(withError: error)
+        }
+        do {
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
