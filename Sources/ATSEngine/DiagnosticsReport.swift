@@ -52,101 +52,26 @@ public struct DiagnosticsReport: Sendable {
         case unreachable
     }
 
-    /// The fields, behind one reference (copied on write). Inline, a report was 929 bytes, and
-    /// every async function that handles a target's report (the audit's attempt, its event, the
-    /// sink) kept several copies of it in its frame for the target's whole run: 40 KB frames,
-    /// per target in flight (docs/performance.md).
-    private final class Storage: @unchecked Sendable {
-        // @unchecked: written only through `DiagnosticsReport`'s setters, which copy a shared
-        // storage first (isKnownUniquelyReferenced), so a storage two values see is never written.
-        var target: Target
-        var ruleSet: RuleSet
-        var tests: [TestOutcome]
-        var suggestion: ExceptionSuggestion
-        var advice: HostAdvice
-        var handshakes: Int
-        var wallMilliseconds: Double
-        var reachability: Reachability
-        var widestProbe: ProbeResult?
-
-        init(target: Target, ruleSet: RuleSet, tests: [TestOutcome], suggestion: ExceptionSuggestion, advice: HostAdvice,
-             handshakes: Int, wallMilliseconds: Double, reachability: Reachability, widestProbe: ProbeResult?) {
-            self.target = target
-            self.ruleSet = ruleSet
-            self.tests = tests
-            self.suggestion = suggestion
-            self.advice = advice
-            self.handshakes = handshakes
-            self.wallMilliseconds = wallMilliseconds
-            self.reachability = reachability
-            self.widestProbe = widestProbe
-        }
-
-        func copy() -> Storage {
-            Storage(target: target, ruleSet: ruleSet, tests: tests, suggestion: suggestion, advice: advice, handshakes: handshakes,
-                    wallMilliseconds: wallMilliseconds, reachability: reachability, widestProbe: widestProbe)
-        }
-    }
-
-    private var storage: Storage
-
-    /// The storage, copied first when another report shares it.
-    private var unique: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
-    }
-
-    init(target: Target, ruleSet: RuleSet, tests: [TestOutcome], suggestion: ExceptionSuggestion, advice: HostAdvice,
-         handshakes: Int, wallMilliseconds: Double, reachability: Reachability, widestProbe: ProbeResult?) {
-        storage = Storage(target: target, ruleSet: ruleSet, tests: tests, suggestion: suggestion, advice: advice, handshakes: handshakes,
-                          wallMilliseconds: wallMilliseconds, reachability: reachability, widestProbe: widestProbe)
-    }
-
-    public var target: Target {
-        get { storage.target }
-        set { unique.target = newValue }
-    }
+    // The larger fields are each behind a reference (`CopyOnWrite`): inline, a report was 929
+    // bytes, and every async function that handles a target's report (the audit's attempt, its
+    // event, the sink) kept several copies of it in its frame for the target's whole run: 40 KB
+    // frames, per target in flight (docs/performance.md).
+    @CopyOnWrite public var target: Target
     /// The rule set the run judged by: the value itself, so a rule set built by code is the one
     /// every output names and advises by (never looked up again by name).
-    public var ruleSet: RuleSet {
-        get { storage.ruleSet }
-        set { unique.ruleSet = newValue }
-    }
-    public var tests: [TestOutcome] {
-        get { storage.tests }
-        set { unique.tests = newValue }
-    }
-    public var suggestion: ExceptionSuggestion {
-        get { storage.suggestion }
-        set { unique.suggestion = newValue }
-    }
+    @CopyOnWrite public var ruleSet: RuleSet
+    public var tests: [TestOutcome]
+    @CopyOnWrite public var suggestion: ExceptionSuggestion
     /// The suggestion with its evidence per key and the server fixes, from every handshake
     /// this run made (`HostAdvice.init(report:)`); what every output shows.
-    public var advice: HostAdvice {
-        get { storage.advice }
-        set { unique.advice = newValue }
-    }
+    @CopyOnWrite public var advice: HostAdvice
     /// Real handshakes made for this target.
-    public var handshakes: Int {
-        get { storage.handshakes }
-        set { unique.handshakes = newValue }
-    }
-    public var wallMilliseconds: Double {
-        get { storage.wallMilliseconds }
-        set { unique.wallMilliseconds = newValue }
-    }
-    public var reachability: Reachability {
-        get { storage.reachability }
-        set { unique.reachability = newValue }
-    }
+    public var handshakes: Int
+    public var wallMilliseconds: Double
+    public var reachability: Reachability
     /// The extra handshake with the widest offer, made only when the server spoke TLS but no
     /// test completed a handshake: it shows what the server would choose.
-    public var widestProbe: ProbeResult? {
-        get { storage.widestProbe }
-        set { unique.widestProbe = newValue }
-    }
+    @CopyOnWrite public var widestProbe: ProbeResult?
 
     /// The first probe that failed because this machine ran out of descriptors, memory or
     /// threads. When set, the report says nothing about the server: callers retry or exit 70.
@@ -207,5 +132,31 @@ extension HostAdvice {
         let failures = tests.prefix(2).flatMap(\.verdict.reasons)
         self.init(target: target.url, host: target.host, suggestion: suggestion, observations: observations, ruleSet: ruleSet,
                   failures: failures)
+    }
+}
+
+/// A value kept behind one reference and copied only when written while shared, so that a
+/// struct holding it stays small wherever it is copied (an async frame keeps every copy).
+@propertyWrapper
+public struct CopyOnWrite<Value: Sendable>: Sendable {
+    private final class Box: @unchecked Sendable {
+        // @unchecked: written only through `wrappedValue`'s setter, when this box is not shared.
+        var value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private var box: Box
+
+    public init(wrappedValue: Value) { box = Box(wrappedValue) }
+
+    public var wrappedValue: Value {
+        get { box.value }
+        set {
+            if isKnownUniquelyReferenced(&box) {
+                box.value = newValue
+            } else {
+                box = Box(newValue)
+            }
+        }
     }
 }

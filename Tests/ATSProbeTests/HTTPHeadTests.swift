@@ -24,25 +24,33 @@ struct HTTPHeadTests {
     /// Seeded random heads built from the tokens a head is made of: nothing traps, a status
     /// code is always three digits, and every kept field stays within its bound.
     @Test func randomHeadsStayBounded() {
-        var state: UInt64 = 0x5EED
-        func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state >> 33
-        }
         let tokens = ["HTTP/1.1 ", "HTTP/1.0", "200", "301", "-1", "999", " ", ":", "\r\n", "\n", "\r",
                       "Location", "location", "Server", "SERVER", "https://a/", String(repeating: "x", count: 5000),
                       "\u{1B}[31m", "\u{0}", "\u{FFFD}", "é", "\r\n\r\n"]
-        for _ in 0..<5000 {
-            var text = ""
-            for _ in 0..<(1 + next() % 12) { text += tokens[Int(next() % UInt64(tokens.count))] }
-            var bytes = Array(text.utf8)
-            if next() % 4 == 0, !bytes.isEmpty { bytes[Int(next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: next()) }
+        for (bytes, complete) in Self.randomHeads(seed: 0x5EED, tokens: tokens, maxTokens: 12) {
             _ = HTTPHead.endOfHead(bytes)
-            let exchange = HTTPHead.parse(bytes, complete: next() % 2 == 0)
+            let exchange = HTTPHead.parse(bytes, complete: complete)
             if let code = exchange.statusCode { #expect((0...999).contains(code), "\(code)") }
             #expect((exchange.reason?.count ?? 0) <= 1024)
             #expect((exchange.location?.count ?? 0) <= 4096)
             #expect((exchange.server?.count ?? 0) <= 1024)
+        }
+    }
+
+    /// 5,000 seeded random heads: after one of `prefixes`, 1 to `maxTokens` of `tokens`, with one
+    /// byte changed in about a quarter of them; each read as complete or not at random.
+    static func randomHeads(seed: UInt64, tokens: [String], maxTokens: Int, prefixes: [String] = [""]) -> [(bytes: [UInt8], complete: Bool)] {
+        var state = seed
+        func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        return (0..<5000).map { _ in
+            var text = prefixes[Int(next() % UInt64(prefixes.count))]
+            for _ in 0..<(1 + next() % UInt64(maxTokens)) { text += tokens[Int(next() % UInt64(tokens.count))] }
+            var bytes = Array(text.utf8)
+            if next() % 4 == 0, !bytes.isEmpty { bytes[Int(next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: next()) }
+            return (bytes, next() % 2 == 0)
         }
     }
 
@@ -76,20 +84,11 @@ struct HTTPHeadTests {
     /// marks after a colon, the Kelvin sign that lowercases to "k", CR without LF, invalid
     /// UTF-8): the byte reading gives what the text reading gave, head for head.
     @Test func readingTheBytesGivesWhatReadingTheTextGave() {
-        var state: UInt64 = 0xB17E5
-        func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state >> 33
-        }
         let tokens = ["HTTP/1.1 ", "HTTP/1.0 ", "200", "301 ", "Moved", " ", ":", ":\u{301}", "\r\n", "\n", "\r",
                       "Location", "LOCATION", "location:", "Server", "sErVeR", "\u{212A}", "https://a/b", "  \t",
                       "\u{1B}[31m", "\u{0}", "é", "\u{130}", "\r\n\r\n", String(repeating: "y", count: 1100)]
-        for _ in 0..<5000 {
-            var text = next() % 3 == 0 ? "" : "HTTP/1.1 302 Found\r\n"
-            for _ in 0..<(1 + next() % 14) { text += tokens[Int(next() % UInt64(tokens.count))] }
-            var bytes = Array(text.utf8)
-            if next() % 4 == 0, !bytes.isEmpty { bytes[Int(next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: next()) }
-            let complete = next() % 2 == 0
+        let heads = Self.randomHeads(seed: 0xB17E5, tokens: tokens, maxTokens: 14, prefixes: ["", "", "HTTP/1.1 302 Found\r\n"])
+        for (bytes, complete) in heads {
             #expect(HTTPHead.parse(bytes, complete: complete) == Self.parsedAsText(bytes, complete: complete), "\(bytes)")
         }
     }
