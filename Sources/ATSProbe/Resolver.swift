@@ -23,7 +23,8 @@ import TLSFacts
 /// - Each caller waits under its own deadline; a caller whose deadline passes leaves, and the
 ///   query runs on for the next asker. Concurrent askers of one name share one query.
 /// - Answers are kept for their TTL (the smallest in the answer), failures (NXDOMAIN, no such
-///   record, SERVFAIL, c-ares giving up) for `failureTTL`: the run asks each name once.
+///   record, SERVFAIL, c-ares giving up) for `failureTTL`: the run asks each name once. The hosts
+///   file's answers, which c-ares gives a TTL of 0, are kept for `hostsFileTTL`.
 /// - localhost and *.localhost never reach DNS (RFC 6761 section 6.3): /etc/hosts, else loopback.
 ///
 /// The c-ares channel is not thread-safe: every call into it is made holding `lock`, and its
@@ -33,6 +34,12 @@ final class Resolver: @unchecked Sendable {
     /// minimum RFC 2308 would use, so failures are kept for a fixed five minutes: an audit asks
     /// a dead name once, a long run asks again.
     static let failureTTL = 300.0
+    /// How long an answer from the hosts file is kept. c-ares gives such answers a TTL of 0, so
+    /// each of a target's probes read the file again, twice (A and AAAA): with the bench's
+    /// 10,000-line hosts file and 10,000 connections opening together, the reads queued past
+    /// the lookups' deadlines (issue 23, docs/performance.md). Long enough for a target's probes
+    /// to share one reading; short enough that an edited hosts file is read again within a run.
+    static let hostsFileTTL = 1.0
 
     enum Family: Sendable, CaseIterable {
         case v4, v6
@@ -98,6 +105,9 @@ final class Resolver: @unchecked Sendable {
     private var timerArmedAt = Double.infinity
     private var nextWaiter: UInt64 = 1
     private var queriesSent = 0
+    /// True while `startQuery` is inside `ares_getaddrinfo`: a query that ends there was answered
+    /// without the network (the hosts file).
+    private var startingQuery = false
     /// Set in deinit: c-ares's socket callbacks during ares_destroy have nothing left to do.
     private var closing = false
 
@@ -246,6 +256,8 @@ final class Resolver: @unchecked Sendable {
         // Sorting (RFC 6724) opens a socket per address; Happy Eyeballs orders them instead.
         hints.ai_flags = ARES_AI_NOSORT
         let context = Unmanaged.passRetained(QueryContext(resolver: self, key: key, started: Deadline.now())).toOpaque()
+        startingQuery = true
+        defer { startingQuery = false }
         ares_getaddrinfo(channel, key.name, nil, &hints, { argument, status, _, result in
             let context = Unmanaged<QueryContext>.fromOpaque(argument!).takeRetainedValue()
             defer { if let result { ares_freeaddrinfo(result) } }
@@ -286,7 +298,8 @@ final class Resolver: @unchecked Sendable {
         if addresses.isEmpty {
             finish(context.key, with: .failure(.noRecord), expires: now + Resolver.failureTTL)
         } else {
-            finish(context.key, with: .success(addresses), expires: now + Double(ttl == .max ? 0 : ttl))
+            let seconds = Double(ttl == .max ? 0 : ttl)
+            finish(context.key, with: .success(addresses), expires: now + (startingQuery ? max(seconds, Resolver.hostsFileTTL) : seconds))
         }
     }
 
