@@ -172,9 +172,9 @@ final class DiagnosticsRun: @unchecked Sendable {
     let tests: [DiagnosticTest]
     /// How many of `tests` nscurl shows.
     let shownCount: Int
-    /// Each test's policy for the target and its first-hop request, worked out once: the
-    /// prefetch and the test's own load both use them (deriving them costs more than the
-    /// verdict that follows; it was done three times per test).
+    /// Each test's policy for the target and its first-hop request, worked out once: starting
+    /// the handshakes and judging each test's first hop both use them (deriving them costs more
+    /// than the verdict that follows; it was done three times per test).
     let firstHops: [DiagnosticsRunner.FirstHop]
     var outcomes: [TestOutcome?]
     var widestProbe: ProbeResult?
