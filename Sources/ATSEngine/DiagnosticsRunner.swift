@@ -59,8 +59,8 @@ public struct DiagnosticsRunner: Sendable {
         // frames per target in flight; heaptrack, docs/performance.md.)
         let shown = run.shownCount
         let streamed = await withTaskGroup(of: DiagnosticsRun.Arrival.self) { group in
-            for (request, task) in zip(run.handshakeRequests, handshakes) {
-                group.addTask { .handshake(request, await LoadCache.value(of: task)) }
+            for (handshake, task) in handshakes.enumerated() {
+                group.addTask { .handshake(handshake, await LoadCache.value(of: task)) }
             }
             for index in run.testsWithoutHandshake {
                 let walk = run.walk(for: index)
@@ -198,21 +198,33 @@ final class DiagnosticsRun: @unchecked Sendable {
                                          ruleSet: options.ruleSet, subdomainReading: .anyDepth)
             return DiagnosticsRunner.FirstHop(policy: policy, request: runner.request(for: target, policy: policy))
         }
+        var places: [ProbeRequest: Int] = [:]
+        var requests: [ProbeRequest] = []
+        var ofTest: [Int?] = []
+        for request in firstHops.map(\.request) {
+            if let request, places[request] == nil {
+                places[request] = requests.count
+                requests.append(request)
+            }
+            ofTest.append(request.flatMap { places[$0] })
+        }
+        handshakeRequests = requests
+        handshakeOfTest = ofTest
         outcomes = Array(repeating: nil, count: tests.count)
     }
 
     /// What a run waits for: a first-hop handshake (shared by the tests that make it), or a
     /// test's whole load.
     enum Arrival: Sendable {
-        case handshake(ProbeRequest, ProbeResult)
+        /// The handshake's place in `handshakeRequests`, and its result.
+        case handshake(Int, ProbeResult)
         case test(Int, LoadOutcome)
     }
 
     /// The distinct first-hop handshakes, in the order of the first test that makes each.
-    private(set) lazy var handshakeRequests: [ProbeRequest] = {
-        var seen = Set<ProbeRequest>()
-        return firstHops.compactMap(\.request).filter { seen.insert($0).inserted }
-    }()
+    let handshakeRequests: [ProbeRequest]
+    /// Each test's first-hop handshake, as its place in `handshakeRequests` (nil: none).
+    private let handshakeOfTest: [Int?]
 
     /// Tests whose load starts without a handshake (an http:// target: a cleartext GET, or
     /// blocked before any connection).
@@ -233,9 +245,9 @@ final class DiagnosticsRun: @unchecked Sendable {
         case .test(let index, let outcome):
             complete(index, with: outcome)
             return []
-        case .handshake(let request, let result):
+        case .handshake(let handshake, let result):
             var goingOn: [(Int, LoadWalk)] = []
-            for index in firstHops.indices where firstHops[index].request == request {
+            for index in firstHops.indices where handshakeOfTest[index] == handshake {
                 let walk = walk(for: index)
                 // Always a first hop here (the request is the test's first hop); were it not, the
                 // test's own task would make its load from the start.

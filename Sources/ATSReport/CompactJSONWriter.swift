@@ -70,14 +70,22 @@ enum CompactJSONWriter {
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Whether any of the eight bytes in `word` is a control character (below 0x20), a quote or
-    /// a backslash: the bytes writeString escapes. (A byte is zero exactly when `(v - 0x01..) &
-    /// ~v & 0x80..` has its high bit; below 0x20 when `(w - 0x20..) & ~w & 0x80..` does.)
+    /// a backslash: the bytes writeString escapes.
     @inline(__always)
     static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ v: UInt64) -> Bool { (v &- ones) & ~v & highs != 0 }
-        let control = (word &- 0x2020_2020_2020_2020) & ~word & highs != 0
-        return control || hasZeroByte(word ^ 0x2222_2222_2222_2222) || hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+        hasByteBelow(0x20, in: word) || hasZeroByte(word ^ 0x2222_2222_2222_2222) || hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+    }
+
+    /// Whether any of the eight bytes in `word` is zero (XOR a word of one repeated byte first to
+    /// ask for that byte).
+    @inline(__always)
+    static func hasZeroByte(_ word: UInt64) -> Bool { hasByteBelow(1, in: word) }
+
+    /// Whether any of the eight bytes in `word` is below `limit` (at most 0x80): exact as a whole,
+    /// though a borrow may mark a byte above one that is below.
+    @inline(__always)
+    static func hasByteBelow(_ limit: UInt8, in word: UInt64) -> Bool {
+        (word &- 0x0101_0101_0101_0101 &* UInt64(limit)) & ~word & 0x8080_8080_8080_8080 != 0
     }
 
     /// JSONWriter.serializeString with `.withoutEscapingSlashes`.

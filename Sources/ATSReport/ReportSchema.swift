@@ -50,10 +50,7 @@ public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
         var index = 0
         while index + 8 <= bytes.count {
             let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let delete = word ^ 0x7F7F_7F7F_7F7F_7F7F  // a zero byte where a byte is 0x7F
-            if word & 0x8080_8080_8080_8080 != 0 || (delete &- 0x0101_0101_0101_0101) & ~delete & 0x8080_8080_8080_8080 != 0 {
-                return true
-            }
+            if word & 0x8080_8080_8080_8080 != 0 || CompactJSONWriter.hasZeroByte(word ^ 0x7F7F_7F7F_7F7F_7F7F) { return true }
             index += 8
         }
         return bytes[index...].contains { $0 >= 0x7F }

@@ -204,23 +204,29 @@ package final class TrustStore: @unchecked Sendable {
     /// Whether the system store, as addSystemStore builds it, finds an issuer of `cert` by its
     /// subject (what chain building asks of it).
     package static func systemStoreFindsIssuer(of cert: X509Certificate, environment: [String: String], defaultDirectory: String) -> Bool {
-        SystemStore(environment: environment, defaultDirectory: defaultDirectory)?.issuerFingerprint(of: cert) != nil
+        StandaloneStore.system(environment: environment, defaultDirectory: defaultDirectory)?.issuerFingerprint(of: cert) != nil
     }
 
-    /// The machine's store alone, as addSystemStore builds it (tests: what it finds, and when it
-    /// reads its files).
-    package final class SystemStore {
+    /// One store alone, filled as the trust store fills its parts (tests: what it finds, and
+    /// when it reads its files).
+    package final class StandaloneStore {
         private let store: OpaquePointer
 
-        package init?(environment: [String: String], defaultDirectory: String) {
+        init?(filling fill: (OpaquePointer) -> Void) {
             guard let store = X509_STORE_new() else { return nil }
             self.store = store
-            addSystemStore(to: store, environment: environment, defaultDirectory: defaultDirectory)
+            fill(store)
+        }
+
+        /// The machine's store, as addSystemStore builds it.
+        package static func system(environment: [String: String], defaultDirectory: String) -> StandaloneStore? {
+            StandaloneStore { addSystemStore(to: $0, environment: environment, defaultDirectory: defaultDirectory) }
         }
 
         deinit { X509_STORE_free(store) }
 
-        /// The SHA-256 fingerprint of the certificate the store finds as `cert`'s issuer; nil when none.
+        /// The SHA-256 fingerprint of the certificate the store finds as `cert`'s issuer (by
+        /// subject and signature, as chain building asks); nil when none.
         package func issuerFingerprint(of cert: X509Certificate) -> String? {
             TrustStore.issuer(of: cert, in: store).map { CertificateReader.fingerprint(of: $0.pointer) }
         }
@@ -256,13 +262,13 @@ package final class TrustStore: @unchecked Sendable {
     /// The certificate the store finds as `cert`'s issuer (by subject and signature), as its
     /// SHA-256 fingerprint; nil when none (tests: Apple's roots are found through the lookup).
     package static func issuerFingerprint(of cert: X509Certificate, in choice: TrustStoreChoice) -> String? {
-        guard let store = X509_STORE_new() else { return nil }
-        defer { X509_STORE_free(store) }
-        switch choice {
-        case .apple: addAppleRoots(to: store)
-        case .system: addSystemStore(to: store)
+        let store = StandaloneStore { store in
+            switch choice {
+            case .apple: addAppleRoots(to: store)
+            case .system: addSystemStore(to: store)
+            }
         }
-        return issuer(of: cert, in: store).map { CertificateReader.fingerprint(of: $0.pointer) }
+        return store?.issuerFingerprint(of: cert)
     }
 
     /// Every certificate in a PEM file. Unreadable files throw when required.

@@ -55,7 +55,7 @@ struct SystemStoreLoadingTests {
         let bundle = directory + "/bundle.pem"
         let environment = ["SSL_CERT_FILE": bundle]
 
-        let store = try #require(TrustStore.SystemStore(environment: environment, defaultDirectory: directory))
+        let store = try #require(TrustStore.StandaloneStore.system(environment: environment, defaultDirectory: directory))
         // Written after the store was made: read on demand.
         let trusted = pki.root.certificatePEM.replacingOccurrences(of: "CERTIFICATE", with: "TRUSTED CERTIFICATE")
         try ("junk before\n" + otherPKI.root.certificatePEM + "-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n" + trusted)

@@ -63,15 +63,23 @@ import TLSFacts
         }
     }
 
+    /// `audit --format FORMAT` over the mixed servers, writing its records too (exit 2: one target
+    /// refused), then `report` of those records in the same format.
+    static func auditThenReport(format: String, fixture: ExceptionFixture, input: String) async throws
+        -> (live: BinaryRunner.Result, again: BinaryRunner.Result) {
+        let records = ReportTests.temporaryPath(".jsonl")
+        defer { try? FileManager.default.removeItem(atPath: records) }
+        let live = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
+                                               "--format", format, "--records", records], timeout: 120, stdin: input)
+        #expect(live.status == 2, "stderr: \(live.stderr)")
+        let again = try await BinaryRunner.run(["report", records, "--format", format, "--quiet"], timeout: 60)
+        return (live, again)
+    }
+
     @Test func auditJUnitReadsAsJenkinsAndEqualsTheReportOfItsRecords() async throws {
         try await ReportTests.withMixedServers { fixture, input in
-            let records = ReportTests.temporaryPath(".jsonl")
-            defer { try? FileManager.default.removeItem(atPath: records) }
-            let live = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
-                                                   "--format", "junit", "--records", records], timeout: 120, stdin: input)
-            #expect(live.status == 2, "stderr: \(live.stderr)")
+            let (live, again) = try await Self.auditThenReport(format: "junit", fixture: fixture, input: input)
             #expect(live.stdout.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"atsprobe\" "))
-            let again = try await BinaryRunner.run(["report", records, "--format", "junit", "--quiet"], timeout: 60)
             #expect(again.status == 2)
             #expect(again.stdout == live.stdout, "report of the JSON Lines equals the live run's JUnit")
 
@@ -93,14 +101,9 @@ import TLSFacts
 
     @Test func auditSARIFLocatesEachFailingTargetAtItsURL() async throws {
         try await ReportTests.withMixedServers { fixture, input in
-            let records = ReportTests.temporaryPath(".jsonl")
-            defer { try? FileManager.default.removeItem(atPath: records) }
-            let live = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
-                                                   "--format", "sarif", "--records", records], timeout: 120, stdin: input)
-            #expect(live.status == 2, "stderr: \(live.stderr)")
+            let (live, again) = try await Self.auditThenReport(format: "sarif", fixture: fixture, input: input)
             let plistFixture = try PlistFixture()
             try await PlistFormatsTests.validateSARIF(live.stdout, fixture: plistFixture)
-            let again = try await BinaryRunner.run(["report", records, "--format", "sarif", "--quiet"], timeout: 60)
             #expect(again.stdout == live.stdout, "report of the JSON Lines equals the live run's SARIF")
 
             let log = try #require(jsonObject(live.stdout))
