@@ -67,25 +67,13 @@ public enum ChainFile {
         var certificates: [X509Certificate] = []
         var blocks = 0
         var extra = 0
-        while true {
-            var name: UnsafeMutablePointer<CChar>?
-            var header: UnsafeMutablePointer<CChar>?
-            var data: UnsafeMutablePointer<UInt8>?
-            var length = 0
-            guard PEM_read_bio(bio.pointer, &name, &header, &data, &length) == 1 else { break }
-            defer {
-                CATSProbeShims_OPENSSL_free(name)
-                CATSProbeShims_OPENSSL_free(header)
-                CATSProbeShims_OPENSSL_free(data)
-            }
+        try bio.readPEMBlocks { kind, der throws(ReadError) in
             blocks += 1
-            let kind = name.map { String(cString: $0) } ?? ""
             // Past the bound, blocks are only counted, so the error gives the file's true count.
             if certificates.count + extra >= certificateLimit {
                 if kind.hasSuffix("CERTIFICATE") { extra += 1 }
-                continue
+                return true
             }
-            let der = data.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
             switch kind {
             case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE":
                 guard let cert = try? X509Certificate(der: der) else {
@@ -96,8 +84,9 @@ public enum ChainFile {
                 guard let inner = pkcs7(der: der) else { throw ReadError(reason: "PEM block \(blocks) (PKCS7) is not a certs-only message") }
                 certificates += inner
             default:
-                continue
+                break
             }
+            return true
         }
         if extra > 0 {
             throw ReadError(reason: "\(certificates.count + extra) certificates: more than \(certificateLimit), no chain is this long")

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 package import COpenSSL
 package import OpenSSLSupport
 import Synchronization
@@ -20,11 +15,11 @@ import TextSupport
 package final class PEMBundleLookup: Sendable {
     let path: String
 
-    /// One PEM block: its text (decoded with PEM_read_bio_X509_AUX when its subject is asked
-    /// for, so TRUSTED CERTIFICATE blocks keep their trust settings, as OpenSSL reads them) and
-    /// its subject, nil when its DER could not be read.
-    struct Block: @unchecked Sendable {
-        let pem: [UInt8]
+    /// One certificate block: its DER (decoded with d2i_X509_AUX when its subject is asked for,
+    /// as OpenSSL's file lookup reads it, so TRUSTED CERTIFICATE blocks keep their trust
+    /// settings) and its subject, nil when its DER could not be read.
+    package struct Block: @unchecked Sendable {
+        let der: [UInt8]
         let subject: OpaquePointer?
     }
 
@@ -72,12 +67,14 @@ package final class PEMBundleLookup: Sendable {
         guard let store = X509_LOOKUP_get_store(lookup) else { return 0 }
         let matching = blocks.withLock { blocks -> [[UInt8]] in
             if blocks == nil { blocks = PEMBundleLookup.read(path: path) }
-            return blocks!.filter { $0.subject.map { X509_NAME_cmp($0, name) == 0 } ?? false }.map(\.pem)
+            return blocks!.filter { $0.subject.map { X509_NAME_cmp($0, name) == 0 } ?? false }.map(\.der)
         }
         var found = false
-        for pem in matching {
-            guard let bio = try? MemoryBIO(copying: pem),
-                  let cert = PEM_read_bio_X509_AUX(bio.pointer, nil, nil, nil).map(X509Certificate.init(takingOwnership:)) else { continue }
+        for der in matching {
+            guard let cert = der.withUnsafeBufferPointer({ buffer -> X509Certificate? in
+                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                return d2i_X509_AUX(nil, &cursor, buffer.count).map(X509Certificate.init(takingOwnership:))
+            }) else { continue }
             _ = X509_STORE_add_cert(store, cert.pointer)  // the next search finds it in the store's cache
             if !found { found = X509_OBJECT_set1_X509(result, cert.pointer) == 1 }
         }
@@ -86,52 +83,21 @@ package final class PEMBundleLookup: Sendable {
     }
 
     /// The bundle's certificate blocks (at most TrustStore.anchorLimit, from at most
-    /// TrustStore.anchorBytesLimit bytes); none when the file cannot be read, as OpenSSL's file
-    /// lookup loads nothing then. CRLs and other blocks are skipped: verification here uses none.
-    static func read(path: String) -> [Block] {
-        guard let bytes = try? BoundedFile.read(path, limit: TrustStore.anchorBytesLimit, allowPipes: false) else { return [] }
+    /// TrustStore.anchorBytesLimit bytes), read as OpenSSL reads PEM (`MemoryBIO.readPEMBlocks`);
+    /// none when the file cannot be read, as OpenSSL's file lookup loads nothing then. CRLs and
+    /// other blocks are skipped: verification here uses none.
+    package static func read(path: String) -> [Block] {
+        guard let bytes = try? BoundedFile.read(path, limit: TrustStore.anchorBytesLimit, allowPipes: false),
+              let bio = try? MemoryBIO(copying: bytes) else { return [] }
         var blocks: [Block] = []
-        for range in certificateBlocks(in: bytes).prefix(TrustStore.anchorLimit) {
-            let pem = Array(bytes[range.pem])
-            let body = bytes[range.body].filter { !PEMBundleLookup.isSpace($0) }
-            let der = Data(base64Encoded: Data(body)).map { [UInt8]($0) }
-            blocks.append(Block(pem: pem, subject: der.flatMap(AppleRootLookup.subjectName(of:))))
+        bio.readPEMBlocks { label, der in
+            if certificateLabels.contains(label) { blocks.append(Block(der: der, subject: AppleRootLookup.subjectName(of: der))) }
+            return blocks.count < TrustStore.anchorLimit
         }
+        OpenSSLErrors.clear()  // the last read ends with "no start line"
         return blocks
     }
 
     /// The labels OpenSSL's PEM_read_bio_X509_AUX reads as a certificate.
-    static let certificateLabels = ["CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE"]
-
-    /// Each certificate block: the whole block (BEGIN line to END line) and its base64 body.
-    package static func certificateBlocks(in bytes: [UInt8]) -> [(pem: Range<Int>, body: Range<Int>)] {
-        let begin = Array("-----BEGIN ".utf8), end = Array("-----END ".utf8), dashes = Array("-----".utf8)
-        var found: [(pem: Range<Int>, body: Range<Int>)] = []
-        var index = 0
-        while let start = firstIndex(of: begin, in: bytes, from: index) {
-            let labelStart = start + begin.count
-            guard let labelEnd = firstIndex(of: dashes, in: bytes, from: labelStart) else { break }
-            let label = String(decoding: bytes[labelStart..<labelEnd], as: UTF8.self)
-            let bodyStart = labelEnd + dashes.count
-            let footer = end + Array(label.utf8) + dashes
-            guard let footerStart = firstIndex(of: footer, in: bytes, from: bodyStart) else { break }
-            index = footerStart + footer.count
-            if certificateLabels.contains(label) {
-                found.append((start..<index, bodyStart..<footerStart))
-            }
-        }
-        return found
-    }
-
-    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard let first = needle.first, start + needle.count <= bytes.count else { return nil }
-        var index = start
-        while index + needle.count <= bytes.count {
-            if bytes[index] == first, bytes[index..<index + needle.count].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
-    }
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+    static let certificateLabels: Set<String> = ["CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE"]
 }

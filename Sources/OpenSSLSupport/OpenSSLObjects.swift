@@ -164,6 +164,27 @@ package final class MemoryBIO {
 
     deinit { BIO_free(pointer) }
 
+    /// Each PEM block left in the buffer, in order, as OpenSSL's PEM_read_bio reads them: its
+    /// label ("CERTIFICATE", "PKCS7", ...) and its decoded bytes. Reading stops at the end, at a
+    /// block OpenSSL cannot read, or when `body` returns false.
+    package func readPEMBlocks<E: Error>(_ body: (_ label: String, _ der: [UInt8]) throws(E) -> Bool) throws(E) {
+        while true {
+            var name: UnsafeMutablePointer<CChar>?
+            var header: UnsafeMutablePointer<CChar>?
+            var data: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            guard PEM_read_bio(pointer, &name, &header, &data, &length) == 1 else { return }
+            defer {
+                CATSProbeShims_OPENSSL_free(name)
+                CATSProbeShims_OPENSSL_free(header)
+                CATSProbeShims_OPENSSL_free(data)
+            }
+            let label = name.map { String(cString: $0) } ?? ""
+            let der = data.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
+            guard try body(label, der) else { return }
+        }
+    }
+
     /// A new reference for an API that takes ownership of what it is given (SSL_set_bio).
     package func retainedPointer() -> OpaquePointer {
         BIO_up_ref(pointer)
