@@ -29,6 +29,13 @@ import TLSFacts
 ///
 /// The c-ares channel is not thread-safe: every call into it is made holding `lock`, and its
 /// callbacks (which run inside those calls) touch only state that lock guards.
+///
+/// No continuation is resumed while `lock` is held (docs/design.md, "Locks and continuations").
+/// Resuming a task takes that task's status-record lock, and cancelling a task holds the same
+/// lock while it runs the cancellation handler, which here (`leave`) takes `lock`: resuming
+/// under `lock` deadlocked the reactor thread against Happy Eyeballs cancelling a lookup
+/// (issue 31). Answers reached inside a c-ares call are queued in `answered` and resumed by
+/// `withChannelLock` once the lock is released.
 final class Resolver: @unchecked Sendable {
     /// How long a failed lookup is remembered. c-ares's getaddrinfo does not pass on the SOA
     /// minimum RFC 2308 would use, so failures are kept for a fixed five minutes: an audit asks
@@ -104,6 +111,8 @@ final class Resolver: @unchecked Sendable {
     private var watches: [Int32: UInt64] = [:]
     private var timerArmedAt = Double.infinity
     private var nextWaiter: UInt64 = 1
+    /// Waiters answered while `lock` was held, resumed by `withChannelLock` after it is released.
+    private var answered: [(CheckedContinuation<Answer?, Never>, Answer)] = []
     private var queriesSent = 0
     /// True while `startQuery` is inside `ares_getaddrinfo`: a query that ends there was answered
     /// without the network (the hosts file).
@@ -149,7 +158,7 @@ final class Resolver: @unchecked Sendable {
     /// see ARES_EDESTRUCTION), each socket is reported closed and leaves the reactor, and later
     /// lookups find no channel and fail at once.
     func shutdown() {
-        lock.withLock { _ in
+        withChannelLock {
             closing = true
             for (descriptor, id) in watches { reactor.unwatch(id, descriptor: descriptor) }
             watches.removeAll()
@@ -165,6 +174,19 @@ final class Resolver: @unchecked Sendable {
 
     /// Queries sent to DNS so far (cache hits and hosts-file answers are not counted) (tests).
     var queriesStarted: Int { lock.withLock { _ in queriesSent } }
+
+    /// Runs `body` holding `lock`, then resumes, with the lock released, every waiter that
+    /// `body` answered (`finish`). Every path that may call into c-ares (whose callbacks finish
+    /// queries) takes the lock through here.
+    private func withChannelLock<T>(_ body: () -> T) -> T {
+        let (value, resumes) = lock.withLock { _ -> (T, [(CheckedContinuation<Answer?, Never>, Answer)]) in
+            let value = body()
+            defer { answered.removeAll() }
+            return (value, answered)
+        }
+        for (waiter, answer) in resumes { waiter.resume(returning: answer) }
+        return value
+    }
 
     // MARK: - Asking
 
@@ -209,7 +231,7 @@ final class Resolver: @unchecked Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Answer?, Never>) in
-                let immediate: Answer? = lock.withLock { _ -> Answer? in
+                let immediate: Answer? = withChannelLock { () -> Answer? in
                     let now = Deadline.now()
                     switch entries[key] {
                     case .done(let answer, let expires)? where expires > now:
@@ -221,7 +243,7 @@ final class Resolver: @unchecked Sendable {
                         let pending = Pending()
                         pending.waiters[id] = continuation
                         entries[key] = .pending(pending)
-                        startQuery(key)  // may answer at once (hosts file), resuming the continuation
+                        startQuery(key)  // may answer at once (hosts file): resumed once the lock is released
                         return nil
                     }
                 }
@@ -303,13 +325,13 @@ final class Resolver: @unchecked Sendable {
         }
     }
 
-    /// Holding `lock`: records the answer and resumes everyone waiting for it.
+    /// Holding `lock`: records the answer and queues everyone waiting for it, to be resumed by
+    /// `withChannelLock` once the lock is released (never here: see the type's comment).
     private func finish(_ key: Key, with answer: Answer, expires: Double) {
         guard case .pending(let pending)? = entries[key] else { return }
         entries[key] = .done(answer, expires: expires)
-        let waiters = pending.waiters.values
+        for waiter in pending.waiters.values { answered.append((waiter, answer)) }
         pending.waiters.removeAll()
-        for waiter in waiters { waiter.resume(returning: answer) }
     }
 
     // MARK: - localhost (RFC 6761)
@@ -385,7 +407,7 @@ final class Resolver: @unchecked Sendable {
 
     /// On the reactor thread: one of c-ares's sockets is ready.
     private func socketReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
-        lock.withLock { _ in
+        withChannelLock {
             // Closed (and perhaps reused) since the event was read: not ours any more.
             guard let channel, watches[descriptor] != nil else { return }
             ares_process_fd(channel, readable ? descriptor : ARES_SOCKET_BAD, writable ? descriptor : ARES_SOCKET_BAD)
@@ -417,7 +439,7 @@ final class Resolver: @unchecked Sendable {
     }
 
     private func timerFired(_ end: Double) {
-        lock.withLock { _ in
+        withChannelLock {
             if timerArmedAt == end { timerArmedAt = .infinity }
             guard let channel else { return }
             ares_process_fd(channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD)

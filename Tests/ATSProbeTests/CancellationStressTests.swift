@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ATSProbe
+import ATSTestServers
+import TLSFacts
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lookups and connects cancelled at random points must each end by their deadline (issue 31,
+/// item 0). The hang this guards against: the reactor thread resumed a lookup's continuation
+/// while holding the Resolver's lock, while Happy Eyeballs cancelled the same lookup, whose
+/// cancellation handler (run under the task's status-record lock) waited for the Resolver's
+/// lock. Names with A only, AAAA only and both, answered with TTL 0 so every lookup is a DNS
+/// query answered on the reactor thread, with many lookups in flight at once.
+@Suite("Cancellation stress")
+struct CancellationStressTests {
+    /// A lookup or connect that has not ended this long after its own deadline is stuck.
+    static let stuckAfter = 10.0
+    static let canceller = DispatchQueue(label: "cancellation-stress", attributes: .concurrent)
+
+    @Test func lookupsAndConnectsCancelledAtRandomEndInTime() async throws {
+        let listener = try DualStackAcceptor()
+        defer { listener.stop() }
+        let server = try LoopbackDNSServer(names: [
+            "v4.test": .answer(v4: ["127.0.0.1"], ttl: 0),
+            "v6.test": .answer(v4: [], v6: ["::1"], ttl: 0),
+            "both.test": .answer(v4: ["127.0.0.1"], v6: ["::1"], ttl: 0),
+        ])
+        defer { server.stop() }
+        let resolver = try Resolver(reactor: ProbeRuntime.shared.reactor, executor: ProbeRuntime.shared.executor,
+                                    servers: server.address)
+        let names = ["v4.test", "v6.test", "both.test"]
+        var generator = SystemRandomNumberGenerator()
+        let rounds = 150, perRound = 16  // 2,400 operations, 16 in flight at a time
+        var stuck = 0
+        for _ in 0..<rounds {
+            var tasks: [Task<Void, Never>] = []
+            for index in 0..<perRound {
+                let name = names[Int.random(in: 0..<names.count, using: &generator)]
+                let connects = index % 2 == 0
+                let deadline = Deadline(secondsFromNow: 5)
+                let port = listener.port
+                tasks.append(Task(executorPreference: ProbeRuntime.shared.executor) {
+                    if connects {
+                        _ = try? await TCPConnection.connect(host: name, port: port, deadline: deadline, resolver: resolver)
+                    } else {
+                        _ = await resolver.lookup(name, family: Bool.random() ? .v4 : .v6, deadline: deadline)
+                    }
+                })
+            }
+            // Cancel each at a random point, from Dispatch's threads: a cancellation that blocks
+            // (the bug) must hold one of those, not this test's own thread.
+            for task in tasks {
+                let microseconds = Int.random(in: 0..<3_000, using: &generator)
+                if microseconds < 2_000 {
+                    Self.canceller.asyncAfter(deadline: .now() + .microseconds(microseconds)) { task.cancel() }
+                }
+            }
+            for task in tasks where !(await Self.ends(task, within: 5 + Self.stuckAfter)) { stuck += 1 }
+            if stuck > 0 { break }
+        }
+        #expect(stuck == 0, "\(stuck) lookups or connects outlived their deadline by \(Self.stuckAfter) s")
+        // A stuck resolver holds its lock: closing it would block this test too.
+        if stuck == 0 { resolver.shutdown() }
+    }
+
+    /// Whether `task` ends within `seconds`, waiting no longer than that (a stuck task is left
+    /// behind). The timer is Dispatch's, not the reactor's: a stuck reactor thread is what this
+    /// test looks for.
+    static func ends(_ task: Task<Void, Never>, within seconds: Double) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = ResumeOnce(continuation)
+            Task { await task.value; once.resume(true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { once.resume(false) }
+        }
+    }
+}
+
+/// Accepts and closes connections on 127.0.0.1 and ::1 at one port, on a thread of its own.
+final class DualStackAcceptor: @unchecked Sendable {
+    let port: Int
+    private let descriptors: [Int32]
+    private final class Flag: Sendable { let value = Mutex(false) }
+    private let stopped = Flag()
+    private let thread: Thread
+    private let ended = DispatchSemaphore(value: 0)
+
+    init() throws {
+        var lastError: Int32 = 0
+        for _ in 0..<20 {
+            let v6 = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+            var yes: Int32 = 1
+            setsockopt(v6, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            var address6 = sockaddr_in6()
+            address6.sin6_family = sa_family_t(AF_INET6)
+            address6.sin6_addr = in6addr_loopback
+            let bound6 = withUnsafePointer(to: &address6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(v6, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+            var length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            _ = withUnsafeMutablePointer(to: &address6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(v6, $0, &length) }
+            }
+            let port = UInt16(bigEndian: address6.sin6_port)
+            let v4 = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address4 = sockaddr_in()
+            address4.sin_family = sa_family_t(AF_INET)
+            address4.sin_port = port.bigEndian
+            address4.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let bound4 = withUnsafePointer(to: &address4) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(v4, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound6 == 0 && bound4 == 0 && listen(v6, 1024) == 0 && listen(v4, 1024) == 0 {
+                self.port = Int(port)
+                descriptors = [v4, v6]
+                let descriptors = descriptors, stopped = stopped, ended = ended
+                thread = Thread {
+                    defer { ended.signal() }
+                    var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                    while !stopped.value.withLock({ $0 }) {
+                        guard poll(&polled, nfds_t(polled.count), 100) > 0 else { continue }
+                        for entry in polled where entry.revents != 0 {
+                            let accepted = accept(entry.fd, nil, nil)
+                            if accepted >= 0 { close(accepted) }
+                        }
+                    }
+                }
+                thread.start()
+                return
+            }
+            lastError = errno
+            close(v4)
+            close(v6)
+        }
+        throw POSIXError(POSIXErrorCode(rawValue: lastError) ?? .EADDRINUSE)
+    }
+
+    func stop() {
+        stopped.value.withLock { $0 = true }
+        // The accept thread sees the flag within one poll timeout; the descriptors close after it.
+        if ended.wait(timeout: .now() + 2) == .success {
+            for descriptor in descriptors { close(descriptor) }
+        }
+    }
+}
