@@ -51,7 +51,18 @@ struct AppleCase: Sendable, CustomStringConvertible {
 
 @Suite struct AppleTrustDataTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let certificates = repository.deletingLastPathComponent().appendingPathComponent("shared/data/apple-tests/trust/certs")
+    /// `shared/data` beside the repository, or beside a folder above it (a worktree under
+    /// /work/wt/NAME reads /work/shared/data as /work/main does).
+    static let sharedData: URL = {
+        var folder = repository.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("shared/data")
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return repository.deletingLastPathComponent().appendingPathComponent("shared/data")
+    }()
+    static let certificates = sharedData.appendingPathComponent("apple-tests/trust/certs")
 
     static let cases: [AppleCase] = [
         // tests/TrustTests/EvaluationTests/SSLPolicyTests.m testSSLPolicyCerts over

@@ -14,8 +14,7 @@ import TLSFacts
 /// limbo's expectation the case is in `differences`, with whose rule decides and why
 /// (docs/trust.md, "x509-limbo"); the test fails when a difference appears or goes away.
 @Suite struct LimboServerTests {
-    static let file = AppleTrustDataTests.repository.deletingLastPathComponent()
-        .appendingPathComponent("shared/data/limbo/limbo-server.jsonl.gz")
+    static let file = AppleTrustDataTests.sharedData.appendingPathComponent("limbo/limbo-server.jsonl.gz")
 
     struct Case: Decodable {
         var id: String
