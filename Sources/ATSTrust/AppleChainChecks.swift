@@ -8,8 +8,9 @@ package import OpenSSLSupport
 
 /// The checks trustd makes on every path that OpenSSL's verifier does not make, each on the
 /// path as built (leaf first, anchor last), each returning (path index, why):
-/// - an extendedKeyUsage or authorityInfoAccess extension Apple's parser cannot read
-///   (SecCertificate.c marks it unparseable; SecPolicyServer.c SecPolicyCheckUnparseableExtension,
+/// - an extendedKeyUsage or authorityInfoAccess extension Apple's parser cannot read, or an
+///   authorityKeyIdentifier with only one of authorityCertIssuer and authorityCertSerialNumber
+///   (SecCertificate.c marks it unparseable, SecCEPAuthorityKeyIdentifier; SecPolicyServer.c SecPolicyCheckUnparseableExtension,
 ///   added to every policy by SecPolicy.c SecPolicyAddBasicCertOptions);
 /// - an empty subject in a CA, or in a leaf whose subjectAltName is not critical
 ///   (SecPolicyLeafCallbacks.c SecPolicyCheckCertNonEmptySubject, over every certificate);
@@ -64,7 +65,7 @@ enum AppleChainChecks {
         return X509_EXTENSION_get_critical(extensionEntry) == 1
     }
 
-    /// "extendedKeyUsage" or "authorityInfoAccess" when that extension is present and OpenSSL's
+    /// "extendedKeyUsage", "authorityInfoAccess" or "authorityKeyIdentifier" when that extension is present and OpenSSL's
     /// decoder refuses its value (Apple's DER parser refuses the same malformed encodings).
     private static func unparseableExtension(_ cert: OpaquePointer) -> String? {
         for (nid, name) in [(NID_ext_key_usage, "extendedKeyUsage"), (NID_info_access, "authorityInfoAccess")] {
@@ -81,7 +82,25 @@ enum AppleChainChecks {
                 AUTHORITY_INFO_ACCESS_free(value)
             }
         }
-        return nil
+        return authorityKeyIdentifierIsHalf(cert) ? "authorityKeyIdentifier" : nil
+    }
+
+    /// An authorityKeyIdentifier with authorityCertIssuer [1] or authorityCertSerialNumber [2]
+    /// but not both: SecCertificate.c SecCEPAuthorityKeyIdentifier requires both or neither.
+    private static func authorityKeyIdentifierIsHalf(_ cert: OpaquePointer) -> Bool {
+        let location = X509_get_ext_by_NID(cert, NID_authority_key_identifier, -1)
+        guard location >= 0, let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry),
+              let start = ASN1_STRING_get0_data(data) else { return false }
+        let der = Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data))))
+        guard let outer = DERItem.read(der, at: 0), outer.tag == 0x30 else { return false }
+        var (issuer, serial) = (false, false)
+        var offset = outer.contentStart
+        while offset < outer.end, let item = DERItem.read(der, at: offset) {
+            if item.tag == 0xA1 { issuer = true }
+            if item.tag == 0x82 { serial = true }
+            offset = item.end
+        }
+        return issuer != serial
     }
 
     /// The first name form in a critical nameConstraints extension that trustd does not

@@ -175,9 +175,7 @@ struct AppleCase: Sendable, CustomStringConvertible {
 
     /// Cases where atsprobe's answer differs from Apple's test, each with the reason
     /// (docs/trust.md, "Apple's trust tests").
-    static let knownDisagreements: [String: String] = [
-        "SSLPolicyTests.testSSLPolicyCerts Test11": "SAN *.co.uk for apple.co.uk: Apple refuses a wildcard over a top-level domain by asking CFNetwork (SecPolicyLeafCallbacks.c SecDNSMatch -> SecDNSIsTLD -> _CFHostIsDomainTopLevelForCertificatePolicy, closed source: a public suffix list); atsprobe has none, and OpenSSL refuses wildcards over one label only",
-    ]
+    static let knownDisagreements: [String: String] = [:]
 
     static func path(_ name: String) -> String { certificates.appendingPathComponent(name + ".pem").path }
 
