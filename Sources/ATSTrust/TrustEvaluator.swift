@@ -153,6 +153,12 @@ package struct TrustEvaluator: Sendable {
             for (depth, detail) in AppleChainChecks.problems(path: builtChain) {
                 problems.append(TrustProblem(kind: .invalidChain, certificateIndex: index(of: Int32(depth)), detail: "\(label(Int32(depth))): \(detail)"))
             }
+            // Apple's system pinning list, for the hosts it names (AppleSystemPinning).
+            if let name, !Target.isIPAddress(name), let top = builtChain.last,
+               let detail = AppleSystemPinning.problem(host: name, path: builtChain,
+                                                       anchorFingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top.pointer)) {
+                problems.append(TrustProblem(kind: .invalidChain, certificateIndex: nil, detail: detail))
+            }
         }
         if let name, !matches(leaf: leaf, name: name, dnsNames: facts[0].dnsNames) {
             problems.append(TrustProblem(kind: .nameMismatch, certificateIndex: 0,
