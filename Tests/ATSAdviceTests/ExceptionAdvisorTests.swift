@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TLSFacts
 @testable import ATSAdvice
