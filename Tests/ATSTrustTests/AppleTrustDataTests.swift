@@ -243,6 +243,10 @@ struct AppleCase: Sendable, CustomStringConvertible {
     static let notRun: [String: String] = [
         "PolicyTests.testPinningPolicies AppleCorporate-PositiveTest-SSLClient (33)": "SSL client policy (SecPolicyClient): atsprobe judges servers",
         "PolicyTests.testPinningPolicies SSLClient-NegativeTest (131)": "SSL client policy (SecPolicyClient): atsprobe judges servers",
+        "CTTests.m (folder ct/)": "not transcribed in this change: the cases set Apple's test CT logs (SecTrustSetTrustedLogs; ../shared/data/apple-tests/trust/ct/apple-test-logs.json), mark a test root as CT-requiring by configuration (TestCTRequiredSystemRoot), and present SCT proofs and OCSP responses that are not in the shared data",
+        "AllowlistBlocklistTests.m (folder allowlist/)": "not transcribed in this change: the allow-list cases need Apple's allow-list asset for a test root, which is not in the shared data",
+        "NISTTests.m (folder pkits/)": "not transcribed in this change: NIST PKITS under SecPolicyCreateBasicX509 with initial policy sets and CRLs (trustd takes CRLs only from its own revocation database), 359 certificates",
+        "NameConstraintsTests.m testNameConstraintsPlist and the unsupported_nc cases (folder nameconstraints/)": "not transcribed in this change: driven by Apple's NameConstraints plist (not in the shared data); the unsupported critical form is covered by x509-limbo nc-forbids-othername-noop instead",
     ]
 
     static func path(_ name: String) -> String { certificates.appendingPathComponent(name + ".pem").path }
@@ -309,6 +313,6 @@ struct AppleCase: Sendable, CustomStringConvertible {
         let report = disagreements.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
         #expect(Set(disagreements.keys) == Set(Self.knownDisagreements.keys), "disagreements:\n\(report)")
         #expect(Self.cases.count == 133)
-        #expect(Self.notRun.count == 2)
+        #expect(Self.notRun.count == 6)
     }
 }
