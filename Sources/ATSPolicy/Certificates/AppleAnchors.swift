@@ -4,7 +4,8 @@
 /// certificate fingerprints of the production anchors of Security-61901.0.87.0.1
 /// OSX/utilities/SecAppleAnchor.c `getAnchors` (AppleRootCAHash, AppleRootG2Hash,
 /// AppleRootG3Hash, ApplePlatformBackportRSARootG1Hash, ApplePlatformBackportECCRootG1Hash);
-/// each is in Apple's root store as built in (AppleRootStoreTests checks it).
+/// Apple Root CA, G2 and G3 are in Apple's root store as built in, the Backport roots are not
+/// (AppleRootStoreTests checks it).
 public enum AppleAnchors {
     public static let sha256Fingerprints: Set<String> = [
         "B0B1730ECBC7FF4505142C49F1295E6EDA6BCAED7E2C68C5BE91B5A11001F024",  // Apple Root CA
