@@ -68,6 +68,7 @@ public enum AppleCertificatePolicy {
         IntermediateEKURule(),
         LifetimeRules(),
         RSAKeySizeRule(),
+        ECKeySizeRule(),
         KeyTypeRule(),
         SignatureHashRule(),
         DistrustedRootRule(),
@@ -82,6 +83,7 @@ public enum AppleCertificatePolicy {
                                                logs: CTLogList = .apple) -> CTPolicyResult {
         CTPolicy(logs: logs, rules: rules).evaluate(
             leaf: observation.leaf, deliveredSCTs: observation.deliveredSCTs, anchor: observation.trust.anchor,
-            requireCertificateTransparency: requireCertificateTransparency, at: date)
+            requireCertificateTransparency: requireCertificateTransparency, at: date,
+            anchorFingerprint: observation.trust.path?.last?.sha256Fingerprint)
     }
 }

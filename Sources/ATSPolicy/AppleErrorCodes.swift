@@ -90,7 +90,7 @@ public enum AppleErrorCodes {
         case .subjectAltNameMissing: return untrusted(SecureTransportCode.hostNameMismatch, -67602, "errSecHostNameMismatch")
         case .serverAuthEKU, .caServerAuthEKU: return untrusted(invalid, -67609, "errSecInvalidExtendedKeyUsage")
         case .validity825, .validity398: return untrusted(invalid, -67901, "errSecCertificateValidityPeriodTooLong")
-        case .rsaKeySize, .rsaKeyTooLarge, .keyTypeUnsupported: return untrusted(invalid, -67735, "errSecUnsupportedKeySize")
+        case .rsaKeySize, .rsaKeyTooLarge, .ecKeySize, .keyTypeUnsupported: return untrusted(invalid, -67735, "errSecUnsupportedKeySize")
         case .sha1Signature, .md5Signature: return untrusted(invalid, -67815, "errSecInvalidDigestAlgorithm")
         case .distrustedRoot, .ocspRevoked: return untrusted(invalid, -67820, "errSecCertificateRevoked")
         default: return untrusted(invalid, -67843, "errSecNotTrusted")  // certificate-transparency (CTRequired)

@@ -142,6 +142,8 @@ public struct ChainJudgement: Sendable, Encodable {
             ("HT211025; SecPolicyServer.c SecPolicyCheckValidityPeriodMaximums", "reissue the leaf valid for at most 398 days")
         case .rsaKeySize:
             ("HT210176; SecCertificate.c SecCertificateIsAtLeastMinKeySize", "reissue with an RSA key of at least 2048 bits (or ECDSA P-256)")
+        case .ecKeySize:
+            ("SecPolicy.c SecPolicyAddStrongKeySizeOptions; SecPolicyServer.c SecPolicyCheckKeySize", "reissue with an ECDSA P-256 or P-384 key (or RSA 2048+)")
         case .rsaKeyTooLarge:
             ("SecRSAKey.c kMaximumRSAKeyBits", "reissue with an RSA key of at most 8192 bits")
         case .keyTypeUnsupported:

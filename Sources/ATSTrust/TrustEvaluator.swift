@@ -63,6 +63,37 @@ package struct TrustEvaluator: Sendable {
             }
         }
 
+        // Apple's path builder keeps looking when a path breaks a name constraint, or when a
+        // served intermediate has a twin (same subject) that leads elsewhere (SecTrustServer.c
+        // SecPathBuilderStep/SecPathBuilderReportResult: candidate paths are scored and the
+        // best kept; x509-limbo nc-forbids-alternate-chain-ica, nc-forbids-same-chain-ica).
+        // OpenSSL builds one path: another is tried by leaving one served certificate out.
+        if Self.worthAnotherPath(errors, served: untrusted) {
+            for left in untrusted.indices.prefix(16) {
+                var others = untrusted
+                others.remove(at: left)
+                let (alternativeErrors, alternativeChain) = verify(leaf: leaf, untrusted: others, in: store.store)
+                if !alternativeErrors.contains(where: { Self.untrustedCodes.contains($0.code) || Self.nameConstraintCodes.contains($0.code) }) {
+                    (errors, builtChain, untrusted) = (alternativeErrors, alternativeChain, others)
+                    break
+                }
+            }
+        }
+        // The path ends at the first certificate an anchor source holds (SecTrustServer.c
+        // SecPathBuilderIsAnchor): a leaf the app or the user gave as an anchor ends it, even
+        // when the server also sends a root above it (which OpenSSL's partial chain keeps).
+        if !store.appAnchorFingerprints.isEmpty || !store.userAnchorFingerprints.isEmpty, builtChain.count > 1 {
+            let anchors = store.appAnchorFingerprints.isEmpty ? store.userAnchorFingerprints : store.appAnchorFingerprints
+            if let first = builtChain.dropLast().firstIndex(where: { certificate in
+                let fingerprint = served.first { $0.certificate.pointer == certificate.pointer }?.facts.sha256Fingerprint
+                    ?? CertificateReader.fingerprint(of: certificate.pointer)
+                return anchors.contains(fingerprint)
+            }) {
+                builtChain = Array(builtChain.prefix(first + 1))
+                errors.removeAll { Int($0.depth) > first || Self.untrustedCodes.contains($0.code) }
+            }
+        }
+
         let facts = served.map(\.facts)
         // The verifier builds its chain from the very X509 objects it was given, so a served
         // certificate's facts are found by identity; only an anchor from a store is read here.
@@ -116,7 +147,20 @@ package struct TrustEvaluator: Sendable {
                 problems.append(TrustProblem(kind: .invalidChain, certificateIndex: at, detail: "\(label(error.depth)): \(text)"))
             }
         }
-        if let name, !matches(leaf: leaf, name: name) {
+        // What trustd checks on every path and OpenSSL does not (AppleChainChecks), once a
+        // path reached an anchor.
+        if !chainUntrusted {
+            for (depth, detail) in AppleChainChecks.problems(path: builtChain) {
+                problems.append(TrustProblem(kind: .invalidChain, certificateIndex: index(of: Int32(depth)), detail: "\(label(Int32(depth))): \(detail)"))
+            }
+            // Apple's system pinning list, for the hosts it names (AppleSystemPinning).
+            if let name, !Target.isIPAddress(name), let top = builtChain.last,
+               let detail = AppleSystemPinning.problem(host: name, path: builtChain,
+                                                       anchorFingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top.pointer)) {
+                problems.append(TrustProblem(kind: .invalidChain, certificateIndex: nil, detail: detail))
+            }
+        }
+        if let name, !matches(leaf: leaf, name: name, dnsNames: facts[0].dnsNames) {
             problems.append(TrustProblem(kind: .nameMismatch, certificateIndex: 0,
                                          detail: "certificate is not valid for '\(name)'; \(coveredNames(facts[0]))"))
         }
@@ -226,13 +270,47 @@ package struct TrustEvaluator: Sendable {
     /// entry (SecCertificate.c SecCertificateCopyDNSNamesFromSAN drops DNS entries that look like
     /// addresses); one trailing dot of the host is removed (SecDNSMatch), while a SAN with a
     /// trailing dot has one label more and never matches.
-    private func matches(leaf: X509Certificate, name: String) -> Bool {
+    private func matches(leaf: X509Certificate, name: String, dnsNames: [String]) -> Bool {
         // No partial wildcards ("w*.example.com" matches nothing), as SecPolicyLeafCallbacks.c.
         let flags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
         if Target.isIPAddress(name) { return X509_check_ip_asc(leaf.pointer, name, flags) == 1 }
         let host = name.hasSuffix(".") ? String(name.dropLast()) : name
-        guard !host.isEmpty else { return false }
-        return X509_check_host(leaf.pointer, host, host.utf8.count, flags, nil) == 1
+        // An empty label (".test.apple.com", "a..b") matches no presented name (SecDNSMatch
+        // compares label by label; a leading dot makes an empty first label).
+        guard !host.isEmpty, !host.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else { return false }
+        guard X509_check_host(leaf.pointer, host, host.utf8.count, flags, nil) == 1 else { return false }
+        return matchesWithoutPublicSuffixWildcard(dnsNames: dnsNames, host: host)
+    }
+
+    /// OpenSSL matched `host`; Apple also refuses a wildcard whose remainder is a top-level
+    /// domain (SecPolicyLeafCallbacks.c SecDNSMatch -> SecDNSIsTLD: `*.co.uk`). True when an
+    /// exact SAN entry matches, or a wildcard one over a name that is not a public suffix.
+    private func matchesWithoutPublicSuffixWildcard(dnsNames: [String], host: String) -> Bool {
+        let lowered = host.lowercased()
+        if dnsNames.contains(where: { $0.lowercased() == lowered }) { return true }
+        let names = dnsNames.map { $0.lowercased() }
+        guard let dot = lowered.firstIndex(of: ".") else { return false }
+        let parent = String(lowered[lowered.index(after: dot)...])
+        return names.contains("*." + parent) && !PublicSuffixList.isPublicSuffix(parent)
+    }
+
+    /// OpenSSL's name-constraint verdicts.
+    static let nameConstraintCodes: Set<Int32> = [X509_V_ERR_PERMITTED_VIOLATION, X509_V_ERR_EXCLUDED_VIOLATION,
+                                                 X509_V_ERR_SUBTREE_MINMAX, X509_V_ERR_UNSUPPORTED_CONSTRAINT_TYPE,
+                                                 X509_V_ERR_UNSUPPORTED_CONSTRAINT_SYNTAX, X509_V_ERR_UNSUPPORTED_NAME_SYNTAX]
+
+    /// Whether another path may exist: the first broke a name constraint, or did not reach an
+    /// anchor while two served certificates share a subject (the same CA under two issuers).
+    private static func worthAnotherPath(_ errors: [VerifyError], served: [X509Certificate]) -> Bool {
+        guard served.count > 1 else { return false }
+        if errors.contains(where: { nameConstraintCodes.contains($0.code) }) { return true }
+        guard errors.contains(where: { untrustedCodes.contains($0.code) }) else { return false }
+        for (index, certificate) in served.enumerated() {
+            for other in served[(index + 1)...] where X509_NAME_cmp(X509_get_subject_name(certificate.pointer), X509_get_subject_name(other.pointer)) == 0 {
+                return true
+            }
+        }
+        return false
     }
 
     /// Runs X509_verify_cert with a callback that records each error and carries on.

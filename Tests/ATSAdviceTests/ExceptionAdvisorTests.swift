@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TLSFacts
 @testable import ATSAdvice
@@ -91,12 +92,30 @@ import ATSPolicyFixtures
     }
 
     @Test func weakLeafKeyUnderATS() {
-        // ECC 224 leaf: the key-size check goes with PFS off (the doc's reading).
+        // ECC 224 leaf: ATS's leaf key check goes with PFS off (the doc's reading), but Apple's
+        // SSL policy refuses EC keys under 256 bits in every certificate under every ATS
+        // dictionary (SecPolicy.c SecPolicyAddStrongKeySizeOptions; the ec-key-size rule, which
+        // the runner hands in as it does every certificate rule). So no exception helps, and the
+        // advice says so naming the key (it suggested NSExceptionRequiresForwardSecrecy = NO
+        // before issue 33).
         let server = SimulatedServer(versions: [.tls12], suites: [suite(0xC02B)], key: PublicKeyFacts(algorithm: .ec, bits: 224))
+        func withRules(_ ruleSet: RuleSet) -> [(DiagnosticTest, Verdict)] {
+            NSCurlMatrix.tests(host: "example.com").map { test in
+                let policy = EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: ruleSet)
+                let result = server.handshake(policy.clientOffer(ruleSet: ruleSet))
+                let violations = (try? result.get()).map { AppleCertificatePolicy.violations(in: $0, at: Date()) } ?? []
+                return (test, ATSEvaluator.evaluate(result, under: policy, ruleSet: ruleSet, certificateViolations: violations))
+            }
+        }
+        let suggestion = ExceptionAdvisor.suggest(host: "example.com", results: withRules(.documented), ruleSet: .documented)
+        #expect(exception(suggestion) == nil)
+        #expect(impossibleReason(suggestion)?.contains("224") == true, "\(suggestion)")
+        // Without the certificate rule (a caller that hands in none), ATS's own check alone
+        // would be relaxed by PFS off: the rule is what moves the advice.
         #expect(exception(advise(server)) == DomainException(requiresForwardSecrecy: false))
-        var strict = RuleSet.documented
-        strict.forwardSecrecyExceptionDropsKeySizeCheck = false
-        #expect(exception(advise(server, ruleSet: strict)) == DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false))
+        // A P-256 leaf needs nothing.
+        let p256 = SimulatedServer(versions: [.tls12], suites: [suite(0xC02B)], key: PublicKeyFacts(algorithm: .ec, bits: 256))
+        #expect(ExceptionAdvisor.suggest(host: "example.com", results: p256.diagnose(ruleSet: .documented), ruleSet: .documented) == ExceptionSuggestion.none)
     }
 
     @Test func unreachableIsImpossible() {

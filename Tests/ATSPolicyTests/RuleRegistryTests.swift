@@ -11,7 +11,7 @@ import ATSPolicyFixtures
         #expect(Set(registered).count == registered.count)
         let declared: [CertificateRuleID] = [.subjectAltNameMissing, .serverAuthEKU, .validity825, .validity398, .rsaKeySize,
                                              .sha1Signature, .md5Signature, .certificateTransparency, .caServerAuthEKU,
-                                             .rsaKeyTooLarge, .keyTypeUnsupported, .distrustedRoot, .ocspRevoked]
+                                             .rsaKeyTooLarge, .keyTypeUnsupported, .distrustedRoot, .ocspRevoked, .ecKeySize]
         #expect(Set(registered) == Set(declared))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ATSProbe
+import ATSPolicy
 import ATSTrust
 import ATSTestServers
 import TextSupport
@@ -20,6 +21,14 @@ struct AppleRootStoreTests {
         }
         #expect(AppleRootStore.parseableCount() == 156)
         #expect(Set(AppleRootStore.roots.map(\.sha256)).count == 156)
+    }
+
+    /// Apple's own roots, exempt from the system-root CT requirement (ATSPolicy AppleAnchors,
+    /// SecAppleAnchor.c getAnchors): Apple Root CA, G2 and G3 are system roots in the store as
+    /// built in; the two Platform Backport G1 roots are not (no system root, so no CT anyway).
+    @Test func applesOwnRootsAreInTheStore() {
+        let store = Set(AppleRootStore.roots.map(\.sha256))
+        #expect(AppleAnchors.sha256Fingerprints.filter(store.contains).count == 3)
     }
 
     /// Apple's roots are decoded on demand (AppleRootLookup): every root's subject is read from

@@ -32,18 +32,27 @@ struct AppleCase: Sendable, CustomStringConvertible {
     var name: String
     var chain: [String]
     var anchors: Anchors
-    var host: String
+    /// The SSL policy's host name; nil: SecPolicyCreateBasicX509 (no name, no SSL rules: only
+    /// the chain's trust is compared).
+    var host: String?
     /// Seconds since 2001-01-01 (CFAbsoluteTime), as Apple's test writes it.
     var appleDate: Double
     var trusted: Bool
+    /// kSecPolicyCheckLeafSPKISHA256 / kSecPolicyCheckCAspkiSHA256 (`cert --pin-leaf-spki`,
+    /// `--pin-ca-spki`; NSPinnedDomains' identities).
+    var leafPins: [String]?
+    var caPins: [String]?
 
-    init(_ name: String, chain: [String], anchors: Anchors, host: String, appleDate: Double, trusted: Bool) {
+    init(_ name: String, chain: [String], anchors: Anchors, host: String?, appleDate: Double, trusted: Bool,
+         leafPins: [String]? = nil, caPins: [String]? = nil) {
         self.name = name
         self.chain = chain
         self.anchors = anchors
         self.host = host
         self.appleDate = appleDate
         self.trusted = trusted
+        self.leafPins = leafPins
+        self.caPins = caPins
     }
 
     var description: String { name }
@@ -51,7 +60,18 @@ struct AppleCase: Sendable, CustomStringConvertible {
 
 @Suite struct AppleTrustDataTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let certificates = repository.deletingLastPathComponent().appendingPathComponent("shared/data/apple-tests/trust/certs")
+    /// `shared/data` beside the repository, or beside a folder above it (a worktree under
+    /// /work/wt/NAME reads /work/shared/data as /work/main does).
+    static let sharedData: URL = {
+        var folder = repository.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("shared/data")
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return repository.deletingLastPathComponent().appendingPathComponent("shared/data")
+    }()
+    static let certificates = sharedData.appendingPathComponent("apple-tests/trust/certs")
 
     static let cases: [AppleCase] = [
         // tests/TrustTests/EvaluationTests/SSLPolicyTests.m testSSLPolicyCerts over
@@ -160,12 +180,73 @@ struct AppleCase: Sendable, CustomStringConvertible {
         AppleCase("ValidityPeriodRestrictionTests.testUserTrustLeaf_MoreThan825Days_AfterJul2019", chain: ["validity/testLeaf_3Years"], anchors: .user(["validity/testLeaf_3Years"]), host: "example.com", appleDate: 590_000_000, trusted: true),
         AppleCase("ValidityPeriodRestrictionTests.testUserTrustLeaf_MoreThan825Days_BeforeJul2019", chain: ["validity/testLeaf_66Months"], anchors: .user(["validity/testLeaf_66Months"]), host: "example.com", appleDate: 590_000_000, trusted: true),
         AppleCase("ValidityPeriodRestrictionTests.testUserTrustLeaf_LessThan825Days_AfterJul2019", chain: ["validity/testLeaf_825Days"], anchors: .user(["validity/testLeaf_825Days"]), host: "example.com", appleDate: 590_000_000, trusted: true),
+        // NameConstraintsTests.m (SecPolicyCreateBasicX509: no host), name constraints in the sub-CA.
+        AppleCase("NameConstraintsTests.testIntersectingConstraintsInSubCA", chain: ["nameconstraints/test_leaf1", "nameconstraints/test_intermediate"], anchors: .app(["nameconstraints/test_root"]), host: nil, appleDate: 517_282_600, trusted: true),
+        AppleCase("NameConstraintsTests.testUserAnchorWithNameConstraintsPass", chain: ["nameconstraints/test_leaf1", "nameconstraints/test_intermediate"], anchors: .user(["nameconstraints/test_intermediate"]), host: nil, appleDate: 517_282_600, trusted: true),
+        AppleCase("NameConstraintsTests.testAppAnchorWithNameConstraintsPass", chain: ["nameconstraints/test_leaf1", "nameconstraints/test_intermediate"], anchors: .app(["nameconstraints/test_intermediate"]), host: nil, appleDate: 517_282_600, trusted: true),
+        AppleCase("NameConstraintsTests.testUserAnchorWithNameConstraintsFail", chain: ["nameconstraints/test_leaf4", "nameconstraints/test_intermediate"], anchors: .user(["nameconstraints/test_intermediate"]), host: nil, appleDate: 578_000_000, trusted: false),
+        AppleCase("NameConstraintsTests.testAppAnchorwithNameContraintsFail", chain: ["nameconstraints/test_leaf4", "nameconstraints/test_intermediate"], anchors: .app(["nameconstraints/test_intermediate"]), host: nil, appleDate: 578_000_000, trusted: false),
+        // PolicyTests.m testPinningPolicies over si-20-sectrust-policies-data/PinningPolicyTrustTest.plist:
+        // the SSL server policy cases (PolicyIdentifier 1.2.840.113635.100.1.3, the plist's index in
+        // brackets); Anchors are SecTrustSetAnchorCertificates; ExpectedResult 4 trusts, 5 does not.
+        AppleCase("PolicyTests.testPinningPolicies AppleCorporate-NegativeTest-SSLServer (32)", chain: ["si-20/apple_corp_vpn_client", "si-20/AppleCorporateVPNClientCA"], anchors: .app(["si-20/AppleCorporateRootCA"]), host: "com.apple.ist.ds.appleconnect2.production.vpn.8F2B3ADCD72ED2EA08DDC26AD0255A983B1DEBEB", appleDate: 427575600, trusted: false),
+        AppleCase("PolicyTests.testPinningPolicies TLDWildcard-PositiveTest-CookieTLD (94)", chain: ["si-20/googleapis", "si-20/GoogleTrustServicesCA101"], anchors: .app(["si-20/GlobalSignRootCAR2"]), host: "content.googleapis.com", appleDate: 595454400, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies FakeDOD-PolicyMappings (97)", chain: ["si-20/FakeDODLeaf", "si-20/FakeFederalBridgeCA", "si-20/FakeDODInteroperability", "si-20/FakeDODRootCA3", "si-20/FakeDODIDSWCA37"], anchors: .app(["si-20/FakeFederalCommonPolicy"]), host: "tlstest.com", appleDate: 503037480, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies FakeDOD-NoRequireExplicitPoliciesConstraint (98)", chain: ["si-20/FakeDODLeaf", "si-20/FakeFederalBridgeCA", "si-20/FakeDODInteroperability-noRequireExplicitPolicies", "si-20/FakeDODRootCA3-noRequireExplicitPolicies", "si-20/FakeDODIDSWCA37-noRequireExplicitPolicies"], anchors: .app(["si-20/FakeFederalCommonPolicy"]), host: "tlstest.com", appleDate: 503037480, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies FakeDOD-ExtraPolicies (99)", chain: ["si-20/FakeDODLeaf", "si-20/FakeFederalBridgeCA-extraPolicies", "si-20/FakeDODInteroperability-extraPolicies", "si-20/FakeDODRootCA3", "si-20/FakeDODIDSWCA37"], anchors: .app(["si-20/FakeFederalCommonPolicy"]), host: "tlstest.com", appleDate: 503037480, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Baseline-IDS-Prod (101)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Baseline-IDS-PublicTrust (102)", chain: ["si-20/ids_init_public", "si-20/ApplePublicServerRSA12-G1"], anchors: .app(["si-20/AAACertificateServices"]), host: "pds-init.ess.apple.com", appleDate: 621820800, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Hostname-IDS-PositiveTest (103)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "identity.ess.apple.com", appleDate: 621820800, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Hostname-Updates-NegativeTest (104)", chain: ["si-20/updates-EV", "si-20/DigiCertSHA2EV"], anchors: .app(["si-20/DigiCertEVRoot"]), host: "updates.cdn-apple.com", appleDate: 549504000, trusted: false),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Hostname-Updates-NegativeTest-TrailingDot (105)", chain: ["si-20/updates-EV", "si-20/DigiCertSHA2EV"], anchors: .app(["si-20/DigiCertEVRoot"]), host: "updates.cdn-apple.com.", appleDate: 549504000, trusted: false),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-PolicyName-IDS-PositiveTest (106)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-PolicyName-IDS-NegativeTest (107)", chain: ["si-20/ids_init_public", "si-20/ApplePublicServerRSA12-G1"], anchors: .app(["si-20/AAACertificateServices"]), host: "pds-init.ess.apple.com", appleDate: 621820800, trusted: false),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Both-IDS-PositiveTest (108)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "identity.ess.apple.com", appleDate: 621820800, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Both-Updates-NegativeTest (109)", chain: ["si-20/updates-EV", "si-20/DigiCertSHA2EV"], anchors: .app(["si-20/DigiCertEVRoot"]), host: "updates.cdn-apple.com", appleDate: 549504000, trusted: false),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-ckdatabasews-PositiveTest (113)", chain: ["si-20/ckdatabasews", "si-20/AppleISTCA2G1"], anchors: .app(["si-20/AppleRootCA", "si-20/GeoTrustGlobalCA"]), host: "p62-ckdatabasews.icloud.com", appleDate: 675734400, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies Systemwide-Both-Precedence (114)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "identity.ess.apple.com", appleDate: 621820800, trusted: false),
+        AppleCase("PolicyTests.testPinningPolicies ISTCrossSign-PositiveTest (134)", chain: ["si-20/ckdatabasews", "si-20/AppleISTCA2G1-Baltimore"], anchors: .app(["si-20/BaltimoreCyberTrustRoot"]), host: "p02-ckdatabasews.icloud.com", appleDate: 675734400, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies ISTCrossSignCA8Baltimore-PositiveTest (135)", chain: ["si-20/itunes", "si-20/AppleISTCA8G1-Baltimore"], anchors: .app(["si-20/BaltimoreCyberTrustRoot"]), host: "hls-slive.itunes.apple.com", appleDate: 581040000, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies ISTCrossSignCA8DigiCert-PositiveTest (136)", chain: ["si-20/itunes", "si-20/AppleISTCA8G1-DigiCert"], anchors: .app(["si-20/DigiCertGlobalRootG3"]), host: "hls-slive.itunes.apple.com", appleDate: 581040000, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies ISTCrossSign-BothPositiveTest (137)", chain: ["si-20/ckdatabasews", "si-20/AppleISTCA2G1-Baltimore", "si-20/AppleISTCA2G1"], anchors: .app(["si-20/AppleRootCA", "si-20/GeoTrustGlobalCA"]), host: "p02-ckdatabasews.icloud.com", appleDate: 675734400, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies ISTCrossSign-BothPositiveTest (138)", chain: ["si-20/ckdatabasews", "si-20/AppleISTCA2G1-Baltimore", "si-20/AppleISTCA2G1"], anchors: .app(["si-20/BaltimoreCyberTrustRoot"]), host: "p02-ckdatabasews.icloud.com", appleDate: 675734400, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies ValidPolicyConstraints-SSLCA-SSLServerLeaf (141)", chain: ["si-20/Valid-leaf-serial+invalid+policyssl+complete-ssl", "si-20/Valid-ca-serial+invalid+policyssl+complete"], anchors: .app(["si-20/Valid-root"]), host: "validssl.apple.geoffk.net", appleDate: 573148800, trusted: true),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckLeafSPKISHA256-leaf-good (147)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: true, leafPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=", "+GxzfmXKLWfWePjBrbCey6zjhsMU/KtGFQExWAnFJeQ="]),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckLeafSPKISHA256-leaf-empty (148)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: false, leafPins: []),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckLeafSPKISHA256-leaf-bad (149)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: false, leafPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE="]),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckCAspkiSHA256-intermediate-good (150)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: true, caPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=", "Yc/8PBtv5TPVDELtY0SUFd5zObsSVVzm7WbLz5eIpQM="]),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckCAspkiSHA256-intermediate-empty (151)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: false, caPins: []),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckCAspkiSHA256-intermediate-bad (152)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: false, caPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE="]),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckCAspkiSHA256-leaf-good-intermediate-good-root-good (153)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: true, leafPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=", "+GxzfmXKLWfWePjBrbCey6zjhsMU/KtGFQExWAnFJeQ="], caPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=", "Yc/8PBtv5TPVDELtY0SUFd5zObsSVVzm7WbLz5eIpQM=", "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=", "pmuYhKz98VG4gaGpUvi3y7CEl5+yJNGQ8/ARWg4FVnw="]),
+        AppleCase("PolicyTests.testPinningPolicies kSecPolicyCheckCAspkiSHA256-leaf-bad-intermediate-good-root-good (154)", chain: ["si-20/ids_test", "si-20/TestAppleServerAuthentication"], anchors: .app(["si-20/TestAppleRootCA"]), host: "init.ess.apple.com", appleDate: 621820800, trusted: false, leafPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE="], caPins: ["QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=", "Yc/8PBtv5TPVDELtY0SUFd5zObsSVVzm7WbLz5eIpQM=", "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=", "pmuYhKz98VG4gaGpUvi3y7CEl5+yJNGQ8/ARWg4FVnw="]),
     ]
 
     /// Cases where atsprobe's answer differs from Apple's test, each with the reason
     /// (docs/trust.md, "Apple's trust tests").
     static let knownDisagreements: [String: String] = [
-        "SSLPolicyTests.testSSLPolicyCerts Test11": "SAN *.co.uk for apple.co.uk: Apple refuses a wildcard over a top-level domain by asking CFNetwork (SecPolicyLeafCallbacks.c SecDNSMatch -> SecDNSIsTLD -> _CFHostIsDomainTopLevelForCertificatePolicy, closed source: a public suffix list); atsprobe has none, and OpenSSL refuses wildcards over one label only",
+        "PolicyTests.testPinningPolicies Systemwide-Hostname-IDS-PositiveTest (103)": "Apple's test trusts init.ess.apple.com's test chain to TestAppleRootCA under the IDS pinning policy, whose every rule asks AnchorApple; SecPolicyServer.c SecPolicyCheckAnchorApple calls SecIsAppleTrustAnchor with flags 0, which holds the production roots only (SecAppleAnchor.c getAnchors), so the test passes only under Apple's internal test configuration of the pinning database; a customer device (and atsprobe) refuses the chain for that host",
+        "PolicyTests.testPinningPolicies Systemwide-Both-IDS-PositiveTest (108)": "Apple's test trusts init.ess.apple.com's test chain to TestAppleRootCA under the IDS pinning policy, whose every rule asks AnchorApple; SecPolicyServer.c SecPolicyCheckAnchorApple calls SecIsAppleTrustAnchor with flags 0, which holds the production roots only (SecAppleAnchor.c getAnchors), so the test passes only under Apple's internal test configuration of the pinning database; a customer device (and atsprobe) refuses the chain for that host",
+    ]
+
+    /// Cases whose test sets DisableCT (PolicyTests.m: the CT requirement is off for the
+    /// evaluation): CT is left out of their comparison, and only of theirs.
+    static let ctDisabled: Set<String> = [
+        "PolicyTests.testPinningPolicies Systemwide-Baseline-IDS-PublicTrust (102)",
+        "PolicyTests.testPinningPolicies ISTCrossSign-PositiveTest (134)",
+        "PolicyTests.testPinningPolicies ISTCrossSignCA8Baltimore-PositiveTest (135)",
+        "PolicyTests.testPinningPolicies ISTCrossSignCA8DigiCert-PositiveTest (136)",
+        "PolicyTests.testPinningPolicies ISTCrossSign-BothPositiveTest (137)",
+        "PolicyTests.testPinningPolicies ISTCrossSign-BothPositiveTest (138)",
+    ]
+
+    /// Apple's cases in these folders that are not run, each with why (docs/trust.md).
+    static let notRun: [String: String] = [
+        "PolicyTests.testPinningPolicies AppleCorporate-PositiveTest-SSLClient (33)": "SSL client policy (SecPolicyClient): atsprobe judges servers",
+        "PolicyTests.testPinningPolicies SSLClient-NegativeTest (131)": "SSL client policy (SecPolicyClient): atsprobe judges servers",
+        "CTTests.m (folder ct/)": "not transcribed in this change: the cases set Apple's test CT logs (SecTrustSetTrustedLogs; ../shared/data/apple-tests/trust/ct/apple-test-logs.json), mark a test root as CT-requiring by configuration (TestCTRequiredSystemRoot), and present SCT proofs and OCSP responses that are not in the shared data",
+        "AllowlistBlocklistTests.m (folder allowlist/)": "not transcribed in this change: the allow-list cases need Apple's allow-list asset for a test root, which is not in the shared data",
+        "NISTTests.m (folder pkits/)": "not transcribed in this change: NIST PKITS under SecPolicyCreateBasicX509 with initial policy sets and CRLs (trustd takes CRLs only from its own revocation database), 359 certificates",
+        "NameConstraintsTests.m testNameConstraintsPlist and the unsupported_nc cases (folder nameconstraints/)": "not transcribed in this change: driven by Apple's NameConstraints plist (not in the shared data); the unsupported critical form is covered by x509-limbo nc-forbids-othername-noop instead",
     ]
 
     static func path(_ name: String) -> String { certificates.appendingPathComponent(name + ".pem").path }
@@ -197,8 +278,10 @@ struct AppleCase: Sendable, CustomStringConvertible {
                                verifier: SCTVerifier(keys: CTLogList.apple.keys), evaluations: TrustEvaluationCache())
         let served = try test.chain.map { ServedCertificate(try X509Certificate(pem: try pem($0))) }
         let (chain, evaluation) = await trust.judge(served: served, name: test.host, source: nil, policy: nil, fetchedIssuer: { _ in nil })
-        return ChainJudgement(given: chain.map(\.facts), trust: evaluation, name: test.host,
-                              rules: RuleSet.default.certificateRules, logs: .apple)
+        let judgement = ChainJudgement(given: chain.map(\.facts), trust: evaluation, name: test.host ?? "",
+                                       rules: RuleSet.default.certificateRules, logs: .apple)
+        guard test.leafPins != nil || test.caPins != nil else { return judgement }
+        return judgement.applying(pins: PinSet(caIdentities: test.caPins, leafIdentities: test.leafPins))
     }
 
     @Test func applesTrustTestsAgreeExceptTheKnownCases() async throws {
@@ -219,6 +302,9 @@ struct AppleCase: Sendable, CustomStringConvertible {
             // of these cases' comparison, and only of these.
             var failures = judgement.failures.map(\.rule)
             if case .systemApp = test.anchors { failures.removeAll { $0 == "certificate-transparency" } }
+            // SecPolicyCreateBasicX509: the chain's trust only, none of the SSL server rules.
+            if test.host == nil { failures.removeAll { !$0.hasPrefix("trust.") } }
+            if Self.ctDisabled.contains(test.name) { failures.removeAll { $0 == "certificate-transparency" } }
             if failures.isEmpty != test.trusted {
                 disagreements[test.name] = "Apple \(test.trusted ? "trusts" : "does not trust"); atsprobe "
                     + (failures.isEmpty ? "trusts" : "fails: " + failures.joined(separator: ", "))
@@ -226,6 +312,7 @@ struct AppleCase: Sendable, CustomStringConvertible {
         }
         let report = disagreements.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
         #expect(Set(disagreements.keys) == Set(Self.knownDisagreements.keys), "disagreements:\n\(report)")
-        #expect(Self.cases.count == 98)
+        #expect(Self.cases.count == 133)
+        #expect(Self.notRun.count == 6)
     }
 }

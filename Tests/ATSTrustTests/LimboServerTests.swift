@@ -14,8 +14,7 @@ import TLSFacts
 /// limbo's expectation the case is in `differences`, with whose rule decides and why
 /// (docs/trust.md, "x509-limbo"); the test fails when a difference appears or goes away.
 @Suite struct LimboServerTests {
-    static let file = AppleTrustDataTests.repository.deletingLastPathComponent()
-        .appendingPathComponent("shared/data/limbo/limbo-server.jsonl.gz")
+    static let file = AppleTrustDataTests.sharedData.appendingPathComponent("limbo/limbo-server.jsonl.gz")
 
     struct Case: Decodable {
         var id: String
@@ -26,62 +25,56 @@ import TLSFacts
         var expected: String
     }
 
-    /// limbo id -> why atsprobe answers otherwise: "Apple decides" (Apple's code answers as
-    /// atsprobe does), "atsprobe differs from Apple" (to fix), or "unverified" (Apple's answer not
-    /// read from its code yet). docs/trust.md, "x509-limbo", groups them.
+    /// limbo id -> why atsprobe answers otherwise than limbo: "Apple decides, trusts/refuses"
+    /// (Apple's code answers as atsprobe does, cited), or "unknowable" (Apple's answer is in
+    /// closed code; why). docs/trust.md, "x509-limbo", holds the same table.
     static let differences: [String: String] = [
         "crl::crlnumber-critical": "Apple decides, trusts: trustd takes no CRL from the caller (SecTrustServer.c SecTrustServerEvaluate: certificates, anchors, OCSP responses, SCTs, no CRL), and atsprobe reads none",
         "crl::crlnumber-missing": "Apple decides, trusts: trustd takes no CRL from the caller (SecTrustServer.c SecTrustServerEvaluate: certificates, anchors, OCSP responses, SCTs, no CRL), and atsprobe reads none",
         "crl::issuer-missing-crlsign": "Apple decides, trusts: trustd takes no CRL from the caller (SecTrustServer.c SecTrustServerEvaluate: certificates, anchors, OCSP responses, SCTs, no CRL), and atsprobe reads none",
         "crl::revoked-certificate-with-crl": "Apple decides, trusts: trustd takes no CRL from the caller (SecTrustServer.c SecTrustServerEvaluate: certificates, anchors, OCSP responses, SCTs, no CRL), and atsprobe reads none",
-        "cve::cve-2025-61727": "unverified: a name-constraint case; OpenSSL accepts it; Apple's name-constraint check not compared",
-        "online::akamai.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::amazon.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::apple.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::aws.amazon.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::bing.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::cloudflare.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::docs.python.org": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::facebook.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::fastly.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::google.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::microsoft.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::s3.amazonaws.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::stackoverflow.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
-        "online::storage.googleapis.com": "unverified: the leaf's SCTs are dated after limbo's validation_time (online::apple.com: SCTs 18:17:17, validation 18:07:17), so atsprobe counts none and CT fails for this system-root chain; a day later the same chain is trusted; whether Apple counts an SCT dated after the verify time is not read here",
+        "cve::cve-2025-61727": "Apple decides, trusts: SecDNSNameConstraintsMatch (nameconstraints.c) compares the SAN *.example.com with the excluded bar.example.com as strings, suffix by suffix: it is not within it, so nothing is excluded, and the permitted example.com covers it",
+        "online::akamai.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::amazon.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::apple.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::aws.amazon.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::bing.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::cloudflare.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::docs.python.org": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::facebook.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::fastly.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::google.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::microsoft.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::s3.amazonaws.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::stackoverflow.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "online::storage.googleapis.com": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (online::apple.com: SCTs 18:17:17, validation 18:07:17); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
         "pathlen::max-chain-depth-0-exhausted": "Apple decides, trusts: limbo's max_chain_depth is a limit its validator is configured with; Apple's SSL policy has none (SecPolicy.c SecPolicyCreateSSL_internal)",
         "pathlen::max-chain-depth-1-exhausted": "Apple decides, trusts: limbo's max_chain_depth is a limit its validator is configured with; Apple's SSL policy has none (SecPolicy.c SecPolicyCreateSSL_internal)",
         "rfc5280::aki::cross-signed-root-missing-aki": "Apple decides, trusts: Apple requires no AuthorityKeyIdentifier (SecPolicyServer.c SecPolicyCheckIdLinkage compares AKI and the issuer's SKI only when both are present)",
         "rfc5280::aki::intermediate-missing-aki": "Apple decides, trusts: Apple requires no AuthorityKeyIdentifier (SecPolicyServer.c SecPolicyCheckIdLinkage compares AKI and the issuer's SKI only when both are present)",
         "rfc5280::aki::leaf-missing-aki": "Apple decides, trusts: Apple requires no AuthorityKeyIdentifier (SecPolicyServer.c SecPolicyCheckIdLinkage compares AKI and the issuer's SKI only when both are present)",
-        "rfc5280::ca-empty-subject": "atsprobe differs from Apple, not fixed here: a CA with an empty subject fails SecPolicyCheckCertNonEmptySubject",
         "rfc5280::eku::ee-eku-empty": "Apple decides, trusts: an empty EKU extension lists no usage the SSL EKU check refuses (SecPolicyCheckExtendedKeyUsage, no-or-any EKU allowed); the leaf predates the strict 2019-07-01 check",
-        "rfc5280::leaf-ku-keycertsign": "unverified: SecPolicyCreateSSL checks key usage only when the caller asks (SecPolicyCreateSSLWithKeyUsage), so Apple likely trusts; not confirmed",
-        "rfc5280::nc::invalid-dnsname-leading-period": "unverified: name constraints are OpenSSL's verdict here; Apple's (SecPolicyServer.c SecPolicyCheckNameConstraints) not compared case by case",
-        "rfc5280::nc::nc-forbids-alternate-chain-ica": "atsprobe differs from limbo, Apple unverified: OpenSSL stops at the first path, which breaks a name constraint; Apple's path builder tries other candidate paths (SecTrustServer.c SecPathBuilder), as limbo expects",
-        "rfc5280::nc::nc-forbids-dnsname-wildcard-san": "unverified: name constraints are OpenSSL's verdict here; Apple's (SecPolicyServer.c SecPolicyCheckNameConstraints) not compared case by case",
-        "rfc5280::nc::nc-forbids-same-chain-ica": "atsprobe differs from limbo, Apple unverified: OpenSSL stops at the first path, which breaks a name constraint; Apple's path builder tries other candidate paths (SecTrustServer.c SecPathBuilder), as limbo expects",
-        "rfc5280::nc::nc-permits-invalid-dns-san": "unverified: name constraints are OpenSSL's verdict here; Apple's (SecPolicyServer.c SecPolicyCheckNameConstraints) not compared case by case",
-        "rfc5280::nc::not-allowed-in-ee-critical": "unverified: name constraints are OpenSSL's verdict here; Apple's (SecPolicyServer.c SecPolicyCheckNameConstraints) not compared case by case",
-        "rfc5280::nc::not-allowed-in-ee-noncritical": "unverified: name constraints are OpenSSL's verdict here; Apple's (SecPolicyServer.c SecPolicyCheckNameConstraints) not compared case by case",
-        "rfc5280::nc::permitted-dns-match-noncritical": "unverified: name constraints are OpenSSL's verdict here; Apple's (SecPolicyServer.c SecPolicyCheckNameConstraints) not compared case by case",
-        "rfc5280::pc::ica-noncritical-pc": "unverified: policy constraints; Apple's policy tree not compared",
-        "rfc5280::root-missing-basic-constraints": "unverified: a root without basicConstraints as the anchor; OpenSSL accepts an anchor as given; Apple's SecPolicyCheckBasicConstraints not compared for anchors",
-        "rfc5280::root-non-critical-basic-constraints": "unverified: as root-missing-basic-constraints",
-        "rfc5280::san::noncritical-with-empty-subject": "atsprobe differs from Apple, not fixed here: a leaf with an empty subject needs a critical subjectAltName (SecPolicyLeafCallbacks.c SecPolicyCheckCertNonEmptySubject, every SSL policy via SecPolicyAddBasicCertOptions)",
+        "rfc5280::leaf-ku-keycertsign": "Apple decides, trusts: SecPolicyCreateSSL_internal adds neither kSecPolicyCheckNotCA nor kSecPolicyCheckKeyUsage (only other policies and SecPolicyCreateSSLWithKeyUsage do), so a leaf's cA flag and keyCertSign bit are not checked",
+        "rfc5280::nc::invalid-dnsname-leading-period": "Apple decides, trusts: nameconstraints.c SecDNSNameConstraintsMatch takes a constraint starting with '.' as a suffix (foo.example.com ends with .example.com); no form check",
+        "rfc5280::nc::nc-forbids-dnsname-wildcard-san": "Apple decides, trusts: as cve-2025-61727 (nameconstraints.c SecDNSNameConstraintsMatch: *.example.com is not within the excluded bar.example.com)",
+        "rfc5280::nc::nc-forbids-othername-noop": "Apple decides, refuses: a critical nameConstraints extension in an intermediate with an otherName subtree is refused whether or not a name uses it (SecPolicyServer.c SecPolicyCheckBasicCertificateProcessing step (g): !SecNameConstraintsAreSubtreesSupported && critical; nameconstraints.c supports rfc822Name, dNSName, directoryName, URI and iPAddress only)",
+        "rfc5280::nc::nc-permits-invalid-dns-san": "Apple decides, trusts: the SAN .example.com is within example.com for SecDNSNameConstraintsMatch (the character before the suffix is a '.'), and the host matches another SAN entry",
+        "rfc5280::nc::not-allowed-in-ee-critical": "Apple decides, trusts: name constraints are read from the intermediates and the anchor only (SecPolicyServer.c SecPolicyCheckBasicCertificateProcessing step (g) stops at the leaf), and criticality is not checked",
+        "rfc5280::nc::not-allowed-in-ee-noncritical": "Apple decides, trusts: name constraints are read from the intermediates and the anchor only (SecPolicyServer.c SecPolicyCheckBasicCertificateProcessing step (g) stops at the leaf), and criticality is not checked",
+        "rfc5280::nc::permitted-dns-match-noncritical": "Apple decides, trusts: the anchor's name constraints are applied whatever their criticality (SecPolicyServer.c SecPolicyCheckBasicCertificateProcessing: anchor_permitted_subtrees), and the leaf is within them",
+        "rfc5280::pc::ica-noncritical-pc": "Apple decides, trusts: SecCertificate.c SecCEPPolicyConstraints parses the extension whatever its criticality, and the policy tree (SecCertificatePathVCVerifyPolicyTree) is satisfied; no criticality check",
+        "rfc5280::root-non-critical-basic-constraints": "Apple decides, trusts: SecPolicyServer.c SecPVCParentCertificateChecks asks for basicConstraints with cA true in every parent, not for their criticality",
         "rfc5280::san::underscore-dns": "Apple decides, trusts: SecDNSMatch compares labels as strings; an underscore is not refused",
-        "rfc5280::serial::negative": "unverified: serial-number form; Apple's SSL policy has no serial check (SecPolicyCreateSSL_internal); its parser not compared",
-        "rfc5280::serial::too-long": "unverified: serial-number form; Apple's SSL policy has no serial check (SecPolicyCreateSSL_internal); its parser not compared",
-        "rfc5280::serial::zero": "unverified: serial-number form; Apple's SSL policy has no serial check (SecPolicyCreateSSL_internal); its parser not compared",
+        "rfc5280::serial::negative": "Apple decides, trusts: SecCertificate.c SecCertificateParse accepts a serial number of 1 to 37 octets with no sign or zero check, and the SSL policy has no serial check (SecPolicy.c SecPolicyCreateSSL_internal)",
+        "rfc5280::serial::too-long": "Apple decides, trusts: SecCertificate.c SecCertificateParse accepts a serial number of 1 to 37 octets with no sign or zero check, and the SSL policy has no serial check (SecPolicy.c SecPolicyCreateSSL_internal)",
+        "rfc5280::serial::zero": "Apple decides, trusts: SecCertificate.c SecCertificateParse accepts a serial number of 1 to 37 octets with no sign or zero check, and the SSL policy has no serial check (SecPolicy.c SecPolicyCreateSSL_internal)",
         "rfc5280::ski::intermediate-missing-ski": "Apple decides, trusts: Apple requires no SubjectKeyIdentifier (SecPolicyCheckIdLinkage compares only when both are present)",
         "rfc5280::ski::root-missing-ski": "Apple decides, trusts: Apple requires no SubjectKeyIdentifier (SecPolicyCheckIdLinkage compares only when both are present)",
-        "rfc5280::validity::notafter-fractional": "unverified: a notAfter with fractional seconds, which OpenSSL reads as expired at the validation time; Apple's GeneralizedTime parser not compared",
-        "webpki::aki::root-with-aki-all-fields": "unverified: a root's AuthorityKeyIdentifier; SecPolicyCheckIdLinkage not read for a self-signed anchor here; OpenSSL trusts",
-        "webpki::aki::root-with-aki-authoritycertissuer": "unverified: a root's AuthorityKeyIdentifier; SecPolicyCheckIdLinkage not read for a self-signed anchor here; OpenSSL trusts",
-        "webpki::aki::root-with-aki-authoritycertserialnumber": "unverified: a root's AuthorityKeyIdentifier; SecPolicyCheckIdLinkage not read for a self-signed anchor here; OpenSSL trusts",
-        "webpki::aki::root-with-aki-missing-keyidentifier": "unverified: a root's AuthorityKeyIdentifier; SecPolicyCheckIdLinkage not read for a self-signed anchor here; OpenSSL trusts",
-        "webpki::aki::root-with-aki-ski-mismatch": "unverified: a root's AuthorityKeyIdentifier; SecPolicyCheckIdLinkage not read for a self-signed anchor here; OpenSSL trusts",
-        "webpki::ca-as-leaf": "unverified: as ee-basicconstraints-ca",
+        "rfc5280::validity::notafter-fractional": "Apple decides, refuses: the case validates 5 ms after notAfter, and SecCertificate.c SecCertificateIsValid compares CFAbsoluteTime (fractional seconds): notBefore <= t <= notAfter fails; limbo accepts second granularity",
+        "webpki::aki::root-with-aki-all-fields": "Apple decides, trusts: the root's own authorityKeyIdentifier is never compared (SecPolicyServer.c SecPolicyCheckIdLinkage compares a certificate's AKI with its parent's SKI; the anchor has no parent in the path), and SecCertificate.c SecCEPAuthorityKeyIdentifier parses it (issuer and serial both present or both absent)",
+        "webpki::aki::root-with-aki-missing-keyidentifier": "Apple decides, trusts: the root's own authorityKeyIdentifier is never compared (SecPolicyServer.c SecPolicyCheckIdLinkage compares a certificate's AKI with its parent's SKI; the anchor has no parent in the path), and SecCertificate.c SecCEPAuthorityKeyIdentifier parses it (issuer and serial both present or both absent)",
+        "webpki::aki::root-with-aki-ski-mismatch": "Apple decides, trusts: the root's own authorityKeyIdentifier is never compared (SecPolicyServer.c SecPolicyCheckIdLinkage compares a certificate's AKI with its parent's SKI; the anchor has no parent in the path), and SecCertificate.c SecCEPAuthorityKeyIdentifier parses it (issuer and serial both present or both absent)",
+        "webpki::ca-as-leaf": "Apple decides, trusts: SecPolicyCreateSSL_internal adds neither kSecPolicyCheckNotCA nor kSecPolicyCheckKeyUsage (only other policies and SecPolicyCreateSSLWithKeyUsage do), so a leaf's cA flag and keyCertSign bit are not checked",
         "webpki::cn::case-mismatch": "Apple decides, trusts: the CommonName is never matched (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads the SAN only), and the SAN matches the host",
         "webpki::cn::ipv4-hex-mismatch": "Apple decides, trusts: the CommonName is never matched (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads the SAN only), and the SAN matches the host",
         "webpki::cn::ipv4-leading-zeros-mismatch": "Apple decides, trusts: the CommonName is never matched (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads the SAN only), and the SAN matches the host",
@@ -91,21 +84,17 @@ import TLSFacts
         "webpki::cn::not-in-san": "Apple decides, trusts: the CommonName is never matched (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads the SAN only), and the SAN matches the host",
         "webpki::cn::punycode-not-in-san": "Apple decides, trusts: the CommonName is never matched (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads the SAN only), and the SAN matches the host",
         "webpki::cn::utf8-vs-punycode-mismatch": "Apple decides, trusts: the CommonName is never matched (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads the SAN only), and the SAN matches the host",
-        "webpki::cryptographydotio-chain": "unverified: as the online cases, CT at limbo's validation_time for a chain to a system root",
-        "webpki::ee-basicconstraints-ca": "unverified: a leaf with CA:TRUE; no SSL policy option found that refuses it (SecPolicyCreateSSL_internal), not confirmed",
+        "webpki::cryptographydotio-chain": "Apple decides, refuses at limbo's validation_time: the leaf's SCTs are dated after it (as the online::* cases); trustd does not count an SCT from the future (CertificateTransparency.m: \"SCT is in the future\"), so the system-root chain fails SecPolicyCheckSystemTrustedCTRequired; a day later the same chain is trusted",
+        "webpki::ee-basicconstraints-ca": "Apple decides, trusts: SecPolicyCreateSSL_internal adds neither kSecPolicyCheckNotCA nor kSecPolicyCheckKeyUsage (only other policies and SecPolicyCreateSSLWithKeyUsage do), so a leaf's cA flag and keyCertSign bit are not checked",
         "webpki::eku::ee-anyeku": "Apple decides, trusts: the SSL EKU check accepts no EKU and anyExtendedKeyUsage (SecPolicy.c set_ssl_ekus, SecPolicyCheckExtendedKeyUsage) and reads no root EKU; the strict SecPolicyCheckServerAuthEKU applies to leaves issued after 2019-07-01, and this leaf is older",
         "webpki::eku::ee-critical-eku": "Apple decides, trusts: the SSL EKU check accepts no EKU and anyExtendedKeyUsage (SecPolicy.c set_ssl_ekus, SecPolicyCheckExtendedKeyUsage) and reads no root EKU; the strict SecPolicyCheckServerAuthEKU applies to leaves issued after 2019-07-01, and this leaf is older",
         "webpki::eku::ee-without-eku": "Apple decides, trusts: the SSL EKU check accepts no EKU and anyExtendedKeyUsage (SecPolicy.c set_ssl_ekus, SecPolicyCheckExtendedKeyUsage) and reads no root EKU; the strict SecPolicyCheckServerAuthEKU applies to leaves issued after 2019-07-01, and this leaf is older",
         "webpki::eku::root-has-eku": "Apple decides, trusts: the SSL EKU check accepts no EKU and anyExtendedKeyUsage (SecPolicy.c set_ssl_ekus, SecPolicyCheckExtendedKeyUsage) and reads no root EKU; the strict SecPolicyCheckServerAuthEKU applies to leaves issued after 2019-07-01, and this leaf is older",
-        "webpki::forbidden-p192-leaf": "atsprobe differs from Apple, not fixed here: the SSL server policy requires EC keys of 256 bits or more in every certificate of the path (SecPolicy.c SecPolicyAddStrongKeySizeOptions, SecPolicyServer.c SecPolicyCheckKeySize); atsprobe checks RSA sizes only",
-        "webpki::forbidden-p192-root": "atsprobe differs from Apple, not fixed here: the SSL server policy requires EC keys of 256 bits or more in every certificate of the path (SecPolicy.c SecPolicyAddStrongKeySizeOptions, SecPolicyServer.c SecPolicyCheckKeySize); atsprobe checks RSA sizes only",
         "webpki::forbidden-rsa-key-not-divisible-by-8-in-leaf": "Apple decides, trusts: Apple compares RSA sizes in whole bytes (SecCertificate.c SecCertificateIsAtLeastMinKeySize)",
         "webpki::forbidden-rsa-not-divisible-by-8-in-root": "Apple decides, trusts: RSA sizes compared in whole bytes (SecCertificateIsAtLeastMinKeySize)",
-        "webpki::malformed-aia": "unverified: Apple's parsing of a malformed AIA extension (SecCertificate.c) not compared",
-        "webpki::nc::intermediate-permitted-excluded-subtrees-both-empty-sequences": "unverified: empty or null permitted/excluded subtrees; OpenSSL accepts them; Apple's name-constraint parser not compared",
-        "webpki::nc::intermediate-permitted-excluded-subtrees-both-null": "unverified: empty or null permitted/excluded subtrees; OpenSSL accepts them; Apple's name-constraint parser not compared",
-        "webpki::san::public-suffix-multi-label-wildcard-san": "atsprobe differs from Apple, not fixed here (as SSLTrustPolicyTest Test11): Apple refuses a wildcard over a top-level domain by asking CFNetwork (SecPolicyLeafCallbacks.c SecDNSIsTLD, _CFHostIsDomainTopLevelForCertificatePolicy, closed source); atsprobe has no public suffix list",
-        "webpki::san::public-suffix-private-namespace-wildcard-san": "atsprobe differs from Apple, not fixed here (as SSLTrustPolicyTest Test11): Apple refuses a wildcard over a top-level domain by asking CFNetwork (SecPolicyLeafCallbacks.c SecDNSIsTLD, _CFHostIsDomainTopLevelForCertificatePolicy, closed source); atsprobe has no public suffix list",
+        "webpki::nc::intermediate-permitted-excluded-subtrees-both-empty-sequences": "Apple decides, trusts: SecCertificate.c SecCEPNameConstraints parses empty subtrees (nothing is kept when a length is 0), so no constraint applies",
+        "webpki::nc::intermediate-permitted-excluded-subtrees-both-null": "Apple decides, trusts: the extension's value is an empty SEQUENCE (30 00), which SecCEPNameConstraints parses with neither subtree present: no constraint applies",
+        "webpki::san::public-suffix-private-namespace-wildcard-san": "unknowable: Apple asks CFNetwork's closed _CFHostIsDomainTopLevelForCertificatePolicy (SecPolicyLeafCallbacks.c SecDNSIsTLD) whether s3.amazonaws.com is a top-level domain; atsprobe uses the public suffix list's ICANN section only, since wildcard certificates over private-section names (Amazon's own *.s3.amazonaws.com in online::s3.amazonaws.com, *.github.io) serve Apple devices",
         "webpki::san::san-critical-with-nonempty-subject": "Apple decides, trusts: SecPolicyCheckCertNonEmptySubject asks for a critical SAN only when the subject is empty",
     ]
 
@@ -131,13 +120,17 @@ import TLSFacts
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let iso = ISO8601DateFormatter()
+        // notafter-fractional validates at 00:00:00.005: read the milliseconds, not now.
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var differences: [String: String] = [:]
         var agreed = 0
         for test in cases {
             let anchorFile = directory.appendingPathComponent("\(agreed + differences.count).pem").path
             try Data(test.anchors_pem.utf8).write(to: URL(fileURLWithPath: anchorFile))
             let anchors = AnchorConfiguration(appAnchorFile: anchorFile)
-            let date = test.validation_time.flatMap { iso.date(from: $0.replacingOccurrences(of: "+00:00", with: "Z")) } ?? Date()
+            let date = test.validation_time.flatMap { iso.date(from: $0.replacingOccurrences(of: "+00:00", with: "Z"))
+                ?? fractional.date(from: $0.replacingOccurrences(of: "+00:00", with: "Z")) } ?? Date()
             let trust = ChainTrust(store: try TrustStore(options: anchors), anchors: anchors, date: date,
                                    verifier: SCTVerifier(keys: CTLogList.apple.keys), evaluations: TrustEvaluationCache())
             let started = Date()
@@ -162,5 +155,13 @@ import TLSFacts
         }
         let report = differences.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
         #expect(Set(differences.keys) == Set(Self.differences.keys), "\(agreed) agree; differences:\n\(report)")
+        // Every difference is classified with Apple's answer, and atsprobe gives that answer.
+        for (id, reason) in Self.differences {
+            #expect(reason.hasPrefix("Apple decides, trusts:") || reason.hasPrefix("Apple decides, refuses")
+                    || reason.hasPrefix("unknowable:"), "\(id) is not classified: \(reason)")
+            guard let seen = differences[id] else { continue }
+            if reason.hasPrefix("Apple decides, trusts:") { #expect(seen.hasSuffix("atsprobe trusts"), "\(id): Apple trusts; \(seen)") }
+            if reason.hasPrefix("Apple decides, refuses") { #expect(!seen.hasSuffix("atsprobe trusts"), "\(id): Apple refuses; \(seen)") }
+        }
     }
 }

@@ -131,6 +131,10 @@ public struct HostAdvice: Sendable, Hashable {
                     let small = leaf.map { $0.publicKey.algorithm == .rsa
                         && !rules.keySizeCounting.meets(bits: $0.publicKey.bits, minimum: rules.minimumRSABits) } ?? false
                     note(small ? "leaf key \(leaf!.publicKey)" : "an RSA key under 2048 bits in the chain")
+                case CertificateRuleID.ecKeySize:
+                    // No exception relaxes it: Apple's SSL policy refuses EC keys under 256 bits outright.
+                    let small = leaf.map { $0.publicKey.algorithm == .ec && $0.publicKey.bits < ECKeySizeRule.minimumBits } ?? false
+                    note(small ? "leaf key \(leaf!.publicKey)" : "an EC key under 256 bits in the chain")
                 case CertificateRuleID.sha1Signature: note("a SHA-1 signature")
                 case CertificateRuleID.md5Signature: note("an MD5 signature")
                 case CertificateRuleID.certificateTransparency: note("too few SCTs from Apple's CT logs")

@@ -30,7 +30,7 @@ public struct CTPolicy: Sendable {
 
     public func evaluate(leaf: CertificateFacts?, deliveredSCTs: [SignedCertificateTimestamp],
                          anchor: AnchorSource?, requireCertificateTransparency: Bool,
-                         at date: Date) -> CTPolicyResult {
+                         at date: Date, anchorFingerprint: String? = nil) -> CTPolicyResult {
         let all = (leaf?.embeddedSCTs ?? []) + deliveredSCTs
         let assessments = all.map { assess($0, at: date) }
         var result = CTPolicyResult(
@@ -70,7 +70,15 @@ public struct CTPolicy: Sendable {
         result.operators = Array(Set(counting.map(\.operatorName))).sorted()
 
         let applies: String
-        if anchor == .system {
+        // Apple's own roots are system anchors exempt from the requirement (SecPolicyServer.c
+        // SecPolicyCheckSystemTrustedCTRequired: "root in the system anchor source but not the
+        // Apple anchor source"; SecAppleAnchor.c getAnchors).
+        let appleRoot = anchor == .system && anchorFingerprint.map(AppleAnchors.contains) == true
+        if appleRoot && !requireCertificateTransparency {
+            result.reason = "not required: the chain ends at one of Apple's own roots, which Apple exempts"
+            result.satisfiedBy = embeddedMet ? .embedded : (deliveredMet ? .delivered : nil)
+            return result
+        } else if anchor == .system {
             applies = "the chain ends at a public (system) root"
         } else if requireCertificateTransparency {
             applies = "NSRequiresCertificateTransparency is set"

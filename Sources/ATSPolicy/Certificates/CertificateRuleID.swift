@@ -48,6 +48,9 @@ public struct CertificateRuleID: RawRepresentable, Hashable, Sendable, Codable, 
     /// The chain ends at a root Apple distrusts for certificates issued after a date
     /// (support article 121668), or at a WoSign/StartCom root (notBefore >= 2016-12-01).
     public static let distrustedRoot: CertificateRuleID = "distrusted-root"
+    /// An EC key under 256 bits (P-192, P-224) in any certificate of the chain (SecPolicy.c
+    /// SecPolicyAddStrongKeySizeOptions; SecPolicyServer.c SecPolicyCheckKeySize).
+    public static let ecKeySize: CertificateRuleID = "ec-key-size"
     /// A stapled OCSP response says the leaf is revoked (SecRevocationServer.c).
     public static let ocspRevoked: CertificateRuleID = "ocsp-revoked"
 

@@ -9,7 +9,8 @@ public struct CertificateTransparencyRule: CertificateRule {
     public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         let ct = CTPolicy(logs: context.logs, rules: context.rules).evaluate(
             leaf: context.leaf, deliveredSCTs: context.deliveredSCTs, anchor: context.anchor,
-            requireCertificateTransparency: context.requireCertificateTransparency, at: context.date)
+            requireCertificateTransparency: context.requireCertificateTransparency, at: context.date,
+            anchorFingerprint: context.path?.last?.sha256Fingerprint)
         guard ct.verdict == .nonCompliant else { return [] }
         return [context.violation(CertificateRuleID.certificateTransparency, 0, "Certificate Transparency \(ct.reason)")]
     }

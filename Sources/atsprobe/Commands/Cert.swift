@@ -37,6 +37,12 @@ extension ATSProbeCommand {
                 completion: .file())
         var appAnchor: String?
 
+        @Option(name: .customLong("pin-leaf-spki"), help: ArgumentHelp("A leaf identity the app pins (NSPinnedLeafIdentities' SPKI-SHA256-BASE64); repeatable: the leaf must match one.", valueName: "base64"))
+        var pinLeafSPKI: [String] = []
+
+        @Option(name: .customLong("pin-ca-spki"), help: ArgumentHelp("A CA identity the app pins (NSPinnedCAIdentities' SPKI-SHA256-BASE64); repeatable: a CA of the chain as built must match one.", valueName: "base64"))
+        var pinCASPKI: [String] = []
+
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions<TextOrJSON>
 
@@ -49,7 +55,12 @@ extension ATSProbeCommand {
                 if appAnchor != nil, connection.caFile != nil || connection.caDir != nil {
                     throw InputError("--app-anchor replaces every other anchor, as SecTrustSetAnchorCertificates does: give --app-anchor or --ca-file/--ca-dir, not both")
                 }
-                guard let name = ServerName.normalized(host) else {
+                for pin in pinLeafSPKI + pinCASPKI where !Self.isSPKIPin(pin) {
+                    throw InputError("pin '\(UntrustedText.escape(pin, limit: 100))' is not an SPKI-SHA256-BASE64 identity (base64 of 32 bytes)")
+                }
+                // A name with an empty label (".test.apple.com") is evaluated and matches nothing,
+                // as Apple's SecDNSMatch does (SSLTrustPolicyTest Test20), rather than refused.
+                guard let name = ServerName.normalized(host) ?? Self.emptyLabelName(host) else {
                     throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
                 }
                 let logs = try connection.ctLogs()
@@ -66,8 +77,12 @@ extension ATSProbeCommand {
                 options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
                 options.appAnchorFile = appAnchor
                 let prober = try makeProber(options, connection: connection)
-                let judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
+                var judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
                                                            timeout: connection.timeout)
+                if !pinLeafSPKI.isEmpty || !pinCASPKI.isEmpty {
+                    judgement = judgement.applying(pins: PinSet(caIdentities: pinCASPKI.isEmpty ? nil : pinCASPKI,
+                                                                leafIdentities: pinLeafSPKI.isEmpty ? nil : pinLeafSPKI))
+                }
                 var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
                 if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
                 let report = CertReport(run: run, host: name, judgement: judgement)
@@ -83,6 +98,21 @@ extension ATSProbeCommand {
                 try sink.finish()
                 return judgement.trusted ? .clear : .findings
             }
+        }
+
+        /// A host with an empty label but otherwise a DNS name's characters, lower-cased; nil otherwise.
+        static func emptyLabelName(_ text: String) -> String? {
+            guard !text.isEmpty, text.utf8.count <= 253, text.contains("."),
+                  text.hasPrefix(".") || text.contains(".."),
+                  text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && $0 != "/" && $0 != ":" }),
+                  text.contains(where: { $0 != "." }) else { return nil }
+            return text.lowercased()
+        }
+
+        /// base64 of a SHA-256 digest (44 characters, 32 bytes).
+        static func isSPKIPin(_ text: String) -> Bool {
+            guard text.utf8.count == 44, let bytes = Data(base64Encoded: text) else { return false }
+            return bytes.count == 32
         }
 
         /// The file, bounded; a FIFO or device is refused (it could block or never end); '-' is standard input.

@@ -24,6 +24,12 @@ extension RunInfo {
         if let file = connection.caFile { anchors.append("--ca-file \(file)") }
         if let directory = connection.caDir { anchors.append("--ca-dir \(directory)") }
         self.init(toolVersion: RunInfo.version, openSSLVersion: OpenSSLVersion.text, ruleSet: ruleSet,
-                  trustStore: anchors.joined(separator: " + "), ctLogList: logs.source, startedAt: startedAt)
+                  trustStore: anchors.joined(separator: " + ") + "; " + RunInfo.trustData, ctLogList: logs.source, startedAt: startedAt)
+    }
+
+    /// The other data trust is judged with (docs/trust.md): Apple's system pinning list, and the
+    /// public suffix list standing in for CFNetwork's top-level-domain list.
+    static var trustData: String {
+        "Apple pinning list \(AppleSystemPinning.version); wildcards over public suffixes per \(PublicSuffixList.version) (ICANN section)"
     }
 }

@@ -1,0 +1,157 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+package import COpenSSL
+package import OpenSSLSupport
+
+/// The checks trustd makes on every path that OpenSSL's verifier does not make, each on the
+/// path as built (leaf first, anchor last), each returning (path index, why):
+/// - an extendedKeyUsage or authorityInfoAccess extension Apple's parser cannot read, or an
+///   authorityKeyIdentifier with only one of authorityCertIssuer and authorityCertSerialNumber
+///   (SecCertificate.c marks it unparseable, SecCEPAuthorityKeyIdentifier; SecPolicyServer.c SecPolicyCheckUnparseableExtension,
+///   added to every policy by SecPolicy.c SecPolicyAddBasicCertOptions);
+/// - an empty subject in a CA, or in a leaf whose subjectAltName is not critical
+///   (SecPolicyLeafCallbacks.c SecPolicyCheckCertNonEmptySubject, over every certificate);
+/// - a critical nameConstraints extension in an intermediate with a name form trustd does not
+///   support (otherName, x400Address, ediPartyName, registeredID), used or not (SecPolicyServer.c
+///   SecPolicyCheckBasicCertificateProcessing step (g), nameconstraints.c
+///   SecNameConstraintsAreSubtreesSupported);
+/// - a parent (an intermediate or the anchor) of version 3 without basicConstraints or with
+///   cA false, and a v1/v2 intermediate under a v3 anchor (SecPolicyServer.c
+///   SecPVCParentCertificateChecks, "common to intermediate and anchors").
+enum AppleChainChecks {
+    static func problems(path: [X509Certificate]) -> [(index: Int, detail: String)] {
+        var found: [(Int, String)] = []
+        let anchorIndex = path.count - 1
+        for (index, certificate) in path.enumerated() {
+            let cert = certificate.pointer
+            if let name = unparseableExtension(cert) {
+                found.append((index, "its \(name) extension cannot be parsed; Apple refuses the certificate (SecPolicyCheckUnparseableExtension)"))
+            }
+            let isCA = hasBasicConstraints(cert) && X509_get_extension_flags(cert) & UInt32(EXFLAG_CA) != 0
+            if X509_NAME_entry_count(X509_get_subject_name(cert)) == 0 {
+                if isCA {
+                    found.append((index, "a CA with an empty subject; Apple refuses it (SecPolicyCheckCertNonEmptySubject)"))
+                } else if !hasCriticalSubjectAltName(cert) {
+                    found.append((index, "an empty subject without a critical subjectAltName; Apple refuses it (SecPolicyCheckCertNonEmptySubject)"))
+                }
+            }
+            guard index > 0 else { continue }
+            if index < anchorIndex, let form = unsupportedCriticalNameConstraint(cert) {
+                found.append((index, "a critical nameConstraints extension with a \(form) subtree, a form Apple does not support; Apple refuses the chain (SecNameConstraintsAreSubtreesSupported)"))
+            }
+            if X509_get_version(cert) >= 2 {
+                if !hasBasicConstraints(cert) {
+                    found.append((index, "an issuer (\(index == anchorIndex ? "the anchor" : "an intermediate")) without basicConstraints; Apple refuses it (SecPVCParentCertificateChecks)"))
+                } else if !isCA {
+                    found.append((index, "an issuer (\(index == anchorIndex ? "the anchor" : "an intermediate")) whose basicConstraints say cA false; Apple refuses it (SecPVCParentCertificateChecks)"))
+                }
+            } else if index < anchorIndex, X509_get_version(path[anchorIndex].pointer) >= 2 {
+                found.append((index, "a version 1 intermediate under a version 3 anchor; Apple refuses it (SecPVCParentCertificateChecks)"))
+            }
+        }
+        return found
+    }
+
+    private static func hasBasicConstraints(_ cert: OpaquePointer) -> Bool {
+        X509_get_ext_by_NID(cert, NID_basic_constraints, -1) >= 0
+    }
+
+    private static func hasCriticalSubjectAltName(_ cert: OpaquePointer) -> Bool {
+        let location = X509_get_ext_by_NID(cert, NID_subject_alt_name, -1)
+        guard location >= 0, let extensionEntry = X509_get_ext(cert, location) else { return false }
+        return X509_EXTENSION_get_critical(extensionEntry) == 1
+    }
+
+    /// "extendedKeyUsage", "authorityInfoAccess" or "authorityKeyIdentifier" when that extension is present and OpenSSL's
+    /// decoder refuses its value (Apple's DER parser refuses the same malformed encodings).
+    private static func unparseableExtension(_ cert: OpaquePointer) -> String? {
+        for (nid, name) in [(NID_ext_key_usage, "extendedKeyUsage"), (NID_info_access, "authorityInfoAccess")] {
+            let location = X509_get_ext_by_NID(cert, nid, -1)
+            guard location >= 0, let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry) else { continue }
+            guard let bytes = ASN1_STRING_get0_data(data) else { return name }
+            var cursor: UnsafePointer<UInt8>? = bytes
+            let length = Int(ASN1_STRING_length(data))
+            if nid == NID_ext_key_usage {
+                guard let value = d2i_EXTENDED_KEY_USAGE(nil, &cursor, length), cursor == bytes + length else { return name }
+                EXTENDED_KEY_USAGE_free(value)
+            } else {
+                guard let value = d2i_AUTHORITY_INFO_ACCESS(nil, &cursor, length), cursor == bytes + length else { return name }
+                AUTHORITY_INFO_ACCESS_free(value)
+            }
+        }
+        return authorityKeyIdentifierIsHalf(cert) ? "authorityKeyIdentifier" : nil
+    }
+
+    /// An authorityKeyIdentifier with authorityCertIssuer [1] or authorityCertSerialNumber [2]
+    /// but not both: SecCertificate.c SecCEPAuthorityKeyIdentifier requires both or neither.
+    private static func authorityKeyIdentifierIsHalf(_ cert: OpaquePointer) -> Bool {
+        let location = X509_get_ext_by_NID(cert, NID_authority_key_identifier, -1)
+        guard location >= 0, let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry),
+              let start = ASN1_STRING_get0_data(data) else { return false }
+        let der = Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data))))
+        guard let outer = DERItem.read(der, at: 0), outer.tag == 0x30 else { return false }
+        var (issuer, serial) = (false, false)
+        var offset = outer.contentStart
+        while offset < outer.end, let item = DERItem.read(der, at: offset) {
+            if item.tag == 0xA1 { issuer = true }
+            if item.tag == 0x82 { serial = true }
+            offset = item.end
+        }
+        return issuer != serial
+    }
+
+    /// The first name form in a critical nameConstraints extension that trustd does not
+    /// support, read from the DER: NameConstraints ::= SEQUENCE { [0] permitted, [1] excluded },
+    /// each a SEQUENCE OF GeneralSubtree ::= SEQUENCE { base GeneralName, ... }.
+    static func unsupportedCriticalNameConstraint(_ cert: OpaquePointer) -> String? {
+        let location = X509_get_ext_by_NID(cert, NID_name_constraints, -1)
+        guard location >= 0, let entry = X509_get_ext(cert, location), X509_EXTENSION_get_critical(entry) == 1,
+              let data = X509_EXTENSION_get_data(entry), let start = ASN1_STRING_get0_data(data) else { return nil }
+        let der = Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data))))
+        guard let outer = DERItem.read(der, at: 0), outer.tag == 0x30 else { return nil }
+        var trees = outer.contentStart
+        while trees < outer.end, let tree = DERItem.read(der, at: trees), tree.end <= outer.end {
+            var subtree = tree.contentStart
+            while subtree < tree.end, let item = DERItem.read(der, at: subtree), item.end <= tree.end {
+                if item.tag == 0x30, let base = DERItem.read(der, at: item.contentStart) {
+                    switch base.tag & 0x1F {
+                    case 1, 2, 4, 6, 7: break  // rfc822Name, dNSName, directoryName, URI, iPAddress
+                    case 0: return "otherName"
+                    case 3: return "x400Address"
+                    case 5: return "ediPartyName"
+                    case 8: return "registeredID"
+                    default: return "unknown"
+                    }
+                }
+                subtree = item.end
+            }
+            trees = tree.end
+        }
+        return nil
+    }
+}
+
+/// One DER element's tag and bounds (definite lengths only, up to four length bytes).
+struct DERItem {
+    var tag: UInt8
+    var contentStart: Int
+    var end: Int
+
+    static func read(_ der: [UInt8], at offset: Int) -> DERItem? {
+        guard offset + 2 <= der.count else { return nil }
+        let tag = der[offset]
+        var length = Int(der[offset + 1])
+        var start = offset + 2
+        if length & 0x80 != 0 {
+            let count = length & 0x7F
+            guard count > 0, count <= 4, start + count <= der.count else { return nil }
+            length = der[start..<start + count].reduce(0) { $0 << 8 | Int($1) }
+            start += count
+        }
+        guard start + length <= der.count else { return nil }
+        return DERItem(tag: tag, contentStart: start, end: start + length)
+    }
+}
