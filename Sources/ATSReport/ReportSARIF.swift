@@ -116,6 +116,10 @@ public enum ReportSARIF {
                                           place: .url(url)))
                 }
             }
+            for (made, finding) in ReportForecast.sarifFindings(record) {
+                rule(made.id) { made }
+                findings.append(finding)
+            }
         }
         return log(findings, rules: rules, toolVersion: report.run?.toolVersion)
     }

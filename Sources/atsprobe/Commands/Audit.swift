@@ -58,7 +58,8 @@ extension ATSProbeCommand {
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<DiagnosticsFormats>
+        @OptionGroup var output: OutputOptions<AuditFormats>
+        @OptionGroup var forecast: ForecastOptions
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -82,7 +83,8 @@ extension ATSProbeCommand {
             let logs = try connection.ctLogs()
             let ruleSet = try diagnostics.ruleSet()
             let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
-                                           options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+                                           options: try forecast.applied(to: connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs),
+                                                                         atLeast: failOn.expiringSeconds))
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
@@ -130,7 +132,8 @@ extension ATSProbeCommand {
             try? await runtime.shutdown()
             // Targets read before the error have their records; the run still fails (64).
             if let failure = source.failure { throw failure }
-            return AuditBaseline.status(failOn, tally: await sink.tally, comparison: await sink.comparison)
+            return AuditBaseline.status(failOn, tally: await sink.tally, comparison: await sink.comparison,
+                                        soonestWorsening: await sink.soonestWorseningSeconds)
         }
 
         static func share(_ text: String) throws -> AuditShard {
@@ -146,8 +149,8 @@ extension ATSProbeCommand {
             case .text: .text
             case .json: .json
             case .plist: .plist
-            case .html, .csv, .markdown, .junit, .sarif: .report(format.reportFormat)
-            case .xcode: throw InputError("audit writes text, json, plist, html, csv, markdown, junit or sarif only")
+            case .html, .csv, .markdown, .junit, .sarif, .openmetrics: .report(format.reportFormat)
+            case .xcode: throw InputError("audit writes text, json, plist, html, csv, markdown, junit, sarif or openmetrics only")
             }
         }
 

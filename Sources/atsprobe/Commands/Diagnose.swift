@@ -57,6 +57,7 @@ extension ATSProbeCommand {
         @OptionGroup var output: OutputOptions<DiagnosticsFormats>
         @OptionGroup var colors: ColorOptions
         @OptionGroup var exceptions: MergeOptions
+        @OptionGroup var forecast: ForecastOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -80,7 +81,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     let ruleSet = try diagnostics.ruleSet()
     let logs = try connection.ctLogs()
     let prober = try makeProber(connection, logs: logs)
-    let runner = DiagnosticsRunner(prober: prober, options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+    let runner = DiagnosticsRunner(prober: prober, options: try forecast.applied(to: connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs)))
     let run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
     let format = mergeDocument == nil ? output.effectiveFormat : .plist
     let palette = colors.palette(format: format, path: output.output)
@@ -143,8 +144,8 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     case .html, .csv, .markdown, .junit, .sarif:
         // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
         sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose))
-    case .xcode:
-        // DiagnosticsFormats does not parse it (plist lint and plist check write it).
+    case .xcode, .openmetrics:
+        // DiagnosticsFormats does not parse them (plist lint and plist check write xcode, audit and report openmetrics).
         throw InputError("diagnose writes text, json, plist, html, csv, markdown, junit or sarif only")
     }
     try sink.finish()

@@ -1,0 +1,71 @@
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// The renewal check: the leaf the run saw, issued again at an instant by the same issuer (same
+/// names, key, extensions and lifetime; its SCTs dated at issue), judged by Apple's certificate
+/// rules (`AppleCertificatePolicy`, the rules every load is judged by) on the path the run built.
+/// Only a chain that reached an anchor is checked: otherwise no issuer is known to renew from.
+struct RenewalJudge {
+    let options: DiagnosticsOptions
+    let observation: Observation
+
+    func check(at issuedAt: Date, until end: Date, candidates: [(Date, [ForecastCause])]) -> RenewalCheck? {
+        guard let path = observation.trust.path, observation.trust.anchor != nil, let leaf = observation.leaf else { return nil }
+        let lifetime = Int64(leaf.notAfter.timeIntervalSince(leaf.notBefore).rounded())
+        let now = violations(issuedAt: issuedAt, leaf: leaf, path: path, lifetime: lifetime)
+        var failsFrom: Date?
+        var later: [CertificateRuleViolation] = []
+        for (instant, _) in candidates where instant > issuedAt && instant <= end {
+            let then = violations(issuedAt: instant, leaf: leaf, path: path, lifetime: lifetime)
+            let added = then.filter { found in !now.contains { $0.rule == found.rule } }
+            if !added.isEmpty {
+                failsFrom = instant
+                later = added
+                break
+            }
+        }
+        return RenewalCheck(issuedAt: issuedAt, lifetimeSeconds: lifetime, violations: now,
+                            advice: Self.advice(now + later, rules: options.ruleSet.certificateRules, anchor: observation.trust.anchor),
+                            failsFrom: failsFrom, failsFromViolations: later)
+    }
+
+    /// The rules a leaf issued at `instant` breaks, judged at that instant.
+    private func violations(issuedAt instant: Date, leaf: CertificateFacts, path: [CertificateFacts], lifetime: Int64) -> [CertificateRuleViolation] {
+        var renewed = leaf
+        renewed.notBefore = instant
+        renewed.notAfter = instant.addingTimeInterval(Double(lifetime))
+        renewed.embeddedSCTs = leaf.embeddedSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
+        let delivered = observation.deliveredSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
+        let renewedPath = [renewed] + path.dropFirst()
+        let chain = [renewed] + observation.chain.dropFirst()
+        return AppleCertificatePolicy.violations(chain: chain, anchor: observation.trust.anchor, deliveredSCTs: delivered,
+                                                 serverName: observation.serverName, at: instant,
+                                                 rules: options.ruleSet.certificateRules, logs: options.ctLogs,
+                                                 path: renewedPath, ocspStaple: nil, distrust: options.distrust)
+    }
+
+    /// One line per broken rule, saying what the operator changes.
+    static func advice(_ violations: [CertificateRuleViolation], rules: CertificateRuleSet, anchor: AnchorSource?) -> [String] {
+        var lines: [String] = []
+        for violation in violations {
+            let line: String
+            switch violation.rule {
+            case .distrustedRoot:
+                line = "renewal from this CA will fail on Apple devices: change CA"
+            case .validity398:
+                line = "a renewal with the same lifetime will fail on Apple devices: ask for at most \(rules.publicMaximumLifetimeDays) days"
+            case .validity825:
+                line = "a renewal with the same lifetime will fail on Apple devices: ask for at most \(rules.maximumLifetimeDays) days"
+            default:
+                line = "a renewal like this certificate will fail on Apple devices: \(violation.detail)"
+            }
+            if !lines.contains(line) { lines.append(line) }
+        }
+        return lines
+    }
+}
