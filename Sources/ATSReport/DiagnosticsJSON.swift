@@ -56,7 +56,9 @@ public struct DiagnosticsJSON: Codable, Sendable {
             MissingIntermediate(warning: $0, fix: TrustAdvice.missingIntermediateFix)
         }
         let forecast = ForecastFields(report.forecast)
-        (forecastWindow, self.forecast, renewal) = (forecast.window, forecast.changes, forecast.renewal)
+        forecastWindow = forecast.window
+        self.forecast = forecast.changes
+        renewal = forecast.renewal
     }
 
     public struct TestJSON: Codable, Sendable {

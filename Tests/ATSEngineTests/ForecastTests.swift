@@ -78,6 +78,23 @@ struct ForecastTests {
         try await Self.checkExact(forecast, target: target, caFile: caFile)
     }
 
+    /// The anchor's notAfter: OpenSSL (and Apple, SecPolicyCheckTemporalValidity over the whole
+    /// path) checks the anchor's validity too; the --at runs say whether the forecast agrees.
+    @Test func anAnchorThatExpiresFirst() async throws {
+        let rootEnd = Self.whole(Date(timeIntervalSinceNow: 7 * Self.day))
+        let pki = try TestPKI(rootNotAfter: rootEnd)
+        let caFile = try pki.writeRootPEM()
+        let server = try TestTLSServer.start(TLSServerConfiguration(
+            identity: try pki.issue(CertificateSpec(notAfter: Date(timeIntervalSinceNow: 30 * Self.day)))))
+        defer { server.stop() }
+        let target = Target(host: "127.0.0.1", port: server.port)
+        let (report, _) = try await Self.run(target, caFile: caFile)
+        let forecast = try #require(report.forecast)
+        #expect(forecast.changes.map(\.at) == [rootEnd.addingTimeInterval(1)], "\(forecast.changes)")
+        #expect(forecast.changes.first?.causes.map(\.kind) == [.anchorExpires])
+        try await Self.checkExact(forecast, target: target, caFile: caFile)
+    }
+
     @Test func aTargetWithNoChangeWithinTheHorizon() async throws {
         let pki = try TestPKI()
         let caFile = try pki.writeRootPEM()

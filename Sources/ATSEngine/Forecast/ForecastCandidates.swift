@@ -37,7 +37,7 @@ struct ForecastCandidates {
                     at: certificate.notAfter.addingTimeInterval(1), to: &verdict)
                 add(ForecastCause(kind: .becomesValid, subject: subject, sha256: certificate.sha256Fingerprint, date: certificate.notBefore),
                     at: certificate.notBefore, to: &verdict)
-                let fingerprint = AppleDistrustList.normalized(certificate.sha256Fingerprint)
+                let fingerprint = certificate.sha256Fingerprint.uppercased().filter { $0 != ":" && $0 != " " }  // as the list keeps them
                 for root in distrust.roots where root.sha256 == fingerprint {
                     add(ForecastCause(kind: .rootDistrusted, subject: root.name, sha256: certificate.sha256Fingerprint,
                                       date: root.distrustedFrom, source: root.source),
