@@ -19,13 +19,21 @@ struct ForecastCommandTests {
     /// Leaf valid 2026-05-01 to 2026-07-01T12:00:00Z under an intermediate that ends 2026-06-20:
     /// judged on 2026-06-01, it passes and stops passing at 2026-06-20T00:00:01Z.
     static func withServer(_ body: (_ common: [String], _ url: String) async throws -> Void) async throws {
+        try await withServer { common, url, _ in try await body(common, url) }
+    }
+
+    /// The same, also handing over the served chain as a PEM file (for `cert`).
+    static func withServer(_ body: (_ common: [String], _ url: String, _ chainFile: String) async throws -> Void) async throws {
         let pki = try TestPKI(rootName: "Forecast Root", withIntermediate: true, intermediateNotAfter: date("2026-06-20T00:00:00Z"))
         let root = try pki.writeRootPEM()
         let identity = try pki.issue(CertificateSpec(commonName: "forecast.test", dnsNames: ["forecast.test"], ipAddresses: [],
                                                      notBefore: date("2026-05-01T00:00:00Z"), notAfter: date("2026-07-01T12:00:00Z")))
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity))
         defer { server.stop() }
-        try await body(["--ca-file", root, "--connect-to", "forecast.test:443:127.0.0.1:\(server.port)", "--at", at], "https://forecast.test/")
+        let chainFile = ReportTests.temporaryPath(".pem")
+        try Data(([identity.certificatePEM] + identity.chainPEM).joined().utf8).write(to: URL(fileURLWithPath: chainFile))
+        defer { try? FileManager.default.removeItem(atPath: chainFile) }
+        try await body(["--ca-file", root, "--connect-to", "forecast.test:443:127.0.0.1:\(server.port)", "--at", at], "https://forecast.test/", chainFile)
     }
 
     static func compare(_ text: String, golden name: String) throws {
@@ -105,6 +113,27 @@ struct ForecastCommandTests {
     /// The lines that differ between two runs (durations, start and end times) removed.
     static func withoutTimes(_ text: String) -> String {
         text.split(separator: "\n").filter { !$0.hasPrefix("atsprobe_target_duration_seconds") && !$0.hasPrefix("atsprobe_run_") }.joined(separator: "\n")
+    }
+
+    /// `cert` judges the chain file offline, re-running its judgement at each instant: the same
+    /// change as the diagnostics' forecast of the server that serves it.
+    @Test func certForecastsTheSameChangeAsDiagnose() async throws {
+        try await Self.withServer { common, url, chainFile in
+            let root = common[1]
+            let cert = try await BinaryRunner.run(["cert", chainFile, "--host", "forecast.test", "--ca-file", root, "--at", Self.at,
+                                                   "--forecast", "90d", "--no-aia"])
+            #expect(cert.status == 0, "\(cert.stdout)\(cert.stderr)")
+            let line = "FORECAST 2026-06-20T00:00:01Z (in 19d): pass -> no-exception: intermediate 'O=atsprobe tests,CN=Forecast Root Intermediate' expires (notAfter 2026-06-20T00:00:00Z)"
+            #expect(cert.stdout.contains(line + "\n"), "\(cert.stdout)")
+            let diagnose = try await BinaryRunner.run(["diagnose", "--forecast", "90d"] + common + [url])
+            #expect(diagnose.stdout.contains(line.replacingOccurrences(of: "FORECAST ", with: "FORECAST   : ")), "\(diagnose.stdout)")
+            let json = try await BinaryRunner.run(["cert", chainFile, "--host", "forecast.test", "--ca-file", root, "--at", Self.at,
+                                                   "--forecast", "90d", "--no-aia", "--json"])
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            let changes = try #require(document["forecast"] as? [[String: Any]])
+            #expect(changes.map { $0["at"] as? String } == ["2026-06-20T00:00:01Z"])
+            #expect((document["renewal"] as? [String: Any])?["passes"] as? Bool == true)
+        }
     }
 
     @Test func failOnExpiringGatesOnTheForecast() async throws {

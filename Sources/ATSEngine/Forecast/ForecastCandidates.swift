@@ -16,16 +16,24 @@ struct ForecastCandidates {
     /// Instants at which a renewal's verdict may change (a root's distrust date), in order.
     private(set) var renewalInstants: [(Date, [ForecastCause])] = []
 
-    /// Candidates in (start, end].
+    /// Candidates in (start, end] of the completed handshakes.
     init(observations: [Observation], ctLogs: CTLogList, distrust: AppleDistrustList, within start: Date, _ end: Date) {
+        self.init(chains: observations.map { ($0.chain, $0.trust, $0.deliveredSCTs) }, ctLogs: ctLogs, distrust: distrust,
+                  within: start, end)
+    }
+
+    /// Candidates in (start, end] of chains as served, with their trust evaluation and the SCTs
+    /// delivered beside them (`cert`: a chain file, none).
+    init(chains: [(served: [CertificateFacts], trust: TrustEvaluation, deliveredSCTs: [SignedCertificateTimestamp])],
+         ctLogs: CTLogList, distrust: AppleDistrustList, within start: Date, _ end: Date) {
         var verdict: [Date: [ForecastCause]] = [:]
         var renewal: [Date: [ForecastCause]] = [:]
         func add(_ cause: ForecastCause, at instant: Date, to table: inout [Date: [ForecastCause]]) {
             guard instant > start, instant <= end else { return }
             if !(table[instant] ?? []).contains(cause) { table[instant, default: []].append(cause) }
         }
-        for observation in observations {
-            let path = observation.trust.path ?? observation.chain
+        for observation in chains {
+            let path = observation.trust.path ?? observation.served
             let anchored = observation.trust.path != nil && observation.trust.anchor != nil
             for (index, certificate) in path.enumerated() {
                 let kind: ForecastCause.Kind = index == 0 ? .leafExpires
@@ -44,7 +52,7 @@ struct ForecastCandidates {
                         at: root.distrustedFrom, to: &renewal)
                 }
             }
-            let scts = (observation.leaf?.embeddedSCTs ?? []) + observation.deliveredSCTs
+            let scts = (observation.served.first?.embeddedSCTs ?? []) + observation.deliveredSCTs
             for sct in scts {
                 guard let log = ctLogs[sct.logID] else { continue }
                 let cause = ForecastCause(kind: .ctLogState, subject: "\(log.name) \(log.state.rawValue)", date: log.stateSince,

@@ -11,11 +11,33 @@ import TLSFacts
 /// rules (`AppleCertificatePolicy`, the rules every load is judged by) on the path the run built.
 /// Only a chain that reached an anchor is checked: otherwise no issuer is known to renew from.
 struct RenewalJudge {
-    let options: DiagnosticsOptions
-    let observation: Observation
+    let rules: CertificateRuleSet
+    let logs: CTLogList
+    let distrust: AppleDistrustList
+    /// The chain as served, leaf first, its trust evaluation, the SCTs delivered beside it and the name asked for.
+    let chain: [CertificateFacts]
+    let trust: TrustEvaluation
+    let deliveredSCTs: [SignedCertificateTimestamp]
+    let serverName: String?
+
+    init(options: DiagnosticsOptions, observation: Observation) {
+        self.init(rules: options.ruleSet.certificateRules, logs: options.ctLogs, distrust: options.distrust, chain: observation.chain,
+                  trust: observation.trust, deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName)
+    }
+
+    init(rules: CertificateRuleSet, logs: CTLogList, distrust: AppleDistrustList, chain: [CertificateFacts], trust: TrustEvaluation,
+         deliveredSCTs: [SignedCertificateTimestamp], serverName: String?) {
+        self.rules = rules
+        self.logs = logs
+        self.distrust = distrust
+        self.chain = chain
+        self.trust = trust
+        self.deliveredSCTs = deliveredSCTs
+        self.serverName = serverName
+    }
 
     func check(at issuedAt: Date, until end: Date, candidates: [(Date, [ForecastCause])]) -> RenewalCheck? {
-        guard let path = observation.trust.path, observation.trust.anchor != nil, let leaf = observation.leaf else { return nil }
+        guard let path = trust.path, trust.anchor != nil, let leaf = chain.first else { return nil }
         let lifetime = Int64(leaf.notAfter.timeIntervalSince(leaf.notBefore).rounded())
         let now = violations(issuedAt: issuedAt, leaf: leaf, path: path, lifetime: lifetime)
         var failsFrom: Date?
@@ -30,7 +52,7 @@ struct RenewalJudge {
             }
         }
         return RenewalCheck(issuedAt: issuedAt, lifetimeSeconds: lifetime, violations: now,
-                            advice: Self.advice(now + later, rules: options.ruleSet.certificateRules, anchor: observation.trust.anchor),
+                            advice: Self.advice(now + later, rules: rules, anchor: trust.anchor),
                             failsFrom: failsFrom, failsFromViolations: later)
     }
 
@@ -40,13 +62,12 @@ struct RenewalJudge {
         renewed.notBefore = instant
         renewed.notAfter = instant.addingTimeInterval(Double(lifetime))
         renewed.embeddedSCTs = leaf.embeddedSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
-        let delivered = observation.deliveredSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
+        let delivered = deliveredSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
         let renewedPath = [renewed] + path.dropFirst()
-        let chain = [renewed] + observation.chain.dropFirst()
-        return AppleCertificatePolicy.violations(chain: chain, anchor: observation.trust.anchor, deliveredSCTs: delivered,
-                                                 serverName: observation.serverName, at: instant,
-                                                 rules: options.ruleSet.certificateRules, logs: options.ctLogs,
-                                                 path: renewedPath, ocspStaple: nil, distrust: options.distrust)
+        let renewedChain = [renewed] + chain.dropFirst()
+        return AppleCertificatePolicy.violations(chain: renewedChain, anchor: trust.anchor, deliveredSCTs: delivered,
+                                                 serverName: serverName, at: instant, rules: rules, logs: logs,
+                                                 path: renewedPath, ocspStaple: nil, distrust: distrust)
     }
 
     /// One line per broken rule, saying what the operator changes.
