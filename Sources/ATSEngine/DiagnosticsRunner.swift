@@ -317,15 +317,19 @@ final class DiagnosticsRun: @unchecked Sendable {
         let shown = Array(all.prefix(shownCount))
         let suggestion = tlsPortSuggestion ?? ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
                                                                        ruleSet: options.ruleSet)
-        return DiagnosticsReport(
+        var report = DiagnosticsReport(
             target: target, ruleSet: options.ruleSet, tests: shown, suggestion: suggestion,
             advice: HostAdvice(target: target, ruleSet: options.ruleSet, tests: shown, suggestion: suggestion, widestProbe: widestProbe),
             handshakes: handshakes,
             wallMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
             reachability: shown.contains(where: { $0.hops.contains { $0.cleartext != nil } })
                 ? .answered : DiagnosticsReport.reachability(of: observations),
-            widestProbe: widestProbe,
-            forecast: options.forecastHorizonSeconds.map { forecast(horizonSeconds: $0, tlsPortSuggestion: tlsPortSuggestion) })
+            widestProbe: widestProbe)
+        if let horizon = options.forecastHorizonSeconds {
+            report.forecast = forecast(horizonSeconds: horizon, tlsPortSuggestion: tlsPortSuggestion,
+                                       now: ForecastState(verdict: AuditVerdict(report), suggestion: suggestion))
+        }
+        return report
     }
 }
 

@@ -16,7 +16,8 @@ import TLSFacts
 /// an instant is kept when the two judgements differ.
 extension DiagnosticsRun {
     @inline(never)
-    func forecast(horizonSeconds: Int, tlsPortSuggestion: ExceptionSuggestion?) -> TargetForecast {
+    /// `now` is the run's own verdict and exception (what its report says).
+    func forecast(horizonSeconds: Int, tlsPortSuggestion: ExceptionSuggestion?, now: ForecastState) -> TargetForecast {
         let from = Date(timeIntervalSince1970: runner.prober.evaluationDate.timeIntervalSince1970.rounded(.down))
         let end = from.addingTimeInterval(Double(horizonSeconds))
         let candidates = ForecastCandidates(observations: successfulObservations, ctLogs: runner.options.ctLogs,
@@ -28,7 +29,6 @@ extension DiagnosticsRun {
             cache[date] = judged
             return judged
         }
-        let now = state(from)
         var changes: [ForecastChange] = []
         for (instant, causes) in candidates.verdictInstants {
             let before = state(instant.addingTimeInterval(-1))
@@ -41,12 +41,13 @@ extension DiagnosticsRun {
         return TargetForecast(from: from, horizonSeconds: horizonSeconds, now: now, changes: changes, renewal: renewal)
     }
 
-    /// Each distinct completed handshake, the default test's first.
+    /// The completed handshakes, one per distinct chain (as built) and SCT logs, the default test's first.
     private var successfulObservations: [Observation] {
-        var seen = Set<Observation>()
+        var seen = Set<[String]>()
         return observations.compactMap { result -> Observation? in
-            guard case .success(let observation) = result, seen.insert(observation).inserted else { return nil }
-            return observation
+            guard case .success(let observation) = result else { return nil }
+            let key = (observation.trust.path ?? observation.chain).map(\.sha256Fingerprint) + observation.deliveredSCTs.map(\.logID)
+            return seen.insert(key).inserted ? observation : nil
         }
     }
 
