@@ -50,7 +50,7 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"), completion: .file())
         var records: String?
 
-        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any; new (with --baseline): only what got worse.")
+        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any; new (with --baseline): only what got worse; expiring:DURATION (e.g. expiring:30d): as any, and also a target whose --forecast loads worse within DURATION.")
         var failOn: AuditFailOnChoice = .level(.any)
 
         @Option(name: .long, help: ArgumentHelp("Compare with an earlier run's JSON Lines (--records or --format json): each target new, fixed, changed or unchanged.", valueName: "file"), completion: .file())
