@@ -20,7 +20,8 @@ extension ATSProbeCommand {
             line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
             reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
             --format plist writes one merged NSExceptionDomains dictionary; html, csv, markdown, junit and sarif write \
-            a report (docs/reports.md) once every target is done. --baseline OLD.jsonl compares with an earlier run.
+            a report (docs/reports.md) once every target is done; openmetrics the run as metrics (docs/monitoring.md). \
+            --forecast 90d adds when each target's verdict changes (docs/forecast.md). --baseline OLD.jsonl compares with an earlier run.
             Exit codes (narrowed by --fail-on; with --fail-on new, 1 only when a target got worse than in --baseline): 0 every target passes; 1 a target needs an exception or cannot \
             load; 2 a target is unreachable or timed out; 64 bad options or bad input lines.
             """
