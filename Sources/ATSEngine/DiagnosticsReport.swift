@@ -72,6 +72,9 @@ public struct DiagnosticsReport: Sendable {
     /// The extra handshake with the widest offer, made only when the server spoke TLS but no
     /// test completed a handshake: it shows what the server would choose.
     @CopyOnWrite public var widestProbe: ProbeResult?
+    /// `--forecast`: when the verdict changes within the horizon, and the renewal check; nil
+    /// without the option (Forecast/TargetForecast.swift).
+    @CopyOnWrite public var forecast: TargetForecast? = nil
 
     /// The first probe that failed because this machine ran out of descriptors, memory or
     /// threads. When set, the report says nothing about the server: callers retry or exit 70.

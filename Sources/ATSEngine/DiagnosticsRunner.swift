@@ -16,12 +16,19 @@ public struct DiagnosticsOptions: Sendable {
     public var maxRedirects: Int
     /// The CT logs SCTs are judged against (Apple's list as built in, or --ct-log-list).
     public var ctLogs: CTLogList
+    /// `--forecast`: how far ahead, in seconds, to forecast each target's verdict (docs/forecast.md);
+    /// nil: no forecast.
+    public var forecastHorizonSeconds: Int?
+    /// Apple's date-based distrust of roots (the test seam: `AppleDistrustList.adding`).
+    public var distrust: AppleDistrustList = .apple
 
-    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, ctLogs: CTLogList = .apple) {
+    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, ctLogs: CTLogList = .apple,
+                forecastHorizonSeconds: Int? = nil) {
         self.ruleSet = ruleSet
         self.timeout = timeout
         self.maxRedirects = maxRedirects
         self.ctLogs = ctLogs
+        self.forecastHorizonSeconds = forecastHorizonSeconds
     }
 }
 
@@ -165,8 +172,8 @@ public struct DiagnosticsRunner: Sendable {
 final class DiagnosticsRun: @unchecked Sendable {
     // @unchecked: written only by the run's own task, between its awaits (the task group's
     // children read `tests` and `firstHops`, which are never written after init).
-    private let runner: DiagnosticsRunner
-    private let target: Target
+    let runner: DiagnosticsRunner
+    let target: Target
     private let start = ContinuousClock.now
     /// nscurl's tests, then the supplementary ones (`DiagnosticsRunner.supplementaryTests`).
     let tests: [DiagnosticTest]
@@ -178,7 +185,7 @@ final class DiagnosticsRun: @unchecked Sendable {
     let firstHops: [DiagnosticsRunner.FirstHop]
     var outcomes: [TestOutcome?]
     var widestProbe: ProbeResult?
-    private var observations: [ProbeResult] = []
+    var observations: [ProbeResult] = []
     private var handshakes = 0
     private var elapsed: Duration = .zero
 
@@ -310,7 +317,7 @@ final class DiagnosticsRun: @unchecked Sendable {
         let shown = Array(all.prefix(shownCount))
         let suggestion = tlsPortSuggestion ?? ExceptionAdvisor.suggest(host: target.host, results: pairs, observations: observations,
                                                                        ruleSet: options.ruleSet)
-        return DiagnosticsReport(
+        var report = DiagnosticsReport(
             target: target, ruleSet: options.ruleSet, tests: shown, suggestion: suggestion,
             advice: HostAdvice(target: target, ruleSet: options.ruleSet, tests: shown, suggestion: suggestion, widestProbe: widestProbe),
             handshakes: handshakes,
@@ -318,6 +325,11 @@ final class DiagnosticsRun: @unchecked Sendable {
             reachability: shown.contains(where: { $0.hops.contains { $0.cleartext != nil } })
                 ? .answered : DiagnosticsReport.reachability(of: observations),
             widestProbe: widestProbe)
+        if let horizon = options.forecastHorizonSeconds {
+            report.forecast = forecast(horizonSeconds: horizon, tlsPortSuggestion: tlsPortSuggestion,
+                                       now: ForecastState(verdict: AuditVerdict(report), suggestion: suggestion))
+        }
+        return report
     }
 }
 
@@ -349,6 +361,9 @@ final class LoadWalk: @unchecked Sendable {
     /// The policy and request of the hop being fetched.
     private var pending: (policy: EffectivePolicy, request: ProbeRequest)?
     private var finished = false
+    /// The instant the hops are judged at: the prober's, unless a forecast judges the recorded
+    /// hops again at another (Forecast/TargetForecast.swift).
+    var judgedAt: Date?
 
     init(runner: DiagnosticsRunner, target: Target, configuration: ATSConfiguration, reading: SubdomainReading,
          firstHop: DiagnosticsRunner.FirstHop?) {
@@ -410,9 +425,10 @@ final class LoadWalk: @unchecked Sendable {
         guard let (policy, request) = pending else { return }
         let violations: [CertificateRuleViolation]
         if case .success(let observation) = result {
-            violations = AppleCertificatePolicy.violations(in: observation, at: runner.prober.evaluationDate,
+            violations = AppleCertificatePolicy.violations(in: observation, at: judgedAt ?? runner.prober.evaluationDate,
                                                            requireCertificateTransparency: policy.requiresCertificateTransparency,
-                                                           rules: options.ruleSet.certificateRules, logs: options.ctLogs)
+                                                           rules: options.ruleSet.certificateRules, logs: options.ctLogs,
+                                                           distrust: options.distrust)
         } else {
             violations = []
         }

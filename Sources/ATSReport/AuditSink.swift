@@ -56,6 +56,8 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     private let baseline: (path: String, records: [AuditRecord])?
     /// Set by finish() with --baseline.
     package private(set) var comparison: BaselineComparison?
+    /// --forecast: the fewest seconds until any target loads worse than now (`--fail-on expiring:`).
+    package private(set) var soonestWorseningSeconds: Int?
     /// For --format text: what the matrix by origin at the end needs of each target (its name,
     /// origin, verdict and results, not the record).
     private var matrix = ReportTextMatrix()
@@ -170,6 +172,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         data.append(UInt8(ascii: "\n"))
         records?.write(data)
         tally.add(record.verdict, keys: record.exceptionKeys.map(\.key))
+        if let seconds = ReportForecast.secondsUntilWorse(record) { soonestWorseningSeconds = min(soonestWorseningSeconds ?? seconds, seconds) }
         switch format {
         case .json:
             progress.clear()

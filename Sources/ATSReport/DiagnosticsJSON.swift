@@ -29,6 +29,11 @@ public struct DiagnosticsJSON: Codable, Sendable {
     /// The summary's warning and server fix when the best handshake's chain lacked an
     /// intermediate (fetched from caIssuers); absent otherwise.
     public let missingIntermediate: MissingIntermediate?
+    /// `--forecast` (docs/json-schema.md, "Forecast"): the window, each change within it, and the
+    /// renewal check; all three absent without the option.
+    public let forecastWindow: ForecastWindowJSON?
+    public let forecast: [ForecastChangeJSON]?
+    public let renewal: RenewalJSON?
 
     public struct MissingIntermediate: Codable, Sendable {
         public let warning: String
@@ -50,6 +55,10 @@ public struct DiagnosticsJSON: Codable, Sendable {
         missingIntermediate = report.missingIntermediateWarning.map {
             MissingIntermediate(warning: $0, fix: TrustAdvice.missingIntermediateFix)
         }
+        let forecast = ForecastFields(report.forecast)
+        forecastWindow = forecast.window
+        self.forecast = forecast.changes
+        renewal = forecast.renewal
     }
 
     public struct TestJSON: Codable, Sendable {

@@ -22,6 +22,8 @@ public enum ReportFormat: Sendable {
     case junit
     /// SARIF 2.1.0, each failing target at its URL (`ReportSARIF.audit`).
     case sarif
+    /// Prometheus' text exposition, for a monitoring system (`ReportOpenMetrics`).
+    case openmetrics
 }
 
 /// Everything a report shows: the targets in input order, the counts and the run's metadata.
@@ -139,6 +141,7 @@ public struct Report: Sendable {
         // The log is plain Codable values: encoding cannot fail.
         case .sarif: ((try? JSONEncoder.atsprobe().encode(ReportSARIF.audit(self))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
         case .text: ReportText.render(self, verbose: verbose, palette: Palette(enabled: false))
+        case .openmetrics: ReportOpenMetrics.render(self)
         }
     }
 }
@@ -154,7 +157,7 @@ public enum ReportText {
     }
 
     public static func entry(_ record: AuditRecord, verbose: Bool, palette: Palette) -> String {
-        var out = line(record, palette: palette) + "\n"
+        var out = line(record, palette: palette) + "\n" + ReportForecast.textLines(record)
         if verbose { out += details(record) }
         return out
     }

@@ -16,7 +16,8 @@ public enum ReportCSV {
     ]
 
     public static func render(_ report: Report) -> String {
-        var out = row(columns + testColumns)
+        let forecast = ReportForecast.present(report)
+        var out = row(columns + testColumns + (forecast ? ReportForecast.csvColumns : []))
         for record in report.records {
             let keys: String = record.exceptionKeys.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             let reasons: [String] = (record.reason.map { [$0] } ?? []) + record.otherReasons
@@ -28,6 +29,7 @@ public enum ReportCSV {
             for index in testColumns.indices {
                 cells.append(index < record.tests.count ? (record.tests[index].verdict.passed ? "PASS" : "FAIL") : "")
             }
+            if forecast { cells += ReportForecast.csvCells(record) }
             out += row(cells)
         }
         return out

@@ -59,6 +59,7 @@ public enum ReportHTML {
         }
         out += "</section>\n"
 
+        out += ReportForecast.html(report)
         out += "<section id=\"targets\"><h2>Targets</h2>\n"
         for (index, record) in report.records.enumerated() { out += target(record, anchor: index + 1) }
         out += "</section>\n</body>\n</html>\n"

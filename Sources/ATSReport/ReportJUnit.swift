@@ -91,7 +91,11 @@ public enum ReportJUnit {
             let place = record.line.map { "input line \($0)" } ?? "argument"
             testcase("input", element("error", message: message, type: "input/error", text: "\(place): \(message)"))
         }
-        let count = max(record.tests.count, 1)
+        var count = max(record.tests.count, 1)
+        if let forecast = ReportForecast.junitTestcase(record, classname: classname) {
+            cases += forecast
+            count += 1
+        }
         let head = "  <testsuite name=\"\(name)\" tests=\"\(count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"0\" time=\"\(seconds(milliseconds))\">\n"
         return Suite(xml: head + cases + "  </testsuite>\n", tests: count, failures: failures, errors: errors, milliseconds: milliseconds)
     }

@@ -34,6 +34,7 @@ public enum ReportMarkdown {
             }
             out += "\nTests: " + titles.enumerated().map { "\($0.offset + 1) \(md($0.element))" }.joined(separator: "; ") + ".\n"
         }
+        out += ReportForecast.markdown(report)
         guard !report.records.isEmpty else { return out }
         let details = report.records.map(self.details)
         let folded = "\n## Targets\n\nEach target's details (why, the minimal exception, the server fixes) are folded: open a target to read them.\n"

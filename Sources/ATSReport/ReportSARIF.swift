@@ -90,6 +90,11 @@ public enum ReportSARIF {
         }
         for record in report.records {
             let name = ReportEscaping.text(record.name, limit: 300)
+            // --forecast: warnings before the target fails (a passing target has them too).
+            for (made, finding) in ReportForecast.sarifFindings(record) {
+                rule(made.id) { made }
+                findings.append(finding)
+            }
             switch record.verdict {
             case .pass, .error:
                 continue

@@ -14,12 +14,13 @@ public final class TestPKI: Sendable {
     /// The root is valid from 2000 for 20 years from now, so leaves dated in the past still chain.
     public init(rootName: String = "atsprobe Test Root", rootKey: TestKey = .ec(curve: .p256),
                 withIntermediate: Bool = false, rootSignatureHash: TestSignatureHash = .sha256,
-                intermediateKey: TestKey = .ec(curve: .p256), intermediateExtendedKeyUsage: [String]? = nil) throws {
+                intermediateKey: TestKey = .ec(curve: .p256), intermediateExtendedKeyUsage: [String]? = nil,
+                intermediateNotAfter: Date? = nil, rootNotAfter: Date? = nil) throws {
         let authorityValidity = (start: Date(timeIntervalSince1970: 946_684_800),
                                  end: Date(timeIntervalSinceNow: 20 * 365 * 86_400))
         let rootSpec = CertificateSpec(commonName: rootName, dnsNames: [], ipAddresses: [], key: rootKey,
                                        signatureHash: rootSignatureHash, notBefore: authorityValidity.start,
-                                       notAfter: authorityValidity.end, extendedKeyUsage: nil)
+                                       notAfter: rootNotAfter ?? authorityValidity.end, extendedKeyUsage: nil)
         let rootPrivateKey = try rootKey.generate()
         let rootCertificate = try CertificateBuilder(spec: rootSpec, role: .authority,
                                                      subjectKey: rootPrivateKey, signer: nil).build()
@@ -28,7 +29,7 @@ public final class TestPKI: Sendable {
         if withIntermediate {
             let spec = CertificateSpec(commonName: "\(rootName) Intermediate", dnsNames: [], ipAddresses: [],
                                        key: intermediateKey, notBefore: authorityValidity.start,
-                                       notAfter: authorityValidity.end, extendedKeyUsage: intermediateExtendedKeyUsage)
+                                       notAfter: intermediateNotAfter ?? authorityValidity.end, extendedKeyUsage: intermediateExtendedKeyUsage)
             let key = try intermediateKey.generate()
             let certificate = try CertificateBuilder(
                 spec: spec, role: .authority, subjectKey: key,

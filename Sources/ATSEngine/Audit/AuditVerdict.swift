@@ -16,15 +16,7 @@ public enum AuditVerdict: String, Codable, CaseIterable, Sendable {
     case error
 
     public init(_ report: DiagnosticsReport) {
-        if report.defaultPasses {
-            self = .pass
-        } else if report.reachability == .unreachable {
-            self = .unreachable
-        } else if case .exception = report.suggestion {
-            self = .exception
-        } else {
-            self = .noException
-        }
+        self.init(defaultPasses: report.defaultPasses, reachability: report.reachability, suggestion: report.suggestion)
     }
 
     /// The exit status this verdict asks for, before --fail-on filters it.

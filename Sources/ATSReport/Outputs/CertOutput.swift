@@ -1,3 +1,4 @@
+import ATSEngine
 import ATSTrust
 import TextSupport
 import TLSFacts
@@ -8,20 +9,26 @@ package struct CertReport: Encodable {
     package let run: RunInfo
     package let host: String
     package let judgement: ChainJudgement
+    /// `cert --forecast`: the same three fields as a diagnostics document's (ForecastJSON).
+    let forecast: ForecastFields
 
-    package init(run: RunInfo, host: String, judgement: ChainJudgement) {
+    package init(run: RunInfo, host: String, judgement: ChainJudgement, forecast: TargetForecast? = nil) {
         self.run = run
         self.host = host
         self.judgement = judgement
+        self.forecast = ForecastFields(forecast)
     }
 
-    package enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers }
+    package enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers, forecastWindow, forecast, renewal }
 
     package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(schemaVersion, forKey: .schemaVersion)
         try container.encode(run, forKey: .run)
         try container.encode(host, forKey: .host)
+        try container.encodeIfPresent(forecast.window, forKey: .forecastWindow)
+        try container.encodeIfPresent(forecast.changes, forKey: .forecast)
+        try container.encodeIfPresent(forecast.renewal, forKey: .renewal)
         try judgement.encode(to: encoder)
     }
 }
@@ -47,6 +54,8 @@ package enum CertText {
         for (index, certificate) in judgement.chain.enumerated() {
             lines.append("  \(index): \(UntrustedText.escape(certificate.subject, limit: 200))")
         }
+        lines += ForecastText.lines(window: report.forecast.window, changes: report.forecast.changes, renewal: report.forecast.renewal)
+            .map { "FORECAST \(UntrustedText.escape($0))" }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -94,7 +94,7 @@ package enum DiagnosticsText {
             out += "Exception  : no exception makes this host load, because \(UntrustedText.escape(reason))\n"
             out += ExceptionPlist.adviceLines(report.advice)
         }
-        return out
+        return out + DiagnosticsForecastText.lines(report)
     }
 
     /// The store judged against (with its version) and where the chain ended.

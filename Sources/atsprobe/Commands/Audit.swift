@@ -20,7 +20,8 @@ extension ATSProbeCommand {
             line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
             reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
             --format plist writes one merged NSExceptionDomains dictionary; html, csv, markdown, junit and sarif write \
-            a report (docs/reports.md) once every target is done. --baseline OLD.jsonl compares with an earlier run.
+            a report (docs/reports.md) once every target is done; openmetrics the run as metrics (docs/monitoring.md). \
+            --forecast 90d adds when each target's verdict changes (docs/forecast.md). --baseline OLD.jsonl compares with an earlier run.
             Exit codes (narrowed by --fail-on; with --fail-on new, 1 only when a target got worse than in --baseline): 0 every target passes; 1 a target needs an exception or cannot \
             load; 2 a target is unreachable or timed out; 64 bad options or bad input lines.
             """
@@ -50,7 +51,7 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"), completion: .file())
         var records: String?
 
-        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any; new (with --baseline): only what got worse.")
+        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any; new (with --baseline): only what got worse; expiring:DURATION (e.g. expiring:30d): as any, and also a target whose --forecast loads worse within DURATION.")
         var failOn: AuditFailOnChoice = .level(.any)
 
         @Option(name: .long, help: ArgumentHelp("Compare with an earlier run's JSON Lines (--records or --format json): each target new, fixed, changed or unchanged.", valueName: "file"), completion: .file())
@@ -58,7 +59,8 @@ extension ATSProbeCommand {
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<DiagnosticsFormats>
+        @OptionGroup var output: OutputOptions<AuditFormats>
+        @OptionGroup var forecast: ForecastOptions
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -82,7 +84,8 @@ extension ATSProbeCommand {
             let logs = try connection.ctLogs()
             let ruleSet = try diagnostics.ruleSet()
             let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
-                                           options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+                                           options: try forecast.applied(to: connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs),
+                                                                         atLeast: failOn.expiringSeconds))
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
@@ -130,7 +133,8 @@ extension ATSProbeCommand {
             try? await runtime.shutdown()
             // Targets read before the error have their records; the run still fails (64).
             if let failure = source.failure { throw failure }
-            return AuditBaseline.status(failOn, tally: await sink.tally, comparison: await sink.comparison)
+            return AuditBaseline.status(failOn, tally: await sink.tally, comparison: await sink.comparison,
+                                        soonestWorsening: await sink.soonestWorseningSeconds)
         }
 
         static func share(_ text: String) throws -> AuditShard {
@@ -146,8 +150,8 @@ extension ATSProbeCommand {
             case .text: .text
             case .json: .json
             case .plist: .plist
-            case .html, .csv, .markdown, .junit, .sarif: .report(format.reportFormat)
-            case .xcode: throw InputError("audit writes text, json, plist, html, csv, markdown, junit or sarif only")
+            case .html, .csv, .markdown, .junit, .sarif, .openmetrics: .report(format.reportFormat)
+            case .xcode: throw InputError("audit writes text, json, plist, html, csv, markdown, junit, sarif or openmetrics only")
             }
         }
 

@@ -8,9 +8,17 @@ import ATSReport
 enum AuditFailOnChoice: ExpressibleByArgument, Sendable, Equatable {
     case level(AuditFailOn)
     case new
+    /// `expiring:DURATION`: as `any`, and 1 also when a target's forecast gets worse within DURATION
+    /// (docs/forecast.md); forecasts at least that far ahead.
+    case expiring(seconds: Int)
 
     init?(argument: String) {
         if argument.lowercased() == "new" { self = .new; return }
+        if argument.lowercased().hasPrefix("expiring:") {
+            guard let seconds = try? ForecastOptions.seconds(String(argument.dropFirst("expiring:".count)), option: "--fail-on") else { return nil }
+            self = .expiring(seconds: seconds)
+            return
+        }
         guard let level = AuditFailOn(rawValue: argument.lowercased()) else { return nil }
         self = .level(level)
     }
@@ -19,10 +27,17 @@ enum AuditFailOnChoice: ExpressibleByArgument, Sendable, Equatable {
         switch self {
         case .level(let level): level.rawValue
         case .new: "new"
+        case .expiring(let seconds): "expiring:\(seconds)s"
         }
     }
 
-    static var allValueStrings: [String] { AuditFailOn.allCases.map(\.rawValue) + ["new"] }
+    /// The horizon `expiring:DURATION` needs forecast.
+    var expiringSeconds: Int? {
+        if case .expiring(let seconds) = self { return seconds }
+        return nil
+    }
+
+    static var allValueStrings: [String] { AuditFailOn.allCases.map(\.rawValue) + ["new", "expiring:DURATION"] }
     static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
@@ -43,9 +58,13 @@ struct AuditBaseline {
 
     /// The exit status: with `new`, 1 when a target got worse and 0 otherwise (a local failure
     /// is still 70); any other level as without a baseline.
-    static func status(_ failOn: AuditFailOnChoice, tally: AuditTally, comparison: BaselineComparison?) -> ExitStatus {
+    static func status(_ failOn: AuditFailOnChoice, tally: AuditTally, comparison: BaselineComparison?,
+                       soonestWorsening: Int? = nil) -> ExitStatus {
         switch failOn {
         case .level(let level): return ExitStatus(tally.severity(failOn: level))
+        case .expiring(let seconds):
+            let now = ExitStatus(tally.severity(failOn: .any))
+            return soonestWorsening.map { $0 <= seconds } == true ? max(now, .findings) : now
         case .new:
             if tally.localFailures > 0 { return ExitStatus(tally.severity(failOn: .any)) }
             return comparison?.worse.isEmpty == false ? .findings : .clear

@@ -45,6 +45,7 @@ extension ATSProbeCommand {
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var forecastOptions: ForecastOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -77,15 +78,22 @@ extension ATSProbeCommand {
                 options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
                 options.appAnchorFile = appAnchor
                 let prober = try makeProber(options, connection: connection)
-                var judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
+                var judgement: ChainJudgement
+                var forecast: TargetForecast?
+                if let horizon = try forecastOptions.horizonSeconds() {
+                    (judgement, forecast) = await ChainJudgement.judgeWithForecast(parsed, name: name, prober: prober, ruleSet: ruleSet,
+                                                                                   logs: logs, timeout: connection.timeout, horizonSeconds: horizon)
+                } else {
+                    judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
                                                            timeout: connection.timeout)
+                }
                 if !pinLeafSPKI.isEmpty || !pinCASPKI.isEmpty {
                     judgement = judgement.applying(pins: PinSet(caIdentities: pinCASPKI.isEmpty ? nil : pinCASPKI,
                                                                 leafIdentities: pinLeafSPKI.isEmpty ? nil : pinLeafSPKI))
                 }
                 var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
                 if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
-                let report = CertReport(run: run, host: name, judgement: judgement)
+                let report = CertReport(run: run, host: name, judgement: judgement, forecast: forecast)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:

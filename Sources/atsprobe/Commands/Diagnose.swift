@@ -57,11 +57,13 @@ extension ATSProbeCommand {
         @OptionGroup var output: OutputOptions<DiagnosticsFormats>
         @OptionGroup var colors: ColorOptions
         @OptionGroup var exceptions: MergeOptions
+        @OptionGroup var forecast: ForecastOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 try await runDiagnostics(targets: targets + exceptions.inputTargets(), diagnostics: diagnostics,
-                                         connection: connection, output: output, colors: colors, exceptions: exceptions)
+                                         connection: connection, output: output, colors: colors, exceptions: exceptions,
+                                         forecastSeconds: try forecast.horizonSeconds())
             }
         }
     }
@@ -69,7 +71,8 @@ extension ATSProbeCommand {
 
 /// Shared by `--ats-diagnostics` and `diagnose`.
 func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, connection: ConnectionOptions,
-                    output: OutputOptions<DiagnosticsFormats>, colors: ColorOptions, exceptions: MergeOptions) async throws -> ExitStatus {
+                    output: OutputOptions<DiagnosticsFormats>, colors: ColorOptions, exceptions: MergeOptions,
+                    forecastSeconds: Int? = nil) async throws -> ExitStatus {
     guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT)") }
     if diagnostics.allRuleSets {
         return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions)
@@ -80,7 +83,9 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     let ruleSet = try diagnostics.ruleSet()
     let logs = try connection.ctLogs()
     let prober = try makeProber(connection, logs: logs)
-    let runner = DiagnosticsRunner(prober: prober, options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+    var options = try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs)
+    options.forecastHorizonSeconds = forecastSeconds
+    let runner = DiagnosticsRunner(prober: prober, options: options)
     let run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
     let format = mergeDocument == nil ? output.effectiveFormat : .plist
     let palette = colors.palette(format: format, path: output.output)
@@ -143,8 +148,8 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     case .html, .csv, .markdown, .junit, .sarif:
         // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
         sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose))
-    case .xcode:
-        // DiagnosticsFormats does not parse it (plist lint and plist check write it).
+    case .xcode, .openmetrics:
+        // DiagnosticsFormats does not parse them (plist lint and plist check write xcode, audit and report openmetrics).
         throw InputError("diagnose writes text, json, plist, html, csv, markdown, junit or sarif only")
     }
     try sink.finish()

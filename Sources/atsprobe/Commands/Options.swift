@@ -26,6 +26,8 @@ enum OutputFormat: String, Sendable {
     case sarif
     /// JUnit XML, for CI test reports (Jenkins, GitLab).
     case junit
+    /// Prometheus' text exposition, for a monitoring system (docs/monitoring.md).
+    case openmetrics
 }
 
 /// The formats one command writes.
@@ -62,7 +64,9 @@ enum PlistCheckFormats: FormatSet { static let formats: [OutputFormat] = [.text,
 /// diagnose and audit: also reports to hand over (docs/reports.md) and the CI formats.
 enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown, .junit, .sarif] }
 /// report: renders a JSON Lines file again, in any report format the run writes.
-enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown, .junit, .sarif] }
+enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown, .junit, .sarif, .openmetrics] }
+/// audit: diagnose's formats and the metrics (docs/monitoring.md).
+enum AuditFormats: FormatSet { static let formats: [OutputFormat] = DiagnosticsFormats.formats + [.openmetrics] }
 
 /// Output choices shared by every command; `Formats` are the ones the command writes.
 struct OutputOptions<Formats: FormatSet>: ParsableArguments {

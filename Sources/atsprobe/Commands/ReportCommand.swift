@@ -85,6 +85,7 @@ extension OutputFormat {
         case .markdown: .markdown
         case .junit: .junit
         case .sarif: .sarif
+        case .openmetrics: .openmetrics
         default: .text
         }
     }

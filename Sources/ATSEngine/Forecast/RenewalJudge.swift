@@ -1,0 +1,92 @@
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+/// The renewal check: the leaf the run saw, issued again at an instant by the same issuer (same
+/// names, key, extensions and lifetime; its SCTs dated at issue), judged by Apple's certificate
+/// rules (`AppleCertificatePolicy`, the rules every load is judged by) on the path the run built.
+/// Only a chain that reached an anchor is checked: otherwise no issuer is known to renew from.
+struct RenewalJudge {
+    let rules: CertificateRuleSet
+    let logs: CTLogList
+    let distrust: AppleDistrustList
+    /// The chain as served, leaf first, its trust evaluation, the SCTs delivered beside it and the name asked for.
+    let chain: [CertificateFacts]
+    let trust: TrustEvaluation
+    let deliveredSCTs: [SignedCertificateTimestamp]
+    let serverName: String?
+
+    init(options: DiagnosticsOptions, observation: Observation) {
+        self.init(rules: options.ruleSet.certificateRules, logs: options.ctLogs, distrust: options.distrust, chain: observation.chain,
+                  trust: observation.trust, deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName)
+    }
+
+    init(rules: CertificateRuleSet, logs: CTLogList, distrust: AppleDistrustList, chain: [CertificateFacts], trust: TrustEvaluation,
+         deliveredSCTs: [SignedCertificateTimestamp], serverName: String?) {
+        self.rules = rules
+        self.logs = logs
+        self.distrust = distrust
+        self.chain = chain
+        self.trust = trust
+        self.deliveredSCTs = deliveredSCTs
+        self.serverName = serverName
+    }
+
+    func check(at issuedAt: Date, until end: Date, candidates: [(Date, [ForecastCause])]) -> RenewalCheck? {
+        guard let path = trust.path, trust.anchor != nil, let leaf = chain.first else { return nil }
+        let lifetime = Int64(leaf.notAfter.timeIntervalSince(leaf.notBefore).rounded())
+        let now = violations(issuedAt: issuedAt, leaf: leaf, path: path, lifetime: lifetime)
+        var failsFrom: Date?
+        var later: [CertificateRuleViolation] = []
+        for (instant, _) in candidates where instant > issuedAt && instant <= end {
+            let then = violations(issuedAt: instant, leaf: leaf, path: path, lifetime: lifetime)
+            let added = then.filter { found in !now.contains { $0.rule == found.rule } }
+            if !added.isEmpty {
+                failsFrom = instant
+                later = added
+                break
+            }
+        }
+        return RenewalCheck(issuedAt: issuedAt, lifetimeSeconds: lifetime, violations: now,
+                            advice: Self.advice(now + later, rules: rules, anchor: trust.anchor),
+                            failsFrom: failsFrom, failsFromViolations: later)
+    }
+
+    /// The rules a leaf issued at `instant` breaks, judged at that instant.
+    private func violations(issuedAt instant: Date, leaf: CertificateFacts, path: [CertificateFacts], lifetime: Int64) -> [CertificateRuleViolation] {
+        var renewed = leaf
+        renewed.notBefore = instant
+        renewed.notAfter = instant.addingTimeInterval(Double(lifetime))
+        renewed.embeddedSCTs = leaf.embeddedSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
+        let delivered = deliveredSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
+        let renewedPath = [renewed] + path.dropFirst()
+        let renewedChain = [renewed] + chain.dropFirst()
+        return AppleCertificatePolicy.violations(chain: renewedChain, anchor: trust.anchor, deliveredSCTs: delivered,
+                                                 serverName: serverName, at: instant, rules: rules, logs: logs,
+                                                 path: renewedPath, ocspStaple: nil, distrust: distrust)
+    }
+
+    /// One line per broken rule, saying what the operator changes.
+    static func advice(_ violations: [CertificateRuleViolation], rules: CertificateRuleSet, anchor: AnchorSource?) -> [String] {
+        var lines: [String] = []
+        for violation in violations {
+            let line: String
+            switch violation.rule {
+            case .distrustedRoot:
+                line = "renewal from this CA will fail on Apple devices: change CA"
+            case .validity398:
+                line = "a renewal with the same lifetime will fail on Apple devices: ask for at most \(rules.publicMaximumLifetimeDays) days"
+            case .validity825:
+                line = "a renewal with the same lifetime will fail on Apple devices: ask for at most \(rules.maximumLifetimeDays) days"
+            default:
+                line = "a renewal like this certificate will fail on Apple devices: \(violation.detail)"
+            }
+            if !lines.contains(line) { lines.append(line) }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import ATSEngine
+import ATSFiles
+import TextSupport
+
+/// `--forecast DURATION` (diagnose, audit): when each target's verdict changes within that
+/// horizon, from what the run observed (docs/forecast.md). Without it, no forecast, unless
+/// `audit --fail-on expiring:DURATION` asks for one that far ahead.
+struct ForecastOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Forecast each target's verdict this far ahead from what was observed (no new handshake): 90d, 12w, 36h, 3600s. Off by default.", valueName: "duration"))
+    var forecast: String?
+
+    /// The horizon in seconds: --forecast's, or at least `atLeast` (--fail-on expiring:DURATION).
+    func horizonSeconds(atLeast: Int? = nil) throws -> Int? {
+        let asked = try forecast.map { try ForecastOptions.seconds($0, option: "--forecast") }
+        switch (asked, atLeast) {
+        case (let asked?, let least?): return max(asked, least)
+        case (let asked?, nil): return asked
+        case (nil, let least): return least
+        }
+    }
+
+    /// The diagnostics options with the horizon set.
+    func applied(to options: DiagnosticsOptions, atLeast: Int? = nil) throws -> DiagnosticsOptions {
+        var options = options
+        options.forecastHorizonSeconds = try horizonSeconds(atLeast: atLeast)
+        return options
+    }
+
+    /// Ten years, far beyond any certificate a public CA issues today.
+    static let maximumSeconds = 3_650 * 86_400
+
+    /// "90d" (days), "12w" (weeks), "36h", "30m", "3600s" or a bare number of seconds.
+    static func seconds(_ text: String, option: String) throws -> Int {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
+        var digits = Substring(text.lowercased())
+        var unit = 1
+        if let last = digits.last, let scale = units[last] {
+            unit = scale
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let count = Int(digits), count > 0,
+              count <= maximumSeconds / unit else {
+            throw InputError("\(option) '\(UntrustedText.escape(text, limit: 40))' is not a duration between 1s and 3650d (e.g. 90d, 12w, 36h, 3600s)")
+        }
+        return count * unit
+    }
+}
