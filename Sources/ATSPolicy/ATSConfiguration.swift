@@ -18,6 +18,10 @@ public struct ATSConfiguration: Sendable, Hashable {
     /// Keyed by the domain exactly as written.
     public var exceptionDomains: [String: DomainException]
     public var pinnedDomains: [String: PinnedDomain]
+    /// The NSAppTransportSecurity dictionary as written, when the configuration was read from one
+    /// (`init(propertyList:)`); nil for one built in code. `KeyJudgement` reads it for what the
+    /// typed fields cannot hold: near-miss keys and values Apple's reader ignores.
+    public var written: [String: PropertyListValue]?
 
     public init(allowsArbitraryLoads: Bool = false, allowsArbitraryLoadsForMedia: Bool? = nil,
                 allowsArbitraryLoadsInWebContent: Bool? = nil, allowsLocalNetworking: Bool? = nil,
@@ -61,6 +65,7 @@ public struct ATSConfiguration: Sendable, Hashable {
             requiresNIAPTLSPackageVersion: dict[ATSKey.requiresNIAPTLSPackageVersion.name]?.stringValue,
             exceptionDomains: exceptions,
             pinnedDomains: pins)
+        written = dict
     }
 
     /// The keys that are set, with current names (the media key as ...ForMedia).

@@ -233,6 +233,20 @@ struct TighteningPass {
             }
         }
 
+        // NSRequiresCertificateTransparency stays while it fails no load; where it is what fails
+        // one (a root that does not require CT, a chain without qualifying SCTs), it goes
+        // (KeyJudgement: the same reading check, explain and lint give).
+        var dropsCertificateTransparency = false
+        if app.requiresCertificateTransparency == true, hosts.contains(where: \.certificateTransparencyKeyFails) {
+            entry.requiresCertificateTransparency = nil
+            dropsCertificateTransparency = true
+            let failing = hosts.filter(\.certificateTransparencyKeyFails)
+            report(.insufficient, .requiresCertificateTransparency, "true", "absent",
+                   "the load\(failing.count == 1 ? "" : "s") of \(list(failing)) fail\(failing.count == 1 ? "s" : "") Certificate Transparency only because "
+                    + "of this key: the chain ends at a root that does not require CT (user-installed, or an app's anchor) and carries no "
+                    + "qualifying SCTs")
+        }
+
         // An entry that weakens nothing is dropped once NSAllowsArbitraryLoads is gone (beside it,
         // an empty entry restores default ATS for the domain, so it stays).
         let weakens = entry.allowsInsecureHTTPLoads || entry.effectiveMinimumTLSVersion < .tls12 || !entry.effectiveRequiresForwardSecrecy
@@ -247,7 +261,9 @@ struct TighteningPass {
             domainsChanged = true
         } else {
             if changed {
-                domains[key] = .dictionary(rewrite(domains[key]?.dictionaryValue ?? [:], as: entry))
+                var raw = domains[key]?.dictionaryValue ?? [:]
+                if dropsCertificateTransparency { raw.removeValue(forKey: ATSKey.requiresCertificateTransparency.name) }
+                domains[key] = .dictionary(rewrite(raw, as: entry))
                 domainsChanged = true
             }
             pinSubdomains(hosts, under: key, entry: entry)

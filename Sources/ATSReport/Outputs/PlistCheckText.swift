@@ -75,6 +75,10 @@ package enum PlistCheckText {
         } else {
             rows.append(("Needs", "NSExceptionAllowsInsecureHTTPLoads (an http:// load; TLS not measured)"))
         }
+        if let sentence = KeyJudgement.certificateTransparencyKeySentence(check.certificateTransparencyKey,
+                                                                          failsLoad: check.certificateTransparencyKeyFails) {
+            rows.append(("CT key", sentence))
+        }
         for note in check.policy.notes where note != check.policy.subdomainDisagreement?.message {
             rows.append(("Note", esc(note)))
         }
