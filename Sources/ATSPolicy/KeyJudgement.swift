@@ -101,6 +101,18 @@ public enum KeyJudgement {
     public static let certificateTransparencyKeyFix =
         "remove the key unless the server's private CA embeds SCTs from Apple's approved logs"
 
+    // MARK: Exemptions the app takes away
+
+    /// The app's dictionary puts the host under ATS where nscurl's default dictionary (no keys)
+    /// leaves it out: NSAllowsLocalNetworking = NO for a local name or loopback address
+    /// (`EffectivePolicy`, SecProtocolConfiguration.m's `is_direct` rule). nscurl's "ATS Default
+    /// Connection" then says nothing of the app's load, and the exception advisor must judge the
+    /// host by the tests that give it an entry (`ExceptionAdvisor.suggest(under:...)`).
+    public static func takesAwayDefaultExemption(_ policy: EffectivePolicy, ruleSet: RuleSet) -> Bool {
+        guard policy.exemption == nil, policy.match == nil else { return false }
+        return EffectivePolicy(configuration: .default, host: policy.host, scheme: policy.scheme, ruleSet: ruleSet).exemption != nil
+    }
+
     // MARK: Near misses
 
     /// A key ATS does not know that is one or two edits from one it does (`NSIncludesSubdomain`):

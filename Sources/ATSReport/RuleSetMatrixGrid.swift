@@ -94,8 +94,8 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
         let failing = releases.filter { !passes.contains($0.ruleSet) }.map(\.name)
         var parts: [String] = []
         if !releases.isEmpty {
-            parts.append(failing.isEmpty ? "passes on every release (\(passing.joined(separator: ", ")))"
-                : passing.isEmpty ? "fails on every release (\(failing.joined(separator: ", ")))"
+            parts.append(failing.isEmpty ? "passes on every release: \(passing.joined(separator: ", "))"
+                : passing.isEmpty ? "fails on every release: \(failing.joined(separator: ", "))"
                 : "passes on \(passing.joined(separator: ", ")); fails on \(failing.joined(separator: ", "))")
         }
         for column in columns where !column.isRelease {

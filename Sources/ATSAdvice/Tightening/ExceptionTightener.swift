@@ -102,6 +102,7 @@ struct TighteningPass {
         var byEntry: [String: [HostNeed]] = [:]
         var arbitrary: [HostNeed] = []
         var unprotected: [HostNeed] = []
+        var exempt: [HostNeed] = []
         for need in needs {
             let policy = EffectivePolicy(configuration: configuration, host: need.host, ruleSet: ruleSet)
             if let match = policy.match, match.isBuiltIn {
@@ -116,8 +117,12 @@ struct TighteningPass {
             }
             switch policy.exemption {
             case .arbitraryLoads?: arbitrary.append(need)
-            case .localNetworking?: notes.append("\(esc(need.host)): NSAllowsLocalNetworking exempts it from ATS; not compared")
-            case .ipAddressBeforeIOS17?: notes.append("\(esc(need.host)): IP addresses are not subject to ATS under \(ruleSet.id); not compared")
+            case .localNetworking?:
+                notes.append("\(esc(need.host)): NSAllowsLocalNetworking exempts it from ATS; not compared")
+                exempt.append(need)
+            case .ipAddressBeforeIOS17?:
+                notes.append("\(esc(need.host)): IP addresses are not subject to ATS under \(ruleSet.id); not compared")
+                exempt.append(need)
             case nil: unprotected.append(need)
             }
         }
@@ -134,6 +139,15 @@ struct TighteningPass {
             guard let entry = minimalEntry(need.requirement) else { continue }
             addEntry(for: need.host, entry, kind: .insufficient,
                      message: "the load of \(esc(need.host)) fails under default ATS; this is the minimal entry it needs")
+        }
+        // A host ATS exempts still fails when the platform itself refuses the server (iOS 26
+        // offers no TLS 1.0/1.1 with ATS off): an entry of its own sets the minimum (an entry
+        // overrides the exemption, EffectivePolicy), so the tightened dictionary loads it.
+        for need in unique(exempt) where !need.appLoadPasses {
+            guard let entry = minimalEntry(need.requirement) else { continue }
+            addEntry(for: need.host, entry, kind: .insufficient,
+                     message: "the load of \(esc(need.host)) fails although ATS does not apply: the platform's own defaults refuse the server; "
+                        + "this is the minimal entry it needs")
         }
         if domainsChanged {
             if domains.isEmpty {

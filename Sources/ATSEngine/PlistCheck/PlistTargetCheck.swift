@@ -38,8 +38,20 @@ public struct PlistTargetCheck: Sendable {
 
     public var need: HostNeed {
         guard let diagnostics else { return HostNeed(host: target.host, requirement: .cleartext, appLoadPasses: passes) }
-        return HostNeed(host: target.host, suggestion: diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes,
+        return HostNeed(host: target.host, suggestion: suggestion ?? diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes,
                         certificateTransparencyKeyFails: certificateTransparencyKeyFails)
+    }
+
+    /// What the host needs in the app's dictionary: the diagnostics' suggestion, unless the app's
+    /// dictionary takes away an exemption nscurl's default dictionary grants (`KeyJudgement`,
+    /// `ExceptionAdvisor.suggest(under:...)`). nil for http:// targets.
+    public var suggestion: ExceptionSuggestion? {
+        guard let diagnostics else { return nil }
+        guard case .none = diagnostics.suggestion, !passes, KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: diagnostics.ruleSet) else {
+            return diagnostics.suggestion
+        }
+        let results = diagnostics.tests.map { (DiagnosticTest(section: $0.section, title: $0.title, configuration: $0.configuration), $0.verdict) }
+        return ExceptionAdvisor.suggest(under: policy, results: results, ruleSet: diagnostics.ruleSet)
     }
 
     /// The entry's NSRequiresCertificateTransparency is what failed a load (`KeyJudgement`): the

@@ -65,7 +65,7 @@ package struct PlistCheckJSON: Encodable {
             loads = check.loads.map(LoadJSON.init)
             passes = check.passes
             reachability = check.diagnostics?.reachability.rawValue
-            suggestion = check.diagnostics.map { DiagnosticsJSON.SuggestionJSON($0.suggestion, ruleSet: $0.ruleSet) }
+            suggestion = check.diagnostics.map { DiagnosticsJSON.SuggestionJSON(check.suggestion ?? $0.suggestion, ruleSet: $0.ruleSet) }
             notes = check.policy.notes
             let effect = check.certificateTransparencyKey
             certificateTransparencyKey = effect == .absent ? nil : effect
