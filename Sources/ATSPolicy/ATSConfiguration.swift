@@ -36,6 +36,24 @@ public struct ATSConfiguration: Sendable, Hashable {
         self.pinnedDomains = pinnedDomains
     }
 
+    /// Equal when they mean the same: `written` (how the dictionary was spelled) is left out.
+    public static func == (a: ATSConfiguration, b: ATSConfiguration) -> Bool {
+        a.allowsArbitraryLoads == b.allowsArbitraryLoads && a.allowsArbitraryLoadsForMedia == b.allowsArbitraryLoadsForMedia
+            && a.allowsArbitraryLoadsInWebContent == b.allowsArbitraryLoadsInWebContent && a.allowsLocalNetworking == b.allowsLocalNetworking
+            && a.requiresNIAPTLSPackageVersion == b.requiresNIAPTLSPackageVersion && a.exceptionDomains == b.exceptionDomains
+            && a.pinnedDomains == b.pinnedDomains
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(allowsArbitraryLoads)
+        hasher.combine(allowsArbitraryLoadsForMedia)
+        hasher.combine(allowsArbitraryLoadsInWebContent)
+        hasher.combine(allowsLocalNetworking)
+        hasher.combine(requiresNIAPTLSPackageVersion)
+        hasher.combine(exceptionDomains)
+        hasher.combine(pinnedDomains)
+    }
+
     /// The empty dictionary: ATS defaults everywhere.
     public static let `default` = ATSConfiguration()
 
