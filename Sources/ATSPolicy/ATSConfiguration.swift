@@ -18,6 +18,10 @@ public struct ATSConfiguration: Sendable, Hashable {
     /// Keyed by the domain exactly as written.
     public var exceptionDomains: [String: DomainException]
     public var pinnedDomains: [String: PinnedDomain]
+    /// The NSAppTransportSecurity dictionary as written, when the configuration was read from one
+    /// (`init(propertyList:)`); nil for one built in code. `KeyJudgement` reads it for what the
+    /// typed fields cannot hold: near-miss keys and values Apple's reader ignores.
+    public var written: [String: PropertyListValue]?
 
     public init(allowsArbitraryLoads: Bool = false, allowsArbitraryLoadsForMedia: Bool? = nil,
                 allowsArbitraryLoadsInWebContent: Bool? = nil, allowsLocalNetworking: Bool? = nil,
@@ -30,6 +34,24 @@ public struct ATSConfiguration: Sendable, Hashable {
         self.requiresNIAPTLSPackageVersion = requiresNIAPTLSPackageVersion
         self.exceptionDomains = exceptionDomains
         self.pinnedDomains = pinnedDomains
+    }
+
+    /// Equal when they mean the same: `written` (how the dictionary was spelled) is left out.
+    public static func == (a: ATSConfiguration, b: ATSConfiguration) -> Bool {
+        a.allowsArbitraryLoads == b.allowsArbitraryLoads && a.allowsArbitraryLoadsForMedia == b.allowsArbitraryLoadsForMedia
+            && a.allowsArbitraryLoadsInWebContent == b.allowsArbitraryLoadsInWebContent && a.allowsLocalNetworking == b.allowsLocalNetworking
+            && a.requiresNIAPTLSPackageVersion == b.requiresNIAPTLSPackageVersion && a.exceptionDomains == b.exceptionDomains
+            && a.pinnedDomains == b.pinnedDomains
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(allowsArbitraryLoads)
+        hasher.combine(allowsArbitraryLoadsForMedia)
+        hasher.combine(allowsArbitraryLoadsInWebContent)
+        hasher.combine(allowsLocalNetworking)
+        hasher.combine(requiresNIAPTLSPackageVersion)
+        hasher.combine(exceptionDomains)
+        hasher.combine(pinnedDomains)
     }
 
     /// The empty dictionary: ATS defaults everywhere.
@@ -61,6 +83,7 @@ public struct ATSConfiguration: Sendable, Hashable {
             requiresNIAPTLSPackageVersion: dict[ATSKey.requiresNIAPTLSPackageVersion.name]?.stringValue,
             exceptionDomains: exceptions,
             pinnedDomains: pins)
+        written = dict
     }
 
     /// The keys that are set, with current names (the media key as ...ForMedia).

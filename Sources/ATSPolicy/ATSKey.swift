@@ -51,7 +51,7 @@ public struct ATSKey: Hashable, Sendable, CustomStringConvertible {
     public static let exceptionMinimumTLSVersion = ATSKey("NSExceptionMinimumTLSVersion", .exceptionDomain, .string, justify: true)
     public static let exceptionRequiresForwardSecrecy = ATSKey("NSExceptionRequiresForwardSecrecy", .exceptionDomain, .boolean)
     public static let requiresCertificateTransparency = ATSKey("NSRequiresCertificateTransparency", .exceptionDomain, .boolean, since: "iOS 10",
-        deprecation: "obsolete: Certificate Transparency is now always required for publicly trusted certificates")
+        deprecation: "changes nothing for Apple's CT-required roots, which require Certificate Transparency anyway; for user-installed roots and app anchors it makes CT required (KeyJudgement)")
     public static let exceptionRequiresNIAPTLSPackageVersion = ATSKey("NSExceptionRequiresNIAPTLSPackageVersion", .exceptionDomain, .string, since: "26.4")
     public static let thirdPartyExceptionAllowsInsecureHTTPLoads = ATSKey("NSThirdPartyExceptionAllowsInsecureHTTPLoads", .exceptionDomain, .boolean,
         deprecation: "iOS 9-era name: use NSExceptionAllowsInsecureHTTPLoads", justify: true)

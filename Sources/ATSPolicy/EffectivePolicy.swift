@@ -39,8 +39,8 @@ public struct EffectivePolicy: Sendable, Hashable {
     public var checksLeafSignatureHash: Bool
     /// The NSPinnedDomains entry for the host, if any.
     public var pins: PinnedDomain?
-    /// NSRequiresCertificateTransparency on the entry (obsolete: CT is required for public roots
-    /// anyway); pass it to the certificate rules.
+    /// NSRequiresCertificateTransparency on the entry: CT required whatever the chain's root
+    /// (`KeyJudgement.certificateTransparencyKey`); pass it to the certificate rules.
     public var requiresCertificateTransparency: Bool
     /// Why the dictionary means what it means here, for people: keys ignored, values not read,
     /// exceptions the platform makes moot, readings that disagree.
@@ -111,6 +111,7 @@ public struct EffectivePolicy: Sendable, Hashable {
         }
         checksLeafSignatureHash = atsRequired
         notes = EffectivePolicy.notes(configuration: configuration, host: host, match: match, ruleSet: ruleSet)
+        notes += KeyJudgement.notes(configuration: configuration, host: host, match: match, ruleSet: ruleSet)
         if let subdomainDisagreement { notes.append(subdomainDisagreement.message) }
         checksLeafKeySize = atsRequired && !(!requiresForwardSecrecy && ruleSet.forwardSecrecyExceptionDropsKeySizeCheck)
     }

@@ -80,14 +80,18 @@ public struct PolicyExplanation: Sendable, Hashable, Codable {
     /// Certificate Transparency for chains to a root of Apple's store: default trust evaluation,
     /// under every dictionary (docs/trust.md).
     public var certificateTransparencyRequired: Bool
+    /// Which chains need CT for this host (`KeyJudgement.certificateTransparencyScope`):
+    /// "ctRequiredRoots" (Apple's public roots only), or "everyRoot" when the governing entry sets
+    /// NSRequiresCertificateTransparency (user-installed roots and app anchors too).
+    public var certificateTransparency: KeyJudgement.CertificateTransparencyScope
     public var pins: Pins?
     /// `EffectivePolicy.notes`: keys ignored, values not read, built-in exceptions, readings.
     public var notes: [String]
 
-    /// `dictionary`: the NSAppTransportSecurity dictionary as written, for notes on values Apple's
-    /// reader ignores (`ATSValueReading.valueNotes`); `configuration` is read from it.
-    public init(target: Target, configuration: ATSConfiguration, ruleSet: RuleSet, directAddresses: [IPAddress] = [],
-                dictionary: [String: PropertyListValue]? = nil) {
+    /// The notes on the dictionary as written (values Apple's reader ignores, near-miss keys, the
+    /// CT key) come from `KeyJudgement` through `EffectivePolicy.notes`, as in `plist check` and `app`:
+    /// read `configuration` with `ATSConfiguration(propertyList:)` to have them.
+    public init(target: Target, configuration: ATSConfiguration, ruleSet: RuleSet, directAddresses: [IPAddress] = []) {
         let policy = EffectivePolicy(configuration: configuration, host: target.host, scheme: target.scheme, ruleSet: ruleSet,
                                      directAddresses: directAddresses)
         url = target.url
@@ -120,15 +124,12 @@ public struct PolicyExplanation: Sendable, Hashable, Codable {
         forwardSecrecyRequired = policy.restrictsCipherSuites && policy.requiresForwardSecrecy
         cipherSuites = !policy.restrictsCipherSuites ? "platform" : policy.requiresForwardSecrecy ? "ats" : "ats+tls_rsa"
         certificateTransparencyRequired = true
+        certificateTransparency = KeyJudgement.certificateTransparencyScope(policy)
         if let found = configuration.pinnedDomain(host: target.host) {
             pins = Pins(keys: found.keys, caIdentities: found.pins.caIdentities, leafIdentities: found.pins.leafIdentities,
                         canMatch: found.pins.canEverMatch)
         }
         notes = policy.notes
-        if let dictionary {
-            let entryKey = policy.match.flatMap { $0.isBuiltIn ? nil : $0.key }
-            notes += ATSValueReading.valueNotes(dictionary, entryKey: entryKey)
-        }
     }
 
     /// One line on why TLS is or is not required.

@@ -58,6 +58,9 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
     /// when `is_direct`; `testLocalNetworkingKeyOverridesAllowsArbitraryLoads`: 203.0.113.1 stays
     /// under ATS). Apple's documentation: "IP addresses" without that condition (`documented`).
     public var localNetworkingCoversRoutedAddresses: Bool
+    /// The OS releases this set models, declared here once; nil for Apple's documentation
+    /// (`documented`), which is no release. Disjoint across `all` (`inReleaseOrder`).
+    public var releases: ReleaseRange?
 
     public init(id: String, title: String, summary: String, tls13Suites: [CipherSuite], forwardSecretSuites: [CipherSuite],
                 nonForwardSecretSuites: [CipherSuite], platformSuites: [CipherSuite], platformMinimumVersion: TLSVersion,
@@ -70,7 +73,7 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
                 leafKeySizeCounting: KeySizeCounting = .bytes,
                 certificateRules: CertificateRuleSet = .securityFramework,
                 builtInExceptions: [BuiltInException] = BuiltInException.securityFramework,
-                localNetworkingCoversRoutedAddresses: Bool = false) {
+                localNetworkingCoversRoutedAddresses: Bool = false, releases: ReleaseRange? = nil) {
         self.id = id
         self.title = title
         self.summary = summary
@@ -92,6 +95,7 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         self.leafKeySizeCounting = leafKeySizeCounting
         self.builtInExceptions = builtInExceptions
         self.localNetworkingCoversRoutedAddresses = localNetworkingCoversRoutedAddresses
+        self.releases = releases
     }
 
     /// SecPolicy.c SecPolicyAddStrongKeySizeOptions: "RSA key sizes are 2048-bit or larger. EC
@@ -165,7 +169,11 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         platformMinimumVersion: .tls10,
         ipAddressesSubjectToATS: true,
         forwardSecrecyExceptionDropsKeySizeCheck: true,
-        appliesIOS13CertificateRules: true)
+        appliesIOS13CertificateRules: true,
+        // Security-60158 shipped with iOS 15.4 / macOS 12.3; iOS 26 / macOS 26 changed the default
+        // minimum (`ios26`). IP addresses: iOS 17 / macOS 14 made them subject to ATS, which this
+        // set models for its whole range (docs/rules.md, "Releases").
+        releases: ReleaseRange(iOS: .init(15, 4), through: .init(18), macOS: .init(12, 3), through: .init(15)))
 
     /// iOS 26 / macOS 26 with an app built on the 2025 SDKs, as nscurl on a current Mac: the default.
     public static let ios26: RuleSet = {
@@ -178,26 +186,40 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
             + "Safari 26.4's ClientHello (X25519MLKEM768 first, which OpenSSL 3.0 cannot send)."
         set.platformMinimumVersion = .tls12
         set.groups = RuleSet.groups26
+        set.releases = ReleaseRange(iOS: .init(26), through: nil, macOS: .init(26), through: nil)
         return set
     }()
 
     /// What atsprobe judges by unless --rules says otherwise: the newest release.
     public static let `default` = RuleSet.ios26
 
-    /// Before iOS 17 / macOS 14: the documented rules, but connections to IP addresses are not
-    /// subject to ATS and IP/CIDR exception keys are not read.
+    /// iOS 13 - 15.3 / macOS 10.15 - 12.2, the releases before Security-60158's suite groups: the
+    /// documented rules (their suite list is the one those releases used), but connections to IP
+    /// addresses are not subject to ATS (until iOS 17 / macOS 14) and IP/CIDR exception keys are
+    /// not read. From iOS 13 because Apple's built-in exceptions and certificate rules start there.
+    /// The id (`--rules ios16`) is kept as released; the range is what it stands for.
     public static let beforeIOS17: RuleSet = {
         var set = RuleSet.documented
         set.id = "ios16"
-        set.title = "Before iOS 17 / macOS 14"
-        set.summary = "The documented rules, but IP addresses are not subject to ATS and IP/CIDR exception keys are ignored; "
-            + "Apple's built-in exceptions (apple.com, ...) apply, as in Security-60420's code."
+        set.title = "iOS 13 - 15.3 / macOS 10.15 - 12.2"
+        set.summary = "The documented rules as the releases before iOS 15.4 ran them: IP addresses are not subject to ATS and "
+            + "IP/CIDR exception keys are ignored; Apple's built-in exceptions (apple.com, ...) apply, as in Security-60420's code."
         set.ipAddressesSubjectToATS = false
         set.builtInExceptions = BuiltInException.securityFramework
+        set.releases = ReleaseRange(iOS: .init(13), through: .init(15, 3), macOS: .init(10, 15), through: .init(12, 2))
         return set
     }()
 
     public static let all: [RuleSet] = [.ios26, .documented, .appleCode2022, .beforeIOS17]
+
+    /// `all` as the release matrix shows it: the sets that model releases, oldest first, then
+    /// those that model none (Apple's documentation), shown apart.
+    public static var inReleaseOrder: [RuleSet] {
+        all.filter { $0.releases != nil }.sorted { $0.releases! < $1.releases! } + all.filter { $0.releases == nil }
+    }
+
+    /// The column header of a rule set: its releases ("iOS 13 - 15.3"), or "Apple's documentation".
+    public var releasesText: String { releases?.iOSText ?? "Apple's documentation" }
 
     public static func named(_ id: String) -> RuleSet? {
         all.first { $0.id == id.lowercased() }

@@ -1,6 +1,7 @@
 /// `diagnose --rules all --format csv`: one row per target and nscurl test, RFC 4180, with
 /// stable columns: `url`, `handshakes`, `section`, `test`, then one per rule set (PASS, FAIL,
-/// or empty when not run), in the order the run used. After each target's tests, one row with
+/// or empty when not run), in the order the run used (releases oldest first, then Apple's
+/// documentation), each named "id (releases)". After each target's tests, one row with
 /// `section` "Default ATS connection" and `test` "needs" holds, per rule set, what the host
 /// needs under it. Cells are escaped as the audit's CSV (ReportCSV.cell: control characters
 /// visible, formula prefixes neutralised, quoting).
@@ -9,7 +10,9 @@ public enum RuleSetMatrixCSV {
 
     public static func render(_ grids: [RuleSetMatrixGrid]) -> String {
         let ruleSets = grids.first?.ruleSets ?? []
-        var out = ReportCSV.row(columns + ruleSets)
+        // Each rule set's column named with the releases it stands for: "ios16 (iOS 13 - 15.3, macOS 10.15 - 12.2)".
+        let headers = (grids.first?.columns ?? []).map { "\($0.ruleSet) (\($0.releases ?? $0.header))" }
+        var out = ReportCSV.row(columns + headers)
         for grid in grids {
             let lead = [grid.target, String(grid.handshakes)]
             for row in grid.rows {

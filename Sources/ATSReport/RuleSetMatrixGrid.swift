@@ -23,9 +23,33 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
         }
     }
 
+    /// One column: a rule set and the releases it stands for (`RuleSet.releases`), declared with
+    /// the rule set; Apple's documentation has none and is shown apart, after the releases.
+    public struct Column: Sendable, Equatable {
+        public var ruleSet: String
+        /// "iOS 13 - 15.3, macOS 10.15 - 12.2"; nil for Apple's documentation.
+        public var releases: String?
+        /// The header under the id: "iOS 13 - 15.3", or "Apple's documentation".
+        public var header: String
+
+        public init(_ ruleSet: String) {
+            self.ruleSet = ruleSet
+            let set = RuleSet.named(ruleSet)
+            releases = set?.releases?.text
+            header = set?.releasesText ?? ruleSet
+        }
+
+        public var isRelease: Bool { releases != nil }
+        /// "iOS 13 - 15.3 (ios16)", "Apple's documentation (documented)".
+        public var name: String { "\(header) (\(ruleSet))" }
+    }
+
     public var target: String
-    /// Rule set ids, in the order the runs were asked for.
+    /// Rule set ids, in the order the runs were asked for (`RuleSet.inReleaseOrder`: releases
+    /// oldest first, then Apple's documentation).
     public var ruleSets: [String]
+    /// One per rule set, in `ruleSets` order.
+    public var columns: [Column] { ruleSets.map(Column.init) }
     /// Real handshakes made for all the rule sets together.
     public var handshakes: Int
     public var rows: [Row]
@@ -60,23 +84,52 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
         needs = matrix.reports.map { RuleSetMatrixGrid.needs($0.suggestion) }
     }
 
-    /// "passes on every rule set (...)", "fails on every rule set (...)" or "passes on A; fails on B".
+    /// The default connection by release: "passes on iOS 13 - 15.3 (ios16); fails on iOS 15.4 - 18
+    /// (ios15.4), iOS 26 and later (ios26)", then Apple's documentation apart: "Apple's
+    /// documentation (documented): passes".
     public var defaultSummary: String {
-        let passes = defaultPassesOn, fails = defaultFailsOn
-        return fails.isEmpty ? "passes on every rule set (\(passes.joined(separator: ", ")))"
-            : passes.isEmpty ? "fails on every rule set (\(fails.joined(separator: ", ")))"
-            : "passes on \(passes.joined(separator: ", ")); fails on \(fails.joined(separator: ", "))"
+        let passes = Set(defaultPassesOn)
+        let releases = columns.filter(\.isRelease)
+        let passing = releases.filter { passes.contains($0.ruleSet) }.map(\.name)
+        let failing = releases.filter { !passes.contains($0.ruleSet) }.map(\.name)
+        var parts: [String] = []
+        if !releases.isEmpty {
+            parts.append(failing.isEmpty ? "passes on every release: \(passing.joined(separator: ", "))"
+                : passing.isEmpty ? "fails on every release: \(failing.joined(separator: ", "))"
+                : "passes on \(passing.joined(separator: ", ")); fails on \(failing.joined(separator: ", "))")
+        }
+        for column in columns where !column.isRelease {
+            parts.append("\(column.name): \(passes.contains(column.ruleSet) ? "passes" : "fails")")
+        }
+        return parts.joined(separator: "; ")
     }
 
-    /// One line on what the host needs under a rule set: each value cut at 40 characters and
-    /// a reason at 300, escaped.
+    /// One line on what the host needs under a rule set, escaped; a reason longer than 300
+    /// characters is cut at a word boundary (never mid-word), with "…".
     public static func needs(_ suggestion: ExceptionSuggestion) -> String {
         switch suggestion {
         case .none: return "no exception needed"
         case .exception(_, let exception, _):
             let keys = exception.propertyList.sorted { $0.key < $1.key }.filter { $0.key != ATSKey.includesSubdomains.name }
-            return "needs " + keys.map { "\($0.key) = \(UntrustedText.escape($0.value.scalarText, limit: 40))" }.joined(separator: ", ")
-        case .impossible(let reason): return "no exception helps: \(UntrustedText.escape(reason, limit: 300))"
+            return "needs " + keys.map { "\($0.key) = \(UntrustedText.escape($0.value.scalarText, limit: 200))" }.joined(separator: ", ")
+        case .impossible(let reason): return "no exception helps: \(clipped(UntrustedText.escape(reason, limit: 4000), limit: 300))"
         }
+    }
+
+    /// `text` when it has at most `limit` characters; else cut after the last whole word that
+    /// fits, with "…".
+    public static func clipped(_ text: String, limit: Int) -> String {
+        guard text.count > limit else { return text }
+        let head = text.prefix(limit)
+        let cut = head.lastIndex(of: " ").map { head[..<$0] } ?? head
+        return cut.trimmingSuffix(while: { $0 == " " || $0 == "," || $0 == ";" }) + "…"
+    }
+}
+
+private extension Substring {
+    func trimmingSuffix(while drop: (Character) -> Bool) -> String {
+        var end = endIndex
+        while end > startIndex, drop(self[index(before: end)]) { end = index(before: end) }
+        return String(self[startIndex..<end])
     }
 }

@@ -1,7 +1,8 @@
 import TLSFacts
 
 /// `diagnose --rules all --format html`: one self-contained page (inline CSS, no script, no
-/// network) with a grid per target: nscurl's tests down, rule sets across, each cell PASS or
+/// network) with a grid per target: nscurl's tests down, rule sets across in release order (each
+/// headed by its releases; Apple's documentation last, set apart by a double rule), each cell PASS or
 /// FAIL in words as well as colour; under it the default connection's verdict per rule set and
 /// what the host needs under each. Every string from the input or the network is escaped.
 public enum RuleSetMatrixHTML {
@@ -17,7 +18,11 @@ public enum RuleSetMatrixHTML {
             out += "<section id=\"t\(index + 1)\"><h2>\(h(grid.target))</h2>\n"
             out += "<p class=\"key\">nscurl's tests under \(grid.ruleSets.count) rule sets, \(grid.handshakes) handshake\(grid.handshakes == 1 ? "" : "s"). &#x2713; PASS, &#x2717; FAIL, &#x2014; not run.</p>\n"
             out += "<div class=\"scroll\"><table class=\"grid\">\n<thead><tr><th scope=\"col\">Test</th>"
-            for id in grid.ruleSets { out += "<th scope=\"col\">\(h(id))</th>" }
+            let columns = grid.columns
+            for column in columns {
+                let doc = column.isRelease ? "" : " class=\"doc\""
+                out += "<th scope=\"col\"\(doc)>\(h(column.ruleSet))<br><span class=\"releases\">\(h(column.header))</span></th>"
+            }
             out += "</tr></thead>\n<tbody>\n"
             var section = ""
             for row in grid.rows {
@@ -26,18 +31,21 @@ public enum RuleSetMatrixHTML {
                     out += "<tr class=\"section\"><th scope=\"rowgroup\" colspan=\"\(grid.ruleSets.count + 1)\">\(h(section))</th></tr>\n"
                 }
                 out += "<tr><th scope=\"row\">\(h(row.title))</th>"
-                for column in grid.ruleSets.indices {
+                for column in columns.indices {
+                    let doc = columns[column].isRelease ? "" : " doc"
                     switch column < row.passed.count ? row.passed[column] : nil {
-                    case true?: out += "<td class=\"pass\">&#x2713; PASS</td>"
-                    case false?: out += "<td class=\"fail\">&#x2717; FAIL</td>"
-                    case nil: out += "<td class=\"none\">&#x2014;</td>"
+                    case true?: out += "<td class=\"pass\(doc)\">&#x2713; PASS</td>"
+                    case false?: out += "<td class=\"fail\(doc)\">&#x2717; FAIL</td>"
+                    case nil: out += "<td class=\"none\(doc)\">&#x2014;</td>"
                     }
                 }
                 out += "</tr>\n"
             }
             out += "</tbody></table></div>\n"
             out += "<p><strong>Default ATS connection:</strong> \(h(grid.defaultSummary))</p>\n<ul class=\"needs\">\n"
-            for (id, needs) in zip(grid.ruleSets, grid.needs) { out += "<li><code>\(h(id))</code>: \(h(needs))</li>\n" }
+            for (column, needs) in zip(columns, grid.needs) {
+                out += "<li><code>\(h(column.ruleSet))</code> (\(h(column.releases ?? column.header))): \(h(needs))</li>\n"
+            }
             out += "</ul>\n</section>\n"
         }
         out += "</body>\n</html>\n"
@@ -69,6 +77,8 @@ public enum RuleSetMatrixHTML {
     td.pass { background: #e3f5e1; color: #1b5e20; text-align: center; font-weight: 700; white-space: nowrap; }
     td.fail { background: #fde7e9; color: #8e1b24; text-align: center; font-weight: 700; white-space: nowrap; }
     td.none { color: #86868b; text-align: center; }
+    th .releases { font-weight: normal; font-size: 11px; white-space: nowrap; }
+    th.doc, td.doc { border-left: 3px double #86868b; }
     p.key { font-size: 12px; color: #424245; }
     code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .95em; }
     @media print {

@@ -11,7 +11,8 @@ public enum RuleSetMatrixMarkdown {
         for grid in grids {
             out += "## \(md(grid.target))\n\n"
             out += "nscurl's tests under \(grid.ruleSets.count) rule sets, \(grid.handshakes) handshake\(grid.handshakes == 1 ? "" : "s").\n\n"
-            out += "| Test | " + grid.ruleSets.map(ReportEscaping.markdownCode).joined(separator: " | ") + " |\n"
+            // Each column headed by its id and the releases it stands for; Apple's documentation last, apart.
+            out += "| Test | " + grid.columns.map { "\(ReportEscaping.markdownCode($0.ruleSet))<br>\(md($0.header))" }.joined(separator: " | ") + " |\n"
             out += "|---|" + String(repeating: ":-:|", count: grid.ruleSets.count) + "\n"
             var section = ""
             for row in grid.rows {
@@ -29,7 +30,9 @@ public enum RuleSetMatrixMarkdown {
                 out += "| \(md(row.title)) | " + cells.joined(separator: " | ") + " |\n"
             }
             out += "\n**Default ATS connection:** \(md(grid.defaultSummary))\n\n"
-            for (id, needs) in zip(grid.ruleSets, grid.needs) { out += "- \(ReportEscaping.markdownCode(id)): \(md(needs))\n" }
+            for (column, needs) in zip(grid.columns, grid.needs) {
+                out += "- \(ReportEscaping.markdownCode(column.ruleSet)) (\(md(column.releases ?? column.header))): \(md(needs))\n"
+            }
             out += "\n"
         }
         return out

@@ -121,7 +121,8 @@ extension LintCase {
         .silent("deprecated-key", exceptions(domain("example.com", insecure))),
 
         .fires("obsolete-key", exceptions(domain("example.com", "<key>NSRequiresCertificateTransparency</key><true/>")),
-               at: "\(EXC).example.com.NSRequiresCertificateTransparency", mentions: "always required"),
+               at: "\(EXC).example.com.NSRequiresCertificateTransparency", mentions: "user-installed root"),
+        .silent("obsolete-key", exceptions(domain("example.com", "<key>NSRequiresCertificateTransparency</key><false/>"))),
         .silent("obsolete-key", exceptions(domain("example.com", insecure))),
 
         .fires("review-justification", ats("<key>NSAllowsArbitraryLoads</key><true/>"), at: "\(ATS).NSAllowsArbitraryLoads", mentions: "App Store review"),

@@ -14,6 +14,25 @@ import ATSPolicyFixtures
         #expect(Set(RuleSet.all.map(\.id)).count == RuleSet.all.count)
     }
 
+    /// Each rule set carries the releases it models, declared with it; no two claim one release;
+    /// the matrix order is the release order, with Apple's documentation (no release) last.
+    @Test func releasesAreDisjointAndOrdered() {
+        #expect(RuleSet.inReleaseOrder.map(\.id) == ["ios16", "ios15.4", "ios26", "documented"])
+        #expect(RuleSet.documented.releases == nil)
+        let releases = RuleSet.all.compactMap(\.releases)
+        #expect(releases.count == RuleSet.all.count - 1)
+        for (index, range) in releases.enumerated() {
+            for other in releases[(index + 1)...] { #expect(!range.overlaps(other), "\(range.text) / \(other.text)") }
+        }
+        #expect(RuleSet.beforeIOS17.releases?.text == "iOS 13 - 15.3, macOS 10.15 - 12.2")
+        #expect(RuleSet.appleCode2022.releases?.text == "iOS 15.4 - 18, macOS 12.3 - 15")
+        #expect(RuleSet.ios26.releases?.text == "iOS 26 and later, macOS 26 and later")
+        // The overlap test itself: 15.3 and 15.4 are apart, 16 falls in 15.4 - 18.
+        let old = ReleaseRange(iOS: .init(13), through: .init(16), macOS: .init(10, 15), through: .init(13))
+        #expect(old.overlaps(RuleSet.appleCode2022.releases!))
+        #expect(!RuleSet.beforeIOS17.releases!.overlaps(RuleSet.appleCode2022.releases!))
+    }
+
     @Test func documentedGroups() {
         let set = RuleSet.documented
         #expect(set.forwardSecretSuites.count == 11)

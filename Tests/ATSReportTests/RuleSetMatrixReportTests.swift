@@ -7,7 +7,7 @@ import Testing
 /// reason that must not escape their cell, line or tag in any format.
 @Suite struct RuleSetMatrixReportTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
-    static let ruleSets = ["ios26", "documented", "ios15.4", "ios16"]
+    static let ruleSets = ["ios16", "ios15.4", "ios26", "documented"]
 
     /// Two targets: one that passes under two rule sets of four, and a hostile one whose name
     /// and reason carry a newline, HTML, Markdown, a CSV formula and a bidi override.
@@ -15,12 +15,12 @@ import Testing
         RuleSetMatrixGrid(
             target: "https://matrix.test/", ruleSets: ruleSets, handshakes: 7,
             rows: [
-                .init(section: "Default ATS Secure Connection", title: "ATS Default Connection", passed: [false, true, false, true]),
+                .init(section: "Default ATS Secure Connection", title: "ATS Default Connection", passed: [true, false, false, true]),
                 .init(section: "Allowing Arbitrary Loads", title: "Allow All Loads", passed: [true, true, true, true]),
-                .init(section: "Configuring TLS exceptions for matrix.test", title: "TLSv1.3", passed: [false, false, nil, false]),
+                .init(section: "Configuring TLS exceptions for matrix.test", title: "TLSv1.3", passed: [false, nil, false, false]),
             ],
-            defaultPassesOn: ["documented", "ios16"], defaultFailsOn: ["ios26", "ios15.4"],
-            needs: ["needs NSExceptionRequiresForwardSecrecy = false", "no exception needed",
+            defaultPassesOn: ["ios16", "documented"], defaultFailsOn: ["ios15.4", "ios26"],
+            needs: ["no exception needed", "needs NSExceptionRequiresForwardSecrecy = false",
                     "needs NSExceptionRequiresForwardSecrecy = false", "no exception needed"]),
         RuleSetMatrixGrid(
             target: "https://evil.test/<script>|`*[x](y)\n=cmd\u{202E}", ruleSets: ruleSets, handshakes: 1,
@@ -53,6 +53,36 @@ import Testing
 
     @Test func csvGolden() throws {
         try Self.compare(RuleSetMatrixCSV.render(Self.grids), golden: "rule-set-matrix.csv")
+    }
+
+    @Test func jsonGolden() throws {
+        let documents = Self.grids.map { RuleSetMatrixJSON($0, reports: []) }
+        let data = try JSONEncoder.atsprobe().encode(documents)
+        try Self.compare(String(decoding: data, as: UTF8.self) + "\n", golden: "rule-set-matrix.json")
+    }
+
+    /// Columns in release order, each headed by its releases, no two claiming one release, Apple's
+    /// documentation apart; the summary names releases, not ids alone.
+    @Test func columnsReadAsReleases() throws {
+        let grid = Self.grids[0]
+        #expect(grid.columns.map(\.header) == ["iOS 13 - 15.3", "iOS 15.4 - 18", "iOS 26 and later", "Apple's documentation"])
+        #expect(grid.columns.map(\.isRelease) == [true, true, true, false])
+        #expect(grid.defaultSummary == "passes on iOS 13 - 15.3 (ios16); fails on iOS 15.4 - 18 (ios15.4), iOS 26 and later (ios26); "
+            + "Apple's documentation (documented): passes")
+        let text = RuleSetMatrixText.render(grid, palette: Palette(enabled: false))
+        #expect(text.contains("iOS 13 - 15.3  iOS 15.4 - 18  iOS 26 and later  | Apple's documentation\n"), "\(text)")
+        #expect(text.contains("  ios16 (iOS 13 - 15.3, macOS 10.15 - 12.2): no exception needed\n"), "\(text)")
+        let csvHeader = RuleSetMatrixCSV.render([grid]).components(separatedBy: "\r\n")[0]
+        #expect(csvHeader.contains("ios15.4 (iOS 15.4 - 18, macOS 12.3 - 15)"), "\(csvHeader)")
+    }
+
+    /// A long reason is cut after a whole word, never inside one.
+    @Test func longReasonsAreCutAtWords() {
+        let reason = String(repeating: "certificate ", count: 40)
+        let cut = RuleSetMatrixGrid.clipped(reason, limit: 300)
+        #expect(cut.count <= 301)
+        #expect(cut.hasSuffix("certificate…"), "\(cut)")
+        #expect(RuleSetMatrixGrid.clipped("short", limit: 300) == "short")
     }
 
     @Test func markdownGolden() throws {

@@ -204,8 +204,8 @@ struct LintPass {
                 fix: "move it \(Self.place(of: elsewhere.scope))", saysATSIgnoresIt: true)
             return
         }
-        let candidates = ATSKey.keys(in: scope).map(\.name)
-        if let near = KeySuggestion.nearest(to: key, among: candidates) {
+        // KeyJudgement.intendedKey: the near miss explain, check and app name too.
+        if let near = KeyJudgement.intendedKey(for: key, in: scope) {
             add(.unknownKey, at: path, "unknown key \(quoted(key)): did you mean \(near)? As written, ATS ignores it", fix: "rename it to \(near)", saysATSIgnoresIt: true)
         } else if scope == .global && key.contains(".") {
             add(.unknownKey, at: path, "unknown key \(quoted(key)) directly under NSAppTransportSecurity; ATS ignores it", fix: "domain entries belong inside NSExceptionDomains", saysATSIgnoresIt: true)

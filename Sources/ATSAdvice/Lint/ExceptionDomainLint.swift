@@ -17,8 +17,11 @@ extension LintPass {
                 continue
             }
             if atsKey == .requiresCertificateTransparency {
-                add(.obsoleteKey, at: path, "NSRequiresCertificateTransparency is obsolete: Certificate Transparency is now always required for publicly trusted certificates",
-                    fix: "remove the key")
+                // KeyJudgement: the one reading explain, check, app and the tightener share. Lint does
+                // not know the server's root, so it says what the key does for each kind.
+                if booleanValue(value) == true {
+                    add(.obsoleteKey, at: path, KeyJudgement.certificateTransparencyKeyFinding, fix: KeyJudgement.certificateTransparencyKeyFix)
+                }
             } else if let note = atsKey.deprecation {
                 let modern = Self.modernName(of: atsKey)
                 add(.deprecatedKey, at: path, "\(key) is deprecated (\(note))", fix: modern.map { "rename it to \($0)" } ?? "remove the key")

@@ -24,7 +24,7 @@ public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertibl
     public static let niapValue = LintRule("niap-value", .error, "an NIAP TLS package version other than \"none\" or \"FCP_v2.1\"")
     public static let precedenceIgnored = LintRule("precedence-ignored", .warning, "NSAllowsArbitraryLoads ignored on iOS 10+ because a finer global key is present")
     public static let deprecatedKey = LintRule("deprecated-key", .warning, "an iOS 9-era NSThirdParty*/NSTemporary* key; use the modern name")
-    public static let obsoleteKey = LintRule("obsolete-key", .info, "NSRequiresCertificateTransparency: CT is now always required")
+    public static let obsoleteKey = LintRule("obsolete-key", .info, "NSRequiresCertificateTransparency: changes nothing for Apple's CT-required roots; makes CT required for user-installed roots and app anchors")
     public static let reviewJustification = LintRule("review-justification", .warning, "a key App Store review asks you to justify")
     public static let redundantDefault = LintRule("redundant-default", .info, "a value equal to the default: the key changes nothing")
     public static let noOpExceptionDomain = LintRule("no-op-exception-domain", .info, "an exception domain whose entries change nothing")

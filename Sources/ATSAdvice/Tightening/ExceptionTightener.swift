@@ -102,6 +102,7 @@ struct TighteningPass {
         var byEntry: [String: [HostNeed]] = [:]
         var arbitrary: [HostNeed] = []
         var unprotected: [HostNeed] = []
+        var exempt: [HostNeed] = []
         for need in needs {
             let policy = EffectivePolicy(configuration: configuration, host: need.host, ruleSet: ruleSet)
             if let match = policy.match, match.isBuiltIn {
@@ -116,8 +117,12 @@ struct TighteningPass {
             }
             switch policy.exemption {
             case .arbitraryLoads?: arbitrary.append(need)
-            case .localNetworking?: notes.append("\(esc(need.host)): NSAllowsLocalNetworking exempts it from ATS; not compared")
-            case .ipAddressBeforeIOS17?: notes.append("\(esc(need.host)): IP addresses are not subject to ATS under \(ruleSet.id); not compared")
+            case .localNetworking?:
+                notes.append("\(esc(need.host)): NSAllowsLocalNetworking exempts it from ATS; not compared")
+                exempt.append(need)
+            case .ipAddressBeforeIOS17?:
+                notes.append("\(esc(need.host)): IP addresses are not subject to ATS under \(ruleSet.id); not compared")
+                exempt.append(need)
             case nil: unprotected.append(need)
             }
         }
@@ -134,6 +139,15 @@ struct TighteningPass {
             guard let entry = minimalEntry(need.requirement) else { continue }
             addEntry(for: need.host, entry, kind: .insufficient,
                      message: "the load of \(esc(need.host)) fails under default ATS; this is the minimal entry it needs")
+        }
+        // A host ATS exempts still fails when the platform itself refuses the server (iOS 26
+        // offers no TLS 1.0/1.1 with ATS off): an entry of its own sets the minimum (an entry
+        // overrides the exemption, EffectivePolicy), so the tightened dictionary loads it.
+        for need in unique(exempt) where !need.appLoadPasses {
+            guard let entry = minimalEntry(need.requirement) else { continue }
+            addEntry(for: need.host, entry, kind: .insufficient,
+                     message: "the load of \(esc(need.host)) fails although ATS does not apply: the platform's own defaults refuse the server; "
+                        + "this is the minimal entry it needs")
         }
         if domainsChanged {
             if domains.isEmpty {
@@ -233,6 +247,20 @@ struct TighteningPass {
             }
         }
 
+        // NSRequiresCertificateTransparency stays while it fails no load; where it is what fails
+        // one (a root that does not require CT, a chain without qualifying SCTs), it goes
+        // (KeyJudgement: the same reading check, explain and lint give).
+        var dropsCertificateTransparency = false
+        if app.requiresCertificateTransparency == true, hosts.contains(where: \.certificateTransparencyKeyFails) {
+            entry.requiresCertificateTransparency = nil
+            dropsCertificateTransparency = true
+            let failing = hosts.filter(\.certificateTransparencyKeyFails)
+            report(.insufficient, .requiresCertificateTransparency, "true", "absent",
+                   "the load\(failing.count == 1 ? "" : "s") of \(list(failing)) fail\(failing.count == 1 ? "s" : "") Certificate Transparency only because "
+                    + "of this key: the chain ends at a root that does not require CT (user-installed, or an app's anchor) and carries no "
+                    + "qualifying SCTs")
+        }
+
         // An entry that weakens nothing is dropped once NSAllowsArbitraryLoads is gone (beside it,
         // an empty entry restores default ATS for the domain, so it stays).
         let weakens = entry.allowsInsecureHTTPLoads || entry.effectiveMinimumTLSVersion < .tls12 || !entry.effectiveRequiresForwardSecrecy
@@ -247,7 +275,9 @@ struct TighteningPass {
             domainsChanged = true
         } else {
             if changed {
-                domains[key] = .dictionary(rewrite(domains[key]?.dictionaryValue ?? [:], as: entry))
+                var raw = domains[key]?.dictionaryValue ?? [:]
+                if dropsCertificateTransparency { raw.removeValue(forKey: ATSKey.requiresCertificateTransparency.name) }
+                domains[key] = .dictionary(rewrite(raw, as: entry))
                 domainsChanged = true
             }
             pinSubdomains(hosts, under: key, entry: entry)

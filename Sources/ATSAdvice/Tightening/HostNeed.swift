@@ -19,15 +19,20 @@ public struct HostNeed: Sendable, Hashable {
     public var requirement: Requirement
     /// The load passed under the app's own dictionary (under every NSIncludesSubdomains reading).
     public var appLoadPasses: Bool
+    /// The app's NSRequiresCertificateTransparency is what failed the load: the chain's root does
+    /// not require CT and the chain does not meet it (`KeyJudgement.certificateTransparencyKeyFailsLoad`).
+    public var certificateTransparencyKeyFails: Bool
 
-    public init(host: String, requirement: Requirement, appLoadPasses: Bool) {
+    public init(host: String, requirement: Requirement, appLoadPasses: Bool, certificateTransparencyKeyFails: Bool = false) {
         self.host = host
         self.requirement = requirement
         self.appLoadPasses = appLoadPasses
+        self.certificateTransparencyKeyFails = certificateTransparencyKeyFails
     }
 
     /// From the diagnostics' suggestion; `reachable` false makes the need undecided.
-    public init(host: String, suggestion: ExceptionSuggestion, reachable: Bool, appLoadPasses: Bool) {
+    public init(host: String, suggestion: ExceptionSuggestion, reachable: Bool, appLoadPasses: Bool,
+                certificateTransparencyKeyFails: Bool = false) {
         let requirement: Requirement
         switch suggestion {
         case _ where !reachable: requirement = .undecided(reason: "the host could not be reached")
@@ -35,6 +40,7 @@ public struct HostNeed: Sendable, Hashable {
         case .exception(_, let exception, _): requirement = .exception(exception)
         case .impossible(let reason): requirement = .undecided(reason: "no dictionary makes it load: \(reason)")
         }
-        self.init(host: host, requirement: requirement, appLoadPasses: appLoadPasses)
+        self.init(host: host, requirement: requirement, appLoadPasses: appLoadPasses,
+                  certificateTransparencyKeyFails: certificateTransparencyKeyFails)
     }
 }

@@ -38,7 +38,39 @@ public struct PlistTargetCheck: Sendable {
 
     public var need: HostNeed {
         guard let diagnostics else { return HostNeed(host: target.host, requirement: .cleartext, appLoadPasses: passes) }
-        return HostNeed(host: target.host, suggestion: diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes)
+        return HostNeed(host: target.host, suggestion: suggestion ?? diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes,
+                        certificateTransparencyKeyFails: certificateTransparencyKeyFails)
+    }
+
+    /// What the host needs in the app's dictionary: the diagnostics' suggestion, unless the app's
+    /// dictionary takes away an exemption nscurl's default dictionary grants (`KeyJudgement`,
+    /// `ExceptionAdvisor.suggest(under:...)`). nil for http:// targets.
+    public var suggestion: ExceptionSuggestion? {
+        guard let diagnostics else { return nil }
+        guard case .none = diagnostics.suggestion, !passes, KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: diagnostics.ruleSet) else {
+            return diagnostics.suggestion
+        }
+        let results = diagnostics.tests.map { (DiagnosticTest(section: $0.section, title: $0.title, configuration: $0.configuration), $0.verdict) }
+        return ExceptionAdvisor.suggest(under: policy, results: results, ruleSet: diagnostics.ruleSet)
+    }
+
+    /// The entry's NSRequiresCertificateTransparency is what failed a load (`KeyJudgement`): the
+    /// observed chain ends at a root that does not require CT and misses Apple's CT policy.
+    public var certificateTransparencyKeyFails: Bool {
+        loads.contains { load in
+            load.load.hops.contains { hop in
+                let anchor = (try? hop.result?.get())?.trust.anchor
+                return KeyJudgement.certificateTransparencyKeyFailsLoad(load.policy, anchor: anchor, verdict: hop.verdict)
+            }
+        }
+    }
+
+    /// What the entry's NSRequiresCertificateTransparency did for the observed chain; `.absent`
+    /// when the entry does not set it or nothing was served.
+    public var certificateTransparencyKey: KeyJudgement.CertificateTransparencyKeyEffect {
+        guard policy.requiresCertificateTransparency else { return .absent }
+        let anchor = loads.lazy.flatMap(\.load.hops).compactMap { try? $0.result?.get() }.first?.trust.anchor
+        return KeyJudgement.certificateTransparencyKey(policy, anchor: anchor)
     }
 
     public static func run(_ target: Target, configuration: ATSConfiguration, runner: DiagnosticsRunner) async -> PlistTargetCheck {

@@ -50,6 +50,11 @@ package struct PlistCheckJSON: Encodable {
         package let reachability: String?
         package let suggestion: DiagnosticsJSON.SuggestionJSON?
         package let notes: [String]
+        /// What the entry's NSRequiresCertificateTransparency did for the observed chain
+        /// (`KeyJudgement`): "redundant" or "requiresCertificateTransparency"; absent without the key.
+        package let certificateTransparencyKey: KeyJudgement.CertificateTransparencyKeyEffect?
+        /// The key is what failed the load (the tightened dictionary drops it).
+        package let certificateTransparencyKeyFails: Bool
 
         package init(_ check: PlistTargetCheck) {
             target = TargetReport(check.target)
@@ -60,8 +65,11 @@ package struct PlistCheckJSON: Encodable {
             loads = check.loads.map(LoadJSON.init)
             passes = check.passes
             reachability = check.diagnostics?.reachability.rawValue
-            suggestion = check.diagnostics.map { DiagnosticsJSON.SuggestionJSON($0.suggestion, ruleSet: $0.ruleSet) }
+            suggestion = check.diagnostics.map { DiagnosticsJSON.SuggestionJSON(check.suggestion ?? $0.suggestion, ruleSet: $0.ruleSet) }
             notes = check.policy.notes
+            let effect = check.certificateTransparencyKey
+            certificateTransparencyKey = effect == .absent ? nil : effect
+            certificateTransparencyKeyFails = check.certificateTransparencyKeyFails
         }
     }
 

@@ -71,9 +71,13 @@ package enum PlistCheckText {
             if let observation = report.bestObservation {
                 rows.append(("Server", "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"))
             }
-            rows.append(("Needs", needs(report)))
+            rows.append(("Needs", needs(report, suggestion: check.suggestion ?? report.suggestion)))
         } else {
             rows.append(("Needs", "NSExceptionAllowsInsecureHTTPLoads (an http:// load; TLS not measured)"))
+        }
+        if let sentence = KeyJudgement.certificateTransparencyKeySentence(check.certificateTransparencyKey,
+                                                                          failsLoad: check.certificateTransparencyKeyFails) {
+            rows.append(("CT key", sentence))
         }
         for note in check.policy.notes where note != check.policy.subdomainDisagreement?.message {
             rows.append(("Note", esc(note)))
@@ -82,12 +86,12 @@ package enum PlistCheckText {
         return out
     }
 
-    package static func needs(_ report: DiagnosticsReport) -> String {
+    package static func needs(_ report: DiagnosticsReport, suggestion: ExceptionSuggestion? = nil) -> String {
         if report.reachability == .unreachable {
             let reason = report.tests.first?.verdict.reasons.first?.message ?? "no answer"
             return "unknown: the host could not be reached (\(esc(reason)))"
         }
-        switch report.suggestion {
+        switch suggestion ?? report.suggestion {
         case .none: return "no exception (default ATS passes)"
         case .exception(let domain, let exception, _):
             let keys = exception.propertyList.sorted(by: { $0.key < $1.key }).map { "\($0.key) = \($0.value.scalarText)" }

@@ -29,7 +29,7 @@ package enum PlistExplainText {
             default: "the platform's list (not restricted)"
             }
             out += line("forward secrecy", "\(item.forwardSecrecyRequired ? "required" : "not required"): \(suites)")
-            out += line("CT", "required for chains to a root in Apple's store (default trust evaluation, every dictionary)")
+            out += line("CT", KeyJudgement.certificateTransparencySentence(item.certificateTransparency))
             out += line("pins", pins(item.pins))
             for note in item.notes { out += line("note", UntrustedText.escape(note, limit: 500)) }
         }

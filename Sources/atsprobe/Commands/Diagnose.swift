@@ -187,7 +187,7 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
     let palette = colors.palette(format: format, path: output.output)
     var sink = OutputSink(path: output.output)
     // One target at a time (its rule sets' runs already go together), printed in the order given.
-    let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: RuleSetMatrixWork(runner: runner, ruleSets: RuleSet.all))
+    let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: RuleSetMatrixWork(runner: runner, ruleSets: RuleSet.inReleaseOrder))
         .runInOrder(targets)
     let matrices = try TargetRunError.reports(of: events, targets: targets)
     let status = matrices.map { $0.reports.map { ExitStatus($0.severity) }.max() ?? .clear }.max() ?? .clear

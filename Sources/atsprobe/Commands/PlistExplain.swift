@@ -68,8 +68,7 @@ extension ATSProbeCommand {
                 let ats = document.atsDictionary ?? [:]
                 let configuration = ATSConfiguration(propertyList: ats)
                 let explanations = targets.map {
-                    PolicyExplanation(target: $0, configuration: configuration, ruleSet: ruleSet, directAddresses: directAddresses,
-                                      dictionary: ats)
+                    PolicyExplanation(target: $0, configuration: configuration, ruleSet: ruleSet, directAddresses: directAddresses)
                 }
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
