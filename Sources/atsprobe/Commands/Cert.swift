@@ -49,6 +49,12 @@ extension ATSProbeCommand {
                 if appAnchor != nil, connection.caFile != nil || connection.caDir != nil {
                     throw InputError("--app-anchor replaces every other anchor, as SecTrustSetAnchorCertificates does: give --app-anchor or --ca-file/--ca-dir, not both")
                 }
+                // A wildcard names certificates, not servers: a client connects to one name, and
+                // a certificate's *.example.com matches it (RFC 6125 6.4.3); '*' in the name asked for
+                // would judge a match no connection makes.
+                if host.contains("*") {
+                    throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is a wildcard, not a server name: give the name a client connects to (e.g. www.example)")
+                }
                 guard let name = ServerName.normalized(host) else {
                     throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
                 }

@@ -25,5 +25,6 @@ extension RunInfo {
         if let directory = connection.caDir { anchors.append("--ca-dir \(directory)") }
         self.init(toolVersion: RunInfo.version, openSSLVersion: OpenSSLVersion.text, ruleSet: ruleSet,
                   trustStore: anchors.joined(separator: " + "), ctLogList: logs.source, startedAt: startedAt)
+        judgedAt = try? connection.evaluationDate()
     }
 }
