@@ -134,7 +134,10 @@ extension BaselineComparison {
                                   fingerprint: ReportSARIF.fingerprint(["baseline", entry.state.rawValue, entry.name])))
         }
         let used = Set(findings.map(\.rule))
-        let rules = SARIFRules.baseline.filter { used.contains($0.id) }
+        // Described by SARIFRules (fullDescription, help, helpUri, security-severity) in `log`.
+        let rules = ["baseline/regressed", "baseline/new"].filter(used.contains).map {
+            SARIFLog.Rule(id: $0, defaultConfiguration: .init(level: .error))
+        }
         return ReportSARIF.log(findings, rules: rules, toolVersion: toolVersion)
     }
 }

@@ -1,3 +1,4 @@
+import ATSAdvice
 import ATSTrust
 import TextSupport
 import TLSFacts
@@ -8,14 +9,20 @@ package struct CertReport: Encodable {
     package let run: RunInfo
     package let host: String
     package let judgement: ChainJudgement
+    /// The file is not leaf first (CertAdvice.orderProblem); nil when it is.
+    package let bundleOrder: String?
+    /// What the server should change, as diagnose says it (nginx, Apache, HAProxy lines).
+    package let serverFixes: [ServerFix]
 
-    package init(run: RunInfo, host: String, judgement: ChainJudgement) {
+    package init(run: RunInfo, host: String, judgement: ChainJudgement, bundleOrder: String? = nil) {
         self.run = run
         self.host = host
         self.judgement = judgement
+        self.bundleOrder = bundleOrder
+        serverFixes = CertAdvice.fixes(judgement, host: host, order: bundleOrder)
     }
 
-    package enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers }
+    package enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers, bundleOrder, serverFixes }
 
     package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -23,6 +30,8 @@ package struct CertReport: Encodable {
         try container.encode(run, forKey: .run)
         try container.encode(host, forKey: .host)
         try judgement.encode(to: encoder)
+        try container.encodeIfPresent(bundleOrder, forKey: .bundleOrder)
+        try container.encode(serverFixes, forKey: .serverFixes)
     }
 }
 
@@ -37,11 +46,18 @@ package enum CertText {
             ? "TRUSTED: an Apple device would trust this chain for \(report.host)"
             : "NOT TRUSTED: an Apple device would not trust this chain for \(report.host) (\(judgement.failures.count) failure(s))")
         if let anchor, let kind { lines.append("anchor: \(anchor) (\(kind))") }
+        if let order = report.bundleOrder { lines.append("ORDER: \(order)") }
         for failure in judgement.failures {
             // The reason already names the certificate (its index, role and subject).
             lines.append("FAIL [\(failure.rule)] \(failure.reason)")
             lines.append("  fix: \(failure.fix)")
             lines.append("  source: \(failure.source)")
+        }
+        for fix in report.serverFixes {
+            lines.append("Server fix: \(UntrustedText.escape(fix.change, limit: 1000))")
+            lines.append(contentsOf: ExceptionPlist.serverLines("nginx", fix.nginx).split(separator: "\n").map(String.init))
+            lines.append(contentsOf: ExceptionPlist.serverLines("Apache", fix.apache).split(separator: "\n").map(String.init))
+            if !fix.haproxy.isEmpty { lines.append(contentsOf: ExceptionPlist.serverLines("HAProxy", fix.haproxy).split(separator: "\n").map(String.init)) }
         }
         lines.append("chain\(judgement.anchor == nil ? " (as given)" : " (as built)"):")
         for (index, certificate) in judgement.chain.enumerated() {

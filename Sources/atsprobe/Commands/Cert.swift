@@ -76,7 +76,7 @@ extension ATSProbeCommand {
                                                            timeout: connection.timeout)
                 var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
                 if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
-                let report = CertReport(run: run, host: name, judgement: judgement)
+                let report = CertReport(run: run, host: name, judgement: judgement, bundleOrder: CertAdvice.orderProblem(parsed.facts))
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:
