@@ -73,7 +73,7 @@ extension ATSProbeCommand {
                 try sink.finish()
                 if !quiet { FileStream.standardError.write(report.tally.summary(command: "report")) }
                 let status = ExitStatus(report.tally.severity(failOn: failOn))
-                if status == .usage { Diagnostics.warn(ReportCommandHints.badLines(report.tally.count(.error), written: output.output)) }
+                if status == .usage, !quiet { Diagnostics.warn(ReportCommandHints.badLines(report.tally.count(.error), written: output.output)) }
                 return status
             }
         }
@@ -117,7 +117,7 @@ extension ATSProbeCommand.Report {
         var tally = AuditTally()
         for record in new { tally.add(record.verdict, keys: []) }
         if tally.count(.error) > 0 {
-            Diagnostics.warn(ReportCommandHints.badLines(tally.count(.error), written: output.output))
+            if !quiet { Diagnostics.warn(ReportCommandHints.badLines(tally.count(.error), written: output.output)) }
             return .usage
         }
         return comparison.worse.isEmpty ? .clear : .findings
