@@ -97,9 +97,9 @@ public struct BaselineComparison: Sendable {
         let nowPassing = new.tests.filter { $0.verdict.passed && results[$0.title] == false }.map(\.title)
         let keysAdded = keysNow.subtracting(keysThen).sorted(), keysRemoved = keysThen.subtracting(keysNow).sorted()
         let graver = rank(after) > rank(before)
-        // Keys added count as worse only while an exception still helps: "no exception helps"
-        // is graver already, whatever keys the old exception had.
-        let worse = graver || !nowFailing.isEmpty || (after == .exception && !keysAdded.isEmpty)
+        // Keys added count as worse between two exceptions only: "no exception helps" is graver
+        // already, and an exception that now helps where none did is better, whatever its keys.
+        let worse = graver || !nowFailing.isEmpty || (before == .exception && after == .exception && !keysAdded.isEmpty)
         let state: State
         if worse {
             state = .regressed

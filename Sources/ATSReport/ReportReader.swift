@@ -36,7 +36,11 @@ public enum ReportReader {
                 throw ReportInputError("\(name) is not an array of atsprobe diagnostics documents: \(describe(error))")
             }
         }
-        if let single = try? decoder.decode(AuditRecord.self, from: Data(bytes)) { return [(nil, single.withoutHandshakes)] }
+        if let single = try? decoder.decode(AuditRecord.self, from: Data(bytes)) {
+            // One JSON Lines record (a line of its own) is line 1; a pretty-printed document has no line.
+            let body = bytes.reversed().drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            return [(body.contains(0x0A) ? nil : 1, single.withoutHandshakes)]
+        }
         // JSON Lines (audit --format json, audit --records).
         var records: [(line: Int?, record: AuditRecord)] = []
         for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {

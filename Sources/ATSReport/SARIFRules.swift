@@ -100,9 +100,9 @@ public enum SARIFRules {
     /// "Preventing Insecure Network Connections" and Security's SecPolicy checks).
     static func loadAdvice(_ code: String) -> (requirement: String, fix: String, page: String) {
         switch code {
-        case "protocolTooOld":
+        case "protocolTooOld", "handshakeFailed.noSharedProtocol":
             return ("TLS 1.2 or later (NSExceptionMinimumTLSVersion relaxes it).", "Enable TLS 1.2 and 1.3 on the server.", "rules")
-        case "suiteNotAllowed", "notForwardSecret":
+        case "suiteNotAllowed", "notForwardSecret", "handshakeFailed.noSharedCipher":
             return ("An ECDHE suite with AES-GCM, AES-CBC or ChaCha20 (forward secrecy; NSExceptionRequiresForwardSecrecy relaxes it).",
                     "Offer ECDHE suites (e.g. ECDHE-ECDSA-AES128-GCM-SHA256, ECDHE-RSA-AES128-GCM-SHA256).", "rules")
         case "leafKeyTooSmall":

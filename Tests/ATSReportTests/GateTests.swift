@@ -75,7 +75,7 @@ import TLSFacts
 
     @Test func noExceptionHelpsAfterAnExceptionIsWorseAndSaysWhy() throws {
         let old = try CIFormatTests.records([CIFormatTests.record("a.test", verdict: "exception", results: [("ATS Default Connection", false)], key: "K")])
-        let new = try CIFormatTests.records([CIFormatTests.record("a.test", verdict: "noException", results: [("ATS Default Connection", false)])])
+        let new = try CIFormatTests.records([CIFormatTests.record("a.test", verdict: "no-exception", results: [("ATS Default Connection", false)])])
         let comparison = BaselineComparison(old: old, new: new)
         #expect(comparison.entries.map(\.state) == [.regressed] && comparison.worse.count == 1)
         let text = comparison.text(baseline: "old.jsonl")

@@ -20,7 +20,7 @@ import TestSupport
         defer { directory.remove() }
         let old = try directory.write("old.jsonl", [Self.record("a.test", verdict: "pass")].joined(separator: "\n") + "\n")
         // A crafted line prepended: the passing record first, the regression after it.
-        let new = try directory.write("new.jsonl", [Self.record("a.test", verdict: "pass"), Self.record("a.test", verdict: "noException", line: 2)]
+        let new = try directory.write("new.jsonl", [Self.record("a.test", verdict: "pass"), Self.record("a.test", verdict: "no-exception", line: 2)]
             .joined(separator: "\n") + "\n")
         let diff = try await BinaryRunner.run(["report", "--diff", old, new], timeout: 60)
         #expect(diff.status == 64, "\(diff.stdout)\(diff.stderr)")
