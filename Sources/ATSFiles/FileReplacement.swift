@@ -80,6 +80,36 @@ package enum FileReplacement {
         syncDirectory(of: target)
     }
 
+    /// Starts replacing `path` with output that is written as it comes (audit's --output): the
+    /// stream writes a temporary beside the file `path` leads to, and `commit()` renames it over
+    /// the file, so until then the old file stays whole (an interrupt that ends the run writes
+    /// what finished and commits; a crash or SIGKILL leaves the old file). Devices and FIFOs are
+    /// written through, as `write` does.
+    package static func begin(_ path: String) throws(InputError) -> PendingReplacement {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: throw failure(path, EISDIR)
+            default: return PendingReplacement(stream: try FileStream(creating: path), temporary: nil, target: path, path: path)
+            }
+        } else if errno != ENOENT {
+            throw failure(path, errno)
+        }
+        let target = try resolve(path)
+        let exists = stat(target, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+        let (descriptor, temporary) = try createTemporary(beside: target, private: exists, for: path)
+        let stream = FileStream(descriptor: descriptor, owned: true, name: "'\(UntrustedText.escape(path, limit: 400))'")
+        if exists {
+            do throws(InputError) { try keepOwnerAndMode(info, descriptor: descriptor, for: path) } catch {
+                _ = try? stream.finish()
+                unlink(temporary)
+                throw error
+            }
+        }
+        return PendingReplacement(stream: stream, temporary: temporary, target: target, path: path)
+    }
+
     /// A new file beside `target`, opened exclusively: 0600 while it stands in for an existing
     /// file (its own mode is set from the old one before the rename), 0666 less the umask when it
     /// will be a new file (the kernel applies the umask, and any default ACL, at creation).
@@ -109,7 +139,7 @@ package enum FileReplacement {
 
     /// The rename is durable once the directory is flushed; a failure here loses nothing (the
     /// file is whole either way), so it is not reported.
-    private static func syncDirectory(of path: String) {
+    static func syncDirectory(of path: String) {
         let descriptor = open(directory(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)

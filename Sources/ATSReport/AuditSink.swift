@@ -65,7 +65,10 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// `output` is standard output or the --output file, `records` the --records file, `errors`
     /// standard error: the caller opens them.
     package init(format: AuditSinkFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, output: FileStream,
-                 records: FileStream?, errors: FileStream, progress: Progress, baseline: (path: String, records: [AuditRecord])? = nil) {
+                 records: FileStream?, errors: FileStream, progress: Progress, baseline: (path: String, records: [AuditRecord])? = nil,
+                 junitCases: ReportJUnit.Cases = .targets, replacement: PendingReplacement? = nil) {
+        self.junitCases = junitCases
+        self.replacement = replacement
         self.format = format
         self.verbose = verbose
         self.quiet = quiet
@@ -76,7 +79,17 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         handle = output
         self.records = records
         self.errors = errors
+        // --at: the text says which instant certificates are judged at (JSON: run.judgedAt).
+        if format == .text, let judgedAt = run.judgedAt {
+            output.write("Certificates judged at \(RequestedInstant.iso(judgedAt)) (--at)\n")
+        }
     }
+
+    /// `--junit-cases`: a testcase per target (the default) or per nscurl test.
+    private let junitCases: ReportJUnit.Cases
+    /// The --output file being replaced: `output` writes its temporary, and the end of the run
+    /// (its finish, or an interrupt) puts it in place (docs/robustness.md, "Files").
+    private let replacement: PendingReplacement?
 
     /// Targets started and not yet written (for the interrupted run's summary).
     private var running: Set<Int> = []
@@ -128,18 +141,21 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// SIGINT or SIGTERM: called once the run has stopped (no record comes after it; the actor
     /// writes one at a time, so none is cut). Writes what finished so far: the JSON Lines or text
     /// already out, or for plist the exceptions merged so far; targets that were still running
-    /// are not reported. Then closes --records and the output as `finish()` does.
+    /// are not reported; for a report format, the report of the targets that finished. Then
+    /// closes --records and the output as `finish()` does (an --output file is replaced whole).
     package func interrupted(signalName: String) throws {
         done = true
         progress.clear()
         if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
+        // A report of what finished (the targets still running are not in it).
+        if case .report(let report) = format { handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases)) }
         let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
         // The matrix of what finished, as `atsprobe report` of the --records file draws it.
         if format == .text { handle.write(matrix.render()) }
         errors.write("atsprobe: interrupted by \(signalName)\(lost)\n")
         errors.write(tally.summary)
         try records?.finish()
-        try handle.finish()
+        if let replacement { try replacement.commit() } else { try handle.finish() }
     }
 
     /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.
@@ -147,7 +163,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         done = true
         switch format {
         case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
-        case .report(let report): handle.write(Report(collected).render(report, verbose: verbose))
+        case .report(let report): handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases))
         case .text, .json: break
         }
         progress.clear()
@@ -162,7 +178,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         }
         if !quiet { errors.write(tally.summary) }
         try records?.finish()
-        try handle.finish()
+        if let replacement { try replacement.commit() } else { try handle.finish() }
     }
 
     private func emit(_ record: AuditRecord, entry: AuditEntry) {

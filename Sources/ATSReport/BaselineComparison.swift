@@ -5,18 +5,21 @@ import TLSFacts
 /// each target of the new run, matched to the old run's record by its name (the URL; the input
 /// line's text for a line that never became a target), marked
 ///
-/// - `new`: it fails now and passed before, or was not in the baseline;
+/// - `new`: not in the baseline (worse when it fails);
+/// - `regressed`: in the baseline, and worse now: a graver verdict ("no exception helps" after
+///   "exception", a pass that now fails), a test that passed and now fails, or a key its
+///   exception now needs that it did not;
 /// - `fixed`: it passes now and failed before;
-/// - `changed`: it fails in both, and its verdict, a test's PASS/FAIL or the exception it needs moved;
+/// - `changed`: something moved (a test, a key, the verdict) and nothing got worse;
 /// - `unchanged`: the same verdict, the same tests passing and failing, the same exception.
 ///
-/// What got worse (`worse`): every `new`, and a `changed` target whose verdict is graver, a test
-/// that passed and now fails, or a key its exception now needs that it did not. `--fail-on new`
-/// fails the run on these only. Targets of the baseline that the new run did not audit are
-/// listed apart (`absent`): they are neither better nor worse.
+/// What got worse (`worse`): every `regressed`, and a failing `new`. `--fail-on new` fails the
+/// run on these only. Targets of the baseline that the new run did not audit are listed apart
+/// (`absent`): they are neither better nor worse. A name held twice on either side is refused
+/// before this is built (`RunRecords`).
 public struct BaselineComparison: Sendable {
     public enum State: String, Sendable, CaseIterable {
-        case new, fixed, changed, unchanged
+        case regressed, new, fixed, changed, unchanged
     }
 
     public struct Entry: Sendable {
@@ -32,6 +35,11 @@ public struct BaselineComparison: Sendable {
         public var keysAdded: [String]
         public var keysRemoved: [String]
         public var worse: Bool
+        /// The new run's reason in one sentence (nil for a pass), and the baseline's.
+        public var reason: String? = nil
+        public var reasonBefore: String? = nil
+        /// The input line that named the target in the new run (nil for an argument).
+        public var line: Int? = nil
     }
 
     public let entries: [Entry]
@@ -40,16 +48,28 @@ public struct BaselineComparison: Sendable {
 
     public var worse: [Entry] { entries.filter(\.worse) }
 
-    /// `old` and `new` are both read in full; `new` keeps its input order.
+    /// `old` and `new` are both read in full; `new` keeps its input order. Each name is held once
+    /// on each side (`RunRecords` refuses a file that holds one twice); were one held twice, the
+    /// graver record would stand, so that a duplicate never hides a regression.
     public init(old: [AuditRecord], new: [AuditRecord]) {
         var before: [String: AuditRecord] = [:]
-        for record in old where before[record.name] == nil { before[record.name] = record }
-        var seen: Set<String> = []
-        entries = new.sorted(by: AuditRecord.inputOrder).compactMap { record in
-            guard seen.insert(record.name).inserted else { return nil }
-            return Self.compare(before[record.name], record)
+        for record in old {
+            if let held = before[record.name], Self.rank(held.verdict) >= Self.rank(record.verdict) { continue }
+            before[record.name] = record
         }
-        absent = old.map(\.name).filter { !seen.contains($0) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        var now: [String: AuditRecord] = [:]
+        var order: [String] = []
+        for record in new.sorted(by: AuditRecord.inputOrder) {
+            if let held = now[record.name] {
+                if Self.rank(held.verdict) < Self.rank(record.verdict) { now[record.name] = record }
+                continue
+            }
+            now[record.name] = record
+            order.append(record.name)
+        }
+        entries = order.map { Self.compare(before[$0], now[$0]!) }
+        var listed: Set<String> = []
+        absent = old.map(\.name).filter { now[$0] == nil && listed.insert($0).inserted }
     }
 
     /// How grave a verdict is: a higher rank is worse.
@@ -67,8 +87,8 @@ public struct BaselineComparison: Sendable {
         let keysNow = Set(new.exceptionKeys.map { "\($0.key)=\($0.value)" })
         guard let old else {
             let failing = after != .pass
-            return Entry(name: new.name, state: failing ? .new : .unchanged, before: nil, after: after,
-                         nowFailing: [], nowPassing: [], keysAdded: keysNow.sorted(), keysRemoved: [], worse: failing)
+            return Entry(name: new.name, state: .new, before: nil, after: after, nowFailing: [], nowPassing: [],
+                         keysAdded: keysNow.sorted(), keysRemoved: [], worse: failing, reason: new.reason, line: new.line)
         }
         let before = old.verdict
         let keysThen = Set(old.exceptionKeys.map { "\($0.key)=\($0.value)" })
@@ -76,17 +96,46 @@ public struct BaselineComparison: Sendable {
         let nowFailing = new.tests.filter { !$0.verdict.passed && results[$0.title] == true }.map(\.title)
         let nowPassing = new.tests.filter { $0.verdict.passed && results[$0.title] == false }.map(\.title)
         let keysAdded = keysNow.subtracting(keysThen).sorted(), keysRemoved = keysThen.subtracting(keysNow).sorted()
+        let graver = rank(after) > rank(before)
+        // Keys added count as worse between two exceptions only: "no exception helps" is graver
+        // already, and an exception that now helps where none did is better, whatever its keys.
+        let worse = graver || !nowFailing.isEmpty || (before == .exception && after == .exception && !keysAdded.isEmpty)
         let state: State
-        switch (before == .pass, after == .pass) {
-        case (true, false): state = .new
-        case (false, true): state = .fixed
-        default:
+        if worse {
+            state = .regressed
+        } else if before != .pass && after == .pass {
+            state = .fixed
+        } else {
             let moved = before != after || !nowFailing.isEmpty || !nowPassing.isEmpty || !keysAdded.isEmpty || !keysRemoved.isEmpty
             state = moved ? .changed : .unchanged
         }
-        let worse = state == .new || (state == .changed && (rank(after) > rank(before) || !nowFailing.isEmpty || !keysAdded.isEmpty))
         return Entry(name: new.name, state: state, before: before, after: after, nowFailing: nowFailing, nowPassing: nowPassing,
-                     keysAdded: keysAdded, keysRemoved: keysRemoved, worse: worse)
+                     keysAdded: keysAdded, keysRemoved: keysRemoved, worse: worse, reason: new.reason, reasonBefore: old.reason,
+                     line: new.line)
+    }
+
+    /// How a verdict reads in a diff: "no exception helps" rather than the JSON's noException.
+    public static func words(_ verdict: AuditVerdict?) -> String {
+        guard let verdict else { return "not in the baseline" }
+        return verdict == .noException ? "no exception helps" : verdict.rawValue
+    }
+
+    /// What moved under a target, one phrase per line (text, Markdown, JUnit and SARIF say the same).
+    public static func details(_ entry: Entry) -> [String] {
+        var lines: [String] = []
+        let list = { (items: [String]) in items.map { ReportEscaping.text($0, limit: 200) }.joined(separator: ", ") }
+        if !entry.nowFailing.isEmpty { lines.append("now fails: \(list(entry.nowFailing))") }
+        if !entry.nowPassing.isEmpty { lines.append("now passes: \(list(entry.nowPassing))") }
+        if entry.after == .noException, entry.before == .exception {
+            lines.append("no exception helps now (it needed: \(list(entry.keysRemoved.isEmpty ? ["the same keys"] : entry.keysRemoved)))")
+        } else {
+            if !entry.keysAdded.isEmpty { lines.append("exception now needs: \(list(entry.keysAdded))") }
+            if !entry.keysRemoved.isEmpty { lines.append("exception no longer needs: \(list(entry.keysRemoved))") }
+        }
+        if entry.state != .unchanged, let reason = entry.reason, reason != entry.reasonBefore {
+            lines.append("reason now: \(ReportEscaping.text(reason, limit: 300))")
+        }
+        return lines
     }
 
     /// The counts in one line: "4 targets: 1 new, 0 fixed, 1 changed, 2 unchanged; 1 got worse".
@@ -97,18 +146,16 @@ public struct BaselineComparison: Sendable {
         return line
     }
 
-    /// For people: a heading naming the baseline, then one line per target, what moved under it.
+    /// For people: a heading naming the baseline, what got worse first, then every other target
+    /// in input order, what moved under each.
     public func text(baseline: String) -> String {
         var out = "Compared with \(ReportEscaping.text(baseline, limit: 300)): \(summary)\n"
-        for entry in entries {
-            let word = entry.state.rawValue.uppercased() + (entry.worse && entry.state != .new ? " (worse)" : "")
+        for entry in worse + entries.filter({ !$0.worse }) {
+            let word = entry.state.rawValue.uppercased() + (entry.worse && entry.state == .new ? " (fails)" : "")
             let padded = word.count >= 12 ? word : word + String(repeating: " ", count: 12 - word.count)
-            let verdicts = "\(entry.before?.rawValue ?? "not in the baseline") -> \(entry.after.rawValue)"
+            let verdicts = "\(Self.words(entry.before)) -> \(Self.words(entry.after))"
             out += "\(padded) \(ReportEscaping.text(entry.name, limit: 300)): \(verdicts)\n"
-            if !entry.nowFailing.isEmpty { out += "    now fails: \(entry.nowFailing.map { ReportEscaping.text($0, limit: 200) }.joined(separator: ", "))\n" }
-            if !entry.nowPassing.isEmpty { out += "    now passes: \(entry.nowPassing.map { ReportEscaping.text($0, limit: 200) }.joined(separator: ", "))\n" }
-            if !entry.keysAdded.isEmpty { out += "    exception now needs: \(entry.keysAdded.map { ReportEscaping.text($0, limit: 200) }.joined(separator: ", "))\n" }
-            if !entry.keysRemoved.isEmpty { out += "    exception no longer needs: \(entry.keysRemoved.map { ReportEscaping.text($0, limit: 200) }.joined(separator: ", "))\n" }
+            for line in Self.details(entry) { out += "    \(line)\n" }
         }
         for name in absent { out += "ABSENT       \(ReportEscaping.text(name, limit: 300)): in the baseline, not audited this time\n" }
         return out

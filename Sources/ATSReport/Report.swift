@@ -124,6 +124,7 @@ public struct Report: Sendable {
             if let trustStore = run.trustStore { rows.append(("Trust store", trustStore)) }
             if let ctLogList = run.ctLogList { rows.append(("CT log list", ctLogList)) }
             rows.append(("Started", Report.iso(run.startedAt)))
+            if let judgedAt = run.judgedAt { rows.append(("Certificates judged at", "\(Report.iso(judgedAt)) (--at)")) }
         }
         if let endedAt { rows.append(("Ended", Report.iso(endedAt))) }
         rows.append(("Targets", tally.line))
@@ -132,12 +133,12 @@ public struct Report: Sendable {
 
     public static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 
-    public func render(_ format: ReportFormat, verbose: Bool) -> String {
+    public func render(_ format: ReportFormat, verbose: Bool, junitCases: ReportJUnit.Cases = .targets) -> String {
         switch format {
         case .html: ReportHTML.render(self)
         case .csv: ReportCSV.render(self)
         case .markdown: ReportMarkdown.render(self)
-        case .junit: ReportJUnit.render(self)
+        case .junit: ReportJUnit.render(self, cases: junitCases)
         // The log is plain Codable values: encoding cannot fail.
         case .sarif: ((try? JSONEncoder.atsprobe().encode(ReportSARIF.audit(self))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
         case .text: ReportText.render(self, verbose: verbose, palette: Palette(enabled: false))

@@ -18,6 +18,12 @@ public enum ReportReader {
     /// One file's records, in the file's order. `name` is how errors name the file (already
     /// escaped). An empty file is bad input unless `allowEmpty` (a shard may hold no target).
     public static func records(from bytes: [UInt8], name: String, allowEmpty: Bool = false) throws(ReportInputError) -> [AuditRecord] {
+        try numberedRecords(from: bytes, name: name, allowEmpty: allowEmpty).map(\.record)
+    }
+
+    /// As `records`, each with the file's line it was read from (nil for a diagnose document,
+    /// which is not JSON Lines): how a target held twice is named (`RunRecords`).
+    public static func numberedRecords(from bytes: [UInt8], name: String, allowEmpty: Bool = false) throws(ReportInputError) -> [(line: Int?, record: AuditRecord)] {
         let decoder = JSONDecoder.atsprobe()
         let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         guard let first else {
@@ -26,17 +32,21 @@ public enum ReportReader {
         }
         // diagnose --format json: one pretty-printed document, or an array of them.
         if first == UInt8(ascii: "[") {
-            do { return try decoder.decode([AuditRecord].self, from: Data(bytes)).map(\.withoutHandshakes) } catch {
+            do { return try decoder.decode([AuditRecord].self, from: Data(bytes)).map { (nil, $0.withoutHandshakes) } } catch {
                 throw ReportInputError("\(name) is not an array of atsprobe diagnostics documents: \(describe(error))")
             }
         }
-        if let single = try? decoder.decode(AuditRecord.self, from: Data(bytes)) { return [single.withoutHandshakes] }
+        if let single = try? decoder.decode(AuditRecord.self, from: Data(bytes)) {
+            // One JSON Lines record (a line of its own) is line 1; a pretty-printed document has no line.
+            let body = bytes.reversed().drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            return [(body.contains(0x0A) ? nil : 1, single.withoutHandshakes)]
+        }
         // JSON Lines (audit --format json, audit --records).
-        var records: [AuditRecord] = []
+        var records: [(line: Int?, record: AuditRecord)] = []
         for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
             do {
-                records.append(try decoder.decode(AuditRecord.self, from: Data(line)).withoutHandshakes)
+                records.append((index + 1, try decoder.decode(AuditRecord.self, from: Data(line)).withoutHandshakes))
             } catch {
                 throw ReportInputError("\(name) line \(index + 1): not an atsprobe record: \(describe(error))")
             }

@@ -22,8 +22,12 @@ public struct SARIFFinding: Hashable, Sendable {
     public var place: Place
     /// The URL of the load a result is about, when it is placed elsewhere (in the Info.plist).
     public var target: String?
+    /// `partialFingerprints`' value: nil makes one of the rule, the place's file (not its line,
+    /// which an edit moves), the target and the message.
+    public var fingerprint: String?
 
-    public init(rule: String, level: SARIFLog.Level, message: String, place: Place, target: String? = nil) {
+    public init(rule: String, level: SARIFLog.Level, message: String, place: Place, target: String? = nil, fingerprint: String? = nil) {
+        self.fingerprint = fingerprint
         self.rule = rule
         self.level = level
         self.message = message
@@ -49,7 +53,7 @@ public enum ReportSARIF {
             let physical: SARIFLog.PhysicalLocation
             switch finding.place {
             case .file(let uri, let artifact, let line, let column):
-                let region = line.flatMap { line in column.map { SARIFLog.Region(startLine: line, startColumn: $0) } }
+                let region = line.map { SARIFLog.Region(startLine: $0, startColumn: column) }
                 physical = .init(artifactLocation: .init(uri: uri, index: artifact), region: region)
             case .url(let url):
                 physical = .init(artifactLocation: .init(uri: SARIFLog.urlURI(url)), region: nil)
@@ -58,11 +62,13 @@ public enum ReportSARIF {
                 [SARIFLog.Location(id: 0, physicalLocation: .init(artifactLocation: .init(uri: SARIFLog.urlURI(url)), region: nil),
                                    message: .init(text: "the target loaded"))]
             }
+            let fingerprint = finding.fingerprint ?? Self.fingerprint([finding.rule, physical.artifactLocation.uri, finding.target ?? "", finding.message])
             return SARIFLog.Result(ruleId: finding.rule, ruleIndex: index[finding.rule], level: finding.level,
                                    message: .init(text: finding.message), locations: [.init(physicalLocation: physical)],
-                                   relatedLocations: related)
+                                   relatedLocations: related, partialFingerprints: [SARIFRules.fingerprintKey: fingerprint])
         }
-        let driver = SARIFLog.Driver(name: "atsprobe", version: toolVersion, informationUri: nil, rules: rules)
+        let driver = SARIFLog.Driver(name: "atsprobe", version: toolVersion, informationUri: SARIFRules.documentation,
+                                     rules: rules.map(SARIFRules.described))
         return SARIFLog(runs: [.init(tool: .init(driver: driver), artifacts: artifacts, results: results)])
     }
 
@@ -73,11 +79,32 @@ public enum ReportSARIF {
               defaultConfiguration: .init(level: .error))
     }
 
+    /// A stable identity: FNV-1a (64 bits) of the parts, each ended by a NUL, in hex.
+    public static func fingerprint(_ parts: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for part in parts {
+            for byte in part.utf8 + [0] {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Where an audit result sits: the `--input` file's line that named the target (the
+    /// repository file CI checks in), else the target's URL (an argument, standard input).
+    public static func place(url: String, input: String?, line: Int?) -> SARIFFinding.Place {
+        guard let input, input != "-", let line else { return .url(url) }
+        return .file(uri: SARIFLog.fileURI(input), artifact: nil, line: line, column: nil)
+    }
+
     // MARK: audit
 
     /// An audit (live, or `report` of its records): each failing target's default connection,
     /// one result per failure class of its first test (nscurl's "ATS Default Connection")
-    /// at the target's URL; a warning when an exception makes it load, an error when none does
+    /// at the `--input` line that named the target (`run.input`; at the target's URL for an
+    /// argument or standard input), the URL in the message; a warning when an exception makes it load, an error when none does
     /// or it was unreachable; a timed-out target under `target/timeout`. Error records (bad
     /// input lines) name no URL and are left out: stderr and exit 64 report them.
     /// One rule per failure class found, in first-seen order.
@@ -103,7 +130,8 @@ public enum ReportSARIF {
                 rule(timeoutRule) { .init(id: timeoutRule, shortDescription: .init(text: "no result within the audit's deadline"),
                                           defaultConfiguration: .init(level: .error)) }
                 findings.append(.init(rule: timeoutRule, level: .error, message: "\(name): \(ReportEscaping.text(record.reason ?? "timed out"))",
-                                      place: .url(url)))
+                                      place: place(url: url, input: report.run?.input, line: record.line),
+                                      fingerprint: fingerprint([timeoutRule, url])))
             case .exception, .noException, .unreachable:
                 guard let url = record.target?.url else { continue }
                 let level: SARIFLog.Level = record.verdict == .exception ? .warning : .error
@@ -118,7 +146,8 @@ public enum ReportSARIF {
                     rule(id) { loadRule(id, under: "default ATS") }
                     findings.append(.init(rule: id, level: level,
                                           message: "\(name) fails default ATS: \(ReportEscaping.text(reason.message))\(outcome)",
-                                          place: .url(url)))
+                                          place: place(url: url, input: report.run?.input, line: record.line),
+                                          fingerprint: fingerprint([id, url])))
                 }
             }
         }

@@ -19,6 +19,12 @@ public struct RunInfo: Codable, Hashable, Sendable {
     /// The CT log list SCTs were judged against (built in, or --ct-log-list); absent as trustStore.
     public var ctLogList: String?
     public var startedAt: Date
+    /// `--at`: the instant certificates were judged at, when the run was asked to judge at one
+    /// (absent: each target was judged when its handshake was made).
+    public var judgedAt: Date?
+    /// `audit --input FILE`: the file as given (not `-`), so SARIF can place each result at the
+    /// line that named its target, live or from the records (`atsprobe report`).
+    public var input: String?
 
     /// `startedAt` is kept in whole seconds: the JSON carries ISO 8601 without fractions, and a
     /// report rendered from the JSON must equal the live one.

@@ -62,17 +62,56 @@ public struct SARIFLog: Codable, Hashable, Sendable {
     }
 
     /// A reportingDescriptor: one per lint rule or failure class.
+    /// What code scanning shows of a rule (GitHub's "SARIF support for code scanning"):
+    /// `fullDescription`, `help` (Markdown: what ATS requires and the fix), `helpUri`, and
+    /// `properties` with `security-severity` and `tags`. `SARIFRules.described` fills them.
     public struct Rule: Codable, Hashable, Sendable {
         public var id: String
         public var shortDescription: Message?
+        public var fullDescription: Message?
+        public var help: MultiformatMessage?
         public var helpUri: String?
         public var defaultConfiguration: Configuration?
+        public var properties: RuleProperties?
 
-        public init(id: String, shortDescription: Message? = nil, helpUri: String? = nil, defaultConfiguration: Configuration? = nil) {
+        public init(id: String, shortDescription: Message? = nil, fullDescription: Message? = nil, help: MultiformatMessage? = nil,
+                    helpUri: String? = nil, defaultConfiguration: Configuration? = nil, properties: RuleProperties? = nil) {
             self.id = id
             self.shortDescription = shortDescription
+            self.fullDescription = fullDescription
+            self.help = help
             self.helpUri = helpUri
             self.defaultConfiguration = defaultConfiguration
+            self.properties = properties
+        }
+    }
+
+    /// A message with a Markdown form (SARIF's multiformatMessageString).
+    public struct MultiformatMessage: Codable, Hashable, Sendable {
+        public var text: String
+        public var markdown: String?
+        public init(text: String, markdown: String?) {
+            self.text = text
+            self.markdown = markdown
+        }
+    }
+
+    /// A rule's property bag: GitHub reads `security-severity` (a number 0.0-10.0, as a
+    /// string) and `tags`.
+    public struct RuleProperties: Codable, Hashable, Sendable {
+        public var securitySeverity: String
+        public var tags: [String]
+        public var precision: String?
+
+        public init(securitySeverity: String, tags: [String], precision: String? = "high") {
+            self.securitySeverity = securitySeverity
+            self.tags = tags
+            self.precision = precision
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case securitySeverity = "security-severity"
+            case tags, precision
         }
     }
 
@@ -99,8 +138,13 @@ public struct SARIFLog: Codable, Hashable, Sendable {
         public var locations: [Location]
         /// Where else the result points (the target URL a failed load was made to).
         public var relatedLocations: [Location]?
+        /// What identifies the result across runs, whatever line it moves to (GitHub tracks an
+        /// alert by it): `SARIFRules.fingerprintKey` to a hash of the rule and what it is about.
+        public var partialFingerprints: [String: String]?
 
-        public init(ruleId: String, ruleIndex: Int?, level: Level, message: Message, locations: [Location], relatedLocations: [Location]? = nil) {
+        public init(ruleId: String, ruleIndex: Int?, level: Level, message: Message, locations: [Location], relatedLocations: [Location]? = nil,
+                    partialFingerprints: [String: String]? = nil) {
+            self.partialFingerprints = partialFingerprints
             self.ruleId = ruleId
             self.ruleIndex = ruleIndex
             self.level = level
@@ -159,9 +203,10 @@ public struct SARIFLog: Codable, Hashable, Sendable {
 
     public struct Region: Codable, Hashable, Sendable {
         public var startLine: Int
-        public var startColumn: Int
+        /// nil: the whole line (an audit's --input line).
+        public var startColumn: Int?
 
-        public init(startLine: Int, startColumn: Int) {
+        public init(startLine: Int, startColumn: Int?) {
             self.startLine = startLine
             self.startColumn = startColumn
         }

@@ -35,6 +35,10 @@ package final class TrustStore: @unchecked Sendable {
     package let systemAnchorFingerprints: Set<String>
     package static let anchorFileLimit = 4096
     package static let anchorLimit = 10_000
+    /// At most this many certificates in one --ca-file, --app-anchor or --ca-dir file: a bundle
+    /// of every public root holds about 150, so more is a wrong argument, refused at once (exit
+    /// 64) rather than read for seconds and judged with (issue 31).
+    package static let userAnchorLimit = 1_000
     /// A PEM bundle of every public root is about 250 KB; this bounds a wrong argument.
     package static let anchorBytesLimit = 64 * 1024 * 1024
 
@@ -284,7 +288,11 @@ package final class TrustStore: @unchecked Sendable {
         }
         guard let bio = try? MemoryBIO(copying: bytes) else { throw TrustSetupError(path: path, reason: "cannot read file (out of memory)") }
         var certificates: [X509Certificate] = []
-        while certificates.count < anchorLimit, let cert = X509Certificate.readPEM(from: bio) {
+        while let cert = X509Certificate.readPEM(from: bio) {
+            guard certificates.count < userAnchorLimit else {
+                OpenSSLErrors.clear()
+                throw TrustSetupError(path: path, reason: "more than \(userAnchorLimit) certificates: not a file of anchors (a bundle of every public root holds about 150)")
+            }
             certificates.append(cert)
         }
         OpenSSLErrors.clear()  // the last read ends with "no start line"

@@ -32,7 +32,7 @@ import Testing
                                key: "NSExceptionRequiresForwardSecrecy")
             .replacingOccurrences(of: #""title":"TLSv1.2""#, with: #""title":"TLSv1.2 "# + hostile + #"""#)
             .replacingOccurrences(of: #""url":"https://x/""#, with: #""url":"https://a.test"# + hostile + #"/""#)
-        let xml = Report(try Self.records([line])).render(.junit, verbose: false)
+        let xml = Report(try Self.records([line])).render(.junit, verbose: false, junitCases: .tests)
         let escaped = #"\x01&lt;b&gt;&amp;&quot;&#39;\u{FFFF}"#
         #expect(xml.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n" + #"<testsuites name="atsprobe" tests="2" failures="1" errors="0" time="1.235">"#), "\(xml)")
         #expect(xml.contains(#"<testsuite name="https://a.test"# + escaped + #"/" tests="2" failures="1" errors="0" skipped="0" time="1.235">"#), "\(xml)")
@@ -71,21 +71,25 @@ import Testing
         ])
         let comparison = BaselineComparison(old: old, new: new)
         let states = Dictionary(uniqueKeysWithValues: comparison.entries.map { ($0.name, $0.state) })
-        #expect(states == ["https://same.test/": .unchanged, "https://worse.test/": .new, "https://fixed.test/": .fixed,
-                           "https://moved.test/": .changed, "https://added.test/": .unchanged])
+        // worse.test was in the baseline: it regressed (not NEW); added.test was not: NEW, and passing, not worse.
+        #expect(states == ["https://same.test/": .unchanged, "https://worse.test/": .regressed, "https://fixed.test/": .fixed,
+                           "https://moved.test/": .regressed, "https://added.test/": .new])
         #expect(comparison.worse.map(\.name).sorted() == ["https://moved.test/", "https://worse.test/"])
         #expect(comparison.entries.first { $0.name == "https://moved.test/" }?.nowFailing == ["TLSv1.3"])
         #expect(comparison.absent == ["https://gone.test/"])
         let text = comparison.text(baseline: "old.jsonl")
-        #expect(text.hasPrefix("Compared with old.jsonl: 5 targets: 1 new, 1 fixed, 1 changed, 2 unchanged; 2 got worse; 1 in the baseline not audited\n"), "\(text)")
-        #expect(text.contains("CHANGED (worse) https://moved.test/: exception -> exception\n    now fails: TLSv1.3\n"), "\(text)")
-        #expect(text.contains("UNCHANGED    https://added.test/: not in the baseline -> pass\n"), "\(text)")
+        #expect(text.hasPrefix("Compared with old.jsonl: 5 targets: 2 regressed, 1 new, 1 fixed, 0 changed, 1 unchanged; 2 got worse; 1 in the baseline not audited\n"), "\(text)")
+        #expect(text.contains("REGRESSED    https://moved.test/: exception -> exception\n    now fails: TLSv1.3\n"), "\(text)")
+        #expect(text.contains("NEW          https://added.test/: not in the baseline -> pass\n"), "\(text)")
+        // What got worse leads.
+        let firstWorse = try #require(text.range(of: "REGRESSED")), firstOther = try #require(text.range(of: "NEW "))
+        #expect(firstWorse.lowerBound < firstOther.lowerBound)
 
         // The other way round only fixed.test got worse (it fails again); gone.test, not in that
         // baseline and passing, is not worse.
         let back = BaselineComparison(old: new, new: old)
         #expect(back.worse.map(\.name) == ["https://fixed.test/"], "\(back.worse.map(\.name))")
-        #expect(back.entries.first { $0.name == "https://gone.test/" }?.state == .unchanged)
+        #expect(back.entries.first { $0.name == "https://gone.test/" }?.state == .new)
     }
 }
 

@@ -83,19 +83,28 @@ import TLSFacts
             #expect(again.status == 2)
             #expect(again.stdout == live.stdout, "report of the JSON Lines equals the live run's JUnit")
 
+            // By default one testcase per target, failing only as its verdict fails (issue 31).
             guard let cases = try await Self.readAsJenkins(live.stdout) else { return }
-            #expect(Set(cases.map(\.suite)).count == 4, "one suite per target: \(Set(cases.map(\.suite)))")
+            #expect(cases.count == 4 && Set(cases.map(\.suite)) == ["atsprobe"], "\(cases)")
             #expect(cases.allSatisfy { $0.package == "atsprobe" }, "one package, each target its class")
-            // 16 nscurl tests per target that answered or was refused.
-            let good = cases.filter { $0.suite.hasPrefix("https://127.0.0.1:") && $0.name == "ATS Default Connection" }
-            #expect(good.count == 4, "\(cases.map(\.name))")
-            let bySuite = Dictionary(grouping: cases, by: \.suite)
-            for (suite, tests) in bySuite { #expect(tests.count == 16, "\(suite): \(tests.count) testcases") }
-            let passing = try #require(bySuite.values.first { $0.first { $0.name == "ATS Default Connection" }?.status == "PASSED" })
-            #expect(passing.count == 16)
-            let expired = try #require(bySuite.values.first { $0.contains { $0.message.contains("expired") } }, "the expired target's reason")
-            #expect(expired.first { $0.name == "ATS Default Connection" }?.status == "FAILED")
-            #expect(!cases.contains { $0.status == "ERROR" }, "every target was tested: no error elements")
+            let byName = Dictionary(uniqueKeysWithValues: cases.map { ($0.name, $0) })
+            #expect(byName.values.filter { $0.status == "PASSED" }.count == 1, "the good server passes: \(cases)")
+            #expect(byName.values.filter { $0.status == "FAILED" }.count == 2, "TLS 1.0 needs an exception, the expired one none helps: \(cases)")
+            let refused = try #require(byName.values.first { $0.status == "ERROR" }, "the refused target is an error, not a failure")
+            #expect(refused.message.hasPrefix("unreachable: "), "\(refused)")
+            #expect(byName.values.contains { $0.message.hasPrefix("needs an exception: NSExceptionMinimumTLSVersion=") }, "\(cases)")
+
+            // --junit-cases tests: nscurl's 16 tests per target, as before.
+            let records = ReportTests.temporaryPath(".jsonl")
+            defer { try? FileManager.default.removeItem(atPath: records) }
+            _ = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3", "--quiet",
+                                            "--format", "json", "--output", records], timeout: 120, stdin: input)
+            let perTest = try await BinaryRunner.run(["report", records, "--format", "junit", "--junit-cases", "tests", "--quiet"], timeout: 60)
+            guard let tests = try await Self.readAsJenkins(perTest.stdout) else { return }
+            #expect(Set(tests.map(\.suite)).count == 4, "one suite per target: \(Set(tests.map(\.suite)))")
+            let bySuite = Dictionary(grouping: tests, by: \.suite)
+            for (suite, cases) in bySuite { #expect(cases.count == 16, "\(suite): \(cases.count) testcases") }
+            #expect(!tests.contains { $0.status == "ERROR" }, "every target was tested: no error elements")
         }
     }
 
@@ -283,8 +292,8 @@ import TLSFacts
         }) { port in
             let worse = try await audit(port, ["--baseline", old, "--fail-on", "new", "--records", new])
             #expect(worse.status == 1, "got worse: \(worse.stdout)\(worse.stderr)")
-            #expect(worse.stdout.contains("Compared with \(old): 1 target: 1 new, 0 fixed, 0 changed, 0 unchanged; 1 got worse"), "\(worse.stdout)")
-            #expect(worse.stdout.contains("NEW          https://worse.test/: pass -> exception"), "\(worse.stdout)")
+            #expect(worse.stdout.contains("Compared with \(old): 1 target: 1 regressed, 0 new, 0 fixed, 0 changed, 0 unchanged; 1 got worse"), "\(worse.stdout)")
+            #expect(worse.stdout.contains("REGRESSED    https://worse.test/: pass -> exception"), "\(worse.stdout)")
             #expect(worse.stdout.contains("    now fails: ATS Default Connection"), "\(worse.stdout)")
             #expect(worse.stdout.contains("    exception now needs: NSExceptionRequiresForwardSecrecy=false"), "\(worse.stdout)")
 
@@ -297,7 +306,7 @@ import TLSFacts
                                                    "--baseline", old, "--fail-on", "new"], timeout: 120)
             #expect(json.status == 1)
             #expect(json.stdout.split(separator: "\n").count == 1 && jsonObject(json.stdout) != nil, "one JSON Lines record: \(json.stdout)")
-            #expect(json.stderr.contains("NEW          https://worse.test/: pass -> exception"), "\(json.stderr)")
+            #expect(json.stderr.contains("REGRESSED    https://worse.test/: pass -> exception"), "\(json.stderr)")
 
             let diff = try await BinaryRunner.run(["report", "--diff", old, new], timeout: 60)
             #expect(diff.status == 1, "\(diff.stderr)")

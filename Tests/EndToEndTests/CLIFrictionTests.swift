@@ -29,11 +29,13 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    /// `report` writes no JSON: its help does not offer --json.
+    /// `report` writes JSON (the merged records, or --diff's comparison): its help offers --json;
+    /// `plist explain`'s formats are listed as the command takes them.
     @Test func reportHelpListsOnlyWhatItAccepts() async throws {
         let help = try await BinaryRunner.run(["report", "--help"], timeout: 30)
         #expect(help.status == 0)
-        #expect(!help.stdout.contains("--json"), "\(help.stdout)")
+        #expect(help.stdout.contains("--json"), "\(help.stdout)")
+        #expect(help.stdout.contains("--junit-cases") && help.stdout.contains("--fail-on"))
         #expect(help.stdout.contains("--format"))
         let diagnose = try await BinaryRunner.run(["diagnose", "--help"], timeout: 30)
         #expect(diagnose.stdout.contains("--json"), "commands that write JSON keep it")

@@ -1,3 +1,4 @@
+import ATSAdvice
 import ATSEngine
 import ATSTrust
 import TextSupport
@@ -9,17 +10,23 @@ package struct CertReport: Encodable {
     package let run: RunInfo
     package let host: String
     package let judgement: ChainJudgement
+    /// The file is not leaf first (CertAdvice.orderProblem); nil when it is.
+    package let bundleOrder: String?
+    /// What the server should change, as diagnose says it (nginx, Apache, HAProxy lines).
+    package let serverFixes: [ServerFix]
     /// `cert --forecast`: the same three fields as a diagnostics document's (ForecastJSON).
     let forecast: ForecastFields
 
-    package init(run: RunInfo, host: String, judgement: ChainJudgement, forecast: TargetForecast? = nil) {
+    package init(run: RunInfo, host: String, judgement: ChainJudgement, bundleOrder: String? = nil, forecast: TargetForecast? = nil) {
         self.run = run
         self.host = host
         self.judgement = judgement
+        self.bundleOrder = bundleOrder
+        serverFixes = CertAdvice.fixes(judgement, host: host, order: bundleOrder)
         self.forecast = ForecastFields(forecast)
     }
 
-    package enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers, forecastWindow, forecast, renewal }
+    package enum CodingKeys: String, CodingKey { case schemaVersion, run, host, trusted, failures, chain, anchor, anchorKind, evaluatedAt, fetchedIssuers, bundleOrder, serverFixes, forecastWindow, forecast, renewal }
 
     package func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -30,6 +37,8 @@ package struct CertReport: Encodable {
         try container.encodeIfPresent(forecast.changes, forKey: .forecast)
         try container.encodeIfPresent(forecast.renewal, forKey: .renewal)
         try judgement.encode(to: encoder)
+        try container.encodeIfPresent(bundleOrder, forKey: .bundleOrder)
+        try container.encode(serverFixes, forKey: .serverFixes)
     }
 }
 
@@ -44,11 +53,18 @@ package enum CertText {
             ? "TRUSTED: an Apple device would trust this chain for \(report.host)"
             : "NOT TRUSTED: an Apple device would not trust this chain for \(report.host) (\(judgement.failures.count) failure(s))")
         if let anchor, let kind { lines.append("anchor: \(anchor) (\(kind))") }
+        if let order = report.bundleOrder { lines.append("ORDER: \(order)") }
         for failure in judgement.failures {
             // The reason already names the certificate (its index, role and subject).
             lines.append("FAIL [\(failure.rule)] \(failure.reason)")
             lines.append("  fix: \(failure.fix)")
             lines.append("  source: \(failure.source)")
+        }
+        for fix in report.serverFixes {
+            lines.append("Server fix: \(UntrustedText.escape(fix.change, limit: 1000))")
+            lines.append(contentsOf: ExceptionPlist.serverLines("nginx", fix.nginx).split(separator: "\n").map(String.init))
+            lines.append(contentsOf: ExceptionPlist.serverLines("Apache", fix.apache).split(separator: "\n").map(String.init))
+            if !fix.haproxy.isEmpty { lines.append(contentsOf: ExceptionPlist.serverLines("HAProxy", fix.haproxy).split(separator: "\n").map(String.init)) }
         }
         lines.append("chain\(judgement.anchor == nil ? " (as given)" : " (as built)"):")
         for (index, certificate) in judgement.chain.enumerated() {

@@ -25,8 +25,7 @@ package enum PinsText {
             out += "  [\(certificate.index)] \(certificate.role.padded(to: 4)) "
             out += "\(certificate.spkiSHA256Base64)  \(esc(certificate.subject))\n"
         }
-        out += "\nNSPinnedDomains, pinning every served CA and the leaf (both must then match;\n"
-        out += "drop NSPinnedLeafIdentities to pin only the CAs, or NSPinnedCAIdentities to pin only the leaf):\n"
+        out += pinningLine(report)
         out += try report.plistText() ?? ""
         if report.plistChecked {
             out += "\nPins in --plist that apply to \(esc(report.target.host)):\n"
@@ -47,4 +46,19 @@ package enum PinsText {
     }
 
     package static func esc(_ text: String) -> String { UntrustedText.escape(text) }
+
+    /// What the suggested dictionary pins, as it is (PinningPolicy.suggestedPinnedDomains): the
+    /// served CA certificates (distinct keys) and the leaf, or the leaf alone when the server
+    /// sent no CA certificate.
+    package static func pinningLine(_ report: PinsReport) -> String {
+        guard report.certificates.first != nil else { return "" }
+        let cas = Set(report.certificates.filter { $0.role == "CA" }.map(\.spkiSHA256Base64)).count
+        guard cas > 0 else {
+            return "\nNSPinnedDomains, pinning the leaf only: the server sent no CA certificate, so no CA pin can be\n"
+                + "read from it (pin a CA by adding its SPKI-SHA256-BASE64 under NSPinnedCAIdentities):\n"
+        }
+        let what = cas == 1 ? "the served CA certificate" : "the \(cas) served CA certificates"
+        return "\nNSPinnedDomains, pinning \(what) and the leaf (both must then match;\n"
+            + "drop NSPinnedLeafIdentities to pin only the CAs, or NSPinnedCAIdentities to pin only the leaf):\n"
+    }
 }

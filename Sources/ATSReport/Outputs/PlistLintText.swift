@@ -2,14 +2,14 @@ import ATSAdvice
 
 /// One finding per line (severity, key path, message, fix), then a count by severity.
 package enum PlistLintText {
-    package static func render(_ findings: [LintFinding]) -> String {
+    package static func render(_ findings: [LintFinding], count withCount: Bool = true) -> String {
         let width = LintFinding.Severity.allCases.map(\.rawValue.count).max() ?? 0
         var out = ""
         for finding in findings {
             let severity = finding.severity.rawValue.padded(to: width)
             out += "\(severity)  \(finding.keyPath): \(finding.message) [\(finding.rule)] (fix: \(finding.fix))\n"
         }
-        out += count(findings) + "\n"
+        if withCount { out += count(findings) + "\n" }
         return out
     }
 

@@ -2,6 +2,7 @@ import ATSFiles
 import ATSReport
 import ArgumentParser
 import ATSEngine
+import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -89,12 +90,15 @@ extension ATSProbeCommand {
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
+            // --output is replaced when the run ends (or is interrupted): until then the old file stays whole.
+            let replacement = try output.output.map { try FileReplacement.begin($0) }
             let sink = AuditSink(format: try Self.sinkFormat(format), verbose: diagnostics.verbose, quiet: diagnostics.quiet,
                                  palette: colors.palette(format: format, path: output.output),
-                                 run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
-                                 output: try output.output.map { try FileStream(creating: $0) } ?? .standardOutput,
+                                 run: runInfo(ruleSet: ruleSet, logs: logs),
+                                 output: replacement?.stream ?? .standardOutput,
                                  records: try records.map { try FileStream(creating: $0) }, errors: .standardError,
-                                 progress: progress, baseline: baseline.map { (path: $0.path, records: $0.records) })
+                                 progress: progress, baseline: baseline.map { (path: $0.path, records: $0.records) },
+                                 junitCases: diagnostics.junitCases.cases, replacement: replacement)
             // Redraws the progress line twice a second, so a silent host's time is seen growing.
             let ticker = progress.enabled ? Task {
                 while !Task.isCancelled {
@@ -135,6 +139,13 @@ extension ATSProbeCommand {
             if let failure = source.failure { throw failure }
             return AuditBaseline.status(failOn, tally: await sink.tally, comparison: await sink.comparison,
                                         soonestWorsening: await sink.soonestWorseningSeconds)
+        }
+
+        /// The run's metadata, with the --input file SARIF places results in.
+        private func runInfo(ruleSet: RuleSet, logs: CTLogList) -> RunInfo {
+            var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+            if let input, input != "-" { run.input = input }
+            return run
         }
 
         static func share(_ text: String) throws -> AuditShard {

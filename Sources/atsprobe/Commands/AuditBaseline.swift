@@ -53,7 +53,7 @@ struct AuditBaseline {
             if failOn == .new { throw InputError("--fail-on new compares with an earlier run: give it with --baseline OLD.jsonl") }
             return nil
         }
-        return AuditBaseline(path: path, records: try ReportInput.read([path]).records)
+        return AuditBaseline(path: path, records: try RunRecords.read([path]))
     }
 
     /// The exit status: with `new`, 1 when a target got worse and 0 otherwise (a local failure
@@ -67,6 +67,8 @@ struct AuditBaseline {
             return soonestWorsening.map { $0 <= seconds } == true ? max(now, .findings) : now
         case .new:
             if tally.localFailures > 0 { return ExitStatus(tally.severity(failOn: .any)) }
+            // A bad input line is 64 with or without a baseline (docs/exit-codes.md).
+            if tally.count(.error) > 0 { return .usage }
             return comparison?.worse.isEmpty == false ? .findings : .clear
         }
     }

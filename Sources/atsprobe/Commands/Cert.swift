@@ -59,6 +59,12 @@ extension ATSProbeCommand {
                 for pin in pinLeafSPKI + pinCASPKI where !Self.isSPKIPin(pin) {
                     throw InputError("pin '\(UntrustedText.escape(pin, limit: 100))' is not an SPKI-SHA256-BASE64 identity (base64 of 32 bytes)")
                 }
+                // A wildcard names certificates, not servers: a client connects to one name, and
+                // a certificate's *.example.com matches it (RFC 6125 6.4.3); '*' in the name asked for
+                // would judge a match no connection makes.
+                if host.contains("*") {
+                    throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is a wildcard, not a server name: give the name a client connects to (e.g. www.example)")
+                }
                 // A name with an empty label (".test.apple.com") is evaluated and matches nothing,
                 // as Apple's SecDNSMatch does (SSLTrustPolicyTest Test20), rather than refused.
                 guard let name = ServerName.normalized(host) ?? Self.emptyLabelName(host) else {
@@ -93,7 +99,8 @@ extension ATSProbeCommand {
                 }
                 var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
                 if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
-                let report = CertReport(run: run, host: name, judgement: judgement, forecast: forecast)
+                let report = CertReport(run: run, host: name, judgement: judgement, bundleOrder: CertAdvice.orderProblem(parsed.facts),
+                                        forecast: forecast)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:

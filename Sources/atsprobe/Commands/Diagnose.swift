@@ -32,6 +32,9 @@ struct DiagnosticsArguments: ParsableArguments {
     @Flag(name: .shortAndLong, help: "No progress, live output or closing summary on standard error; errors still.")
     var quiet = false
 
+    @Option(name: .customLong("junit-cases"), help: ArgumentHelp("JUnit: a testcase per target, failing as its verdict fails (targets, the default), or per nscurl test (tests).", valueName: "targets|tests"))
+    var junitCases: JUnitCaseChoice = .targets
+
     func ruleSet() throws -> RuleSet {
         guard let set = RuleSet.named(rules) else {
             throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
@@ -94,6 +97,11 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         && isatty(STDOUT_FILENO) == 1 && isatty(STDERR_FILENO) == 1
     var sink = OutputSink(path: output.output)
     let verbose = diagnostics.verbose
+    // --at: the text says which instant certificates are judged at (JSON carries run.judgedAt).
+    if format == .text, let judgedAt = run.judgedAt {
+        let line = "Certificates judged at \(RequestedInstant.iso(judgedAt)) (--at)\n\n"
+        if output.output == nil { FileStream.standardOutput.write(line) } else { sink.write(line) }
+    }
     let reports: [DiagnosticsReport]
     if live {
         // One target at a time, each test shown as it completes, under the target's header.
@@ -147,7 +155,8 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
     case .html, .csv, .markdown, .junit, .sarif:
         // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
-        sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose))
+        sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose,
+                                                                               junitCases: diagnostics.junitCases.cases))
     case .xcode, .openmetrics:
         // DiagnosticsFormats does not parse them (plist lint and plist check write xcode, audit and report openmetrics).
         throw InputError("diagnose writes text, json, plist, html, csv, markdown, junit or sarif only")

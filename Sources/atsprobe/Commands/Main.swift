@@ -84,12 +84,30 @@ enum Main {
             .map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
             .map { $0.hasPrefix("Error: ") ? String($0.dropFirst(7)) : $0 }
             .filter { !$0.isEmpty }
-        var text = UntrustedText.escape(lines.joined(separator: "; "), limit: 4000)
+        var text = UntrustedText.escape(joinChoices(lines).joined(separator: "; "), limit: 4000)
         if let see = fullMessage.split(separator: "\n").first(where: { $0.contains("See '") && $0.contains("--help'") }) {
             // "  See 'atsprobe plist lint --help' for more information.": the quoted command.
             let quoted = see.split(separator: "'", omittingEmptySubsequences: false)
             if quoted.count >= 3 { text += " (see '\(UntrustedText.escape(String(quoted[1]), limit: 200))')" }
         }
         return text
+    }
+
+    /// argument-parser lists many choices one per line ("Please provide one of the
+    /// following:", "- text", "- html", ...): in one line they read "Please provide one of:
+    /// text, html, ...", not as clauses of their own.
+    static func joinChoices(_ lines: [String]) -> [String] {
+        let opening = "one of the following:"
+        var out: [String] = []
+        for line in lines {
+            if line.hasPrefix("- "), let last = out.last, last.hasSuffix("one of:") || last.contains("one of: ") {
+                out[out.count - 1] = last + (last.hasSuffix(":") ? " " : ", ") + line.dropFirst(2)
+            } else if line.hasSuffix(opening) {
+                out.append(String(line.dropLast(opening.count)) + "one of:")
+            } else {
+                out.append(line)
+            }
+        }
+        return out
     }
 }

@@ -64,7 +64,7 @@ enum PlistCheckFormats: FormatSet { static let formats: [OutputFormat] = [.text,
 /// diagnose and audit: also reports to hand over (docs/reports.md) and the CI formats.
 enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown, .junit, .sarif] }
 /// report: renders a JSON Lines file again, in any report format the run writes.
-enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown, .junit, .sarif, .openmetrics] }
+enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .html, .csv, .markdown, .junit, .sarif, .openmetrics] }
 /// audit: diagnose's formats and the metrics (docs/monitoring.md).
 enum AuditFormats: FormatSet { static let formats: [OutputFormat] = DiagnosticsFormats.formats + [.openmetrics] }
 
@@ -139,7 +139,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("dns-servers"), help: ArgumentHelp("As curl: resolve names through these DNS servers instead of resolv.conf's.", valueName: "addr[:port][,...]"))
     var dnsServers: String?
 
-    @Option(name: .long, help: ArgumentHelp("Judge certificates as of this date (ISO 8601, e.g. 2025-01-31 or 2025-01-31T12:00:00Z).", valueName: "date"))
+    @Option(name: .long, help: ArgumentHelp("Judge certificates as of this instant: a date (2025-01-31, midnight UTC) or an RFC 3339 date-time (2025-01-31T12:00:00Z, seconds optional, Z or +HH:MM).", valueName: "date"))
     var at: String?
 
     @Option(name: .customLong("ct-log-list"), help: ArgumentHelp("Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.", valueName: "file"),
@@ -190,9 +190,11 @@ struct ConnectionOptions: ParsableArguments {
     /// --at as a Date; nil means now.
     func evaluationDate() throws -> Date? {
         guard let at else { return nil }
-        if let date = try? Date(at, strategy: .iso8601) { return date }
-        if let date = try? Date(at, strategy: Date.ISO8601FormatStyle().year().month().day()) { return date }
-        throw InputError("--at '\(UntrustedText.escape(at, limit: 60))' is not an ISO 8601 date (e.g. 2025-01-31 or 2025-01-31T12:00:00Z)")
+        do throws(RequestedInstant.ParseError) {
+            return try RequestedInstant(parsing: at).date
+        } catch {
+            throw InputError("--at '\(UntrustedText.escape(at, limit: 60))': \(error.reason) (give 2025-01-31 or 2025-01-31T12:00:00Z, RFC 3339)")
+        }
     }
 
     /// --connect-to, each as curl spells it (TLSFacts' `ConnectToRule`).

@@ -29,6 +29,9 @@ extension ATSProbeCommand {
         @Option(name: .customLong("fail-on"), help: "Exit 1 on findings at or above: error, warning, info or never. Default: error.")
         var failOn: LintFailOn = .error
 
+        @Flag(name: .shortAndLong, help: "Text: the findings only, without the closing count (nothing when there are none), as every command's -q keeps the summary back.")
+        var quiet = false
+
         @OptionGroup var output: OutputOptions<LintFormats>
 
         func run() async throws {
@@ -38,7 +41,7 @@ extension ATSProbeCommand {
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .text:
-                    sink.write(PlistLintText.render(findings))
+                    sink.write(PlistLintText.render(findings, count: !quiet))
                 case .json:
                     let report = PlistLintJSON(file: file, format: document.format.rawValue, findings: findings)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")

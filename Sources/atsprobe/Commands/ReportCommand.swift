@@ -2,6 +2,7 @@ import ATSFiles
 import ATSEngine
 import ATSReport
 import ArgumentParser
+import TextSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -35,8 +36,14 @@ extension ATSProbeCommand {
         @Flag(name: .shortAndLong, help: "No summary on standard error.")
         var quiet = false
 
-        @Flag(name: .long, help: "Compare two runs: the files are OLD then NEW (each a file or a directory of shards); text only.")
+        @Flag(name: .long, help: "Compare two runs: the files are OLD then NEW (each a file or a directory of shards); text, json, markdown, junit or sarif.")
         var diff = false
+
+        @Option(name: .customLong("fail-on"), help: "Which findings fail: none, unreachable, exception, any (the default, as the run itself); with --diff, none exits 0 whatever got worse.")
+        var failOn: AuditFailOnChoice = .level(.any)
+
+        @Option(name: .customLong("junit-cases"), help: ArgumentHelp("JUnit: a testcase per target, failing as its verdict fails (targets, the default), or per nscurl test (tests).", valueName: "targets|tests"))
+        var junitCases: JUnitCaseChoice = .targets
 
         @OptionGroup var output: OutputOptions<ReportFormats>
         @OptionGroup var colors: ColorOptions
@@ -44,34 +51,75 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 guard !files.isEmpty else { throw InputError("give at least one file of records (or - for standard input)") }
-                if diff { return try compare() }
+                guard case .level(let failOn) = failOn else {
+                    throw InputError("--fail-on new is for audit --baseline; report --diff always fails on what got worse")
+                }
+                if diff { return try compare(failOn: failOn) }
                 let records = try ReportInput.read(files).records
                 let format = output.effectiveFormat
                 let report = ATSReport.Report(records)
                 var sink = OutputSink(path: output.output)
-                if format == .text {
+                switch format {
+                case .text:
                     // In input order (a single run's file is in finishing order), then the matrix.
                     sink.write(ReportText.render(report, verbose: verbose, palette: colors.palette(format: format, path: output.output)))
-                } else {
-                    sink.write(report.render(format.reportFormat, verbose: verbose))
+                case .json:
+                    // The records again as JSON Lines, in input order: shards merged into one file.
+                    let encoder = JSONEncoder.atsprobe()
+                    for record in report.records { sink.write(String(decoding: try encoder.encode(record), as: UTF8.self) + "\n") }
+                default:
+                    sink.write(report.render(format.reportFormat, verbose: verbose, junitCases: junitCases.cases))
                 }
                 try sink.finish()
                 if !quiet { FileStream.standardError.write(report.tally.summary(command: "report")) }
-                return ExitStatus(report.tally.severity(failOn: .any))
+                let status = ExitStatus(report.tally.severity(failOn: failOn))
+                if status == .usage, !quiet { Diagnostics.warn(ReportCommandHints.badLines(report.tally.count(.error), written: output.output)) }
+                return status
             }
         }
     }
 }
 
+/// What `report` says when the run it renders had bad input lines.
+enum ReportCommandHints {
+    /// One line: the report is whole, the 64 is the run's, and how a CI step goes on.
+    static func badLines(_ count: Int, written path: String?) -> String {
+        let whole = path.map { "'\(UntrustedText.escape($0, limit: 300))' is written in full" } ?? "the report above is complete"
+        return "exit 64: the run had \(count) bad input line\(count == 1 ? "" : "s") (records of kind \"error\"); \(whole). "
+            + "To go on in a `set -e` step (a pull-request comment), add --fail-on none (always 0) or --fail-on exception; fix the input lines to clear it"
+    }
+}
+
 extension ATSProbeCommand.Report {
-    /// --diff OLD NEW: the comparison `audit --baseline` prints; 1 when a target got worse.
-    func compare() throws -> ExitStatus {
+    /// --diff OLD NEW: the comparison `audit --baseline` makes, in any of its formats; 1 when a
+    /// target got worse, 64 when NEW holds a bad input line (as the run itself), else 0.
+    func compare(failOn: AuditFailOn) throws -> ExitStatus {
         guard files.count == 2 else { throw InputError("--diff takes two runs, OLD then NEW, got \(files.count) file\(files.count == 1 ? "" : "s")") }
-        guard output.effectiveFormat == .text else { throw InputError("--diff writes text only") }
-        let comparison = BaselineComparison(old: try ReportInput.read([files[0]]).records, new: try ReportInput.read([files[1]]).records)
+        let old = try RunRecords.read([files[0]]), new = try RunRecords.read([files[1]])
+        let comparison = BaselineComparison(old: old, new: new)
         var sink = OutputSink(path: output.output)
-        sink.write(comparison.text(baseline: files[0]))
+        let input = new.lazy.compactMap(\.run).first?.input
+        let version = new.lazy.compactMap(\.run).first?.toolVersion
+        switch output.effectiveFormat {
+        case .text: sink.write(comparison.text(baseline: files[0]))
+        case .json: sink.write(comparison.json(baseline: files[0]))
+        case .markdown: sink.write(comparison.markdown(baseline: files[0]))
+        case .junit: sink.write(comparison.junit())
+        case .sarif:
+            // Plain Codable values: encoding cannot fail.
+            let log = comparison.sarif(input: input, toolVersion: version)
+            sink.write(((try? JSONEncoder.atsprobe().encode(log)).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n")
+        default:
+            throw InputError("--diff writes text, json, markdown, junit or sarif only")
+        }
         try sink.finish()
+        if failOn == .none { return .clear }
+        var tally = AuditTally()
+        for record in new { tally.add(record.verdict, keys: []) }
+        if tally.count(.error) > 0 {
+            if !quiet { Diagnostics.warn(ReportCommandHints.badLines(tally.count(.error), written: output.output)) }
+            return .usage
+        }
         return comparison.worse.isEmpty ? .clear : .findings
     }
 }

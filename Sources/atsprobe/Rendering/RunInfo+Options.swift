@@ -25,6 +25,7 @@ extension RunInfo {
         if let directory = connection.caDir { anchors.append("--ca-dir \(directory)") }
         self.init(toolVersion: RunInfo.version, openSSLVersion: OpenSSLVersion.text, ruleSet: ruleSet,
                   trustStore: anchors.joined(separator: " + ") + "; " + RunInfo.trustData, ctLogList: logs.source, startedAt: startedAt)
+        judgedAt = try? connection.evaluationDate()
     }
 
     /// The other data trust is judged with (docs/trust.md): Apple's system pinning list, and the

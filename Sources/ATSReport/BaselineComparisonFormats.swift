@@ -1,0 +1,143 @@
+import ATSEngine
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TextSupport
+import TLSFacts
+
+/// `report --diff OLD NEW --format F` and `audit --baseline OLD` in every format a CI reads
+/// (docs/reports.md, "Baselines"): text (`BaselineComparison.text`), JSON, Markdown (a
+/// pull-request comment that leads with what got worse), JUnit (a testcase per target, failing
+/// when it got worse) and SARIF (a result per target that got worse, at the `--input` line that
+/// named it). Each says the same: the state (REGRESSED, NEW, FIXED, CHANGED, UNCHANGED,
+/// ABSENT), the verdicts, the tests that moved and the new reason (`BaselineComparison.details`).
+extension BaselineComparison {
+    /// The JSON document (docs/json-schema.md, "Comparison").
+    public struct JSONDocument: Codable, Sendable {
+        public var kind = "comparison"
+        public var schemaVersion = 1
+        public var baseline: String
+        public var summary: String
+        public var counts: [String: Int]
+        public var worse: Int
+        public var targets: [Target]
+        public var absent: [String]
+
+        public struct Target: Codable, Sendable {
+            public var name: String
+            public var state: String
+            public var worse: Bool
+            public var before: AuditVerdict?
+            public var after: AuditVerdict
+            public var line: Int?
+            public var nowFailing: [String]
+            public var nowPassing: [String]
+            public var keysAdded: [String]
+            public var keysRemoved: [String]
+            public var reason: String?
+            public var reasonBefore: String?
+        }
+    }
+
+    public func jsonDocument(baseline: String) -> JSONDocument {
+        var counts = Dictionary(uniqueKeysWithValues: State.allCases.map { state in (state.rawValue, entries.filter { $0.state == state }.count) })
+        counts["absent"] = absent.count
+        return JSONDocument(baseline: baseline, summary: summary, counts: counts, worse: worse.count, targets: entries.map {
+            .init(name: $0.name, state: $0.state.rawValue, worse: $0.worse, before: $0.before, after: $0.after, line: $0.line,
+                  nowFailing: $0.nowFailing, nowPassing: $0.nowPassing, keysAdded: $0.keysAdded, keysRemoved: $0.keysRemoved,
+                  reason: $0.reason, reasonBefore: $0.reasonBefore)
+        }, absent: absent)
+    }
+
+    public func json(baseline: String) -> String {
+        // Plain Codable values: encoding cannot fail.
+        ((try? JSONEncoder.atsprobe().encode(jsonDocument(baseline: baseline))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
+    }
+
+    /// A pull-request comment: the verdict in its heading, what got worse first (each with what
+    /// moved), then fixed, new, changed; unchanged folded; absent last. Within GitHub's comment
+    /// limit (ReportMarkdown.commentLimit): sections past it are cut with a line saying so.
+    public func markdown(baseline: String) -> String {
+        let md = { (text: String) in ReportEscaping.markdown(text) }
+        var out = worse.isEmpty ? "## ATS: nothing got worse\n\n" : "## ATS: \(worse.count) target\(worse.count == 1 ? "" : "s") got worse\n\n"
+        out += "Compared with \(ReportEscaping.markdownCode(baseline)): \(md(summary)).\n"
+        func section(_ title: String, _ items: [Entry]) {
+            guard !items.isEmpty else { return }
+            out += "\n### \(title)\n\n"
+            for entry in items {
+                out += "- **\(entry.state.rawValue.uppercased())** \(ReportEscaping.markdownCode(entry.name)): "
+                    + "\(md(Self.words(entry.before))) → \(md(Self.words(entry.after)))\n"
+                for line in Self.details(entry) { out += "  - \(md(line))\n" }
+            }
+        }
+        section("Got worse", worse)
+        section("Fixed", entries.filter { $0.state == .fixed })
+        section("New, passing", entries.filter { $0.state == .new && !$0.worse })
+        section("Changed, not worse", entries.filter { $0.state == .changed })
+        let unchanged = entries.filter { $0.state == .unchanged }
+        if !unchanged.isEmpty {
+            out += "\n<details><summary>\(unchanged.count) unchanged</summary>\n\n"
+            out += unchanged.map { "- \(ReportEscaping.markdownCode($0.name)): \(md(Self.words($0.after)))\n" }.joined()
+            out += "\n</details>\n"
+        }
+        if !absent.isEmpty {
+            out += "\n### Absent (in the baseline, not audited this time)\n\n"
+            out += absent.map { "- \(ReportEscaping.markdownCode($0))\n" }.joined()
+        }
+        let limit = ReportMarkdown.commentLimit - 200
+        guard out.utf8.count > limit else { return out }
+        var cut = String(decoding: out.utf8.prefix(limit), as: UTF8.self)
+        if let newline = cut.lastIndex(of: "\n") { cut = String(cut[...newline]) }
+        return cut + "\nThe rest is left out to fit a pull-request comment: `atsprobe report --diff` with `--format text` has it all.\n"
+    }
+
+    /// One testcase per target of the new run (named by its URL), failing when it got worse;
+    /// a baseline target not audited is skipped.
+    public func junit() -> String {
+        var cases = ""
+        var failures = 0
+        for entry in entries {
+            var outcome: ReportJUnit.Outcome?
+            if entry.worse {
+                failures += 1
+                let details = Self.details(entry)
+                outcome = .init(tag: "failure", message: "\(entry.state.rawValue): \(Self.words(entry.before)) -> \(Self.words(entry.after))",
+                                type: "baseline/\(entry.state.rawValue)", text: details.joined(separator: "\n"))
+            }
+            let said = "\(entry.state.rawValue.uppercased()): \(Self.words(entry.before)) -> \(Self.words(entry.after))"
+            cases += ReportJUnit.testcase(name: entry.name, classname: "atsprobe." + ReportJUnit.classPart(entry.name), milliseconds: 0,
+                                          outcome: outcome, systemOut: ([said] + Self.details(entry)).joined(separator: "\n"))
+        }
+        for name in absent {
+            cases += "    <testcase name=\"\(ReportEscaping.xml(name, limit: 1000))\" classname=\"atsprobe.\(ReportEscaping.xml(ReportJUnit.classPart(name), limit: 1000))\" time=\"0.000\">\n"
+                + "      <skipped message=\"in the baseline, not audited this time\"/>\n    </testcase>\n"
+        }
+        let count = entries.count + absent.count
+        let suite = "  <testsuite name=\"atsprobe baseline\" tests=\"\(count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(absent.count)\" time=\"0.000\">\n"
+            + cases + "  </testsuite>\n"
+        return ReportJUnit.document(suite, tests: count, failures: failures, errors: 0, milliseconds: 0)
+    }
+
+    /// A result per target that got worse (rule `baseline/regressed` or `baseline/new`), at the
+    /// `--input` file's line that named it when the run had one (`input`, repository-relative),
+    /// else at its URL; the URL is in the message.
+    public func sarif(input: String?, toolVersion: String?) -> SARIFLog {
+        var findings: [SARIFFinding] = []
+        for entry in worse {
+            let message = "\(ReportEscaping.text(entry.name, limit: 300)) \(entry.state == .new ? "is new and fails" : "got worse"): "
+                + "\(Self.words(entry.before)) -> \(Self.words(entry.after))"
+                + Self.details(entry).map { "; \($0)" }.joined()
+            findings.append(.init(rule: "baseline/\(entry.state.rawValue)", level: .error, message: message,
+                                  place: ReportSARIF.place(url: entry.name, input: input, line: entry.line),
+                                  fingerprint: ReportSARIF.fingerprint(["baseline", entry.state.rawValue, entry.name])))
+        }
+        let used = Set(findings.map(\.rule))
+        // Described by SARIFRules (fullDescription, help, helpUri, security-severity) in `log`.
+        let rules = ["baseline/regressed", "baseline/new"].filter(used.contains).map {
+            SARIFLog.Rule(id: $0, defaultConfiguration: .init(level: .error))
+        }
+        return ReportSARIF.log(findings, rules: rules, toolVersion: toolVersion)
+    }
+}
