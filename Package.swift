@@ -67,7 +67,7 @@ let package = Package(
         // kinds, caIssuers behind a protocol, SCT checks, the chain judged by Apple's rules.
         .target(name: "ATSTrust", dependencies: ["TextSupport", "TLSFacts", "ATSPolicy", "COpenSSL", "CATSProbeShims", "OpenSSLSupport"]),
         // Real handshakes over the system OpenSSL, on a ProbeRuntime (reactor, executor, resolver, descriptor budget).
-        .target(name: "ATSProbe", dependencies: ["TextSupport", "TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
+        .target(name: "ATSProbe", dependencies: ["TextSupport", "TLSFacts", "ATSPolicy", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio"),
                                                  .product(name: "DequeModule", package: "swift-collections"),
@@ -111,7 +111,7 @@ let package = Package(
         ),
         // docs/embedding.md's complete example: nscurl's run for one URL on a runtime of its own
         // (built with the package, run by EndToEndTests' EmbeddingExampleTests).
-        .executableTarget(name: "EmbeddingExample", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "TLSFacts"],
+        .executableTarget(name: "EmbeddingExample", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "ATSTrust", "TLSFacts"],
                           path: "Examples/Embedding"),
         // Test support (tests only): the one way tests start a program (posix_spawn, output drained, killed
         // at a deadline) and make scratch directories.

@@ -130,7 +130,7 @@ import TLSFacts
                 #expect((run["toolVersion"] as? String)?.isEmpty == false)
                 #expect((run["openSSLVersion"] as? String)?.hasPrefix("OpenSSL ") == true)
                 #expect(run["ruleSet"] as? String == "ios26")
-                #expect((run["trustStore"] as? String)?.contains("--ca-file") == true)
+                #expect((run["trustStore"] as? String)?.contains("+ user-installed roots ") == true)
                 #expect((run["ctLogList"] as? String)?.contains("version") == true)
                 starts.insert(run["startedAt"] as? String ?? "")
             }

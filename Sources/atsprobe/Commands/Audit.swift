@@ -75,20 +75,17 @@ extension ATSProbeCommand {
             if concurrency < self.concurrency {
                 Diagnostics.warn("--concurrency \(self.concurrency) needs more open files than the limit allows (ulimit -n); using \(concurrency)")
             }
-            try connection.check()
+            let context = try connection.context(ruleSet: try diagnostics.ruleSet())
             let share = try shard.map(Self.share) ?? .whole
             let baseline = try AuditBaseline.read(self.baseline, failOn: failOn)
             let source = try AuditInput(arguments: targets, path: input)
-            let logs = try connection.ctLogs()
-            let ruleSet = try diagnostics.ruleSet()
-            let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
-                                           options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+            let runner = try context.runner(naming: connection)
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
             let sink = AuditSink(format: try Self.sinkFormat(format), verbose: diagnostics.verbose, quiet: diagnostics.quiet,
                                  palette: colors.palette(format: format, path: output.output),
-                                 run: RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs),
+                                 run: RunInfo(context: context, ruleSet: context.ruleSet.id),
                                  output: try output.output.map { try FileStream(creating: $0) } ?? .standardOutput,
                                  records: try records.map { try FileStream(creating: $0) }, errors: .standardError,
                                  progress: progress, baseline: baseline.map { (path: $0.path, records: $0.records) })
@@ -104,8 +101,8 @@ extension ATSProbeCommand {
             let scheduler = AuditScheduler(
                 limits: AuditLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadlineSeconds: deadline, shard: share),
                 work: runner)
-            let connection = self.connection
-            let jobs = AuditJobs(source: source) { try connection.target($0) }
+            // Each line is parsed against the context: no option is parsed again per target.
+            let jobs = AuditJobs(source: source) { try context.target($0) }
             let results = scheduler.results(for: jobs)
             interrupts.onSignal { results.cancel() }
             for await event in results {

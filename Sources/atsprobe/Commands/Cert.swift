@@ -42,17 +42,14 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                try connection.check()
                 guard let ruleSet = RuleSet.named(rules) else {
                     throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
                 }
-                if appAnchor != nil, connection.caFile != nil || connection.caDir != nil {
-                    throw InputError("--app-anchor replaces every other anchor, as SecTrustSetAnchorCertificates does: give --app-anchor or --ca-file/--ca-dir, not both")
-                }
+                // The context refuses --app-anchor beside --ca-file/--ca-dir (they would be replaced).
+                let context = try connection.context(ruleSet: ruleSet, appAnchor: appAnchor)
                 guard let name = ServerName.normalized(host) else {
                     throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
                 }
-                let logs = try connection.ctLogs()
                 let bytes = try readChain()
                 let parsed: ChainFile.Chain
                 do {
@@ -60,16 +57,9 @@ extension ATSProbeCommand {
                 } catch let error as ChainFile.ReadError {
                     throw InputError("cert '\(UntrustedText.escape(chain, limit: 400))': \(error.reason)")
                 }
-                var options = ProbeOptions(caFile: connection.caFile, caDirectory: connection.caDir,
-                                           evaluationDate: try connection.evaluationDate(), ctLogKeys: logs.keys,
-                                           trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA)
-                options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
-                options.appAnchorFile = appAnchor
-                let prober = try makeProber(options, connection: connection)
-                let judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
-                                                           timeout: connection.timeout)
-                var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
-                if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
+                let prober = try context.prober(naming: connection)
+                let judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, context: context)
+                let run = RunInfo(context: context, ruleSet: ruleSet.id)
                 let report = CertReport(run: run, host: name, judgement: judgement)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {

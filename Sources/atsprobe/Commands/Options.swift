@@ -142,28 +142,8 @@ struct ConnectionOptions: ParsableArguments {
             completion: .file(extensions: ["json"]))
     var ctLogList: String?
 
-    /// Checks every option; called inside the command so errors stay one line (exit 64).
-    func check() throws {
-        guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
-        _ = try parsedConnectTo()
-        _ = try evaluationDate()
-        _ = try parsedDNSServers()
-    }
-
-    /// --dns-servers (curl's syntax, ATSProbe's `DNSServerList`) as c-ares takes the list; nil
-    /// without the option.
-    func parsedDNSServers() throws -> String? {
-        guard let dnsServers else { return nil }
-        do {
-            return try DNSServerList(parsing: dnsServers).csv
-        } catch {
-            throw InputError("--dns-servers \(error.description)")
-        }
-    }
-
-    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Each
-    /// command reads it once, before connecting, and hands the list on (`makeProber`,
-    /// `diagnosticsOptions`): `check()`, run for every target, must not re-read it.
+    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Read
+    /// once per run, into the run's context (`context(ruleSet:)`).
     func ctLogs() throws -> CTLogList {
         guard let path = ctLogList else { return .apple }
         let bytes = try FileStream.readAll(path, limit: 16 * 1024 * 1024, what: "--ct-log-list ")
@@ -175,12 +155,6 @@ struct ConnectionOptions: ParsableArguments {
             throw InputError("--ct-log-list: \(error.description)")
         }
         return list
-    }
-
-    /// What every diagnostics run shares: the rule set, --timeout and --ct-log-list. (--at is the
-    /// prober's: `makeProber` fixes the run's one evaluation date, which the engine reads from it.)
-    func diagnosticsOptions(ruleSet: RuleSet, logs: CTLogList) throws -> DiagnosticsOptions {
-        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, ctLogs: logs)
     }
 
     /// --at as a Date; nil means now.
@@ -200,13 +174,5 @@ struct ConnectionOptions: ParsableArguments {
                 throw InputError("--connect-to \(error.description)")
             }
         }
-    }
-
-    /// Parses a target and applies --connect-to to it.
-    func target(_ text: String) throws -> Target {
-        try check()
-        let target: Target
-        do { target = try Target(parsing: text) } catch { throw InputError(error.description) }
-        return target.connecting(by: try parsedConnectTo())
     }
 }
