@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ATSTrust", targets: ["ATSTrust"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
         .library(name: "ATSReport", targets: ["ATSReport"]),
+        .library(name: "ATSContract", targets: ["ATSContract"]),
         .library(name: "TLSFacts", targets: ["TLSFacts"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
     ],
@@ -75,11 +76,16 @@ let package = Package(
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
         // redirects), the plist-check run, probe's and cert's judgements, the app check over ATSApp's inventory,
         // and the one scheduler every many-target command runs through, with its limits.
-        .target(name: "ATSEngine", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp"]),
-        // The versioned JSON contract (docs/json-schema.md) as Codable types, written by the runs and
-        // read back by `atsprobe report`, the report renderers (text, HTML, CSV, Markdown) over them,
-        // and every command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
-        .target(name: "ATSReport", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
+        .target(name: "ATSEngine", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp", "ATSContract"]),
+        // The versioned JSON contract (docs/json-schema.md) alone: the Codable types (DiagnosticsJSON,
+        // AuditRecord, RunInfo, TargetReport, AuditVerdict), the strict reader and the writer. Links
+        // no OpenSSL, c-ares or epoll (ContractDependencyTests), so a tool that only reads atsprobe's
+        // JSON depends on this.
+        .target(name: "ATSContract", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice"]),
+        // The renderers over the JSON contract (ATSContract, re-exported): the reports (text, HTML, CSV,
+        // Markdown, JUnit, SARIF), the documents written from the engine's reports, and every
+        // command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
+        .target(name: "ATSReport", dependencies: ["ATSContract", "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
                                                   "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
         // The command line's files: write(2) streams, bounded whole-file reads, atomic replacement
         // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits

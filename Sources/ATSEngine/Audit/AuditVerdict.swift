@@ -1,30 +1,12 @@
+import ATSContract
 import ATSPolicy
 
-/// What one audit entry came to, in the words of the summary and the `verdict` JSON field.
-public enum AuditVerdict: String, Codable, CaseIterable, Sendable {
-    /// Default ATS loads the target.
-    case pass
-    /// An NSExceptionDomains entry makes it load.
-    case exception
-    /// It speaks TLS, but no exception dictionary makes it load.
-    case noException = "no-exception"
-    /// Nothing spoke TLS: not resolved, refused, silent, reset, or not TLS.
-    case unreachable
-    /// The per-target --deadline passed first.
-    case timeout
-    /// The line is not a target.
-    case error
-
+/// A target's verdict (ATSContract's `AuditVerdict`) from a live run's report, by the contract's
+/// one derivation, and the exit status each verdict asks for.
+extension AuditVerdict {
     public init(_ report: DiagnosticsReport) {
-        if report.defaultPasses {
-            self = .pass
-        } else if report.reachability == .unreachable {
-            self = .unreachable
-        } else if case .exception = report.suggestion {
-            self = .exception
-        } else {
-            self = .noException
-        }
+        let exceptionHelps = if case .exception = report.suggestion { true } else { false }
+        self.init(defaultPasses: report.defaultPasses, reachable: report.reachability != .unreachable, exceptionHelps: exceptionHelps)
     }
 
     /// The exit status this verdict asks for, before --fail-on filters it.
