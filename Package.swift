@@ -134,7 +134,7 @@ let package = Package(
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         // The report library alone: records read, merged, escaped and written without the executable.
-        .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "PropertyList", "TestSupport", "TLSFacts"]),
+        .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "ATSPolicy", "PropertyList", "TestSupport", "TLSFacts"]),
         // CommandLineRepair over a small command tree of its own, without the binary.
         .testTarget(name: "ArgumentRepairTests", dependencies: ["ArgumentRepair", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),

@@ -16,9 +16,6 @@ import Glibc
 import TextSupport
 import TLSFacts
 
-/// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).
-enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html, .sarif] }
-
 extension ATSProbeCommand {
     /// `atsprobe app PATH`: an app's own dictionaries against the hosts it names (docs/app.md).
     struct App: AsyncParsableCommand {

@@ -140,11 +140,15 @@ extension ATSProbeCommand {
         /// The sink's format for --format (DiagnosticsFormats parses no xcode).
         static func sinkFormat(_ format: OutputFormat) throws -> AuditSinkFormat {
             switch format {
-            case .text: .text
-            case .json: .json
-            case .plist: .plist
-            case .html, .csv, .markdown, .junit, .sarif: .report(format.reportFormat)
-            case .xcode: throw InputError("audit writes text, json, plist, html, csv, markdown, junit or sarif only")
+            case .text: return .text
+            case .json: return .json
+            case .plist: return .plist
+            default:
+                // Every report format by name (ReportFormat); anything else DiagnosticsFormats does not parse.
+                guard let report = ReportFormat(rawValue: format.rawValue) else {
+                    throw InputError("audit writes \(DiagnosticsFormats.formats.map(\.rawValue).joined(separator: ", ")) only")
+                }
+                return .report(report)
             }
         }
 

@@ -17,7 +17,9 @@ import TextSupport
 import TLSFacts
 
 /// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
-/// its help lists only those.
+/// its help lists only those. The formats and the commands that write each are declared here,
+/// in this file only (docs/contributing.md, "Registries"); a report format's renderer is named
+/// by the same value (`ReportFormat(rawValue:)`).
 enum OutputFormat: String, Sendable {
     case text, json, plist, html, csv, markdown
     /// clang-style `path:line:col: warning: message [rule]` lines, for an Xcode build phase.
@@ -63,6 +65,8 @@ enum PlistCheckFormats: FormatSet { static let formats: [OutputFormat] = [.text,
 enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown, .junit, .sarif] }
 /// report: renders a JSON Lines file again, in any report format the run writes.
 enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .html, .csv, .markdown, .junit, .sarif] }
+/// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).
+enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html, .sarif] }
 
 /// Output choices shared by every command; `Formats` are the ones the command writes.
 struct OutputOptions<Formats: FormatSet>: ParsableArguments {
