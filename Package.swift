@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ATSTrust", targets: ["ATSTrust"]),
         .library(name: "ATSApp", targets: ["ATSApp"]),
         .library(name: "ATSReport", targets: ["ATSReport"]),
+        .library(name: "ATSContract", targets: ["ATSContract"]),
         .library(name: "TLSFacts", targets: ["TLSFacts"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
     ],
@@ -67,7 +68,7 @@ let package = Package(
         // kinds, caIssuers behind a protocol, SCT checks, the chain judged by Apple's rules.
         .target(name: "ATSTrust", dependencies: ["TextSupport", "TLSFacts", "ATSPolicy", "COpenSSL", "CATSProbeShims", "OpenSSLSupport"]),
         // Real handshakes over the system OpenSSL, on a ProbeRuntime (reactor, executor, resolver, descriptor budget).
-        .target(name: "ATSProbe", dependencies: ["TextSupport", "TLSFacts", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
+        .target(name: "ATSProbe", dependencies: ["TextSupport", "TLSFacts", "ATSPolicy", "ATSTrust", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "CEpoll", "CAres",
                                                  .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio"),
                                                  .product(name: "DequeModule", package: "swift-collections"),
@@ -75,11 +76,16 @@ let package = Package(
         // The engine: nscurl's test run (offers from the policy, handshakes from the probe, verdicts,
         // redirects), the plist-check run, probe's and cert's judgements, the app check over ATSApp's inventory,
         // and the one scheduler every many-target command runs through, with its limits.
-        .target(name: "ATSEngine", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp"]),
-        // The versioned JSON contract (docs/json-schema.md) as Codable types, written by the runs and
-        // read back by `atsprobe report`, the report renderers (text, HTML, CSV, Markdown) over them,
-        // and every command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
-        .target(name: "ATSReport", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
+        .target(name: "ATSEngine", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSApp", "ATSContract"]),
+        // The versioned JSON contract (docs/json-schema.md) alone: the Codable types (DiagnosticsJSON,
+        // AuditRecord, RunInfo, TargetReport, AuditVerdict), the strict reader and the writer. Links
+        // no OpenSSL, c-ares or epoll (ContractDependencyTests), so a tool that only reads atsprobe's
+        // JSON depends on this.
+        .target(name: "ATSContract", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice"]),
+        // The renderers over the JSON contract (ATSContract, re-exported): the reports (text, HTML, CSV,
+        // Markdown, JUnit, SARIF), the documents written from the engine's reports, and every
+        // command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
+        .target(name: "ATSReport", dependencies: ["ATSContract", "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
                                                   "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
         // The command line's files: write(2) streams, bounded whole-file reads, atomic replacement
         // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits
@@ -111,7 +117,7 @@ let package = Package(
         ),
         // docs/embedding.md's complete example: nscurl's run for one URL on a runtime of its own
         // (built with the package, run by EndToEndTests' EmbeddingExampleTests).
-        .executableTarget(name: "EmbeddingExample", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "TLSFacts"],
+        .executableTarget(name: "EmbeddingExample", dependencies: ["ATSEngine", "ATSPolicy", "ATSProbe", "ATSTrust", "TLSFacts"],
                           path: "Examples/Embedding"),
         // Test support (tests only): the one way tests start a program (posix_spawn, output drained, killed
         // at a deadline) and make scratch directories.
@@ -126,9 +132,9 @@ let package = Package(
         .testTarget(name: "ATSTrustTests", dependencies: ["ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         .testTarget(name: "ATSProbeTests", dependencies: ["TextSupport", "ATSProbe", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
-        .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
+        .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSTrust", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
         // The report library alone: records read, merged, escaped and written without the executable.
-        .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "PropertyList", "TestSupport", "TLSFacts"]),
+        .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "ATSPolicy", "PropertyList", "TestSupport", "TLSFacts"]),
         // CommandLineRepair over a small command tree of its own, without the binary.
         .testTarget(name: "ArgumentRepairTests", dependencies: ["ArgumentRepair", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),

@@ -1,37 +1,62 @@
 // An embedding of atsprobe's engine (docs/embedding.md): nscurl's 16 ATS diagnostics for one
 // URL, run on a probe runtime of its own, which is shut down at the end.
 //
-//     swift run EmbeddingExample https://example.com [extra-roots.pem]
+//     swift run EmbeddingExample https://example.com [--trust-store system] [--ca-file roots.pem] [--ct-log-list log_list.json]
 import ATSEngine
 import ATSPolicy
 import ATSProbe
+import ATSTrust
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import TLSFacts
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-guard let url = arguments.first, let target = try? Target(parsing: url) else {
-    print("usage: EmbeddingExample URL [extra-roots.pem]")
+var arguments = Array(CommandLine.arguments.dropFirst())
+/// The value after `option`, removed from the arguments; nil when absent.
+@MainActor func value(of option: String) -> String? {
+    guard let index = arguments.firstIndex(of: option), index + 1 < arguments.count else { return nil }
+    defer { arguments.removeSubrange(index...(index + 1)) }
+    return arguments[index + 1]
+}
+let trustStore = value(of: "--trust-store").flatMap(TrustStoreChoice.init(rawValue:)) ?? .apple
+let caFile = value(of: "--ca-file"), logListFile = value(of: "--ct-log-list")
+guard arguments.count == 1, let url = arguments.first, let target = try? Target(parsing: url) else {
+    print("usage: EmbeddingExample URL [--trust-store apple|system] [--ca-file roots.pem] [--ct-log-list log_list.json]")
     exit(64)
 }
 
-// The runtime: a reactor thread, the engine's threads, the resolver's, and a descriptor budget.
-// Without one, a Prober uses ProbeRuntime.shared, which lives as long as the process.
+// The runtime: a reactor thread, the engine's threads, the resolver, and a descriptor budget.
 let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(threadNamePrefix: "example"))
 
-// How trust is judged: Apple's root store as built in, plus any roots given.
-let prober: Prober
+// How the run judges, in one value: iOS's current rules, now, Apple's root store (or this
+// machine's) plus any roots given, and Apple's CT log list unless another is given. The same
+// list checks the SCTs' signatures and judges Apple's CT policy.
+let context: RunContext
 do {
-    prober = try Prober(options: ProbeOptions(caFile: arguments.dropFirst().first), runtime: runtime)
+    var trust = RunContext.Trust(anchors: AnchorConfiguration(caFile: caFile, trustStore: trustStore))
+    if let logListFile {
+        let json = try Data(contentsOf: URL(fileURLWithPath: logListFile))
+        trust.ctLogs = try CTLogList(appleLogListJSON: json, source: logListFile).checkingKeys(file: logListFile)
+    }
+    context = try RunContext(ruleSet: .default, trust: trust, timeout: 10, runtime: runtime)
 } catch {
-    print("cannot set up the prober: \(error)")
+    print("cannot set up the run: \(error)")
     exit(64)
 }
 
-// The engine: nscurl's tests, each a real handshake (shared where two ask the same), judged
-// under iOS's current rules.
-let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 10))
+// The engine: nscurl's tests, each a real handshake (shared where two ask the same).
+let runner: DiagnosticsRunner
+do {
+    runner = try DiagnosticsRunner(context: context)
+} catch {
+    print("cannot set up the run: \(error)")
+    exit(64)
+}
 let report = await runner.run(target)
 for test in report.tests {
     print("\(test.verdict.passed ? "PASS" : "FAIL")  \(test.title)")

@@ -14,20 +14,18 @@ public struct DiagnosticsOptions: Sendable {
     public var timeout: Double
     /// Redirects followed per load (URLSession follows up to 16; nscurl uses URLSession).
     public var maxRedirects: Int
-    /// The CT logs SCTs are judged against (Apple's list as built in, or --ct-log-list).
-    public var ctLogs: CTLogList
+    // The CT logs are the prober's (`ProbeOptions.ctLogs`): the list that checks the SCTs'
+    // signatures judges Apple's CT policy too.
     /// `--forecast`: how far ahead, in seconds, to forecast each target's verdict (docs/forecast.md);
     /// nil: no forecast.
     public var forecastHorizonSeconds: Int?
     /// Apple's date-based distrust of roots (the test seam: `AppleDistrustList.adding`).
     public var distrust: AppleDistrustList = .apple
 
-    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, ctLogs: CTLogList = .apple,
-                forecastHorizonSeconds: Int? = nil) {
+    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil) {
         self.ruleSet = ruleSet
         self.timeout = timeout
         self.maxRedirects = maxRedirects
-        self.ctLogs = ctLogs
         self.forecastHorizonSeconds = forecastHorizonSeconds
     }
 }
@@ -41,6 +39,18 @@ public struct DiagnosticsRunner: Sendable {
     public init(prober: Prober, options: DiagnosticsOptions) {
         self.prober = prober
         self.options = options
+    }
+
+    /// The run `context` describes: its prober (anchors, instant, CT logs, resolver, runtime),
+    /// rule set, timeout and redirect limit.
+    public init(context: RunContext) throws(RunContextError) {
+        self.init(context: context, prober: try context.makeProber())
+    }
+
+    /// The run `context` describes over `prober`, which `context.makeProber()` made.
+    public init(context: RunContext, prober: Prober) {
+        self.init(prober: prober,
+                  options: DiagnosticsOptions(ruleSet: context.ruleSet, timeout: context.timeout, maxRedirects: context.maxRedirects))
     }
 
     /// `onTest`, when given, receives each of nscurl's tests (index, outcome) once its result is
@@ -427,7 +437,7 @@ final class LoadWalk: @unchecked Sendable {
         if case .success(let observation) = result {
             violations = AppleCertificatePolicy.violations(in: observation, at: judgedAt ?? runner.prober.evaluationDate,
                                                            requireCertificateTransparency: policy.requiresCertificateTransparency,
-                                                           rules: options.ruleSet.certificateRules, logs: options.ctLogs,
+                                                           rules: options.ruleSet.certificateRules, logs: runner.prober.options.ctLogs,
                                                            distrust: options.distrust)
         } else {
             violations = []

@@ -15,6 +15,22 @@ public struct DiagnosticTest: Sendable, Hashable, Codable {
 
 /// nscurl's 16 tests, in nscurl's order, with nscurl's section and test titles (ats-reference 4).
 public enum NSCurlMatrix {
+    /// The tests' titles, in nscurl's order (they name no host): the one list the reports'
+    /// matrix columns come from; nothing else counts the tests.
+    public static let titles: [String] = tests(host: "").map(\.title)
+
+    /// Each test as a CSV column name (`default`, `allow_all_loads`, `tls13`, `no_pfs`,
+    /// `tls12_no_pfs_insecure_http`...), derived from its dictionary, in the same order.
+    public static let columnNames: [String] = tests(host: "h").map { test in
+        if test.configuration.allowsArbitraryLoads { return "allow_all_loads" }
+        guard let exception = test.configuration.exceptionDomains["h"] else { return "default" }
+        var parts: [String] = []
+        if let version = exception.minimumTLSVersion { parts.append("tls" + version.filter(\.isNumber)) }
+        if exception.requiresForwardSecrecy == false { parts.append("no_pfs") }
+        if exception.allowsInsecureHTTPLoads { parts.append("insecure_http") }
+        return parts.joined(separator: "_")
+    }
+
     /// The versions of the TLS-exception tests, in nscurl's order.
     public static let versions: [TLSVersion] = [.tls13, .tls12, .tls11, .tls10]
 

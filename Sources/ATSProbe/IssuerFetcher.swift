@@ -30,19 +30,25 @@ final class IssuerFetcher: Sendable {
         let outcome = Mutex<CAIssuers.Outcome?>(nil)
         let download: Task<CAIssuers.Outcome, Never>
 
-        init(url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline, resolver: Resolver) {
-            // On the probe's runtime, as the probes are (its threads, counted for its shutdown).
-            download = ProbeRuntime.current.task(orElse: .failure("not fetched: the probe runtime is shut down")) {
+        init(url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline, resolver: Resolver, runtime: ProbeRuntime) {
+            // On the Prober's runtime, as its probes are (its threads, counted for its shutdown),
+            // whoever asks: `cert` asks from outside any probe.
+            download = runtime.task(orElse: .failure("not fetched: the probe runtime is shut down")) {
                 await IssuerFetcher.download(url, policy: policy, deadline: deadline, resolver: resolver)
             }
         }
     }
 
     private let entries = Mutex<[Key: Entry]>([:])
-    /// Where the URLs' host names are looked up (the Prober's, so --dns-servers applies).
+    /// Where the URLs' host names are looked up (the Prober's, so its DNS servers apply).
     private let resolver: Resolver
+    /// The Prober's runtime, every download runs on.
+    private let runtime: ProbeRuntime
 
-    init(resolver: Resolver) { self.resolver = resolver }
+    init(resolver: Resolver, runtime: ProbeRuntime) {
+        self.resolver = resolver
+        self.runtime = runtime
+    }
     private let counter = Atomic<Int>(0)
 
     /// Network fetches made so far (cache hits not counted): the tests' proof of "once per run".
@@ -54,7 +60,7 @@ final class IssuerFetcher: Sendable {
             if let entry = entries[key] { return entry }
             guard entries.count < IssuerFetcher.cacheLimit else { return nil }
             counter.add(1, ordering: .relaxed)
-            let entry = Entry(url: url, policy: policy, deadline: deadline, resolver: resolver)
+            let entry = Entry(url: url, policy: policy, deadline: deadline, resolver: resolver, runtime: runtime)
             entries[key] = entry
             return entry
         }
@@ -124,10 +130,10 @@ final class IssuerFetcher: Sendable {
     /// can never leave the addresses checked here.
     static func download(_ url: String, policy: IssuerFetchAddressPolicy, deadline: Deadline,
                          resolver: Resolver? = nil) async -> CAIssuers.Outcome {
-        let resolver = resolver ?? ProbeRuntime.current.resolver
         guard let parsed = CAIssuers.HTTPURL(url) else {
             return .failure(url.lowercased().hasPrefix("http://") ? "not a usable http URL" : "skipped: Apple fetches http caIssuers URLs only")
         }
+        guard let resolver = resolver ?? ProbeRuntime.current?.resolver else { return .failure("not fetched: no probe runtime") }
         let connection: TCPConnection
         do {
             let resolved = try await addresses(of: parsed.host, port: parsed.port, deadline: deadline, resolver: resolver)

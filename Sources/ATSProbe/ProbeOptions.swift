@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import TLSFacts
+import ATSPolicy
 import ATSTrust
 
 /// How a `Prober` judges trust and how hard it may push the network.
@@ -33,10 +34,13 @@ public struct ProbeOptions: Sendable {
     /// rules apply). Loopback test roots are in no real system store; this stands in for one, as
     /// SSL_CERT_FILE does for the binary. Never use it to make a chain look trusted.
     public var additionalSystemAnchorsFile: String?
-    /// CT log keys by log ID (base64): DER SubjectPublicKeyInfo. Each SCT's signature is checked
-    /// against its log's key (`SignedCertificateTimestamp.signature`); an SCT from a log not
-    /// here is `.unknownLog`. The CLI passes the keys of the log list it judges against.
-    public var ctLogKeys: [String: [UInt8]]
+    /// The CT log list: each SCT's signature is checked against its log's key
+    /// (`SignedCertificateTimestamp.signature`; an SCT from a log not in the list is
+    /// `.unknownLog`), and the engine judges Apple's CT policy against the same list (one list,
+    /// so the two cannot disagree). Apple's list as built in unless given.
+    public var ctLogs: CTLogList
+    /// The keys of `ctLogs`, by log ID (base64): DER SubjectPublicKeyInfo.
+    public var ctLogKeys: [String: [UInt8]] { ctLogs.keys }
     /// DNS servers to resolve through instead of resolv.conf's, as curl's --dns-servers:
     /// "ADDR[:PORT][,ADDR[:PORT]...]", IPv6 in brackets when a port follows. nil: the system's.
     public var dnsServers: String?
@@ -45,12 +49,12 @@ public struct ProbeOptions: Sendable {
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
                 evaluationDate: Date? = nil,
-                additionalSystemAnchorsFile: String? = nil, ctLogKeys: [String: [UInt8]] = [:],
+                additionalSystemAnchorsFile: String? = nil, ctLogs: CTLogList = .apple,
                 trustStore: TrustStoreChoice = .apple, fetchesMissingIssuers: Bool = true, dnsServers: String? = nil) {
         self.dnsServers = dnsServers
         self.trustStore = trustStore
         self.fetchesMissingIssuers = fetchesMissingIssuers
-        self.ctLogKeys = ctLogKeys
+        self.ctLogs = ctLogs
         self.caFile = caFile
         self.caDirectory = caDirectory
         self.useSystemTrustStore = useSystemTrustStore

@@ -171,10 +171,17 @@ public final class ProbeRuntime: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// The runtime of the probe this task runs in (set by `perform`); the shared one outside a
-    /// probe. Sockets and lookups use it, so a probe's I/O stays on its own runtime.
+    /// The runtime of the probe this task runs in (set by `perform` and `task`); nil outside
+    /// one. Sockets and lookups use it, so a probe's I/O stays on its own runtime; the library
+    /// never falls back to `shared` (a socket opened outside a runtime is refused, as cancelled).
     @TaskLocal static var bound: ProbeRuntime?
-    static var current: ProbeRuntime { bound ?? .shared }
+    static var current: ProbeRuntime? { bound }
+
+    /// Runs `body` with this runtime as the task's, uncounted: for tests that drive a socket or
+    /// a fetch directly, outside a Prober.
+    func binding<Value>(_ body: () async throws -> Value) async rethrows -> Value {
+        try await ProbeRuntime.$bound.withValue(self) { try await body() }
+    }
 
     /// Threads of this process whose name starts with `prefix` now, from /proc/self/task (tests,
     /// and an embedder checking that a shut-down runtime left nothing behind).

@@ -45,9 +45,9 @@ public final class Prober: Sendable {
                 try Resolver(reactor: runtime.reactor, executor: runtime.executor, servers: servers)
             } ?? runtime.resolver
         } catch {
-            throw ProbeSetupError(path: nil, reason: "--dns-servers: \(error.reason)")
+            throw ProbeSetupError(path: nil, reason: "the DNS servers cannot be used: \(error.reason)")
         }
-        fetcher = IssuerFetcher(resolver: resolver)
+        fetcher = IssuerFetcher(resolver: resolver, runtime: runtime)
     }
 
     /// Handshakes attempted so far (a connection was tried).

@@ -1,11 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CEpoll
 import HeapModule
 import Synchronization
 
-/// Every socket wait of every probe of one `ProbeRuntime`, on one epoll thread.
+/// Every socket wait of every probe of one `ProbeRuntime`, on one thread.
 ///
 /// A probe is an async function over non-blocking sockets: where it would block, it awaits
 /// `wait(for:on:until:)`, and this thread resumes it when the descriptor is ready, when its
@@ -14,15 +13,11 @@ import Synchronization
 /// between waits (OpenSSL's handshake, certificate parsing) runs on the runtime's
 /// `EngineExecutor`, which nothing here ever blocks.
 ///
-/// epoll is Linux's; docs/design.md ("Platforms") says what a kqueue backend would take.
+/// The system calls are a `ReactorBackend`'s (`PlatformReactorBackend`: epoll on Linux);
+/// docs/design.md ("Platforms") says what a kqueue backend would take.
 final class Reactor: Sendable {
     /// What a wait is for. Errors and hang-ups always wake (the next I/O call reports them).
-    enum Interest: Sendable {
-        case readable
-        case writable
-
-        var events: UInt32 { self == .readable ? EPOLLIN.rawValue : EPOLLOUT.rawValue }
-    }
+    typealias Interest = ReactorInterest
 
     /// Why a wait ended.
     enum Wake: Sendable {
@@ -51,7 +46,7 @@ final class Reactor: Sendable {
         var timers = Heap<Timer>()
         /// When the loop will next look at the timers without being woken.
         var loopWakesAt = Double.infinity
-        /// Persistent readiness callbacks (`watch`), by epoll id.
+        /// Persistent readiness callbacks (`watch`), by registration id.
         var watches: [UInt64: @Sendable (Bool, Bool) -> Void] = [:]
         /// Set by `cancelAll()` when the runtime shuts down: every wait, now and later, ends as
         /// cancelled.
@@ -60,18 +55,17 @@ final class Reactor: Sendable {
         var stopping = false
     }
 
-    private let epoll: Int32
-    private let wakeDescriptor: Int32
+    private let backend: PlatformReactorBackend
     private let state = Mutex(State())
     private let thread = Mutex<EngineThread?>(nil)
 
-    /// Opens the epoll and wake descriptors and starts the thread, named `name`.
+    /// Opens the backend's queue and wake-up and starts the thread, named `name`.
     init(name: String) {
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
-        precondition(epoll >= 0 && wakeDescriptor >= 0, "epoll_create1/eventfd failed: \(errno)")
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: 0))
-        epoll_ctl(epoll, EPOLL_CTL_ADD, wakeDescriptor, &event)
+        do {
+            backend = try PlatformReactorBackend()
+        } catch {
+            preconditionFailure("\(error.call) failed: \(error.errno)")
+        }
         guard let started = EngineThread.start(name: name, { [self] in loop() }) else {
             preconditionFailure("cannot start the reactor thread")
         }
@@ -81,10 +75,10 @@ final class Reactor: Sendable {
     /// Waits until `descriptor` is ready for `interest`, the deadline passes, or the task is
     /// cancelled (or the runtime shuts down).
     func wait(for interest: Interest, on descriptor: Int32, until deadline: Deadline) async -> Wake {
-        await wait(events: interest.events, on: descriptor, until: deadline)
+        await wait(interest, on: descriptor, until: deadline)
     }
 
-    private func wait(events: UInt32, on descriptor: Int32, until deadline: Deadline) async -> Wake {
+    private func wait(_ interest: Interest?, on descriptor: Int32, until deadline: Deadline) async -> Wake {
         if Task.isCancelled { return .cancelled }
         if deadline.hasPassed { return .timedOut }
         guard let id = state.withLock({ state -> UInt64? in
@@ -94,7 +88,7 @@ final class Reactor: Sendable {
         }) else { return .cancelled }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-                register(id: id, descriptor: descriptor, events: events, end: deadline.end, continuation: continuation)
+                register(id: id, descriptor: descriptor, interest: interest, end: deadline.end, continuation: continuation)
             }
         } onCancel: {
             finish(id: id, with: .cancelled)
@@ -103,10 +97,10 @@ final class Reactor: Sendable {
 
     /// Waits until the deadline passes or the task is cancelled: a timer on this thread.
     func sleep(until deadline: Deadline) async -> Wake {
-        await wait(events: 0, on: -1, until: deadline)
+        await wait(nil, on: -1, until: deadline)
     }
 
-    private func register(id: UInt64, descriptor: Int32, events: UInt32, end: Double,
+    private func register(id: UInt64, descriptor: Int32, interest: Interest?, end: Double,
                           continuation: CheckedContinuation<Wake, Never>) {
         let (accepted, wakeLoop) = state.withLock { state -> (Bool, Bool) in
             // cancelAll() may have run since the id was taken: it cannot see this waiter.
@@ -119,11 +113,8 @@ final class Reactor: Sendable {
             continuation.resume(returning: .cancelled)
             return
         }
-        var event = epoll_event(events: events | EPOLLONESHOT.rawValue, data: epoll_data_t(u64: id))
-        // MOD when a registration outlived its waiter (a deadline that passed between the map
-        // insert above and this call): the descriptor is still in the epoll set.
-        if descriptor >= 0 && epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) != 0
-            && (errno != EEXIST || epoll_ctl(epoll, EPOLL_CTL_MOD, descriptor, &event) != 0) {
+        if let interest, descriptor >= 0,
+           !backend.armOnce(descriptor, id: id, for: interest) {
             // Not pollable (or already registered): let the caller's next I/O call report it.
             finish(id: id, with: .ready)
             return
@@ -138,7 +129,7 @@ final class Reactor: Sendable {
         guard let waiter = state.withLock({ $0.waiters.removeValue(forKey: id) }) else { return }
         // Removed before the caller can close the descriptor: a closed descriptor leaves epoll by
         // itself, but one still open must not wake a later wait on the same number.
-        if waiter.descriptor >= 0 { epoll_ctl(epoll, EPOLL_CTL_DEL, waiter.descriptor, nil) }
+        if waiter.descriptor >= 0 { backend.remove(waiter.descriptor) }
         waiter.continuation.resume(returning: wake)
     }
 
@@ -163,18 +154,15 @@ final class Reactor: Sendable {
         }) else { return }
         // Closed only when the loop has surely returned (else the numbers could be reused under it).
         if thread.join(within: seconds) {
-            close(epoll)
-            close(wakeDescriptor)
+            backend.close()
         }
     }
 
     private func signalLoop() {
-        var one: UInt64 = 1
-        _ = write(wakeDescriptor, &one, 8)
+        backend.wake()
     }
 
     private func loop() {
-        var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             let timeout = state.withLock { state -> Int32? in
                 if state.stopping { return nil }
@@ -188,17 +176,8 @@ final class Reactor: Sendable {
                 return milliseconds <= 0 ? 0 : Int32(min(milliseconds.rounded(.up), 60_000))
             }
             guard let timeout else { return }
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), timeout) }
-            if count > 0 {
-                for index in 0..<Int(count) {
-                    let id = events[index].data.u64
-                    if id == 0 {
-                        var drained: UInt64 = 0
-                        _ = read(wakeDescriptor, &drained, 8)
-                    } else if !runWatch(id, events: events[index].events) {
-                        finish(id: id, with: .ready)
-                    }
-                }
+            backend.wait(milliseconds: timeout) { id, readiness in
+                if !runWatch(id, readiness) { finish(id: id, with: .ready) }
             }
             expireTimers()
         }
@@ -232,8 +211,7 @@ final class Reactor: Sendable {
             state.watches[state.nextID] = handler
             return state.nextID
         }
-        var event = epoll_event(events: Self.watchEvents(readable, writable), data: epoll_data_t(u64: id))
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
+        guard backend.watch(descriptor, id: id, readable: readable, writable: writable) else {
             _ = state.withLock { $0.watches.removeValue(forKey: id) }
             return nil
         }
@@ -242,26 +220,20 @@ final class Reactor: Sendable {
 
     /// Changes what a watch waits for.
     func rewatch(_ id: UInt64, descriptor: Int32, readable: Bool, writable: Bool) {
-        var event = epoll_event(events: Self.watchEvents(readable, writable), data: epoll_data_t(u64: id))
-        epoll_ctl(epoll, EPOLL_CTL_MOD, descriptor, &event)
+        backend.rewatch(descriptor, id: id, readable: readable, writable: writable)
     }
 
     /// Ends a watch; call before the descriptor is closed. A handler already picked up by the
     /// loop may still run once: it must check the descriptor is still its own.
     func unwatch(_ id: UInt64, descriptor: Int32) {
         _ = state.withLock { $0.watches.removeValue(forKey: id) }
-        epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
+        backend.remove(descriptor)
     }
 
-    private static func watchEvents(_ readable: Bool, _ writable: Bool) -> UInt32 {
-        (readable ? EPOLLIN.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
-    }
-
-    /// Runs a watch's handler for `events`; false when `id` is no watch.
-    private func runWatch(_ id: UInt64, events: UInt32) -> Bool {
+    /// Runs a watch's handler; false when `id` is no watch.
+    private func runWatch(_ id: UInt64, _ readiness: ReactorReadiness) -> Bool {
         guard let handler = state.withLock({ $0.watches[id] }) else { return false }
-        let readable = events & (EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
-        handler(readable, events & EPOLLOUT.rawValue != 0)
+        handler(readiness.readable, readiness.writable)
         return true
     }
 }

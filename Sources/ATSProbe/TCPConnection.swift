@@ -28,6 +28,10 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
 
     deinit { close(descriptor) }
 
+    /// A connection asked for outside any runtime (`ProbeRuntime.perform`): refused, never run
+    /// on a runtime nobody chose.
+    static let unbound = ProbeFailure(kind: .cancelled, detail: "not connected: no probe runtime (connect inside a Prober's run)")
+
     /// RFC 8305's "Connection Attempt Delay": the next address is tried this long after the
     /// previous attempt started, or at once when it fails.
     static let attemptDelay = 0.25
@@ -40,7 +44,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     @inline(never)
     static func connect(host: String, port: Int, deadline: Deadline, resolver: Resolver? = nil) async throws(ProbeFailure) -> TCPConnection {
         if Target.isIPAddress(host) { return try await connect(to: numericAddresses(host: host, port: port), port: port, deadline: deadline) }
-        let runtime = ProbeRuntime.current
+        guard let runtime = ProbeRuntime.current else { throw unbound }
         let resolver = resolver ?? runtime.resolver
         return try await withTaskExecutorPreference(runtime.executor) { () async throws(ProbeFailure) -> TCPConnection in
             try await happyEyeballs([], resolving: (resolver, host), port: port, deadline: deadline)
@@ -56,8 +60,9 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// shared pool, busy elsewhere, would see its deadline pass before its attempts ran).
     static func connect(to addresses: [Address], port: Int, deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
         guard !addresses.isEmpty else { throw ProbeFailure(kind: .nameNotResolved, detail: "no address to connect to") }
+        guard let runtime = ProbeRuntime.current else { throw unbound }
         if addresses.count == 1 { return try await connect(to: addresses[0], port: port, deadline: deadline) }
-        return try await withTaskExecutorPreference(ProbeRuntime.current.executor) { () async throws(ProbeFailure) -> TCPConnection in
+        return try await withTaskExecutorPreference(runtime.executor) { () async throws(ProbeFailure) -> TCPConnection in
             try await happyEyeballs(addresses, resolving: nil, port: port, deadline: deadline)
         }
     }
@@ -114,7 +119,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                     }
                 }
                 group.addTask {  // the delay before the next attempt
-                    _ = await ProbeRuntime.current.reactor.sleep(until: Deadline(secondsFromNow: attemptDelay))
+                    _ = await ProbeRuntime.current?.reactor.sleep(until: Deadline(secondsFromNow: attemptDelay))
                     return .attemptDelayOver(marker)
                 }
             }
@@ -130,7 +135,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                         if family == .v4 && v6Pending && running == 0 && lastFamily == nil {
                             inResolutionDelay = true
                             group.addTask {
-                                _ = await ProbeRuntime.current.reactor.sleep(until: Deadline(secondsFromNow: resolutionDelay))
+                                _ = await ProbeRuntime.current?.reactor.sleep(until: Deadline(secondsFromNow: resolutionDelay))
                                 return .resolutionDelayOver
                             }
                         }
@@ -287,7 +292,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                 close(fd)
                 throw failure(errno: error, address: address, port: port)
             }
-            if await ProbeRuntime.current.reactor.wait(for: .writable, on: fd, until: deadline) != .ready {
+            if await ProbeRuntime.current?.reactor.wait(for: .writable, on: fd, until: deadline) != .ready {
                 close(fd)
                 throw ProbeFailure(kind: .connectTimeout, detail: "no connection to \(address.text) port \(port) in time")
             }
@@ -397,6 +402,6 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// True when the socket is ready (or in error, which the next call reports) before the
     /// deadline; false when the deadline passed or the task was cancelled.
     private func wait(for interest: Reactor.Interest, deadline: Deadline) async -> Bool {
-        await ProbeRuntime.current.reactor.wait(for: interest, on: descriptor, until: deadline) == .ready
+        await ProbeRuntime.current?.reactor.wait(for: interest, on: descriptor, until: deadline) == .ready
     }
 }

@@ -1,4 +1,5 @@
 import ATSEngine
+import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,8 +16,9 @@ public struct Palette: Sendable {
     public func warn(_ text: String) -> String { enabled ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
 }
 
-/// The formats a report is rendered in (`audit`, `diagnose` and `report --format`).
-public enum ReportFormat: Sendable {
+/// The formats a report is rendered in (`audit`, `diagnose` and `report --format`), each named
+/// as its `--format` value, so the command line maps one to the other by name.
+public enum ReportFormat: String, CaseIterable, Sendable {
     case text, html, csv, markdown
     /// JUnit XML for CI test reports (`ReportJUnit`).
     case junit
@@ -45,9 +47,17 @@ public struct Report: Sendable {
         endedAt = records.compactMap(\.finishedAt).max()
     }
 
-    /// nscurl's 16 test titles, in order, from the first record that has them all.
+    /// nscurl's test titles, in order (`NSCurlMatrix.titles`, the one list); empty when no record
+    /// ran any test (all bad lines, timeouts).
     public var testTitles: [String] {
-        records.first { $0.tests.count == 16 }?.tests.map(\.title) ?? []
+        records.contains { !$0.tests.isEmpty } ? NSCurlMatrix.titles : []
+    }
+
+    /// A record's results by test title, in `NSCurlMatrix.titles` order: nil where it has no
+    /// such test (a record written before a test was added), whatever its count.
+    static func passed(_ tests: [DiagnosticsJSON.TestJSON]) -> [Bool?] {
+        let byTitle = Dictionary(tests.map { ($0.title, $0.verdict.passed) }, uniquingKeysWith: { first, _ in first })
+        return NSCurlMatrix.titles.map { byTitle[$0] }
     }
 
     /// One row of a report's matrix: the targets of one origin (scheme, host, port) whose
@@ -69,14 +79,14 @@ public struct Report: Sendable {
 
     /// The matrix's rows, in the order each origin first appears in the input.
     public var originRows: [OriginRow] {
-        Report.originRows(records.map { (Report.origin($0), $0.name, $0.verdict, $0.tests.map(\.verdict.passed)) },
+        Report.originRows(records.map { (Report.origin($0), $0.name, $0.verdict, Report.passed($0.tests)) },
                           testCount: testTitles.count)
     }
 
     /// The grouping of `originRows`, over what it reads of each target (in input order): its
     /// origin (nil for a bad input line), name, verdict and each test's result. The text matrix
     /// (`ReportTextMatrix`) groups the targets an audit keeps with it, so every format groups alike.
-    static func originRows(_ targets: [(origin: String?, name: String, verdict: AuditVerdict, passed: [Bool])],
+    static func originRows(_ targets: [(origin: String?, name: String, verdict: AuditVerdict, passed: [Bool?])],
                            testCount count: Int) -> [OriginRow] {
         var rows: [OriginRow] = []
         var byKey: [String: Int] = [:]

@@ -1,3 +1,4 @@
+import ATSPolicy
 import TextSupport
 import TLSFacts
 
@@ -8,12 +9,9 @@ public enum ReportCSV {
     /// The fixed columns, then one per nscurl test (`testColumns`).
     public static let columns = ["input", "line", "url", "host", "port", "verdict", "exception_keys", "reason", "server_fix"]
 
-    /// nscurl's 16 tests as column names, in nscurl's order.
-    public static let testColumns = [
-        "default", "allow_all_loads", "tls13", "tls12", "tls11", "tls10", "no_pfs", "no_pfs_insecure_http",
-        "tls13_no_pfs", "tls12_no_pfs", "tls11_no_pfs", "tls10_no_pfs",
-        "tls13_no_pfs_insecure_http", "tls12_no_pfs_insecure_http", "tls11_no_pfs_insecure_http", "tls10_no_pfs_insecure_http",
-    ]
+    /// nscurl's tests as column names, in nscurl's order (`NSCurlMatrix.columnNames`, derived
+    /// from the one list of tests).
+    public static var testColumns: [String] { NSCurlMatrix.columnNames }
 
     public static func render(_ report: Report) -> String {
         let forecast = ReportForecast.present(report)
@@ -26,9 +24,8 @@ public enum ReportCSV {
             let line: String = record.line.map { String($0) } ?? ""
             var cells: [String] = [record.input ?? "", line, record.target?.url ?? "", record.target?.host ?? "", port]
             cells += [record.verdict.rawValue, keys, reasons.joined(separator: " | "), fixes.joined(separator: " | ")]
-            for index in testColumns.indices {
-                cells.append(index < record.tests.count ? (record.tests[index].verdict.passed ? "PASS" : "FAIL") : "")
-            }
+            // By title, not by position: a record without a test (written before it was added) has an empty cell.
+            cells += Report.passed(record.tests).map { $0.map { $0 ? "PASS" : "FAIL" } ?? "" }
             if forecast { cells += ReportForecast.csvCells(record) }
             out += row(cells)
         }

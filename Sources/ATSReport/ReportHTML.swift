@@ -101,16 +101,9 @@ public enum ReportHTML {
         return out + "</article>\n"
     }
 
-    public static func label(_ verdict: AuditVerdict) -> String {
-        switch verdict {
-        case .pass: "pass"
-        case .exception: "exception needed"
-        case .noException: "no exception helps"
-        case .unreachable: "unreachable"
-        case .timeout: "timed out"
-        case .error: "bad input"
-        }
-    }
+    /// A verdict as every output names it (`AuditVerdict.name`, the JSON value), never a
+    /// wording of its own.
+    public static func label(_ verdict: AuditVerdict) -> String { verdict.name }
 
     /// "TLSv1.2 with PFS disabled and insecure HTTP allowed" -> "1.2 no PFS, HTTP".
     static func short(_ title: String) -> String {

@@ -1,4 +1,5 @@
 import ATSEngine
+import ATSPolicy
 
 /// The text report's matrix (issue 25, item 3): nscurl's 16 tests as one-character columns,
 /// one row per origin (scheme, host, port) and result, grouped as the HTML and Markdown group
@@ -32,7 +33,7 @@ public struct ReportTextMatrix: Sendable {
         var name: String
         var origin: String?
         var verdict: AuditVerdict
-        var passed: [Bool]
+        var passed: [Bool?]
 
         /// AuditRecord.inputOrder, on what is kept.
         static func inputOrder(_ a: Target, _ b: Target) -> Bool {
@@ -41,9 +42,8 @@ public struct ReportTextMatrix: Sendable {
     }
 
     private var targets: [Target] = []
-    /// nscurl's test titles, from the first target in input order that has all 16 (Report.testTitles).
+    /// nscurl's test titles (`NSCurlMatrix.titles`, as Report.testTitles) once a target ran any.
     private var titles: [String] = []
-    private var titlesFrom: Target?
 
     /// The terminal width the wrapped parts fit.
     public static let width = 80
@@ -58,11 +58,8 @@ public struct ReportTextMatrix: Sendable {
     /// Keeps what the matrix needs of a finished target.
     public mutating func add(_ record: AuditRecord) {
         let target = Target(line: record.line, input: record.input, name: record.name, origin: Report.origin(record),
-                            verdict: record.verdict, passed: record.tests.map(\.verdict.passed))
-        if record.tests.count == 16, titlesFrom.map({ Target.inputOrder(target, $0) }) ?? true {
-            titles = record.tests.map(\.title)
-            titlesFrom = target
-        }
+                            verdict: record.verdict, passed: Report.passed(record.tests))
+        if !record.tests.isEmpty { titles = NSCurlMatrix.titles }
         targets.append(target)
     }
 

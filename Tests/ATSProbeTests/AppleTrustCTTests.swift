@@ -188,7 +188,7 @@ struct AppleTrustCTTests {
         #expect(observation.leaf?.embeddedSCTs.map(\.signature) == [.unknownLog, .valid])
 
         // A prober whose store lacks the root, facing a leaf the root signed directly (root not served).
-        let bare = try Prober(options: ProbeOptions(useSystemTrustStore: false, evaluationDate: TrustClock.judged, ctLogKeys: TrustLogs.list.keys))
+        let bare = try Prober(options: ProbeOptions(useSystemTrustStore: false, evaluationDate: TrustClock.judged, ctLogs: TrustLogs.list))
         let identity = try fixture.pki.issue(TrustClock.spec(inclusiveDays: 90, embeddedSCTs: [sct(TrustLogs.googleArgon)]))
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity))
         defer { server.stop() }

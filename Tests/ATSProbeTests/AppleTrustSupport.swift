@@ -22,9 +22,9 @@ struct AppleTrustFixture {
         self.date = date
         let options = switch anchor {
         case .system: ProbeOptions(useSystemTrustStore: false, evaluationDate: date, additionalSystemAnchorsFile: rootPath,
-                                   ctLogKeys: TrustLogs.list.keys)
-        case .user: ProbeOptions(caFile: rootPath, useSystemTrustStore: false, evaluationDate: date, ctLogKeys: TrustLogs.list.keys)
-        case .app: ProbeOptions.withAppAnchors(rootPath, evaluationDate: date, ctLogKeys: TrustLogs.list.keys)
+                                   ctLogs: TrustLogs.list)
+        case .user: ProbeOptions(caFile: rootPath, useSystemTrustStore: false, evaluationDate: date, ctLogs: TrustLogs.list)
+        case .app: ProbeOptions.withAppAnchors(rootPath, evaluationDate: date, ctLogs: TrustLogs.list)
         }
         prober = try Prober(options: options)
     }
@@ -209,8 +209,8 @@ enum OCSPWithSCTs {
 
 extension ProbeOptions {
     /// Options whose only anchors are `file`'s, as an app sets them (AnchorSource.app).
-    static func withAppAnchors(_ file: String, evaluationDate: Date, ctLogKeys: [String: [UInt8]]) -> ProbeOptions {
-        var options = ProbeOptions(evaluationDate: evaluationDate, ctLogKeys: ctLogKeys)
+    static func withAppAnchors(_ file: String, evaluationDate: Date, ctLogs: CTLogList) -> ProbeOptions {
+        var options = ProbeOptions(evaluationDate: evaluationDate, ctLogs: ctLogs)
         options.appAnchorFile = file
         return options
     }

@@ -44,7 +44,7 @@ struct CancellationStressTests {
                 let port = listener.port
                 tasks.append(Task(executorPreference: ProbeRuntime.shared.executor) {
                     if connects {
-                        _ = try? await TCPConnection.connect(host: name, port: port, deadline: deadline, resolver: resolver)
+                        _ = await ProbeRuntime.shared.binding { try? await TCPConnection.connect(host: name, port: port, deadline: deadline, resolver: resolver) }
                     } else {
                         _ = await resolver.lookup(name, family: Bool.random() ? .v4 : .v6, deadline: deadline)
                     }

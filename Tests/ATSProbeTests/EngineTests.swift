@@ -179,7 +179,7 @@ struct EngineTests {
         let v4 = try TCPConnection.numericAddresses(host: "127.0.0.1", port: hole.port)
         // A refusal starts the next attempt at once: the deadline, shorter than the 250 ms attempt
         // delay, would pass if the second address waited its turn.
-        let connection = try await TCPConnection.connect(to: v6 + v4, port: hole.port, deadline: Deadline(secondsFromNow: 0.2))
+        let connection = try await ProbeRuntime.shared.binding { try await TCPConnection.connect(to: v6 + v4, port: hole.port, deadline: Deadline(secondsFromNow: 0.2)) }
         #expect(connection.peerAddress == "127.0.0.1")
     }
 

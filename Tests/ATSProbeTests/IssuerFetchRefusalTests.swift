@@ -20,12 +20,12 @@ import ATSTestServers
         http.set("/int.cer", .init(body: pki.intermediate!.certificateDER))
         let refusing = IssuerFetchAddressPolicy(targetAddress: Self.globalTarget, allowPrivateFetch: false)
 
-        let byAddress = await IssuerFetcher.download(http.url("/int.cer"), policy: refusing, deadline: Deadline(secondsFromNow: 5))
+        let byAddress = await ProbeRuntime.shared.binding { await IssuerFetcher.download(http.url("/int.cer"), policy: refusing, deadline: Deadline(secondsFromNow: 5)) }
         #expect(byAddress == .failure("refused: 127.0.0.1 is a loopback address and the target is not "
                                       + "(a server must not aim the auditor at its own network; --allow-private-fetch allows it)"))
         // A name is checked after it is resolved: localhost is loopback whatever its spelling.
-        let byName = await IssuerFetcher.download("http://localhost:\(http.port)/int.cer", policy: refusing,
-                                                  deadline: Deadline(secondsFromNow: 5))
+        let byName = await ProbeRuntime.shared.binding { await IssuerFetcher.download("http://localhost:\(http.port)/int.cer", policy: refusing,
+                                                  deadline: Deadline(secondsFromNow: 5)) }
         guard case .failure(let reason) = byName else {
             Issue.record("localhost was fetched: \(byName)")
             return
@@ -33,9 +33,9 @@ import ATSTestServers
         #expect(reason.hasPrefix("refused: ") && reason.contains("is a loopback address"), "\(reason)")
         #expect(http.requests("/int.cer") == 0, "the auditor's loopback server was reached")
 
-        let allowed = await IssuerFetcher.download(http.url("/int.cer"),
+        let allowed = await ProbeRuntime.shared.binding { await IssuerFetcher.download(http.url("/int.cer"),
                                                    policy: IssuerFetchAddressPolicy(targetAddress: Self.globalTarget, allowPrivateFetch: true),
-                                                   deadline: Deadline(secondsFromNow: 5))
+                                                   deadline: Deadline(secondsFromNow: 5)) }
         #expect(allowed == .certificates([pki.intermediate!.certificateDER]))
         #expect(http.requests("/int.cer") == 1)
     }

@@ -80,7 +80,7 @@ struct IssuerFetchTests {
         let issued = try setup.pki.issue(spec)
         let leafOnly = issued.leafOnly
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false, evaluationDate: TrustClock.judged,
-                                                      additionalSystemAnchorsFile: setup.rootPath, ctLogKeys: TrustLogs.list.keys))
+                                                      additionalSystemAnchorsFile: setup.rootPath, ctLogs: TrustLogs.list))
         let observation = try await setup.observe(leafOnly, with: prober)
         #expect(observation.trust.anchor == .system)
         #expect(observation.leaf?.embeddedSCTs.map(\.signature) == [.valid, .valid, .valid])

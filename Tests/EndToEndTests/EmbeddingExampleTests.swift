@@ -15,13 +15,42 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: rootPEM) }
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
         defer { server.stop() }
-        let result = try await ChildProcess.run(Self.example.path, ["https://127.0.0.1:\(server.port)/", rootPEM], timeout: 60)
+        let result = try await ChildProcess.run(Self.example.path, ["https://127.0.0.1:\(server.port)/", "--ca-file", rootPEM], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first == "PASS  ATS Default Connection", "\(result.stdout)")
         #expect(lines.filter { $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") }.count == 16)
         #expect(lines.last?.hasPrefix("handshakes: ") == true)
         #expect(server.completedHandshakes > 0)
+    }
+
+    /// The Apple-shaped case: a root the system trusts (SSL_CERT_FILE with --trust-store system),
+    /// so CT is required, and a leaf whose SCTs come from test logs. With a log list naming those
+    /// logs the default load passes; with the default (Apple's list, the one list the run judges
+    /// and checks signatures with) the same SCTs are from unknown logs and the load fails.
+    @Test func anAppleShapedHostIsJudgedWithTheOneCTLogList() async throws {
+        let pki = try TestPKI()
+        let rootPEM = try pki.writeRootPEM()
+        defer { try? FileManager.default.removeItem(atPath: rootPEM) }
+        let logs = [try TestCTLog(name: "Test log A", operator: "Op A"), try TestCTLog(name: "Test log B", operator: "Op B"),
+                    try TestCTLog(name: "Test log C", operator: "Op C")]
+        let signed = Date(timeIntervalSinceNow: -3600)
+        let identity = try pki.issue(CertificateSpec(embeddedSCTs: logs.map { TestSCT(log: $0, timestamp: signed) }))
+        let listPath = FileManager.default.temporaryDirectory.appendingPathComponent("example-logs-\(UUID().uuidString).json").path
+        try TestCTLog.logListJSON(logs, since: Date(timeIntervalSinceNow: -400 * 86_400)).write(toFile: listPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: listPath) }
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity))
+        defer { server.stop() }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SSL_CERT_FILE"] = rootPEM
+        let url = "https://127.0.0.1:\(server.port)/"
+        let withLogs = try await ChildProcess.run(Self.example.path, [url, "--trust-store", "system", "--ct-log-list", listPath],
+                                                  environment: environment, timeout: 60)
+        #expect(withLogs.status == 0, "\(withLogs.stdout)\(withLogs.stderr)")
+        #expect(withLogs.stdout.split(separator: "\n").first == "PASS  ATS Default Connection", "\(withLogs.stdout)")
+        let byDefault = try await ChildProcess.run(Self.example.path, [url, "--trust-store", "system"], environment: environment, timeout: 60)
+        #expect(byDefault.status == 1, "\(byDefault.stdout)\(byDefault.stderr)")
+        #expect(byDefault.stdout.split(separator: "\n").first == "FAIL  ATS Default Connection", "\(byDefault.stdout)")
     }
 
     @Test func aBadURLIsAUsageError() async throws {

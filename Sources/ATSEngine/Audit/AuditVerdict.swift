@@ -1,20 +1,9 @@
+import ATSContract
 import ATSPolicy
 
-/// What one audit entry came to, in the words of the summary and the `verdict` JSON field.
-public enum AuditVerdict: String, Codable, CaseIterable, Sendable {
-    /// Default ATS loads the target.
-    case pass
-    /// An NSExceptionDomains entry makes it load.
-    case exception
-    /// It speaks TLS, but no exception dictionary makes it load.
-    case noException = "no-exception"
-    /// Nothing spoke TLS: not resolved, refused, silent, reset, or not TLS.
-    case unreachable
-    /// The per-target --deadline passed first.
-    case timeout
-    /// The line is not a target.
-    case error
-
+/// A target's verdict (ATSContract's `AuditVerdict`) from a live run's report, by the contract's
+/// one derivation, and the exit status each verdict asks for.
+extension AuditVerdict {
     public init(_ report: DiagnosticsReport) {
         self.init(defaultPasses: report.defaultPasses, reachability: report.reachability, suggestion: report.suggestion)
     }

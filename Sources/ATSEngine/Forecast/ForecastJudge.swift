@@ -20,7 +20,7 @@ extension DiagnosticsRun {
     func forecast(horizonSeconds: Int, tlsPortSuggestion: ExceptionSuggestion?, now: ForecastState) -> TargetForecast {
         let from = Date(timeIntervalSince1970: runner.prober.evaluationDate.timeIntervalSince1970.rounded(.down))
         let end = from.addingTimeInterval(Double(horizonSeconds))
-        let candidates = ForecastCandidates(observations: successfulObservations, ctLogs: runner.options.ctLogs,
+        let candidates = ForecastCandidates(observations: successfulObservations, ctLogs: runner.prober.options.ctLogs,
                                             distrust: runner.options.distrust, within: from, end)
         var cache: [Date: ForecastState] = [:]
         func state(_ date: Date) -> ForecastState {
@@ -36,7 +36,7 @@ extension DiagnosticsRun {
             if before != after { changes.append(ForecastChange(at: instant, before: before, after: after, causes: causes)) }
         }
         let renewal = successfulObservations.first.flatMap {
-            RenewalJudge(options: runner.options, observation: $0).check(at: from, until: end, candidates: candidates.renewalInstants)
+            RenewalJudge(options: runner.options, logs: runner.prober.options.ctLogs, observation: $0).check(at: from, until: end, candidates: candidates.renewalInstants)
         }
         return TargetForecast(from: from, horizonSeconds: horizonSeconds, now: now, changes: changes, renewal: renewal)
     }
@@ -111,14 +111,8 @@ extension AuditVerdict {
     /// The verdict from what decides it: whether default ATS passes, whether anything spoke TLS,
     /// and the exception advice.
     public init(defaultPasses: Bool, reachability: DiagnosticsReport.Reachability, suggestion: ExceptionSuggestion) {
-        if defaultPasses {
-            self = .pass
-        } else if reachability == .unreachable {
-            self = .unreachable
-        } else if case .exception = suggestion {
-            self = .exception
-        } else {
-            self = .noException
-        }
+        // The contract's one derivation (ATSContract's AuditVerdict), from the engine's values.
+        let exceptionHelps = if case .exception = suggestion { true } else { false }
+        self.init(defaultPasses: defaultPasses, reachable: reachability != .unreachable, exceptionHelps: exceptionHelps)
     }
 }

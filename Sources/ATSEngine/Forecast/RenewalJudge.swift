@@ -20,8 +20,9 @@ struct RenewalJudge {
     let deliveredSCTs: [SignedCertificateTimestamp]
     let serverName: String?
 
-    init(options: DiagnosticsOptions, observation: Observation) {
-        self.init(rules: options.ruleSet.certificateRules, logs: options.ctLogs, distrust: options.distrust, chain: observation.chain,
+    /// `logs`: the prober's CT log list (the run's one list).
+    init(options: DiagnosticsOptions, logs: CTLogList, observation: Observation) {
+        self.init(rules: options.ruleSet.certificateRules, logs: logs, distrust: options.distrust, chain: observation.chain,
                   trust: observation.trust, deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName)
     }
 

@@ -1,3 +1,4 @@
+import ATSContract
 import ATSAdvice
 import ATSPolicy
 import PropertyList
@@ -104,18 +105,8 @@ public struct ForecastChange: Sendable, Hashable {
 /// A dated event a forecast looks at: a certificate's validity ending or starting, a root's
 /// date-based distrust, a CT log's state taking effect.
 public struct ForecastCause: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
-        /// The leaf's notAfter passes (the instant is notAfter + 1 s: Apple's validity is inclusive).
-        case leafExpires = "leaf-expires"
-        case intermediateExpires = "intermediate-expires"
-        case anchorExpires = "anchor-expires"
-        /// A certificate's notBefore arrives.
-        case becomesValid = "becomes-valid"
-        /// A root in the path is distrusted for certificates issued from this instant (renewals).
-        case rootDistrusted = "root-distrusted"
-        /// A CT log that signed one of the leaf's SCTs enters its listed state.
-        case ctLogState = "ct-log-state"
-    }
+    /// The contract's names (ATSContract's `ForecastCauseKind`): one list for the engine and the JSON.
+    public typealias Kind = ForecastCauseKind
 
     public var kind: Kind
     /// The certificate's subject or the log's or root's name (untrusted text for certificates).

@@ -16,9 +16,6 @@ import Glibc
 import TextSupport
 import TLSFacts
 
-/// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).
-enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html, .sarif] }
-
 extension ATSProbeCommand {
     /// `atsprobe app PATH`: an app's own dictionaries against the hosts it names (docs/app.md).
     struct App: AsyncParsableCommand {
@@ -78,7 +75,8 @@ extension ATSProbeCommand {
                     }
                 }
                 let ruleSet = try diagnostics.ruleSet()
-                try connection.check()
+                // Offline, nothing connects: the context has no runtime (none is started).
+                let context = offline ? try connection.offlineContext(ruleSet: ruleSet) : try connection.context(ruleSet: ruleSet)
 
                 let inventory: AppInventory
                 do throws(AppReadError) {
@@ -95,15 +93,12 @@ extension ATSProbeCommand {
                     report = .offline(inventory)
                     run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
                 } else {
-                    let logs = try connection.ctLogs()
-                    run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
-                    let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
-                                                   options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+                    run = RunInfo(context: context, ruleSet: ruleSet.id)
+                    let runner = try context.runner(naming: connection)
                     // Progress for people: one line on stderr, redrawn, only when stderr is a terminal.
                     let showProgress = isatty(STDERR_FILENO) == 1 && !diagnostics.quiet && !inventory.hosts.isEmpty
-                    let connection = self.connection
                     do {
-                        report = try await AppReport.run(inventory, runner: runner, ruleSet: ruleSet, target: { try connection.target($0) }) { done, total in
+                        report = try await AppReport.run(inventory, runner: runner, ruleSet: ruleSet, target: { try context.target($0) }) { done, total in
                             guard showProgress else { return }
                             FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
                         }

@@ -78,15 +78,12 @@ extension ATSProbeCommand {
             if concurrency < self.concurrency {
                 Diagnostics.warn("--concurrency \(self.concurrency) needs more open files than the limit allows (ulimit -n); using \(concurrency)")
             }
-            try connection.check()
+            let context = try connection.context(ruleSet: try diagnostics.ruleSet())
             let share = try shard.map(Self.share) ?? .whole
             let baseline = try AuditBaseline.read(self.baseline, failOn: failOn)
             let source = try AuditInput(arguments: targets, path: input)
-            let logs = try connection.ctLogs()
-            let ruleSet = try diagnostics.ruleSet()
-            let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
-                                           options: try forecast.applied(to: connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs),
-                                                                         atLeast: failOn.expiringSeconds))
+            let runner = try context.runner(naming: connection,
+                                            forecastHorizonSeconds: try forecast.horizonSeconds(atLeast: failOn.expiringSeconds))
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
@@ -94,7 +91,7 @@ extension ATSProbeCommand {
             let replacement = try output.output.map { try FileReplacement.begin($0) }
             let sink = AuditSink(format: try Self.sinkFormat(format), verbose: diagnostics.verbose, quiet: diagnostics.quiet,
                                  palette: colors.palette(format: format, path: output.output),
-                                 run: runInfo(ruleSet: ruleSet, logs: logs),
+                                 run: runInfo(context: context),
                                  output: replacement?.stream ?? .standardOutput,
                                  records: try records.map { try FileStream(creating: $0) }, errors: .standardError,
                                  progress: progress, baseline: baseline.map { (path: $0.path, records: $0.records) },
@@ -111,8 +108,8 @@ extension ATSProbeCommand {
             let scheduler = AuditScheduler(
                 limits: AuditLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadlineSeconds: deadline, shard: share),
                 work: runner)
-            let connection = self.connection
-            let jobs = AuditJobs(source: source) { try connection.target($0) }
+            // Each line is parsed against the context: no option is parsed again per target.
+            let jobs = AuditJobs(source: source) { try context.target($0) }
             let results = scheduler.results(for: jobs)
             interrupts.onSignal { results.cancel() }
             for await event in results {
@@ -142,8 +139,8 @@ extension ATSProbeCommand {
         }
 
         /// The run's metadata, with the --input file SARIF places results in.
-        private func runInfo(ruleSet: RuleSet, logs: CTLogList) -> RunInfo {
-            var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+        private func runInfo(context: RunContext) -> RunInfo {
+            var run = RunInfo(context: context, ruleSet: context.ruleSet.id)
             if let input, input != "-" { run.input = input }
             return run
         }
@@ -158,11 +155,15 @@ extension ATSProbeCommand {
         /// The sink's format for --format (DiagnosticsFormats parses no xcode).
         static func sinkFormat(_ format: OutputFormat) throws -> AuditSinkFormat {
             switch format {
-            case .text: .text
-            case .json: .json
-            case .plist: .plist
-            case .html, .csv, .markdown, .junit, .sarif, .openmetrics: .report(format.reportFormat)
-            case .xcode: throw InputError("audit writes text, json, plist, html, csv, markdown, junit, sarif or openmetrics only")
+            case .text: return .text
+            case .json: return .json
+            case .plist: return .plist
+            default:
+                // Every report format by name (ReportFormat); anything else DiagnosticsFormats does not parse.
+                guard let report = ReportFormat(rawValue: format.rawValue) else {
+                    throw InputError("audit writes \(AuditFormats.formats.map(\.rawValue).joined(separator: ", ")) only")
+                }
+                return .report(report)
             }
         }
 

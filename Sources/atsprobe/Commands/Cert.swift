@@ -49,12 +49,8 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                try connection.check()
                 guard let ruleSet = RuleSet.named(rules) else {
                     throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
-                }
-                if appAnchor != nil, connection.caFile != nil || connection.caDir != nil {
-                    throw InputError("--app-anchor replaces every other anchor, as SecTrustSetAnchorCertificates does: give --app-anchor or --ca-file/--ca-dir, not both")
                 }
                 for pin in pinLeafSPKI + pinCASPKI where !Self.isSPKIPin(pin) {
                     throw InputError("pin '\(UntrustedText.escape(pin, limit: 100))' is not an SPKI-SHA256-BASE64 identity (base64 of 32 bytes)")
@@ -65,12 +61,13 @@ extension ATSProbeCommand {
                 if host.contains("*") {
                     throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is a wildcard, not a server name: give the name a client connects to (e.g. www.example)")
                 }
+                // The context refuses --app-anchor beside --ca-file/--ca-dir (they would be replaced).
+                let context = try connection.context(ruleSet: ruleSet, appAnchor: appAnchor)
                 // A name with an empty label (".test.apple.com") is evaluated and matches nothing,
                 // as Apple's SecDNSMatch does (SSLTrustPolicyTest Test20), rather than refused.
                 guard let name = ServerName.normalized(host) ?? Self.emptyLabelName(host) else {
                     throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
                 }
-                let logs = try connection.ctLogs()
                 let bytes = try readChain()
                 let parsed: ChainFile.Chain
                 do {
@@ -78,27 +75,21 @@ extension ATSProbeCommand {
                 } catch let error as ChainFile.ReadError {
                     throw InputError("cert '\(UntrustedText.escape(chain, limit: 400))': \(error.reason)")
                 }
-                var options = ProbeOptions(caFile: connection.caFile, caDirectory: connection.caDir,
-                                           evaluationDate: try connection.evaluationDate(), ctLogKeys: logs.keys,
-                                           trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA)
-                options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
-                options.appAnchorFile = appAnchor
-                let prober = try makeProber(options, connection: connection)
+                let prober = try context.prober(naming: connection)
                 var judgement: ChainJudgement
                 var forecast: TargetForecast?
                 if let horizon = try forecastOptions.horizonSeconds() {
                     (judgement, forecast) = await ChainJudgement.judgeWithForecast(parsed, name: name, prober: prober, ruleSet: ruleSet,
-                                                                                   logs: logs, timeout: connection.timeout, horizonSeconds: horizon)
+                                                                                   logs: context.trust.ctLogs, timeout: context.timeout,
+                                                                                   horizonSeconds: horizon)
                 } else {
-                    judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, ruleSet: ruleSet, logs: logs,
-                                                           timeout: connection.timeout)
+                    judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, context: context)
                 }
                 if !pinLeafSPKI.isEmpty || !pinCASPKI.isEmpty {
                     judgement = judgement.applying(pins: PinSet(caIdentities: pinCASPKI.isEmpty ? nil : pinCASPKI,
                                                                 leafIdentities: pinLeafSPKI.isEmpty ? nil : pinLeafSPKI))
                 }
-                var run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
-                if let appAnchor { run.trustStore = "--app-anchor \(appAnchor) (the system store only tells system roots)" }
+                let run = RunInfo(context: context, ruleSet: ruleSet.id)
                 let report = CertReport(run: run, host: name, judgement: judgement, bundleOrder: CertAdvice.orderProblem(parsed.facts),
                                         forecast: forecast)
                 var sink = OutputSink(path: output.output)

@@ -80,16 +80,13 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     if diagnostics.allRuleSets {
         return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions)
     }
-    let targets = try texts.map { try connection.target($0) }
+    let context = try connection.context(ruleSet: try diagnostics.ruleSet())
+    let targets = try texts.map { try context.target($0) }
     // --merge: read the app's plist before any connection; it decides the output.
     let mergeDocument = try exceptions.mergeDocument()
-    let ruleSet = try diagnostics.ruleSet()
-    let logs = try connection.ctLogs()
-    let prober = try makeProber(connection, logs: logs)
-    var options = try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs)
-    options.forecastHorizonSeconds = forecastSeconds
-    let runner = DiagnosticsRunner(prober: prober, options: options)
-    let run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+    let ruleSet = context.ruleSet
+    let runner = try context.runner(naming: connection, forecastHorizonSeconds: forecastSeconds)
+    let run = RunInfo(context: context, ruleSet: ruleSet.id)
     let format = mergeDocument == nil ? output.effectiveFormat : .plist
     let palette = colors.palette(format: format, path: output.output)
     // nscurl streams: on a terminal the header shows at once and each test as it completes.
@@ -188,11 +185,10 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
         throw InputError("--rules all writes text, json, html, csv or markdown only (run one rule set for \(format.rawValue))")
     }
     guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
-    let targets = try texts.map { try connection.target($0) }
-    let logs = try connection.ctLogs()
-    let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
-                                   options: try connection.diagnosticsOptions(ruleSet: .default, logs: logs))
-    let run = RunInfo(ruleSet: "all", connection: connection, logs: logs)
+    let context = try connection.context(ruleSet: .default)
+    let targets = try texts.map { try context.target($0) }
+    let runner = try context.runner(naming: connection)
+    let run = RunInfo(context: context, ruleSet: "all")
     let palette = colors.palette(format: format, path: output.output)
     var sink = OutputSink(path: output.output)
     // One target at a time (its rule sets' runs already go together), printed in the order given.

@@ -17,7 +17,9 @@ import TextSupport
 import TLSFacts
 
 /// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
-/// its help lists only those.
+/// its help lists only those. The formats and the commands that write each are declared here,
+/// in this file only (docs/contributing.md, "Registries"); a report format's renderer is named
+/// by the same value (`ReportFormat(rawValue:)`).
 enum OutputFormat: String, Sendable {
     case text, json, plist, html, csv, markdown
     /// clang-style `path:line:col: warning: message [rule]` lines, for an Xcode build phase.
@@ -67,6 +69,8 @@ enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text
 enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .html, .csv, .markdown, .junit, .sarif, .openmetrics] }
 /// audit: diagnose's formats and the metrics (docs/monitoring.md).
 enum AuditFormats: FormatSet { static let formats: [OutputFormat] = DiagnosticsFormats.formats + [.openmetrics] }
+/// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).
+enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html, .sarif] }
 
 /// Output choices shared by every command; `Formats` are the ones the command writes.
 struct OutputOptions<Formats: FormatSet>: ParsableArguments {
@@ -146,28 +150,8 @@ struct ConnectionOptions: ParsableArguments {
             completion: .file(extensions: ["json"]))
     var ctLogList: String?
 
-    /// Checks every option; called inside the command so errors stay one line (exit 64).
-    func check() throws {
-        guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
-        _ = try parsedConnectTo()
-        _ = try evaluationDate()
-        _ = try parsedDNSServers()
-    }
-
-    /// --dns-servers (curl's syntax, ATSProbe's `DNSServerList`) as c-ares takes the list; nil
-    /// without the option.
-    func parsedDNSServers() throws -> String? {
-        guard let dnsServers else { return nil }
-        do {
-            return try DNSServerList(parsing: dnsServers).csv
-        } catch {
-            throw InputError("--dns-servers \(error.description)")
-        }
-    }
-
-    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Each
-    /// command reads it once, before connecting, and hands the list on (`makeProber`,
-    /// `diagnosticsOptions`): `check()`, run for every target, must not re-read it.
+    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Read
+    /// once per run, into the run's context (`context(ruleSet:)`).
     func ctLogs() throws -> CTLogList {
         guard let path = ctLogList else { return .apple }
         let bytes = try FileStream.readAll(path, limit: 16 * 1024 * 1024, what: "--ct-log-list ")
@@ -179,12 +163,6 @@ struct ConnectionOptions: ParsableArguments {
             throw InputError("--ct-log-list: \(error.description)")
         }
         return list
-    }
-
-    /// What every diagnostics run shares: the rule set, --timeout and --ct-log-list. (--at is the
-    /// prober's: `makeProber` fixes the run's one evaluation date, which the engine reads from it.)
-    func diagnosticsOptions(ruleSet: RuleSet, logs: CTLogList) throws -> DiagnosticsOptions {
-        DiagnosticsOptions(ruleSet: ruleSet, timeout: timeout, ctLogs: logs)
     }
 
     /// --at as a Date; nil means now.
@@ -206,13 +184,5 @@ struct ConnectionOptions: ParsableArguments {
                 throw InputError("--connect-to \(error.description)")
             }
         }
-    }
-
-    /// Parses a target and applies --connect-to to it.
-    func target(_ text: String) throws -> Target {
-        try check()
-        let target: Target
-        do { target = try Target(parsing: text) } catch { throw InputError(error.description) }
-        return target.connecting(by: try parsedConnectTo())
     }
 }

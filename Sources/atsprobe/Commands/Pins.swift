@@ -36,16 +36,16 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                let target = try connection.target(self.target)
+                let context = try connection.context(ruleSet: .default)
+                let target = try context.target(self.target)
                 // Bad input first: the plist is read before any connection.
                 let configuration = try plist.map(PinsPlist.configuration(path:))
-                let logs = try connection.ctLogs()
-                let prober = try makeProber(connection, logs: logs)
+                let prober = try context.prober(naming: connection)
                 let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false,
-                                           timeout: connection.timeout)
+                                           timeout: context.timeout)
                 let result = await prober.probe(request)
                 var report = PinsReport(target: target, result: result, configuration: configuration)
-                report.run = RunInfo(ruleSet: nil, connection: connection, logs: logs)
+                report.run = RunInfo(context: context, ruleSet: nil)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:

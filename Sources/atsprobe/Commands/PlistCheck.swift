@@ -47,11 +47,10 @@ extension ATSProbeCommand {
                 var texts = targets
                 if let input { texts += try TargetList.read(input) }
                 guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
-                let parsed = try texts.map { try connection.target($0) }
-                let ruleSet = try diagnostics.ruleSet()
-                let logs = try connection.ctLogs()
-                let runner = DiagnosticsRunner(prober: try makeProber(connection, logs: logs),
-                                               options: try connection.diagnosticsOptions(ruleSet: ruleSet, logs: logs))
+                let context = try connection.context(ruleSet: try diagnostics.ruleSet())
+                let parsed = try texts.map { try context.target($0) }
+                let ruleSet = context.ruleSet
+                let runner = try context.runner(naming: connection)
 
                 let ats = document.atsDictionary ?? [:]
                 // A few targets at a time, printed in the order given (AuditLimits.inOrder).
@@ -71,7 +70,7 @@ extension ATSProbeCommand {
                 case .json:
                     var report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
                                                 tightening: tightening, tightenedPlist: tightenedPlist)
-                    report.run = RunInfo(ruleSet: ruleSet.id, connection: connection, logs: logs)
+                    report.run = RunInfo(context: context, ruleSet: ruleSet.id)
                     sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
                 case .plist:
                     sink.write(tightenedPlist)

@@ -1,6 +1,7 @@
 import ATSFiles
 import ATSReport
 import ArgumentParser
+import ATSEngine
 import ATSPolicy
 import PropertyList
 #if canImport(FoundationEssentials)
@@ -67,8 +68,10 @@ extension ATSProbeCommand {
                 }
                 let ats = document.atsDictionary ?? [:]
                 let configuration = ATSConfiguration(propertyList: ats)
+                // Offline: the context has the rule set and no runtime.
+                let context = try RunContext(ruleSet: ruleSet, runtime: nil)
                 let explanations = targets.map {
-                    PolicyExplanation(target: $0, configuration: configuration, ruleSet: ruleSet, directAddresses: directAddresses)
+                    PolicyExplanation(target: $0, configuration: configuration, context: context, directAddresses: directAddresses)
                 }
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {

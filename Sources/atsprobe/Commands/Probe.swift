@@ -33,11 +33,13 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                let target = try connection.target(self.target)
-                let logs = try connection.ctLogs()
-                let prober = try makeProber(connection, logs: logs)
-                let run = RunInfo(ruleSet: nil, connection: connection, logs: logs)
-                let judgement = await ProbeJudgement.probe(target, prober: prober, timeout: connection.timeout, logs: logs)
+                // probe has no --rules: the newest release's certificate rules.
+                let context = try connection.context(ruleSet: .default)
+                let target = try context.target(self.target)
+                let logs = context.trust.ctLogs
+                let prober = try context.prober(naming: connection)
+                let run = RunInfo(context: context, ruleSet: nil)
+                let judgement = await ProbeJudgement.probe(target, prober: prober, context: context)
                 var sink = OutputSink(path: output.output)
                 let report = ProbeReport(judgement, run: run)
                 switch output.effectiveFormat {
@@ -54,35 +56,6 @@ extension ATSProbeCommand {
                 return ExitStatus(judgement.severity(failOn: Set(failOn)))
             }
         }
-    }
-}
-
-/// Builds the prober from the shared options; a bad --ca-file is bad input (64). `logs`
-/// supplies the CT log keys SCT signatures are checked with.
-func makeProber(_ connection: ConnectionOptions, logs: CTLogList) throws -> Prober {
-    var options = ProbeOptions(
-        caFile: connection.caFile, caDirectory: connection.caDir,
-        evaluationDate: try connection.evaluationDate(),
-        ctLogKeys: logs.keys, trustStore: connection.trustStore, fetchesMissingIssuers: !connection.noAIA,
-        dnsServers: try connection.parsedDNSServers())
-    options.allowsPrivateIssuerFetch = connection.allowPrivateFetch
-    return try makeProber(options, connection: connection)
-}
-
-/// The prober for `options`; a bad --ca-file or --ca-dir is bad input (64).
-func makeProber(_ options: ProbeOptions, connection: ConnectionOptions) throws -> Prober {
-    do {
-        return try Prober(options: options, runtime: CommandRuntime.runtime)
-    } catch let error as InputError {
-        throw error
-    } catch let error as ProbeSetupError {
-        // Name the option as well as the file: "--ca-file 'roots.pem': no PEM certificate in file".
-        // The files the CLI gives the trust store: --ca-file, --ca-dir and cert's --app-anchor.
-        guard let path = error.path else { throw InputError(error.description) }
-        let option = path == connection.caFile ? "--ca-file" : path == options.appAnchorFile ? "--app-anchor" : "--ca-dir"
-        throw InputError("\(option) '\(UntrustedText.escape(path, limit: 300))': \(error.reason)")
-    } catch {
-        throw InputError(String(describing: error))
     }
 }
 

@@ -126,15 +126,5 @@ extension ATSProbeCommand.Report {
 
 extension OutputFormat {
     /// The report format of `--format` (audit, diagnose, report); text for any other.
-    var reportFormat: ReportFormat {
-        switch self {
-        case .html: .html
-        case .csv: .csv
-        case .markdown: .markdown
-        case .junit: .junit
-        case .sarif: .sarif
-        case .openmetrics: .openmetrics
-        default: .text
-        }
-    }
+    var reportFormat: ReportFormat { ReportFormat(rawValue: rawValue) ?? .text }
 }

@@ -1,3 +1,4 @@
+import ATSEngine
 import ATSPolicy
 import ATSProbe
 import ATSReport
@@ -19,13 +20,12 @@ extension RunInfo {
                   ctLogList: ctLogList, startedAt: startedAt)
     }
 
-    init(ruleSet: String?, connection: ConnectionOptions, logs: CTLogList, startedAt: Date = Date()) {
-        var anchors = [connection.trustStore == .apple ? AppleRootStore.description : SystemStoreName.description]
-        if let file = connection.caFile { anchors.append("--ca-file \(file)") }
-        if let directory = connection.caDir { anchors.append("--ca-dir \(directory)") }
+    /// For a run under `context`: its anchors and CT log list as the context names them.
+    /// `ruleSet`: the id shown (nil for probe and pins, which judge no dictionary; "all" for the matrix).
+    init(context: RunContext, ruleSet: String?, startedAt: Date = Date()) {
         self.init(toolVersion: RunInfo.version, openSSLVersion: OpenSSLVersion.text, ruleSet: ruleSet,
-                  trustStore: anchors.joined(separator: " + ") + "; " + RunInfo.trustData, ctLogList: logs.source, startedAt: startedAt)
-        judgedAt = try? connection.evaluationDate()
+                  trustStore: context.trust.description + "; " + RunInfo.trustData, ctLogList: context.trust.ctLogs.source, startedAt: startedAt)
+        judgedAt = context.instant
     }
 
     /// The other data trust is judged with (docs/trust.md): Apple's system pinning list, and the

@@ -1,5 +1,4 @@
 import ATSAdvice
-import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -115,8 +114,8 @@ extension AuditRecord {
 }
 
 /// A property-list value as an Info.plist shows it in one line: `true`, `TLSv1.0`, `{key = value}`.
-enum PlistText {
-    static func of(_ value: PropertyListValue) -> String {
+package enum PlistText {
+    package static func of(_ value: PropertyListValue) -> String {
         switch value {
         case .dictionary(let d): "{" + d.keys.sorted().map { "\($0) = \(of(d[$0]!))" }.joined(separator: "; ") + "}"
         case .array(let a): "(" + a.map(of).joined(separator: ", ") + ")"

@@ -1,5 +1,4 @@
 import ATSAdvice
-import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,8 +9,9 @@ import PropertyList
 import TLSFacts
 
 /// `--format json` for the diagnostics (docs/json-schema.md): one target's whole run. Stable;
-/// versioned by schemaVersion. Written from the engine's `DiagnosticsReport` and read back by
-/// `atsprobe report` as the same type, so a report of the file equals the live one.
+/// versioned by schemaVersion. Written from the engine's `DiagnosticsReport` (ATSReport's
+/// `DiagnosticsJSON+Engine.swift`) and read back by `atsprobe report` as the same type, so a
+/// report of the file equals the live one.
 public struct DiagnosticsJSON: Codable, Sendable {
     public let schemaVersion: Int
     public let target: TargetReport
@@ -20,7 +20,7 @@ public struct DiagnosticsJSON: Codable, Sendable {
     public let wallMilliseconds: Double
     public let reachability: String
     public let defaultPasses: Bool
-    public internal(set) var tests: [TestJSON]
+    public package(set) var tests: [TestJSON]
     public let suggestion: SuggestionJSON
     /// What the run was made with (docs/json-schema.md, "run"); absent only from schema 1 files.
     public let run: RunInfo?
@@ -38,27 +38,33 @@ public struct DiagnosticsJSON: Codable, Sendable {
     public struct MissingIntermediate: Codable, Sendable {
         public let warning: String
         public let fix: String
+
+        public init(warning: String, fix: String) {
+            self.warning = warning
+            self.fix = fix
+        }
     }
 
-    public init(_ report: DiagnosticsReport, run: RunInfo, finishedAt: Date = Date()) {
+    /// A document of this schema version; `finishedAt` and the wall time as the JSON carries them.
+    public init(target: TargetReport, ruleSet: String, handshakes: Int, wallMilliseconds: Double, reachability: String,
+                defaultPasses: Bool, tests: [TestJSON], suggestion: SuggestionJSON, run: RunInfo, finishedAt: Date,
+                missingIntermediate: MissingIntermediate?, forecastWindow: ForecastWindowJSON? = nil,
+                forecast: [ForecastChangeJSON]? = nil, renewal: RenewalJSON? = nil) {
         schemaVersion = jsonSchemaVersion
         self.run = run
         self.finishedAt = Date(timeIntervalSince1970: finishedAt.timeIntervalSince1970.rounded(.down))
-        target = TargetReport(report.target)
-        ruleSet = report.ruleSet.id
-        handshakes = report.handshakes
-        wallMilliseconds = (report.wallMilliseconds * 10).rounded() / 10
-        reachability = report.reachability.rawValue
-        defaultPasses = report.defaultPasses
-        tests = report.tests.map(TestJSON.init)
-        suggestion = SuggestionJSON(report.advice)
-        missingIntermediate = report.missingIntermediateWarning.map {
-            MissingIntermediate(warning: $0, fix: TrustAdvice.missingIntermediateFix)
-        }
-        let forecast = ForecastFields(report.forecast)
-        forecastWindow = forecast.window
-        self.forecast = forecast.changes
-        renewal = forecast.renewal
+        self.target = target
+        self.ruleSet = ruleSet
+        self.handshakes = handshakes
+        self.wallMilliseconds = (wallMilliseconds * 10).rounded() / 10
+        self.reachability = reachability
+        self.defaultPasses = defaultPasses
+        self.tests = tests
+        self.suggestion = suggestion
+        self.missingIntermediate = missingIntermediate
+        self.forecastWindow = forecastWindow
+        self.forecast = forecast
+        self.renewal = renewal
     }
 
     public struct TestJSON: Codable, Sendable {
@@ -67,15 +73,15 @@ public struct DiagnosticsJSON: Codable, Sendable {
         public let dictionary: PropertyListValue
         public let result: String
         public let verdict: Verdict
-        public internal(set) var hops: [HopJSON]
+        public package(set) var hops: [HopJSON]
 
-        public init(_ test: TestOutcome) {
-            section = test.section
-            title = test.title
-            dictionary = .dictionary(test.configuration.propertyList)
-            result = test.verdict.passed ? "PASS" : "FAIL"
-            verdict = test.verdict
-            hops = test.hops.map(HopJSON.init)
+        public init(section: String, title: String, configuration: ATSConfiguration, verdict: Verdict, hops: [HopJSON]) {
+            self.section = section
+            self.title = title
+            dictionary = .dictionary(configuration.propertyList)
+            result = verdict.passed ? "PASS" : "FAIL"
+            self.verdict = verdict
+            self.hops = hops
         }
 
         private enum CodingKeys: String, CodingKey { case section, title, dictionary, result, verdict, hops }
@@ -99,11 +105,11 @@ public struct DiagnosticsJSON: Codable, Sendable {
         /// The response to an http:// hop loaded in cleartext.
         public let http: HTTPExchange?
 
-        public init(_ hop: HopOutcome) {
-            url = hop.url
-            offer = hop.offer
-            http = hop.cleartext
-            switch hop.result {
+        public init(url: String, offer: ClientOffer?, result: ProbeResult?, http: HTTPExchange?) {
+            self.url = url
+            self.offer = offer
+            self.http = http
+            switch result {
             case .success(let o)?: observation = o; failure = nil
             case .failure(let f)?: observation = nil; failure = f
             case nil: observation = nil; failure = nil

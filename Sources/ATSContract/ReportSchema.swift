@@ -46,7 +46,7 @@ public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
 
     /// Whether any byte is 0x7F or above, read eight bytes at a time (byte by byte, this scan
     /// of every record was 0.36 million instructions per audit target; callgrind).
-    static func hasByteFrom7F(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func hasByteFrom7F(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while index + 8 <= bytes.count {
             let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)

@@ -1,4 +1,3 @@
-import ATSEngine
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -97,7 +96,7 @@ public enum AuditRecord: Codable, Sendable {
         case nil:
             // A diagnostics document (diagnose --format json) has no kind and no verdict: it is a result.
             let document = try DiagnosticsJSON(from: decoder)
-            self = .result(document, verdict: Self.verdict(of: document), entry: nil)
+            self = .result(document, verdict: document.verdict, entry: nil)
         case "result":
             let verdict = try c.decode(AuditVerdict.self, forKey: .verdict)
             guard ![.timeout, .error].contains(verdict) else {
@@ -122,17 +121,11 @@ public enum AuditRecord: Codable, Sendable {
         Entry(input: try c.decode(String.self, forKey: .input), line: try c.decodeIfPresent(Int.self, forKey: .line))
     }
 
-    /// A document's verdict, as the audit gives it (AuditVerdict.init(_: DiagnosticsReport)).
-    static func verdict(of document: DiagnosticsJSON) -> AuditVerdict {
-        if document.defaultPasses { return .pass }
-        if document.reachability == DiagnosticsReport.Reachability.unreachable.rawValue { return .unreachable }
-        return document.suggestion.kind == "exception" ? .exception : .noException
-    }
 }
 
 extension AuditRecord {
     /// A `diagnose` document as a record (it names no input line), its verdict as the audit gives it.
     public static func document(_ document: DiagnosticsJSON) -> AuditRecord {
-        .result(document, verdict: verdict(of: document), entry: nil)
+        .result(document, verdict: document.verdict, entry: nil)
     }
 }

@@ -1,0 +1,175 @@
+import ATSPolicy
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `--forecast` in the JSON contract (docs/json-schema.md, "Forecast"): the window, each change
+/// of verdict or required exception within it (`forecast`), and the renewal check (`renewal`).
+public struct ForecastWindowJSON: Codable, Sendable, Hashable {
+    /// The instant forecast from (the run's judgement date, whole seconds).
+    public let from: Date
+    public let horizonSeconds: Int
+    /// The verdict and exception at `from`, as the forecast judges them.
+    public let now: ForecastStateJSON
+
+    public init(from: Date, horizonSeconds: Int, now: ForecastStateJSON) {
+        self.from = from
+        self.horizonSeconds = horizonSeconds
+        self.now = now
+    }
+}
+
+public struct ForecastStateJSON: Codable, Sendable, Hashable {
+    public let verdict: AuditVerdict
+    /// The exception entry's keys, `Key=Value`, sorted; empty when none is needed or none helps.
+    public let exception: [String]
+
+    public init(verdict: AuditVerdict, exception: [String]) {
+        self.verdict = verdict
+        self.exception = exception
+    }
+
+
+}
+
+public struct ForecastChangeJSON: Codable, Sendable, Hashable {
+    /// The first instant of the new state (one second before, the old one held).
+    public let at: Date
+    public let before: ForecastStateJSON
+    public let after: ForecastStateJSON
+    public let causes: [Cause]
+
+    public struct Cause: Codable, Sendable, Hashable {
+        public let kind: ForecastCauseKind
+        public let subject: String
+        public let sha256: String?
+        public let date: Date
+        public let source: String?
+
+        public init(kind: ForecastCauseKind, subject: String, sha256: String?, date: Date, source: String?) {
+            self.kind = kind
+            self.subject = subject
+            self.sha256 = sha256
+            self.date = date
+            self.source = source
+        }
+    }
+
+    public init(at: Date, before: ForecastStateJSON, after: ForecastStateJSON, causes: [Cause]) {
+        self.at = at
+        self.before = before
+        self.after = after
+        self.causes = causes
+    }
+
+
+    /// "the leaf 'CN=example.com' expires (notAfter 2027-01-31T12:00:00Z)", for every sink.
+    public var causeText: String {
+        causes.map { cause in
+            switch cause.kind {
+            case .leafExpires: "leaf '\(cause.subject)' expires (notAfter \(ForecastText.iso(cause.date)))"
+            case .intermediateExpires: "intermediate '\(cause.subject)' expires (notAfter \(ForecastText.iso(cause.date)))"
+            case .anchorExpires: "anchor '\(cause.subject)' expires (notAfter \(ForecastText.iso(cause.date)))"
+            case .becomesValid: "'\(cause.subject)' becomes valid (notBefore \(ForecastText.iso(cause.date)))"
+            case .rootDistrusted: "root '\(cause.subject)' distrusted for certificates issued from \(ForecastText.iso(cause.date))"
+            case .ctLogState: "CT log \(cause.subject) from \(ForecastText.iso(cause.date))"
+            }
+        }.joined(separator: "; ")
+    }
+}
+
+public struct RenewalJSON: Codable, Sendable, Hashable {
+    public let issuedAt: Date
+    public let lifetimeSeconds: Int64
+    public let passes: Bool
+    public let violations: [CertificateRuleViolation]
+    public let advice: [String]
+    public let failsFrom: Date?
+    public let failsFromViolations: [CertificateRuleViolation]?
+
+    public init(issuedAt: Date, lifetimeSeconds: Int64, passes: Bool, violations: [CertificateRuleViolation], advice: [String],
+                failsFrom: Date?, failsFromViolations: [CertificateRuleViolation]?) {
+        self.issuedAt = issuedAt
+        self.lifetimeSeconds = lifetimeSeconds
+        self.passes = passes
+        self.violations = violations
+        self.advice = advice
+        self.failsFrom = failsFrom
+        self.failsFromViolations = failsFromViolations
+    }
+}
+
+/// The forecast as every sink words it.
+public enum ForecastText {
+    /// "2027-01-31T12:00:00Z".
+    public static func iso(_ date: Date) -> String {
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let within = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(within / 3600)):\(two(within / 60 % 60)):\(two(within % 60))Z"
+    }
+
+    /// "in 12d 3h" for seconds ahead.
+    public static func duration(_ seconds: Int) -> String {
+        let days = seconds / 86_400, hours = seconds % 86_400 / 3_600, minutes = seconds % 3_600 / 60
+        if days > 0 { return hours > 0 ? "\(days)d \(hours)h" : "\(days)d" }
+        if hours > 0 { return minutes > 0 ? "\(hours)h \(minutes)m" : "\(hours)h" }
+        return minutes > 0 ? "\(minutes)m" : "\(seconds)s"
+    }
+
+    /// "exception (NSExceptionMinimumTLSVersion=TLSv1.0)", "pass".
+    public static func state(_ state: ForecastStateJSON) -> String {
+        state.exception.isEmpty ? state.verdict.rawValue : "\(state.verdict.rawValue) (\(state.exception.joined(separator: ", ")))"
+    }
+
+    /// The FORECAST line's text after the label: each change, then the renewal, for one target.
+    public static func lines(window: ForecastWindowJSON?, changes: [ForecastChangeJSON]?, renewal: RenewalJSON?) -> [String] {
+        guard let window else { return [] }
+        var lines: [String] = []
+        let horizon = duration(window.horizonSeconds)
+        if let changes, !changes.isEmpty {
+            for change in changes {
+                let ahead = Int(change.at.timeIntervalSince(window.from))
+                lines.append("\(iso(change.at)) (in \(duration(ahead))): \(state(change.before)) -> \(state(change.after)): \(change.causeText)")
+            }
+        } else {
+            lines.append("no change within \(horizon) (until \(iso(window.from.addingTimeInterval(Double(window.horizonSeconds)))))")
+        }
+        if let renewal {
+            if !renewal.passes {
+                lines.append("renewal today fails: " + renewal.advice.joined(separator: "; "))
+            } else if let failsFrom = renewal.failsFrom {
+                lines.append("renewal fails from \(iso(failsFrom)): " + renewal.advice.joined(separator: "; "))
+            } else {
+                lines.append("renewal from the same CA passes")
+            }
+        }
+        return lines
+    }
+}
+
+/// What a forecast change's cause is (the JSON's `causes[].kind`; the engine's `ForecastCause.Kind`).
+public enum ForecastCauseKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The leaf's notAfter passes (the instant is notAfter + 1 s: Apple's validity is inclusive).
+    case leafExpires = "leaf-expires"
+    case intermediateExpires = "intermediate-expires"
+    case anchorExpires = "anchor-expires"
+    /// A certificate's notBefore arrives.
+    case becomesValid = "becomes-valid"
+    /// A root in the path is distrusted for certificates issued from this instant (renewals).
+    case rootDistrusted = "root-distrusted"
+    /// A CT log that signed one of the leaf's SCTs enters its listed state.
+    case ctLogState = "ct-log-state"
+}
