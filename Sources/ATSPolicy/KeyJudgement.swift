@@ -101,6 +101,15 @@ public enum KeyJudgement {
     public static let certificateTransparencyKeyFix =
         "remove the key unless the server's private CA embeds SCTs from Apple's approved logs"
 
+    // MARK: Pins
+
+    /// The load failed pinning: the NSPinnedDomains entries that apply to the host match no
+    /// certificate of the served chain (Security `OSX/sec/Security/SecPolicy.c`,
+    /// `parseNSPinnedDomains`; `PinningPolicy`), so no exception entry makes it load.
+    public static func failedPinning(_ verdict: Verdict) -> Bool {
+        verdict.reasons.contains { $0.kind == .pinMismatch }
+    }
+
     // MARK: Exemptions the app takes away
 
     /// The app's dictionary puts the host under ATS where nscurl's default dictionary (no keys)

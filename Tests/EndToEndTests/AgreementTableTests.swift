@@ -148,6 +148,8 @@ struct AgreementTableTests {
         // Pins.
         Row(name: "pinned leaf that matches", ats: ["NSPinnedDomains": ["api.agree.test": ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": "LEAF"]]]]],
             host: "api.agree.test", passes: true, tlsRequired: true, reason: "defaults"),
+        Row(name: "pinned leaf that matches nothing served", ats: ["NSPinnedDomains": ["api.agree.test": ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": "uZ/e6bCmjvzN4SRFnQ5n+y2BhkNJXyzuNxJiVAswpzQ="]]]]],
+            host: "api.agree.test", passes: false, tlsRequired: true, reason: "defaults"),
         Row(name: "pinned leaf beside a CT key, user root", ats: ["NSPinnedDomains": ["api.agree.test": ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": "LEAF"]]]],
                                                                     "NSExceptionDomains": ["api.agree.test": [ct: true]]],
             host: "api.agree.test", passes: false, tlsRequired: true, reason: "exception", lint: ["obsolete-key"]),

@@ -140,6 +140,20 @@ struct TighteningPass {
             addEntry(for: need.host, entry, kind: .insufficient,
                      message: "the load of \(esc(need.host)) fails under default ATS; this is the minimal entry it needs")
         }
+        // Pins that match no certificate the host serves fail every load, whatever the exception
+        // entries: the tightened dictionary leaves them out and says so (pin what the server
+        // serves with `atsprobe pins`), so it loads what the app loads.
+        for need in unique(needs) where need.pinsFail {
+            for key in configuration.pinnedDomain(host: need.host)?.keys ?? [] {
+                guard var pinned = tightened[ATSKey.pinnedDomains.name]?.dictionaryValue, pinned.removeValue(forKey: key) != nil else { continue }
+                tightened[ATSKey.pinnedDomains.name] = pinned.isEmpty ? nil : .dictionary(pinned)
+                findings.append(TighteningFinding(kind: .insufficient, keyPath: ExceptionTightener.root + "." + ATSKey.pinnedDomains.name + "." + esc(key),
+                    appValue: "entry", neededValue: "absent",
+                    message: "its pins match no certificate \(esc(need.host)) serves, so every load fails pinning; pin what the server serves "
+                        + "(atsprobe pins) or leave the entry out"))
+            }
+        }
+
         // A host ATS exempts still fails when the platform itself refuses the server (iOS 26
         // offers no TLS 1.0/1.1 with ATS off): an entry of its own sets the minimum (an entry
         // overrides the exemption, EffectivePolicy), so the tightened dictionary loads it.

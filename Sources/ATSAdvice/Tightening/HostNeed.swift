@@ -22,17 +22,22 @@ public struct HostNeed: Sendable, Hashable {
     /// The app's NSRequiresCertificateTransparency is what failed the load: the chain's root does
     /// not require CT and the chain does not meet it (`KeyJudgement.certificateTransparencyKeyFailsLoad`).
     public var certificateTransparencyKeyFails: Bool
+    /// The app's NSPinnedDomains entry for the host matches no served certificate: the load
+    /// fails pinning (`KeyJudgement.failedPinning`).
+    public var pinsFail: Bool
 
-    public init(host: String, requirement: Requirement, appLoadPasses: Bool, certificateTransparencyKeyFails: Bool = false) {
+    public init(host: String, requirement: Requirement, appLoadPasses: Bool, certificateTransparencyKeyFails: Bool = false,
+                pinsFail: Bool = false) {
         self.host = host
         self.requirement = requirement
         self.appLoadPasses = appLoadPasses
         self.certificateTransparencyKeyFails = certificateTransparencyKeyFails
+        self.pinsFail = pinsFail
     }
 
     /// From the diagnostics' suggestion; `reachable` false makes the need undecided.
     public init(host: String, suggestion: ExceptionSuggestion, reachable: Bool, appLoadPasses: Bool,
-                certificateTransparencyKeyFails: Bool = false) {
+                certificateTransparencyKeyFails: Bool = false, pinsFail: Bool = false) {
         let requirement: Requirement
         switch suggestion {
         case _ where !reachable: requirement = .undecided(reason: "the host could not be reached")
@@ -41,6 +46,6 @@ public struct HostNeed: Sendable, Hashable {
         case .impossible(let reason): requirement = .undecided(reason: "no dictionary makes it load: \(reason)")
         }
         self.init(host: host, requirement: requirement, appLoadPasses: appLoadPasses,
-                  certificateTransparencyKeyFails: certificateTransparencyKeyFails)
+                  certificateTransparencyKeyFails: certificateTransparencyKeyFails, pinsFail: pinsFail)
     }
 }

@@ -39,7 +39,8 @@ public struct PlistTargetCheck: Sendable {
     public var need: HostNeed {
         guard let diagnostics else { return HostNeed(host: target.host, requirement: .cleartext, appLoadPasses: passes) }
         return HostNeed(host: target.host, suggestion: suggestion ?? diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes,
-                        certificateTransparencyKeyFails: certificateTransparencyKeyFails)
+                        certificateTransparencyKeyFails: certificateTransparencyKeyFails,
+                        pinsFail: loads.contains { KeyJudgement.failedPinning($0.load.verdict) })
     }
 
     /// What the host needs in the app's dictionary: the diagnostics' suggestion, unless the app's
