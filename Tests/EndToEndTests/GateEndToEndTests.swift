@@ -146,6 +146,23 @@ import TestSupport
         #expect(!format.stderr.contains("; -") && format.stderr.split(separator: "\n").count == 1, "\(format.stderr)")
     }
 
+    /// partialFingerprints do not depend on where the file was checked out: the same Info.plist
+    /// linted in two directories gives the same fingerprints, and the log validates.
+    @Test func lintFingerprintsAreTheSameInAnotherCheckout() async throws {
+        let plist = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSAllowsArbitraryLoads</key><true/></dict></dict></plist>"#
+        var prints: [[String]] = []
+        for _ in 0..<2 {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let path = try directory.write("Info.plist", plist)
+            let result = try await BinaryRunner.run(["plist", "lint", path, "--format", "sarif"], timeout: 30)
+            try await PlistFormatsTests.validateSARIF(result.stdout, fixture: try PlistFixture())
+            let results = try #require(((jsonObject(result.stdout)?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]))
+            prints.append(results.compactMap { ($0["partialFingerprints"] as? [String: String])?["atsprobeFindingHash/v1"] })
+        }
+        #expect(!prints[0].isEmpty && prints[0] == prints[1], "\(prints)")
+    }
+
     /// --ca-file with more certificates than any bundle of anchors holds is refused at once.
     @Test func anAnchorFileHasABound() async throws {
         let pki = try TestPKI()
