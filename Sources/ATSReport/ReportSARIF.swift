@@ -62,7 +62,10 @@ public enum ReportSARIF {
                 [SARIFLog.Location(id: 0, physicalLocation: .init(artifactLocation: .init(uri: SARIFLog.urlURI(url)), region: nil),
                                    message: .init(text: "the target loaded"))]
             }
-            let fingerprint = finding.fingerprint ?? Self.fingerprint([finding.rule, physical.artifactLocation.uri, finding.target ?? "", finding.message])
+            // The file by its name, not its path: the same Info.plist checked out elsewhere (another
+            // runner, a temporary directory) is the same alert.
+            let file = physical.artifactLocation.uri.split(separator: "/").last.map(String.init) ?? ""
+            let fingerprint = finding.fingerprint ?? Self.fingerprint([finding.rule, file, finding.target ?? "", finding.message])
             return SARIFLog.Result(ruleId: finding.rule, ruleIndex: index[finding.rule], level: finding.level,
                                    message: .init(text: finding.message), locations: [.init(physicalLocation: physical)],
                                    relatedLocations: related, partialFingerprints: [SARIFRules.fingerprintKey: fingerprint])

@@ -146,6 +146,42 @@ import TestSupport
         #expect(!format.stderr.contains("; -") && format.stderr.split(separator: "\n").count == 1, "\(format.stderr)")
     }
 
+    /// partialFingerprints do not depend on where the file was checked out: the same Info.plist
+    /// linted in two directories gives the same fingerprints, and the log validates.
+    @Test func lintFingerprintsAreTheSameInAnotherCheckout() async throws {
+        let plist = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSAllowsArbitraryLoads</key><true/></dict></dict></plist>"#
+        var prints: [[String]] = []
+        for _ in 0..<2 {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let path = try directory.write("Info.plist", plist)
+            let result = try await BinaryRunner.run(["plist", "lint", path, "--format", "sarif"], timeout: 30)
+            try await PlistFormatsTests.validateSARIF(result.stdout, fixture: try PlistFixture())
+            let results = try #require(((jsonObject(result.stdout)?["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]))
+            prints.append(results.compactMap { ($0["partialFingerprints"] as? [String: String])?["atsprobeFindingHash/v1"] })
+        }
+        #expect(!prints[0].isEmpty && prints[0] == prints[1], "\(prints)")
+    }
+
+    /// A bundle with the intermediate first: said in one line (ORDER), with diagnose's server
+    /// lines to serve the full chain leaf first, never silently judged as if in order.
+    @Test func aBundleInTheWrongOrderIsSaidWithTheServerFix() async throws {
+        let pki = try TestPKI(withIntermediate: true)
+        let identity = try pki.issue(CertificateSpec(commonName: "order.test", dnsNames: ["order.test"]))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let root = try pki.writeRootPEM()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let wrong = try directory.write("wrong.pem", (identity.chainPEM + [identity.certificatePEM]).joined())
+        let result = try await BinaryRunner.run(["cert", wrong, "--host", "order.test", "--ca-file", root], timeout: 60)
+        #expect(result.stdout.contains("ORDER: the bundle is not leaf first: certificate 0 ("), "\(result.stdout)")
+        #expect(result.stdout.contains("Server fix: serve the full chain, the leaf first"), "\(result.stdout)")
+        #expect(result.stdout.contains("nginx  : ") && result.stdout.contains("HAProxy: "), "\(result.stdout)")
+        let right = try directory.write("right.pem", identity.fullChainPEM)
+        let good = try await BinaryRunner.run(["cert", right, "--host", "order.test", "--ca-file", root], timeout: 60)
+        #expect(good.status == 0 && !good.stdout.contains("ORDER") && !good.stdout.contains("Server fix"), "\(good.stdout)")
+    }
+
     /// --ca-file with more certificates than any bundle of anchors holds is refused at once.
     @Test func anAnchorFileHasABound() async throws {
         let pki = try TestPKI()
