@@ -70,8 +70,11 @@ struct CertificateRuleTests {
                                                        at: F.date(2026, 3, 1))
         #expect(weakCA.map(\.rule) == [CertificateRuleID.rsaKeySize])
         #expect(weakCA.map(\.certificateIndex) == [1])
-        // Small EC keys are ATS's concern (section 2B), not this rule's.
-        #expect(F.nonCTRules(F.chain(F.leaf(key: PublicKeyFacts(algorithm: .ec, bits: 224)))) == [])
+        // Small EC keys are not this rule's: ec-key-size refuses them (issue 33; SecPolicy.c
+        // SecPolicyAddStrongKeySizeOptions), in the leaf and in an issuing CA, P-256 passes.
+        #expect(F.nonCTRules(F.chain(F.leaf(key: PublicKeyFacts(algorithm: .ec, bits: 224)))) == [CertificateRuleID.ecKeySize])
+        #expect(F.nonCTRules(F.chain(intermediate: F.ca(key: PublicKeyFacts(algorithm: .ec, bits: 192)))) == [CertificateRuleID.ecKeySize])
+        #expect(F.nonCTRules(F.chain(F.leaf(key: PublicKeyFacts(algorithm: .ec, bits: 256)))) == [])
     }
 
     @Test func sha1IsRefusedExceptForTheRootSelfSignature() {
