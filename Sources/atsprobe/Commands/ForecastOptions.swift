@@ -7,7 +7,8 @@ import TextSupport
 /// horizon, from what the run observed (docs/forecast.md). Without it, no forecast, unless
 /// `audit --fail-on expiring:DURATION` asks for one that far ahead.
 struct ForecastOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Forecast each target's verdict this far ahead from what was observed (no new handshake): 90d, 12w, 36h, 3600s. Off by default.", valueName: "duration"))
+    @Option(name: .long, help: ArgumentHelp("Forecast each target's verdict this far ahead from what was observed (no new handshake): 90d, 12w, 36h, 3600s. Off by default.", valueName: "duration"),
+            completion: .list(["30d", "90d", "180d", "365d"]))
     var forecast: String?
 
     /// The horizon in seconds: --forecast's, or at least `atLeast` (--fail-on expiring:DURATION).
