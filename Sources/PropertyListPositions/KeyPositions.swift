@@ -116,7 +116,9 @@ struct LibXML2: @unchecked Sendable {
     let sax2GetLineNumber: @convention(c) (UnsafeMutableRawPointer?) -> Int32
     let byteConsumed: @convention(c) (Context?) -> Int
 
-    static let soname = LIBXML_VERSION >= 21400 ? "libxml2.so.16" : "libxml2.so.2"
+    static let soname = libraryName(headerVersion: Int(LIBXML_VERSION))
+
+    static func libraryName(headerVersion: Int) -> String { headerVersion >= 21400 ? "libxml2.so.16" : "libxml2.so.2" }
 
     /// nil when the library or one of its functions cannot be found. Opened once per process
     /// (the handle is never closed), and `xmlInitParser` run once, as libxml2 asks before
