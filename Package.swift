@@ -42,8 +42,11 @@ let package = Package(
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"]), .brew(["c-ares"])]),
         // The system zlib (Debian: zlib1g-dev): raw DEFLATE for .ipa archives. Includes only.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
-        // The system libxml2 (Debian: libxml2-dev): the line and column of each Info.plist key. Includes only.
-        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
+        // The system libxml2's headers (Debian: libxml2-dev): the line and column of each Info.plist key.
+        // Includes only, and not linked: PropertyListPositions opens libxml2 with dlopen when it first
+        // reads positions, so no other command loads it and the ICU libraries it brings (a pkgConfig
+        // here would put -lxml2 on every link; docs/performance.md, "Start-up").
+        .systemLibrary(name: "CLibXML2", providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
         // One-line wrappers for OpenSSL macros the Swift importer cannot see. No logic.
         .target(name: "CATSProbeShims", dependencies: ["COpenSSL"]),
         // Owners of OpenSSL objects (X509, EVP_PKEY, BIO, SSL_CTX) and the error queue, for the probe and the test servers.
@@ -58,7 +61,10 @@ let package = Package(
         .target(name: "PropertyList", dependencies: ["TextSupport"]),
         // Where each key of an XML Info.plist is (line, column), read with libxml2, for findings
         // located in the file (plist lint/check --format xcode|sarif).
-        .target(name: "PropertyListPositions", dependencies: ["CLibXML2", "TextSupport"]),
+        .target(name: "PropertyListPositions", dependencies: ["CLibXML2", "TextSupport"],
+                // libxml2's headers, where Debian, Fedora and Alpine put them (pkg-config's cflags for
+                // libxml-2.0; a local package may use unsafe flags, docs/embedding.md).
+                swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]),
         // The ATS rules, pure Swift: no OpenSSL, no sockets. What an engineer reads to learn ATS.
         .target(name: "ATSPolicy", dependencies: ["TextSupport", "TLSFacts", "PropertyList"]),
         // What an app writes, derived from the rules: exception advice, suggestion and merge,

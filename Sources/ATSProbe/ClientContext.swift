@@ -72,11 +72,31 @@ final class ClientContext: @unchecked Sendable {
         guard !schemes.isEmpty, CATSProbeShims_SSL_CTX_set1_sigalgs_list(ctx, schemes.joined(separator: ":")) == 1 else {
             throw fail("signature algorithms")
         }
-        // Trust is judged after the handshake, on its own; never abort on it.
+        // Trust is judged after the handshake, on its own (ATSTrust's `ChainTrust`, once per
+        // distinct chain and name); never abort on it.
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
+        // And never verify the chain inside the handshake either: with SSL_VERIFY_NONE libssl
+        // still runs X509_verify_cert on every served chain (ssl_verify_cert_chain, from
+        // tls_post_process_server_certificate) and keeps only its result, which nothing here
+        // reads (SSL_get_verify_result, SSL_get0_verified_chain); that was one chain
+        // verification per handshake, 10 per target (scripts/count-trust-evaluations). The
+        // callback stands in for X509_verify_cert and verifies nothing: the SSL's verify result
+        // reads "application verification failure" and it has no verified chain, so OpenSSL's
+        // own CT validation, which needs one, is skipped as before (the SCTs are read and
+        // checked by `StatusReader` and `SCTVerifier`).
+        SSL_CTX_set_cert_verify_callback(ctx, ClientContext.noVerification, nil)
         let alpn: [UInt8] = offer.alpn.filter { (1...255).contains($0.utf8.count) }.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
         guard alpn.isEmpty || SSL_CTX_set_alpn_protos(ctx, alpn, UInt32(alpn.count)) == 0 else { throw fail("ALPN") }
         OpenSSLErrors.clear()
+    }
+}
+
+extension ClientContext {
+    /// libssl's chain verification, replaced (`SSL_CTX_set_cert_verify_callback`): nothing is
+    /// verified, and the store context says so.
+    static let noVerification: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { storeContext, _ in
+        X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
+        return 1
     }
 }
 

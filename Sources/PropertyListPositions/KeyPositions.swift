@@ -1,5 +1,8 @@
 internal import CLibXML2
 import TextSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A 1-based line and column in a text file (columns count characters, a tab is one).
 public struct SourcePosition: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -49,17 +52,18 @@ public struct KeyPositions: Sendable {
 
     /// Reads `bytes` as an XML property list; nil when libxml2 finds it not well-formed (a
     /// binary plist, or XML that FoundationEssentials reads but libxml2 does not).
+    /// libxml2 is loaded on the first call (`LibXML2.loaded`), not when the process starts;
+    /// without it (not installed) every file reads as having no positions, as a binary one.
     public static func read(xml bytes: [UInt8]) -> KeyPositions? {
-        guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return nil }
-        initializeOnce
+        guard !bytes.isEmpty, bytes.count <= Int(Int32.max), let xml = LibXML2.loaded else { return nil }
         let collector = Collector(bytes: bytes)
         let wellFormed: Bool = bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return false }
             let memory = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
-            guard let context = xmlCreateMemoryParserCtxt(memory, Int32(buffer.count)) else { return false }
-            defer { xmlFreeParserCtxt(context) }
+            guard let context = xml.createMemoryParserCtxt(memory, Int32(buffer.count)) else { return false }
+            defer { xml.freeParserCtxt(context) }
             // No network, no external entities substituted, no DTD loaded: the file alone.
-            _ = xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
+            _ = xml.ctxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue))
             // Our callbacks only, in the handler the context owns (xmlFreeParserCtxt frees it).
             guard let sax = context.pointee.sax else { return false }
             sax.pointee = xmlSAXHandler()
@@ -73,7 +77,7 @@ public struct KeyPositions: Sendable {
             let unmanaged = Unmanaged.passRetained(collector)
             defer { unmanaged.release() }
             context.pointee._private = unmanaged.toOpaque()
-            let status = xmlParseDocument(context)
+            let status = xml.parseDocument(context)
             return status == 0 && context.pointee.wellFormed != 0
         }
         guard wellFormed else { return nil }
@@ -96,8 +100,46 @@ public struct KeyPositions: Sendable {
     public func contains(_ keyPath: String) -> Bool { byPath[keyPath] != nil }
 }
 
-// libxml2 wants its globals set up once per process before parsers run on several threads.
-private let initializeOnce: Void = { xmlInitParser() }()
+/// The system libxml2, opened with dlopen on first use rather than linked: a linked libxml2
+/// (and the ICU and lzma libraries Debian's brings: libicuuc, libicudata, liblzma) was loaded
+/// and relocated at the start of every command, a probe of one host included, for the one use
+/// here (`plist lint|check --format xcode|sarif`, `plist fix --merge`). Opened by the soname of
+/// the headers built against (libxml2 2.14 moved from libxml2.so.2 to libxml2.so.16), so the
+/// structures the parser shares with us (`xmlParserCtxt`, `xmlSAXHandler`) are the ones those
+/// headers describe. docs/performance.md, "Start-up".
+struct LibXML2: @unchecked Sendable {
+    typealias Context = UnsafeMutablePointer<xmlParserCtxt>
+    let createMemoryParserCtxt: @convention(c) (UnsafePointer<CChar>?, Int32) -> Context?
+    let freeParserCtxt: @convention(c) (Context?) -> Void
+    let ctxtUseOptions: @convention(c) (Context?, Int32) -> Int32
+    let parseDocument: @convention(c) (Context?) -> Int32
+    let sax2GetLineNumber: @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    let byteConsumed: @convention(c) (Context?) -> Int
+
+    static let soname = libraryName(headerVersion: Int(LIBXML_VERSION))
+
+    static func libraryName(headerVersion: Int) -> String { headerVersion >= 21400 ? "libxml2.so.16" : "libxml2.so.2" }
+
+    /// nil when the library or one of its functions cannot be found. Opened once per process
+    /// (the handle is never closed), and `xmlInitParser` run once, as libxml2 asks before
+    /// parsers run on several threads.
+    static let loaded: LibXML2? = {
+        guard let handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else { return nil }
+        func symbol<T>(_ name: String, _ type: T.Type) -> T? {
+            dlsym(handle, name).map { unsafeBitCast($0, to: type) }
+        }
+        guard let initParser = symbol("xmlInitParser", (@convention(c) () -> Void).self),
+              let create = symbol("xmlCreateMemoryParserCtxt", (@convention(c) (UnsafePointer<CChar>?, Int32) -> Context?).self),
+              let free = symbol("xmlFreeParserCtxt", (@convention(c) (Context?) -> Void).self),
+              let options = symbol("xmlCtxtUseOptions", (@convention(c) (Context?, Int32) -> Int32).self),
+              let parse = symbol("xmlParseDocument", (@convention(c) (Context?) -> Int32).self),
+              let line = symbol("xmlSAX2GetLineNumber", (@convention(c) (UnsafeMutableRawPointer?) -> Int32).self),
+              let consumed = symbol("xmlByteConsumed", (@convention(c) (Context?) -> Int).self) else { return nil }
+        initParser()
+        return LibXML2(createMemoryParserCtxt: create, freeParserCtxt: free, ctxtUseOptions: options, parseDocument: parse,
+                       sax2GetLineNumber: line, byteConsumed: consumed)
+    }()
+}
 
 /// The SAX2 handler's state: the open dictionaries and arrays, and the key being read.
 private final class Collector {
@@ -236,15 +278,15 @@ private func elementName(_ name: UnsafePointer<xmlChar>?) -> String {
 }
 
 private let startElement: startElementNsSAX2Func = { context, name, _, _, _, _, _, _, _ in
-    guard let (state, parser) = collector(context) else { return }
-    let line = Int(xmlSAX2GetLineNumber(context))
-    let consumed = Int(xmlByteConsumed(parser))
+    guard let (state, parser) = collector(context), let xml = LibXML2.loaded else { return }
+    let line = Int(xml.sax2GetLineNumber(context))
+    let consumed = xml.byteConsumed(parser)
     state.start(elementName(name), at: state.position(line: line, consumed: consumed))
 }
 
 private let endElement: endElementNsSAX2Func = { context, _, _, _ in
-    guard let (state, parser) = collector(context) else { return }
-    state.end(consumed: Int(xmlByteConsumed(parser)))
+    guard let (state, parser) = collector(context), let xml = LibXML2.loaded else { return }
+    state.end(consumed: xml.byteConsumed(parser))
 }
 
 private let characters: charactersSAXFunc = { context, text, length in
