@@ -22,6 +22,9 @@ public struct RunContext: Sendable {
     public var ruleSet: RuleSet
     /// The one instant every certificate of the run is judged at.
     public var instant: Date
+    /// True when the instant was asked for (`--at`), not the run's own start: reports then name
+    /// it ("Certificates judged at", `run.judgedAt`).
+    public var instantWasAsked: Bool
     public var trust: Trust
     public var resolution: Resolution
     /// Seconds each connection's connect, handshake and request may take.
@@ -87,7 +90,7 @@ public struct RunContext: Sendable {
 
     /// Checks the values once; throws `RunContextError` for a timeout out of range or anchors an
     /// app sets given beside user-installed roots (which they replace).
-    public init(ruleSet: RuleSet = .default, instant: Date = Date(), trust: Trust = Trust(), resolution: Resolution = Resolution(),
+    public init(ruleSet: RuleSet = .default, instant: Date? = nil, trust: Trust = Trust(), resolution: Resolution = Resolution(),
                 timeout: Double = 10, maxRedirects: Int = 16, runtime: ProbeRuntime?) throws(RunContextError) {
         guard timeout > 0, timeout <= 600 else { throw .timeoutOutOfRange(timeout) }
         guard maxRedirects >= 0 else { throw .redirectsOutOfRange(maxRedirects) }
@@ -95,7 +98,8 @@ public struct RunContext: Sendable {
             throw .appAnchorsWithUserRoots
         }
         self.ruleSet = ruleSet
-        self.instant = instant
+        self.instant = instant ?? Date()
+        instantWasAsked = instant != nil
         self.trust = trust
         self.resolution = resolution
         self.timeout = timeout

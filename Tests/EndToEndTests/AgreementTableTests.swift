@@ -137,13 +137,14 @@ struct AgreementTableTests {
         Row(name: "127.0.0.0/8 entry TLSv1.1, ios26", ats: ["NSAllowsLocalNetworking": false, "NSExceptionDomains": ["127.0.0.0/8": ["NSExceptionMinimumTLSVersion": "TLSv1.1"]]],
             host: "127.0.0.1", server: .tls11, passes: true, tlsRequired: true, reason: "exception"),
 
-        // Apple's built-in exceptions.
-        Row(name: "gs.apple.com under its built-in exception, TLS 1.1", ats: [:], host: "gs.apple.com", server: .tls11,
+        // Apple's built-in exceptions. Not is.autonavi.com: it is also in Apple's system pinning list
+        // (policy Personalization, Apple's anchors only), which no test chain meets (docs/trust.md).
+        Row(name: "is.autonavi.com under its built-in exception, TLS 1.1", ats: [:], host: "is.autonavi.com", server: .tls11,
             passes: true, tlsRequired: false, reason: "builtInException", note: "one of Apple's built-in exceptions"),
-        Row(name: "gs.apple.com, documented (no built-ins)", ats: [:], host: "gs.apple.com", server: .tls11, rules: "documented",
+        Row(name: "is.autonavi.com, documented (no built-ins)", ats: [:], host: "is.autonavi.com", server: .tls11, rules: "documented",
             passes: false, tlsRequired: true, reason: "defaults"),
-        Row(name: "gs.apple.com, the app's entry replaces the built-in one", ats: ["NSExceptionDomains": ["gs.apple.com": ["NSIncludesSubdomains": true]]],
-            host: "gs.apple.com", server: .tls11, passes: false, tlsRequired: true, reason: "exception", lint: ["builtin-exception-replaced"]),
+        Row(name: "is.autonavi.com, the app's entry replaces the built-in one", ats: ["NSExceptionDomains": ["is.autonavi.com": ["NSIncludesSubdomains": true]]],
+            host: "is.autonavi.com", server: .tls11, passes: false, tlsRequired: true, reason: "exception", lint: ["builtin-exception-replaced"]),
 
         // Pins.
         Row(name: "pinned leaf that matches", ats: ["NSPinnedDomains": ["api.agree.test": ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": "LEAF"]]]]],

@@ -29,7 +29,7 @@ extension ConnectionOptions {
     private func context(ruleSet: RuleSet, appAnchor: String?, runtime: ProbeRuntime?) throws -> RunContext {
         guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
         let connectTo = try parsedConnectTo()
-        let instant = try evaluationDate() ?? Date()
+        let instant = try evaluationDate()
         let dns: DNSServerList?
         do {
             dns = try dnsServers.map { text throws(DNSServerListError) in try DNSServerList(parsing: text) }

@@ -25,7 +25,7 @@ extension RunInfo {
     init(context: RunContext, ruleSet: String?, startedAt: Date = Date()) {
         self.init(toolVersion: RunInfo.version, openSSLVersion: OpenSSLVersion.text, ruleSet: ruleSet,
                   trustStore: context.trust.description + "; " + RunInfo.trustData, ctLogList: context.trust.ctLogs.source, startedAt: startedAt)
-        judgedAt = context.instant
+        judgedAt = context.instantWasAsked ? context.instant : nil
     }
 
     /// The other data trust is judged with (docs/trust.md): Apple's system pinning list, and the
