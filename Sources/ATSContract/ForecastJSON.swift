@@ -1,4 +1,5 @@
 import ATSPolicy
+import TLSFacts
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -105,20 +106,7 @@ public struct RenewalJSON: Codable, Sendable, Hashable {
 public enum ForecastText {
     /// "2027-01-31T12:00:00Z".
     public static func iso(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let within = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(within / 3600)):\(two(within / 60 % 60)):\(two(within % 60))Z"
+        CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970)
     }
 
     /// "in 12d 3h" for seconds ahead.

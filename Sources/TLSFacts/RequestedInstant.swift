@@ -39,7 +39,7 @@ public struct RequestedInstant: Sendable, Hashable {
         guard (1...length).contains(day) else {
             throw ParseError(reason: "\(Self.monthNames[month - 1]) \(year) has \(length) days, not \(day)")
         }
-        var seconds = Self.daysSinceEpoch(year: year, month: month, day: day) * 86_400
+        var seconds = CivilCalendar.daysSinceEpoch(year: year, month: month, day: day) * 86_400
         var fraction = 0.0
         if !reader.atEnd {
             guard let separator = reader.next(), [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(separator) else {
@@ -95,13 +95,7 @@ public struct RequestedInstant: Sendable, Hashable {
 
     /// The instant as the reports print it: UTC, whole seconds (`2025-01-31T12:00:00Z`).
     public static func iso(_ date: Date) -> String {
-        let whole = Int(date.timeIntervalSince1970.rounded(.down))
-        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
-        let rest = whole - days * 86_400
-        let (year, month, day) = civil(days: days)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
+        CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970)
     }
 
     static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -113,30 +107,6 @@ public struct RequestedInstant: Sendable, Hashable {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    /// Days from 1970-01-01 to the date in the proleptic Gregorian calendar (H. Hinnant's
-    /// days_from_civil).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse (civil_from_days).
-    static func civil(days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private struct Reader {

@@ -113,17 +113,5 @@ public struct CertificateRuleContext: Sendable {
 
 /// "2020-09-01": the day of a rule date, for messages.
 func dayString(_ date: Date) -> String {
-    let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
-    // civil_from_days (Hinnant), the inverse of UTCDay.daysSinceEpoch.
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-    return "\(year)-\(two(month))-\(two(day))"
+    CivilCalendar.day(days: Int((date.timeIntervalSince1970 / 86_400).rounded(.down)))
 }

@@ -1,0 +1,44 @@
+/// Days and dates of the proleptic Gregorian calendar in UTC, exact for every date (Howard
+/// Hinnant's days_from_civil and civil_from_days): the one copy that `--at`'s reader, the
+/// certificate rules' dates and every "2027-01-31T12:00:00Z" the outputs print use.
+public enum CivilCalendar {
+    /// Days from 1970-01-01 to the date (negative before it).
+    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01: (year, month, day).
+    public static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// "2027-01-31T12:00:00Z" for whole seconds since 1970 (rounded down).
+    public static func timestamp(secondsSinceEpoch value: Double) -> String {
+        let seconds = Int(value.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let within = seconds - days * 86_400
+        return day(days: days) + "T\(two(within / 3600)):\(two(within / 60 % 60)):\(two(within % 60))Z"
+    }
+
+    /// "2027-01-31" for the day `days` after 1970-01-01.
+    public static func day(days: Int) -> String {
+        let (year, month, day) = civil(days: days)
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(yearText)-\(two(month))-\(two(day))"
+    }
+
+    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+}
