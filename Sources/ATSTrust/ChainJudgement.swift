@@ -116,7 +116,7 @@ public struct ChainJudgement: Sendable, Encodable {
             ("SecPolicyServer.c SecPolicyCheckTemporalValidity", "reissue the certificate with a validity period that covers the date judged at")
         case .untrustedRoot, .selfSigned:
             ("SecTrustServer.c path building (SecPathBuilder): the chain must end at an anchor (system, user-trusted or app-set)",
-             "reissue from a CA in Apple's root store, or install the root as a trusted anchor (--ca-file stands for that)")
+             "reissue from a CA in Apple's root store, or install the root as a trusted anchor (a user-installed root)")
         case .incompleteChain:
             ("SecTrustServer.c SecPathBuilder parent sources; SecCAIssuerRequest.m (caIssuers fetch)",
              "include the intermediate certificate(s) after the leaf, or name a reachable http caIssuers URL in the leaf")

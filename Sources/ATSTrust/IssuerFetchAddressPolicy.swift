@@ -30,7 +30,7 @@ package struct IssuerFetchAddressPolicy: Sendable, Hashable {
         let kind = AddressClass(parsed)
         guard kind != .global else { return nil }
         return "refused: \(address) is a \(kind.rawValue) address and the target is not "
-            + "(a server must not aim the auditor at its own network; --allow-private-fetch allows it)"
+            + "(a server must not aim the auditor at its own network)"
     }
 
     /// Where an address is routed, after IANA's special-purpose registries (RFC 6890 and its

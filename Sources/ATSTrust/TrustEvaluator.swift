@@ -219,7 +219,7 @@ package struct TrustEvaluator: Sendable {
 
     /// Why fetching did not help, for the missing-issuer problem.
     private func fetchSummary(_ fetches: [FetchedIssuer], fetching: Bool) -> String {
-        guard fetching else { return "; caIssuers fetching is off (--no-aia)" }
+        guard fetching else { return "; caIssuers fetching is off" }
         let failures = fetches.filter { $0.failure != nil }
         guard !failures.isEmpty else { return fetches.isEmpty ? "; no caIssuers URL to fetch it from" : "" }
         return "; caIssuers fetch failed: " + failures.prefix(3).map { "\($0.url): \($0.failure ?? "")" }.joined(separator: "; ")

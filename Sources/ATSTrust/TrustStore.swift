@@ -66,7 +66,7 @@ package final class TrustStore: @unchecked Sendable {
             }
             OpenSSLErrors.clear()
             otherStore = nil
-            storeName = "anchors set by the app (--app-anchor: \(certificates.count) certificate\(certificates.count == 1 ? "" : "s"))"
+            storeName = "anchors set by the app (\(certificates.count) certificate\(certificates.count == 1 ? "" : "s"))"
             otherStoreName = nil
         } else if options.useSystemTrustStore {
             let other = X509_STORE_new()
@@ -112,7 +112,7 @@ package final class TrustStore: @unchecked Sendable {
             OpenSSLErrors.clear()
         }
         if options.appAnchorFile != nil, options.caFile != nil || options.caDirectory != nil {
-            throw TrustSetupError(path: nil, reason: "anchors an app sets replace the user's: give --app-anchor or --ca-file/--ca-dir, not both")
+            throw TrustSetupError(path: nil, reason: "anchors an app sets replace the user's: give one or the other, not both")
         }
         if let file = options.caFile {
             try add(file: file, required: true)

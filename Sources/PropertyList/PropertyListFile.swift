@@ -61,7 +61,7 @@ public enum PropertyListFile {
         // XML 1.0 has no way to write most C0 controls, not even as &#x1B;: the encoder would
         // write them raw and the file would not be XML. Refuse, naming the key.
         if format == .xml, let bad = firstStringOutsideXML(in: .dictionary(root), path: "") {
-            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) holds a control character XML cannot carry; write it with --merge-format binary"))
+            throw PropertyListError(path: nil, problem: .notEncodable(reason: "\(bad) holds a control character XML cannot carry; write it as a binary property list"))
         }
         do {
             let encoder = PropertyListEncoder()

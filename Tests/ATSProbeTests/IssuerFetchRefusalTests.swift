@@ -22,7 +22,7 @@ import ATSTestServers
 
         let byAddress = await ProbeRuntime.shared.binding { await IssuerFetcher.download(http.url("/int.cer"), policy: refusing, deadline: Deadline(secondsFromNow: 5)) }
         #expect(byAddress == .failure("refused: 127.0.0.1 is a loopback address and the target is not "
-                                      + "(a server must not aim the auditor at its own network; --allow-private-fetch allows it)"))
+                                      + "(a server must not aim the auditor at its own network)"))
         // A name is checked after it is resolved: localhost is loopback whatever its spelling.
         let byName = await ProbeRuntime.shared.binding { await IssuerFetcher.download("http://localhost:\(http.port)/int.cer", policy: refusing,
                                                   deadline: Deadline(secondsFromNow: 5)) }

@@ -22,7 +22,7 @@ import TLSFacts
     @Test func refusedForAGlobalOrNamedTargetUnlessAllowed() {
         let publicTarget = IssuerFetchAddressPolicy(targetAddress: "93.184.216.34", allowPrivateFetch: false)
         #expect(publicTarget.refusal(connectingTo: "127.0.0.1")
-                == "refused: 127.0.0.1 is a loopback address and the target is not (a server must not aim the auditor at its own network; --allow-private-fetch allows it)")
+                == "refused: 127.0.0.1 is a loopback address and the target is not (a server must not aim the auditor at its own network)")
         #expect(publicTarget.refusal(connectingTo: "169.254.169.254")?.contains("link-local") == true)
         #expect(publicTarget.refusal(connectingTo: "10.0.0.1") != nil)
         #expect(publicTarget.refusal(connectingTo: "8.8.8.8") == nil)

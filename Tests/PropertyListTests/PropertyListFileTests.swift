@@ -82,7 +82,7 @@ struct PropertyListFileTests {
             _ = try PropertyListFile.write(["NSAppTransportSecurity": ["link": "a\u{1B}b"]], format: .xml)
             Issue.record("ESC cannot be written in XML 1.0")
         } catch {
-            #expect(error.description == "cannot write property list: 'NSAppTransportSecurity.link' holds a control character XML cannot carry; write it with --merge-format binary")
+            #expect(error.description == "cannot write property list: 'NSAppTransportSecurity.link' holds a control character XML cannot carry; write it as a binary property list")
         }
     }
 }
