@@ -240,9 +240,24 @@ struct AppReader {
         }
         let identifier = document?.root["CFBundleIdentifier"]?.stringValue
         var executablePath: String?
-        if let name = document?.root["CFBundleExecutable"]?.stringValue, TreePath.components(name)?.count == 1 {
+        // CFBundle finds the executable by CFBundleExecutable, then the old NSExecutable, then
+        // the bundle's own name without its extension (CoreFoundation, CFBundle.c,
+        // _CFBundleCopyExecutableName): atsprobe does the same, and says when it had to guess.
+        let declared = ["CFBundleExecutable", "NSExecutable"].lazy.compactMap { document?.root[$0]?.stringValue }.first { !$0.isEmpty }
+        let bundleName = (path.isEmpty ? appName : String(path.split(separator: "/").last ?? ""))
+        let guessed = bundleName.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
+        if document != nil, let name = declared ?? (guessed.isEmpty ? nil : guessed), TreePath.components(name)?.count == 1 {
             executablePath = ["", "Contents/MacOS/", "Versions/Current/"].lazy.compactMap { self.file(self.join(path, $0 + name))?.path }.first
-            if executablePath == nil { notes.append("its executable '\(UntrustedText.escape(name, limit: 200))' is not in the bundle") }
+            let shown = UntrustedText.escape(name, limit: 200)
+            if declared != nil {
+                if executablePath == nil { notes.append("its executable '\(shown)' is not in the bundle") }
+            } else if executablePath != nil {
+                notes.append("its Info.plist has no CFBundleExecutable: scanned '\(shown)', the bundle's name, as CFBundle finds it")
+            } else {
+                notes.append("its Info.plist has no CFBundleExecutable and no file has the bundle's name '\(shown)': no executable scanned")
+            }
+        } else if document != nil, declared == nil {
+            notes.append("its Info.plist has no CFBundleExecutable: no executable scanned")
         }
 
         // ATS reads the process's main bundle: an app's or an extension's own, never a framework's.

@@ -156,6 +156,26 @@ import PropertyList
         #expect(try AppScan.inventory(path: try ipa(app)).notes.isEmpty)
     }
 
+    /// An Info.plist without CFBundleExecutable: the executable is found by the bundle's name,
+    /// as CFBundle finds it, and the report says so; with no such file, it says nothing was scanned.
+    @Test func aBundleWithoutCFBundleExecutableIsScannedByItsNameAndSaysSo() throws {
+        var app = Self.demo()
+        let plist: [String: Any] = ["CFBundleIdentifier": "test.atsprobe.demo.share", "CFBundlePackageType": "XPC!"]
+        app.files["PlugIns/Share.appex/Info.plist"] = [UInt8](try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0))
+        let byName = try AppScan.inventory(path: try ipa(app))
+        let share = try #require(byName.bundle("PlugIns/Share.appex"))
+        #expect(share.executablePath == "PlugIns/Share.appex/Share")
+        #expect(share.notes.contains("its Info.plist has no CFBundleExecutable: scanned 'Share', the bundle's name, as CFBundle finds it"), "\(share.notes)")
+        #expect(summary(byName.hosts).contains("PlugIns/Share.appex https://share.planted.test/"))
+
+        app.files["PlugIns/Share.appex/ShareBinary"] = app.files.removeValue(forKey: "PlugIns/Share.appex/Share")
+        let missing = try AppScan.inventory(path: try ipa(app))
+        let unscanned = try #require(missing.bundle("PlugIns/Share.appex"))
+        #expect(unscanned.executablePath == nil)
+        #expect(unscanned.notes.contains("its Info.plist has no CFBundleExecutable and no file has the bundle's name 'Share': no executable scanned"), "\(unscanned.notes)")
+        #expect(!summary(missing.hosts).contains("PlugIns/Share.appex https://share.planted.test/"))
+    }
+
     @Test func includeExcludeAndHostsOnly() throws {
         let path = try ipa(Self.demo())
         let filtered = try AppScan.inventory(path: path, filter: NoiseFilter(include: ["www.example.com"], exclude: [".planted.com"]))

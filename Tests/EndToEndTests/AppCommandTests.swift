@@ -86,7 +86,12 @@ import Testing
                 #expect(out.contains("NSExceptionDomains entry \"ct.planted.test\": no host found in the app falls under it"))
                 #expect(out.contains("Tightened NSAppTransportSecurity for PlugIns/Share.appex (--format plist --bundle PlugIns/Share.appex"))
                 #expect(out.contains("Server fixes"))
-                #expect(out.contains("Summary: 1 of 2 loads pass"))
+                // One count per section, each item once, and no key a host needs under "What no host needs" (issue 31).
+                let unneeded = section(out, "What no host needs\n")
+                #expect(!unneeded.contains("share.planted.test"), "the extension's failing host needs its entry\n\(unneeded)")
+                #expect(unneeded.components(separatedBy: "ct.planted.test").count == 2, "the unmatched entry is listed once\n\(unneeded)")
+                #expect(section(out, "Will fail (1)\n").contains("PlugIns/Share.appex needs NSAppTransportSecurity.NSExceptionDomains.share.planted.test"), "\(out)")
+                #expect(out.contains("Summary: 1 of 2 loads pass under the app's dictionaries; 1 will fail; 3 items no host needs\n"), "\(out)")
 
                 let json = try await BinaryRunner.run(base + ["--json"], timeout: 120)
                 let document = try #require(jsonObject(json.stdout), "\(json.stdout)\n\(json.stderr)")
@@ -109,6 +114,7 @@ import Testing
                 #expect(markdown.stdout.contains("## What no host needs\n\n- Demo.app: **unnecessary** `NSAppTransportSecurity."), "\(markdown.stdout)")
                 #expect(markdown.stdout.contains("- Demo.app: **unnecessary** `NSAppTransportSecurity.NSAllowsArbitraryLoads`: true -> absent: "))
                 #expect(markdown.stdout.contains("`: no host found in the app falls under it\n"))
+                #expect(!section(markdown.stdout, "## What no host needs\n\n").contains("share.planted.test"), "\(markdown.stdout)")
                 let html = try await BinaryRunner.run(base + ["--format", "html"], timeout: 120)
                 #expect(html.status == 1)
                 #expect(html.stdout.hasPrefix("<!DOCTYPE html>"))
@@ -141,9 +147,65 @@ import Testing
                 let again = try await BinaryRunner.run(["app", fixed, "--exclude", "ct.planted.test"] + connect, timeout: 120)
                 #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
                 #expect(again.stdout.contains("Will fail: none"))
-                #expect(again.stdout.contains("nothing to tighten"))
+                // Nothing to tighten; the entry for the excluded host is still listed, and counted, once.
+                #expect(again.stdout.contains("Summary: 2 of 2 loads pass under the app's dictionaries; 0 will fail; 1 item no host needs\n"), "\(again.stdout)")
             }
         }
+    }
+
+    /// --source-plist: an .ipa's results placed in the Info.plist the repository holds, at its
+    /// keys' lines there, instead of `Payload/Demo.app/Info.plist` inside the archive (issue 31).
+    @Test func sarifSourcePlistPlacesResultsInTheRepositoryFile() async throws {
+        let fixture = try PlistFixture()
+        let ipa = try writeIPA(Self.app(), fixture)
+        let source = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>CFBundleIdentifier</key>
+        \t<string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>
+        \t<key>NSAppTransportSecurity</key>
+        \t<dict>
+        \t\t<key>NSExceptionDomains</key>
+        \t\t<dict/>
+        \t\t<key>NSAllowsArbitraryLoads</key>
+        \t\t<true/>
+        \t</dict>
+        </dict>
+        </plist>
+
+        """
+        try FileManager.default.createDirectory(atPath: fixture.path("Demo"), withIntermediateDirectories: true)
+        let repositoryPlist = try fixture.write(Data(source.utf8), name: "Demo/Info.plist")
+        let result = try await BinaryRunner.run(["app", ipa, "--offline", "--format", "sarif", "--source-plist", repositoryPlist], timeout: 60)
+        #expect(result.status == 1, "lint warns: \(result.stderr)")
+        try await PlistFormatsTests.validateSARIF(result.stdout, fixture: fixture)
+        let run = try #require((jsonObject(result.stdout)?["runs"] as? [[String: Any]])?.first)
+        let results = try #require(run["results"] as? [[String: Any]])
+        let places = results.map { result -> (uri: String?, line: Int?) in
+            let physical = (result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any]
+            return ((physical?["artifactLocation"] as? [String: Any])?["uri"] as? String, (physical?["region"] as? [String: Int])?["startLine"])
+        }
+        let arbitrary = try #require(results.firstIndex { ($0["message"] as? [String: Any]).map { "\($0)" }?.contains("NSAllowsArbitraryLoads") == true }, "\(results)")
+        #expect(places[arbitrary].uri == "file://" + repositoryPlist && places[arbitrary].line == 11, "\(places)")
+        #expect(!places.contains { $0.uri?.hasPrefix("Payload/Demo.app/Info.plist") == true }, "\(places)")
+        // The other bundles stay inside the archive, as before.
+        let artifacts = (run["artifacts"] as? [[String: Any]])?.compactMap { ($0["location"] as? [String: Any])?["uri"] as? String } ?? []
+        #expect(!artifacts.contains("Payload/Demo.app/Info.plist") && artifacts.contains("Payload/Demo.app/PlugIns/Share.appex/Info.plist"), "\(artifacts)")
+
+        let other = try await BinaryRunner.run(["app", ipa, "--offline", "--format", "sarif", "--source-plist", "Nope.appex=" + repositoryPlist], timeout: 60)
+        #expect(other.status == 64 && other.stderr.contains("--source-plist 'Nope.appex' is not a bundle of the app"), "\(other.stderr)")
+        let text = try await BinaryRunner.run(["app", ipa, "--offline", "--source-plist", repositoryPlist], timeout: 60)
+        #expect(text.status == 64 && text.stderr.contains("--source-plist goes with --format sarif"), "\(text.stderr)")
+    }
+
+    /// The text from a heading to the next blank line or heading.
+    func section(_ text: String, _ heading: String) -> String {
+        guard let start = text.range(of: heading) else { return "" }
+        let rest = text[start.upperBound...]
+        let end = rest.range(of: "\n\n")?.lowerBound ?? rest.range(of: "\n#")?.lowerBound ?? rest.endIndex
+        return String(rest[..<end])
     }
 
     @Test func hostileArchivesAreOneLineExit64() async throws {
@@ -224,6 +286,17 @@ import Testing
                                                    "--connect-to", "gone.planted.test:443:127.0.0.1:\(port)"], timeout: 120)
             #expect(text.stdout.contains("gone.planted.test: named only in the dictionary and not reachable on port 443; left out of the tightening"),
                     "\(text.stdout)")
+            // Said before the run (stderr), in the report's host list, and in JSON (issue 31).
+            let said = "1 host comes only from Info.plist dictionary keys, not from the binary, and is loaded on port 443 as a guess (--exclude HOST leaves one out): gone.planted.test"
+            #expect(text.stderr.contains("atsprobe: " + said), "\(text.stderr)")
+            let lines = text.stdout.split(separator: "\n")
+            #expect(lines.contains { $0.hasPrefix("  https://gone.planted.test/ ") && $0.hasSuffix("under Demo.app, found in Info.plist (a dictionary key only, not in the binary)") },
+                    "\(text.stdout)")
+            #expect(lines.contains { $0.hasPrefix("  https://api.planted.test/ ") && $0.hasSuffix("found in Demo") }, "\(text.stdout)")
+            #expect(text.stdout.contains(said + "\n"))
+            let json = try await BinaryRunner.run(["app", ipa, "--offline", "--json"], timeout: 60)
+            let hosts = try #require(jsonObject(json.stdout)?["hosts"] as? [[String: Any]], "\(json.stdout)")
+            #expect(hosts.filter { $0["fromDictionaryKey"] as? Bool == true }.map { $0["host"] as? String } == ["gone.planted.test"])
         }
     }
 

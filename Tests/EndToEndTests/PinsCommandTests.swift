@@ -72,6 +72,27 @@ struct PinsCommandTests {
         #expect(document["pinsSatisfied"] == nil || document["pinsSatisfied"] is NSNull)
     }
 
+    /// The text says what the suggested dictionary pins, as it is: the served CA and the leaf
+    /// when a CA is sent; the leaf only (and why) when the server sends the leaf alone (issue 31).
+    @Test func textSaysWhatTheSuggestedDictionaryPins() async throws {
+        let s = try Self.served()
+        let (withCA, leafOnly) = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
+            let withCA = try await TrustSupport.run(["pins", "--ca-file", s.root, "https://127.0.0.1:\(port)/"])
+            let leafOnly = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity, sendChain: false)) { bare in
+                try await TrustSupport.run(["pins", "--ca-file", s.root, "https://127.0.0.1:\(bare)/"])
+            }
+            return (withCA, leafOnly)
+        }
+        #expect(withCA.stdout.contains("\nNSPinnedDomains, pinning the served CA certificate and the leaf (both must then match;\n"), "\(withCA.stdout)")
+        #expect(withCA.stdout.contains("<key>NSPinnedCAIdentities</key>") && withCA.stdout.contains("<string>\(s.intermediatePin)</string>"))
+        #expect(withCA.stdout.contains("<key>NSPinnedLeafIdentities</key>") && withCA.stdout.contains("<string>\(s.leafPin)</string>"))
+
+        #expect(leafOnly.stdout.contains("\nNSPinnedDomains, pinning the leaf only: the server sent no CA certificate, so no CA pin can be\n"), "\(leafOnly.stdout)\n\(leafOnly.stderr)")
+        #expect(!leafOnly.stdout.contains("pinning the served CA"))
+        #expect(!leafOnly.stdout.contains("<key>NSPinnedCAIdentities</key>"), "\(leafOnly.stdout)")
+        #expect(leafOnly.stdout.contains("<key>NSPinnedLeafIdentities</key>") && leafOnly.stdout.contains("<string>\(s.leafPin)</string>"))
+    }
+
     @Test func plistOutputParsesWithPlistlib() async throws {
         let s = try Self.served()
         let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in

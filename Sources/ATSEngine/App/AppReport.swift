@@ -2,6 +2,7 @@ import ATSAdvice
 import ATSApp
 import ATSPolicy
 import PropertyList
+import TextSupport
 import TLSFacts
 
 /// Everything `atsprobe app` found and measured: the inventory (ATSApp), each host's load
@@ -49,6 +50,21 @@ package struct AppReport {
 
     /// The bundle's name for people: "Demo.app" for the app itself.
     package func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
+
+    /// The tightening findings that say a key can go or be narrowed: "What no host needs" in
+    /// every format. An `insufficient` finding is a key a host does need (its load fails
+    /// without it), so it is reported with the failing loads instead.
+    package var unneededFindings: [(result: DictionaryResult, finding: TighteningFinding)] {
+        results.flatMap { result in (result.tightening?.findings ?? []).filter { $0.kind != .insufficient }.map { (result, $0) } }
+    }
+
+    /// The keys a failing load needs that its dictionary lacks (`insufficient` findings).
+    package var neededFindings: [(result: DictionaryResult, finding: TighteningFinding)] {
+        results.flatMap { result in (result.tightening?.findings ?? []).filter { $0.kind == .insufficient }.map { (result, $0) } }
+    }
+
+    /// How many items "What no host needs" lists: its findings and the entries no host falls under.
+    package var unneededCount: Int { unneededFindings.count + results.map(\.unusedEntries.count).reduce(0, +) }
 
     /// The loads that fail or do not connect: "Will fail" in every format.
     package var failing: [HostCheck] { checks.filter { !$0.check.passes || $0.check.unreachable } }
@@ -119,6 +135,10 @@ package struct AppReport {
                 let used = Set(checks.flatMap { $0.check.loads.compactMap(\.policy.match?.key) } + checks.compactMap(\.check.policy.match?.key))
                 let entries = (ats[ATSKey.exceptionDomains.name]?.dictionaryValue ?? [:]).keys
                 result.unusedEntries = entries.filter { !used.contains($0) }.sorted()
+                // The tightener notes each entry no checked host falls under; "What no host
+                // needs" lists these entries itself, so the note would say it a second time.
+                let unused = Set(result.unusedEntries.map { "NSExceptionDomains entry \"\(UntrustedText.escape($0, limit: 255))\" kept as written: no checked host falls under it" })
+                result.tightening?.notes.removeAll { unused.contains($0) }
             }
             results.append(result)
         }

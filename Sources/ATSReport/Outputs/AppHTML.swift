@@ -53,6 +53,8 @@ package enum AppHTML {
         out += failing.isEmpty ? "<p>Nothing: every load passes under the app&#x2019;s dictionaries.</p>\n" : list(failing.map { item in
             let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { h($0.message) } ?? "could not be reached"
             return "\(h(item.host.target)) under \(h(report.name(item.host.bundle)))&#x2019;s dictionary: \(reason). Fix: \(h(AppReport.remedy(item.check)))"
+        } + report.neededFindings.map { result, finding in
+            "\(h(report.name(result.bundle.path))) needs <code>\(h(finding.keyPath))</code>: \(h(finding.appValue)) &#x2192; \(h(finding.neededValue)): \(h(finding.message))"
         })
         out += "</section>\n<section id=\"unneeded\"><h2>What no host needs</h2>\n"
         let unneeded = report.unneededItems(finding: { name, finding in

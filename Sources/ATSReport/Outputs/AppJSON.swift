@@ -93,6 +93,9 @@ package struct AppJSON: Encodable {
         package let sources: [String]
         /// Why it is not checked (filtered only): apple, schema, documentation, loopback, example, excluded, notListed.
         package let filtered: String?
+        /// Named only as an NSExceptionDomains key (not in the binary or another resource), so
+        /// loaded on port 443 as a guess; absent otherwise.
+        package let fromDictionaryKey: Bool?
 
         package init(_ host: FoundHost) {
             self.host = host.host
@@ -103,6 +106,7 @@ package struct AppJSON: Encodable {
             written = host.written.map(e)
             sources = host.sources.map(e)
             filtered = host.filtered?.rawValue
+            fromDictionaryKey = host.isDictionaryGuess ? true : nil
         }
     }
 

@@ -53,6 +53,9 @@ package enum AppMarkdown {
             let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { md($0.message) } ?? "could not be reached"
             out += "- \(md(item.host.target)) under \(md(report.name(item.host.bundle)))'s dictionary: \(reason). Fix: \(md(AppReport.remedy(item.check)))\n"
         }
+        for (result, finding) in report.neededFindings {
+            out += "- \(md(report.name(result.bundle.path))) needs `\(code(finding.keyPath))`: \(md(finding.appValue)) -> \(md(finding.neededValue)): \(md(finding.message))\n"
+        }
 
         out += "\n## What no host needs\n\n"
         let unneeded = report.unneededItems(finding: { name, finding in

@@ -34,7 +34,8 @@ extension AppReport {
     package func unneededItems(finding: (String, TighteningFinding) -> String, entry: (String, String) -> String) -> [String] {
         results.flatMap { result in
             let bundle = name(result.bundle.path)
-            return (result.tightening?.findings ?? []).map { finding(bundle, $0) } + result.unusedEntries.map { entry(bundle, $0) }
+            let unneeded = (result.tightening?.findings ?? []).filter { $0.kind != .insufficient }
+            return unneeded.map { finding(bundle, $0) } + result.unusedEntries.map { entry(bundle, $0) }
         }
     }
 

@@ -33,9 +33,11 @@ package enum AppText {
         out += serverFixes(report)
         let checks = report.checks
         let passing = checks.filter(\.check.passes).count
-        let findings = report.results.compactMap(\.tightening).map(\.findings.count).reduce(0, +)
+        // The counts of the sections above, by their names: "Will fail (N)", "What no host needs".
+        let failing = report.failing.count, unneeded = report.unneededCount
         out += "\nSummary: \(passing) of \(checks.count) load\(checks.count == 1 ? " passes" : "s pass") under the app's dictionaries; "
-        out += findings == 0 ? "nothing to tighten\n" : "\(findings) finding\(findings == 1 ? "" : "s")\n"
+        out += "\(failing) will fail; "
+        out += unneeded == 0 ? "nothing to tighten\n" : "\(unneeded) item\(unneeded == 1 ? "" : "s") no host needs\n"
         return out
     }
 
@@ -67,8 +69,10 @@ package enum AppText {
         var out = "What the app talks to (\(inventory.hosts.count) host\(inventory.hosts.count == 1 ? "" : "s") to check, \(inventory.filtered.count) filtered)\n"
         let width = (inventory.hosts + inventory.filtered).map { esc($0.target).count }.max() ?? 0
         for host in inventory.hosts {
-            out += "  \(esc(host.target).padded(to: width))  under \(esc(report.name(host.bundle))), found in \(sources(host))\n"
+            out += "  \(esc(host.target).padded(to: width))  under \(esc(report.name(host.bundle))), found in \(sources(host))"
+            out += host.isDictionaryGuess ? " (a dictionary key only, not in the binary)\n" : "\n"
         }
+        if let line = dictionaryKeyHosts(inventory) { out += line + "\n" }
         if !inventory.filtered.isEmpty {
             out += "Filtered (--include HOST checks one anyway)\n"
             for host in inventory.filtered {
@@ -76,6 +80,17 @@ package enum AppText {
             }
         }
         return out
+    }
+
+    /// The hosts to load that come only from dictionary keys (an NSExceptionDomains or
+    /// NSPinnedDomains key in an Info.plist), not from the binary:
+    /// said in the report and, before the run, on stderr (`atsprobe app`). nil when there are none.
+    package static func dictionaryKeyHosts(_ inventory: AppInventory) -> String? {
+        let keys = inventory.hosts.filter(\.isDictionaryGuess)
+        guard !keys.isEmpty else { return nil }
+        return "\(keys.count) host\(keys.count == 1 ? " comes" : "s come") only from Info.plist dictionary keys, not from the binary, "
+            + "and \(keys.count == 1 ? "is" : "are") loaded on port 443 as a guess (--exclude HOST leaves one out): "
+            + keys.map { esc($0.host) }.joined(separator: ", ")
     }
 
     package static func sources(_ host: FoundHost) -> String {
@@ -92,6 +107,9 @@ package enum AppText {
             out += (reasons.first ?? "could not be reached") + "\n"
             out += "    fix: \(AppReport.remedy(item.check))\n"
         }
+        for (result, finding) in report.neededFindings {
+            out += "  \(esc(report.name(result.bundle.path))) needs \(finding.keyPath): \(finding.appValue) -> \(finding.neededValue): \(finding.message)\n"
+        }
         return out
     }
 
@@ -101,7 +119,7 @@ package enum AppText {
         var any = false
         for result in report.results {
             let name = esc(report.name(result.bundle.path))
-            for finding in result.tightening?.findings ?? [] {
+            for finding in (result.tightening?.findings ?? []) where finding.kind != .insufficient {
                 any = true
                 out += "  \(name): \(finding.kind.rawValue) \(finding.keyPath): \(finding.appValue) -> \(finding.neededValue): \(finding.message)\n"
             }

@@ -50,6 +50,9 @@ extension ATSProbeCommand {
         @Option(name: .long, help: "With --format plist: the bundle whose tightened dictionary to print (its path, e.g. PlugIns/Share.appex, or its CFBundleIdentifier). Default: the app.")
         var bundle: String?
 
+        @Option(name: .customLong("source-plist"), help: ArgumentHelp("With --format sarif: place BUNDLE's results in the Info.plist the repository holds for it (BUNDLE as --bundle takes it; PATH alone: the app's); repeatable.", valueName: "BUNDLE=PATH"), completion: .file())
+        var sourcePlists: [String] = []
+
         @Option(name: .customLong("max-entries"), help: "Refuse archives or bundles of more files than this (default 8000).")
         var maxEntries: Int = ArchiveLimits().maximumEntries
 
@@ -86,6 +89,9 @@ extension ATSProbeCommand {
                     throw InputError(error.description)
                 }
                 let plistBundle = try selectedBundle(inventory)
+                // Read before any load: a bad mapping is bad input (64), not the end of a long run.
+                if !sourcePlists.isEmpty && output.effectiveFormat != .sarif { throw InputError("--source-plist goes with --format sarif") }
+                let sources = try sourcePlistMap(inventory)
 
                 let report: AppReport
                 let run: RunInfo
@@ -97,6 +103,8 @@ extension ATSProbeCommand {
                     let runner = try context.runner(naming: connection)
                     // Progress for people: one line on stderr, redrawn, only when stderr is a terminal.
                     let showProgress = isatty(STDERR_FILENO) == 1 && !diagnostics.quiet && !inventory.hosts.isEmpty
+                    // Said before any load: hosts that only a dictionary key names are loaded too.
+                    if !diagnostics.quiet, let line = AppText.dictionaryKeyHosts(inventory) { Diagnostics.warn(line) }
                     do {
                         report = try await AppReport.run(inventory, runner: runner, ruleSet: ruleSet, target: { try context.target($0) }) { done, total in
                             guard showProgress else { return }
@@ -130,13 +138,45 @@ extension ATSProbeCommand {
                         sink.write(try ExceptionPlist.tightened(result?.bundle.atsDictionary ?? [:]))
                     }
                 case .sarif:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report, toolVersion: ToolVersion.current)), as: UTF8.self) + "\n")
+                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report, toolVersion: ToolVersion.current, sources: sources)), as: UTF8.self) + "\n")
                 default:
                     throw InputError("app writes text, json, plist, markdown, html or sarif only")
                 }
                 try sink.finish()
                 return ExitStatus(report.severity)
             }
+        }
+
+        /// --source-plist BUNDLE=PATH (PATH alone: the app's): bundle path -> the repository's Info.plist, read and parsed.
+        func sourcePlistMap(_ inventory: AppInventory) throws -> [String: AppSARIF.SourcePlist] {
+            var map: [String: AppSARIF.SourcePlist] = [:]
+            for mapping in sourcePlists {
+                let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let (name, path) = parts.count == 2 ? (String(parts[0]), String(parts[1])) : ("", mapping)
+                guard !path.isEmpty else { throw InputError("--source-plist '\(UntrustedText.escape(mapping, limit: 200))' names no file (BUNDLE=PATH)") }
+                let bundle = name.isEmpty ? "" : try findBundle(name, inventory, option: "--source-plist")
+                guard map[bundle] == nil else {
+                    throw InputError("--source-plist: \(UntrustedText.escape(inventory.bundle(bundle)?.name(app: inventory.appName) ?? bundle, limit: 200)) is mapped twice")
+                }
+                let bytes = try FileStream.readAll(path, limit: PropertyListFile.defaultMaximumSize, what: "--source-plist ")
+                do {
+                    let document = try PropertyListFile.parse(Data(bytes), path: path)
+                    map[bundle] = AppSARIF.SourcePlist(path: path, document: document, bytes: bytes)
+                } catch {
+                    throw InputError("--source-plist '\(UntrustedText.escape(path, limit: 300))': \(error)")
+                }
+            }
+            return map
+        }
+
+        /// A bundle of the app by path, identifier or (the app) its name.
+        func findBundle(_ name: String, _ inventory: AppInventory, option: String) throws -> String {
+            let trimmed = name.hasSuffix("/") ? String(name.dropLast()) : name
+            guard let match = inventory.bundles.first(where: { $0.path == trimmed || $0.identifier == trimmed || (trimmed == inventory.appName && $0.path.isEmpty) }) else {
+                let names = inventory.bundles.map { $0.name(app: inventory.appName) }
+                throw InputError("\(option) '\(UntrustedText.escape(name, limit: 200))' is not a bundle of the app (choose from \(names.map { UntrustedText.escape($0, limit: 200) }.joined(separator: ", ")))")
+            }
+            return match.path
         }
 
         /// --bundle: a bundle with a dictionary of its own, by path or identifier.
