@@ -5,7 +5,7 @@ import TestSupport
 /// `report --diff` keeps only what the comparison reads of each record (issue 31: a
 /// 20,000-target diff held 956 MB). Two runs of 1,000 targets (a real exception record, ~35 KB,
 /// copied with other targets): the diff's peak resident set, as /usr/bin/time measures it, stays
-/// near the process's own size. Whole records held about 130 MB here (189 MB at 1,500).
+/// near the process's own size. Whole records held 156 MB here (189 MB at 1,500).
 @Suite struct DiffMemoryTests {
     @Test func aLargeDiffKeepsOnlyWhatTheComparisonReads() async throws {
         let time = "/usr/bin/time"
