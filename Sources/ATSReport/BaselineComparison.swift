@@ -42,6 +42,40 @@ public struct BaselineComparison: Sendable {
         public var line: Int? = nil
     }
 
+    /// What the comparison reads of one record: its name, verdict, tests' outcomes, exception
+    /// keys and reason: a few hundred bytes where the record holds tens of KB (the target's
+    /// probes, certificates, advice), so a 20,000-target diff keeps only these (`RunRecords.sides`).
+    public struct Side: Sendable {
+        public struct Test: Sendable {
+            public var title: String
+            public var passed: Bool
+        }
+
+        public var name: String
+        public var input: String?
+        public var line: Int?
+        public var verdict: AuditVerdict
+        public var tests: [Test]
+        /// The exception's keys as `KEY=VALUE`.
+        public var keys: [String]
+        public var reason: String?
+
+        public init(_ record: AuditRecord) {
+            name = record.name
+            input = record.input
+            line = record.line
+            verdict = record.verdict
+            tests = record.tests.map { Test(title: $0.title, passed: $0.verdict.passed) }
+            keys = record.exceptionKeys.map { "\($0.key)=\($0.value)" }
+            reason = record.reason
+        }
+
+        /// `AuditRecord.inputOrder`, on what a side keeps.
+        static func inputOrder(_ a: Side, _ b: Side) -> Bool {
+            ((a.line ?? 0), a.input ?? a.name) < ((b.line ?? 0), b.input ?? b.name)
+        }
+    }
+
     public let entries: [Entry]
     /// Names in the baseline that the new run has no record of.
     public let absent: [String]
@@ -52,14 +86,19 @@ public struct BaselineComparison: Sendable {
     /// on each side (`RunRecords` refuses a file that holds one twice); were one held twice, the
     /// graver record would stand, so that a duplicate never hides a regression.
     public init(old: [AuditRecord], new: [AuditRecord]) {
-        var before: [String: AuditRecord] = [:]
+        self.init(old: old.map(Side.init), new: new.map(Side.init))
+    }
+
+    /// As `init(old:new:)` on records, on what the comparison reads of them.
+    public init(old: [Side], new: [Side]) {
+        var before: [String: Side] = [:]
         for record in old {
             if let held = before[record.name], Self.rank(held.verdict) >= Self.rank(record.verdict) { continue }
             before[record.name] = record
         }
-        var now: [String: AuditRecord] = [:]
+        var now: [String: Side] = [:]
         var order: [String] = []
-        for record in new.sorted(by: AuditRecord.inputOrder) {
+        for record in new.sorted(by: Side.inputOrder) {
             if let held = now[record.name] {
                 if Self.rank(held.verdict) < Self.rank(record.verdict) { now[record.name] = record }
                 continue
@@ -82,19 +121,19 @@ public struct BaselineComparison: Sendable {
         }
     }
 
-    static func compare(_ old: AuditRecord?, _ new: AuditRecord) -> Entry {
+    static func compare(_ old: Side?, _ new: Side) -> Entry {
         let after = new.verdict
-        let keysNow = Set(new.exceptionKeys.map { "\($0.key)=\($0.value)" })
+        let keysNow = Set(new.keys)
         guard let old else {
             let failing = after != .pass
             return Entry(name: new.name, state: .new, before: nil, after: after, nowFailing: [], nowPassing: [],
                          keysAdded: keysNow.sorted(), keysRemoved: [], worse: failing, reason: new.reason, line: new.line)
         }
         let before = old.verdict
-        let keysThen = Set(old.exceptionKeys.map { "\($0.key)=\($0.value)" })
-        let results = Dictionary(old.tests.map { ($0.title, $0.verdict.passed) }, uniquingKeysWith: { first, _ in first })
-        let nowFailing = new.tests.filter { !$0.verdict.passed && results[$0.title] == true }.map(\.title)
-        let nowPassing = new.tests.filter { $0.verdict.passed && results[$0.title] == false }.map(\.title)
+        let keysThen = Set(old.keys)
+        let results = Dictionary(old.tests.map { ($0.title, $0.passed) }, uniquingKeysWith: { first, _ in first })
+        let nowFailing = new.tests.filter { !$0.passed && results[$0.title] == true }.map(\.title)
+        let nowPassing = new.tests.filter { $0.passed && results[$0.title] == false }.map(\.title)
         let keysAdded = keysNow.subtracting(keysThen).sorted(), keysRemoved = keysThen.subtracting(keysNow).sorted()
         let graver = rank(after) > rank(before)
         // Keys added count as worse between two exceptions only: "no exception helps" is graver

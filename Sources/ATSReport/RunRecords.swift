@@ -1,4 +1,14 @@
 import ATSFiles
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TextSupport
 
 /// One run's records read to be compared (`audit --baseline OLD`, `report --diff OLD NEW`):
@@ -31,6 +41,69 @@ package enum RunRecords {
         }
     }
 
+    /// What `report --diff` compares of one run (`paths` as `read` takes them): each record cut to
+    /// what the comparison reads (`BaselineComparison.Side`) as it is decoded, the first record's
+    /// run, in input order. A JSON Lines file is read 1 MiB at a time, so memory grows with the
+    /// number of targets, not with the file (20,000 targets: docs/reports.md, "Baselines"). Any
+    /// other shape (a document, an array, standard input, several shards), or a line that is no
+    /// record, is read by `read`, which says what is wrong as before.
+    package static func sides(_ paths: [String]) throws -> (sides: [BaselineComparison.Side], run: RunInfo?) {
+        let files = try paths.flatMap(ReportInput.expand)
+        if files.count == 1, files[0] != "-", let streamed = try stream(files[0]) { return streamed }
+        let records = try read(paths)
+        return (records.map(BaselineComparison.Side.init), records.lazy.compactMap(\.run).first)
+    }
+
+    /// nil when the file is not JSON Lines records throughout (the caller reads it whole).
+    static func stream(_ path: String) throws -> (sides: [BaselineComparison.Side], run: RunInfo?)? {
+        let name = ReportInput.name(path)
+        let descriptor: Int32
+        do { descriptor = try BoundedFile.open(path, allowPipes: false) } catch { return nil }
+        defer { close(descriptor) }
+        let decoder = JSONDecoder.atsprobe()
+        var sides: [BaselineComparison.Side] = []
+        var run: RunInfo?
+        var seen: [String: Int] = [:]
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var lineNumber = 0, total = 0
+        // One line: nil when it is no record (the whole-file reader then says why).
+        func take(_ line: ArraySlice<UInt8>) throws -> Bool {
+            lineNumber += 1
+            guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { return true }
+            guard let record = try? decoder.decode(AuditRecord.self, from: Data(line)) else { return false }
+            let side = BaselineComparison.Side(record)
+            if let earlier = seen[side.name] {
+                throw InputError("\(name) line \(earlier) and line \(lineNumber) both hold '\(UntrustedText.escape(side.name, limit: 300))': "
+                                 + "a run holds each target once, so neither record can stand for it; remove one")
+            }
+            seen[side.name] = lineNumber
+            if run == nil { run = record.run }
+            sides.append(side)
+            return true
+        }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            total += count
+            if total > ReportInput.fileLimit { return nil }
+            pending += chunk[..<count]
+            var start = pending.startIndex
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                guard try take(pending[start..<newline]) else { return nil }
+                start = newline + 1
+            }
+            pending.removeSubrange(..<start)
+        }
+        if !pending.isEmpty { guard try take(pending[...]) else { return nil } }
+        guard !sides.isEmpty else { return nil }
+        return (sides, run)
+    }
+
     /// Throws when two records (in one file or two) name the same target.
     package static func refuseDuplicates(_ files: [(name: String, records: [(line: Int?, record: AuditRecord)])]) throws(ReportInputError) {
         var first: [String: (file: String, place: String)] = [:]
@@ -47,4 +120,12 @@ package enum RunRecords {
             }
         }
     }
+}
+
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+    #else
+    Darwin.read(descriptor, buffer, count)
+    #endif
 }

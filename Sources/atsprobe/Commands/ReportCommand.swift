@@ -95,11 +95,13 @@ extension ATSProbeCommand.Report {
     /// target got worse, 64 when NEW holds a bad input line (as the run itself), else 0.
     func compare(failOn: AuditFailOn) throws -> ExitStatus {
         guard files.count == 2 else { throw InputError("--diff takes two runs, OLD then NEW, got \(files.count) file\(files.count == 1 ? "" : "s")") }
-        let old = try RunRecords.read([files[0]]), new = try RunRecords.read([files[1]])
-        let comparison = BaselineComparison(old: old, new: new)
+        // Only what the comparison reads of each record is kept (RunRecords.sides): memory grows
+        // with the targets, not with the records' size.
+        let old = try RunRecords.sides([files[0]]), new = try RunRecords.sides([files[1]])
+        let comparison = BaselineComparison(old: old.sides, new: new.sides)
         var sink = OutputSink(path: output.output)
-        let input = new.lazy.compactMap(\.run).first?.input
-        let version = new.lazy.compactMap(\.run).first?.toolVersion
+        let input = new.run?.input
+        let version = new.run?.toolVersion
         switch output.effectiveFormat {
         case .text: sink.write(comparison.text(baseline: files[0]))
         case .json: sink.write(comparison.json(baseline: files[0]))
@@ -115,7 +117,7 @@ extension ATSProbeCommand.Report {
         try sink.finish()
         if failOn == .none { return .clear }
         var tally = AuditTally()
-        for record in new { tally.add(record.verdict, keys: []) }
+        for side in new.sides { tally.add(side.verdict, keys: []) }
         if tally.count(.error) > 0 {
             if !quiet { Diagnostics.warn(ReportCommandHints.badLines(tally.count(.error), written: output.output)) }
             return .usage
