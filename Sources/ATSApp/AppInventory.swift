@@ -12,7 +12,7 @@ public struct FoundHost: Sendable, Hashable {
     public var bundle: String
     /// Up to three distinct spellings as found (untrusted: escape before printing).
     public var written: [String]
-    /// The files it was found in, relative to the app, "--hosts-only" for a host only listed.
+    /// The files it was found in, relative to the app, "the hosts asked for" for a host only listed (`--hosts-only` on the command line).
     public var sources: [String]
     /// Why it is not checked; nil when it is.
     public var filtered: NoiseFilter.Reason?

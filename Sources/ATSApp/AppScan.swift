@@ -58,7 +58,7 @@ public enum AppScan {
         // Listed hosts the app does not name are checked too, under the app's own dictionary.
         for target in hostsOnly ?? [] where !kept.contains(where: { $0.host == target.host }) {
             let host = FoundHost(host: target.host, scheme: target.scheme, port: target.port == (target.scheme == .https ? 443 : 80) ? nil : target.port,
-                                 bundle: "", written: [target.url], sources: ["--hosts-only"], filtered: nil)
+                                 bundle: "", written: [target.url], sources: ["the hosts asked for"], filtered: nil)
             kept.append(host)
         }
         return AppInventory(input: path, inputKind: kind, appName: reader.appName, bundles: bundles,

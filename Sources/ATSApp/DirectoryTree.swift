@@ -41,7 +41,7 @@ public final class DirectoryTree: FileTree {
         for name in names.sorted() {
             let path = relative.isEmpty ? name : relative + "/" + name
             guard entries.count < limits.maximumEntries else {
-                throw fail("more than \(limits.maximumEntries) files (--max-entries raises it)")
+                throw fail("more than \(limits.maximumEntries) files (the entry limit can be raised)")
             }
             var info = stat()
             guard lstat(root + "/" + path, &info) == 0 else { continue }

@@ -23,8 +23,8 @@ public struct NoiseFilter: Sendable {
             case .documentation: "standards, licence or documentation site"
             case .loopback: "loopback or local name"
             case .example: "reserved example name (RFC 2606)"
-            case .excluded: "--exclude"
-            case .notListed: "not in --hosts-only"
+            case .excluded: "excluded"
+            case .notListed: "not in the hosts asked for"
             }
         }
     }

@@ -89,7 +89,7 @@ public final class ZipArchive: FileTree {
         }
         // Refused before the directory is read: a 10,000-entry archive costs 22 bytes of reading.
         guard total <= limits.maximumEntries else {
-            throw fail("\(total) entries, more than the limit of \(limits.maximumEntries) (--max-entries raises it)")
+            throw fail("\(total) entries, more than the limit of \(limits.maximumEntries) (the entry limit can be raised)")
         }
         guard directorySize <= total * (46 + 3 * 65_535), directoryOffset + directorySize <= fileSize - tailLength + eocd else {
             throw fail("not a zip archive (central directory out of bounds)")

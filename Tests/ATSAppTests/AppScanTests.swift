@@ -184,7 +184,7 @@ import PropertyList
 
         let only = try AppScan.inventory(path: path, hostsOnly: [try Target(parsing: "api.planted.test"), try Target(parsing: "https://extra.planted.test:9443/")])
         #expect(summary(only.hosts) == ["app https://api.planted.test/", "app https://extra.planted.test:9443/"])
-        #expect(only.hosts.last?.sources == ["--hosts-only"])
+        #expect(only.hosts.last?.sources == ["the hosts asked for"])
         #expect(only.filtered.contains { $0.host == "share.planted.test" && $0.filtered == .notListed })
     }
 
