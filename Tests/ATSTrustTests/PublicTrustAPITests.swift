@@ -3,16 +3,16 @@ import ATSTestServers
 import ATSTrust
 import Foundation
 import Testing
+import TLSFacts
 
 /// The public trust API (`ChainVerifier`, `CertificateChain`, `IssuerFetching`) as an embedder
 /// sees it: a plain `import ATSTrust` (no `@testable`), and this test target links no ATSProbe,
 /// so no Prober, thread or runtime can be involved.
 @Suite("Public trust API")
 struct PublicTrustAPITests {
+    /// Midnight UTC of the day (TLSFacts' CivilCalendar, the project's one calendar).
     static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: DateComponents(year: year, month: month, day: day))!
+        Date(timeIntervalSince1970: Double(CivilCalendar.daysSinceEpoch(year: year, month: month, day: day)) * 86_400)
     }
 
     static let issued = utc(2025, 3, 1)
