@@ -14,8 +14,9 @@ public struct DiagnosticsOptions: Sendable {
     public var timeout: Double
     /// Redirects followed per load (URLSession follows up to 16; nscurl uses URLSession).
     public var maxRedirects: Int
-    // The CT logs are the prober's (`ProbeOptions.ctLogs`): the list that checks the SCTs'
-    // signatures judges Apple's CT policy too.
+    // No CT log list here: the prober's (`ProbeOptions.ctLogs`), the list that checks the SCTs'
+    // signatures, judges Apple's CT policy too.
+
     /// `--forecast`: how far ahead, in seconds, to forecast each target's verdict (docs/forecast.md);
     /// nil: no forecast.
     public var forecastHorizonSeconds: Int?
