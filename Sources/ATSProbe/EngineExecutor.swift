@@ -12,12 +12,43 @@ import Glibc
 ///
 /// Jobs wait in one first-in-first-out `Deque` under a pthread mutex (the threads sleep on a
 /// condition variable, which a Swift `Mutex` does not offer).
+///
+/// **Admission.** A probe's deadline is the server's: it must not be spent waiting for this
+/// machine's CPU. When more probes are in flight than the threads can serve, every job waits
+/// behind all the others, and a handshake's few steps each wait that long: at RTT 0 a
+/// 1,000-target audit on 2 busy cores used to see most of its targets "time out" (297 of 1,000
+/// answered at load 6). So the executor measures how long each job waited in the queue (its
+/// *lag*), and `admit()` holds new probes back, before their clock starts, while the oldest job
+/// queued has waited longer than `Admission.saturatedLag`; waiting probes are let in as jobs come through faster than
+/// `Admission.freeLag`, or at once when a thread finds nothing to do. Probes already running are
+/// never held. Progress is guaranteed: a thread that would sleep with probes waiting lets some in
+/// instead.
 final class EngineExecutor: TaskExecutor, @unchecked Sendable {
+    /// The lags (seconds) between which admission holds new probes back and lets them in again.
+    enum Admission {
+        /// Above this a new probe waits: its handshake's steps would each wait about as long.
+        static let saturatedLag = 0.05
+        /// Below this, one waiting probe is let in for each job run.
+        static let freeLag = 0.01
+        /// Probes let in at once by a thread that found the queue empty.
+        static let burst = 16
+    }
+
+    private struct QueuedJob {
+        let job: UnownedJob
+        let enqueuedAt: Double
+    }
+
     let threadCount: Int
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var jobs = Deque<UnownedJob>()  // guarded by mutex
+    private var jobs = Deque<QueuedJob>()  // guarded by mutex
     private var stopping = false  // guarded by mutex
+    /// Probes waiting in `admit()`, first come first served (guarded by mutex).
+    private var admissions = Deque<(id: UInt64, continuation: CheckedContinuation<Bool, Never>)>()
+    private var nextAdmissionID: UInt64 = 0  // guarded by mutex
+    /// Probes `admit()` held back at least once, and the longest lag seen (tests, benchmarks).
+    private var heldBack = 0, peakLag = 0.0  // guarded by mutex
     private var threads: [EngineThread] = []
 
     /// Starts `threads` threads named `name`.
@@ -42,6 +73,7 @@ final class EngineExecutor: TaskExecutor, @unchecked Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        let now = Deadline.now()
         pthread_mutex_lock(mutex)
         guard !stopping else {
             pthread_mutex_unlock(mutex)
@@ -51,31 +83,98 @@ final class EngineExecutor: TaskExecutor, @unchecked Sendable {
             globalConcurrentExecutor.enqueue(ExecutorJob(job))
             return
         }
-        jobs.append(job)
+        jobs.append(QueuedJob(job: job, enqueuedAt: now))
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
     }
 
+    /// Waits, before a probe's clock starts, until the threads keep up (see "Admission" above).
+    /// False, having waited for nothing, when the task is cancelled while waiting.
+    func admit() async -> Bool {
+        let now = Deadline.now()
+        pthread_mutex_lock(mutex)
+        // The oldest job's wait so far: the threads' lag now, even while they are all busy with
+        // long jobs (the last job taken out tells only how it was then).
+        let behind = jobs.first.map { now - $0.enqueuedAt } ?? 0
+        if stopping || (admissions.isEmpty && behind <= Admission.saturatedLag) {
+            pthread_mutex_unlock(mutex)
+            return true
+        }
+        nextAdmissionID += 1
+        let id = nextAdmissionID
+        pthread_mutex_unlock(mutex)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                pthread_mutex_lock(mutex)
+                // Checked under the lock: the cancellation sets the flag before its handler takes
+                // the lock, so either this sees the flag or the handler sees the waiter.
+                let answer: Bool? = stopping ? true : Task.isCancelled ? false : nil
+                if answer == nil {
+                    admissions.append((id, continuation))
+                    heldBack += 1
+                }
+                pthread_mutex_unlock(mutex)
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            pthread_mutex_lock(mutex)
+            let index = admissions.firstIndex { $0.id == id }
+            let waiter = index.map { admissions.remove(at: $0).continuation }
+            pthread_mutex_unlock(mutex)
+            waiter?.resume(returning: false)
+        }
+    }
+
+    /// Probes `admit()` has held back so far, the longest a job waited in the queue, and how
+    /// long the oldest job queued now has waited (tests, benchmarks).
+    var admissionCounts: (heldBack: Int, waiting: Int, peakLagSeconds: Double, oldestWaitSeconds: Double) {
+        let now = Deadline.now()
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return (heldBack, admissions.count, peakLag, jobs.first.map { now - $0.enqueuedAt } ?? 0)
+    }
+
     /// Runs the jobs already queued, then stops and joins the threads (each at most `seconds`).
-    /// Jobs enqueued afterwards go to Swift's global executor.
+    /// Jobs enqueued afterwards go to Swift's global executor; probes waiting for admission are let in.
     func stop(within seconds: Double) {
         pthread_mutex_lock(mutex)
         stopping = true
+        let waiting = admissions
+        admissions.removeAll()
         pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)
+        for waiter in waiting { waiter.continuation.resume(returning: true) }
         for thread in threads { thread.join(within: seconds) }
     }
 
     private func work() {
+        var admitted: [CheckedContinuation<Bool, Never>] = []
         while true {
             pthread_mutex_lock(mutex)
-            while jobs.isEmpty && !stopping { pthread_cond_wait(condition, mutex) }
-            guard let job = jobs.popFirst() else {
+            while jobs.isEmpty && !stopping {
+                // About to sleep with probes waiting to start: let some in instead.
+                if !admissions.isEmpty { break }
+                pthread_cond_wait(condition, mutex)
+            }
+            let queued = jobs.popFirst()
+            var lag = 0.0  // how long the job taken out waited
+            if let queued {
+                lag = Deadline.now() - queued.enqueuedAt
+                peakLag = max(peakLag, lag)
+            }
+            let letIn = queued == nil ? Admission.burst : lag < Admission.freeLag ? 1 : 0
+            for _ in 0..<min(letIn, admissions.count) {
+                admitted.append(admissions.removeFirst().continuation)
+            }
+            if queued == nil && admitted.isEmpty {
                 pthread_mutex_unlock(mutex)
                 return  // stopping, and nothing left to run
             }
             pthread_mutex_unlock(mutex)
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            // Resumed outside the lock: a resumed probe's job is enqueued here, under it.
+            for continuation in admitted { continuation.resume(returning: true) }
+            admitted.removeAll(keepingCapacity: true)
+            queued?.job.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 }

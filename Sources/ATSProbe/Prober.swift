@@ -130,15 +130,19 @@ public final class Prober: Sendable {
 
     /// Runs `body` as every network operation of a Prober runs (a handshake, a cleartext GET):
     /// holding a slot of the runtime's `DescriptorBudget` (waited for before the clock starts: the
-    /// open-file limit bounds the sockets of every Prober of the runtime) and one of this Prober's
+    /// open-file limit bounds the sockets of every Prober of the runtime), admitted by the engine's
+    /// executor (before the clock starts too: the threads must keep up) and one of this Prober's
     /// handshake slots (waited for within the deadline), on the runtime's threads. A task cancelled
     /// while waiting or working, or a runtime shut down, gives `.cancelled`.
     func underLimits<Value: Sendable>(timeout: Double,
                                       _ body: @escaping @Sendable (Stopwatch, Deadline) async -> Value) async -> Limited<Value> {
-        let budget = runtime.descriptorBudget, limiter = self.limiter
+        let budget = runtime.descriptorBudget, limiter = self.limiter, executor = runtime.executor
         let outcome: (Value?, Stopwatch)? = await runtime.perform {
             guard await budget.acquire() else { return (nil, Stopwatch()) }
             defer { budget.release() }
+            // Not started while the engine's threads are behind: that wait is this machine's, not
+            // the server's (EngineExecutor, "Admission").
+            guard await executor.admit() else { return (nil, Stopwatch()) }
             // The deadline starts now: waiting for a handshake slot or building a context counts against it.
             let clock = Stopwatch()
             let deadline = Deadline(secondsFromNow: timeout)
