@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ATSProbe
 import ATSPolicy
 import ATSTrust
@@ -51,9 +52,9 @@ struct AppleRootStoreTests {
         #expect(itself >= 150)
         // A test root has no issuer there.
         let pki = try TestPKI()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-root-\(UUID().uuidString).pem").path
-        try pki.root.certificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-root")
+        defer { files.remove() }
+        let path = try files.write("root.pem", pki.root.certificatePEM)
         let testRoot = try #require(TrustStore.readPEMCertificates(path: path, required: true).first)
         #expect(TrustStore.issuerFingerprint(of: testRoot, in: .apple) == nil)
     }

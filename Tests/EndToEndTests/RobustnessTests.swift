@@ -11,9 +11,9 @@ import TestSupport
 
     /// A fresh temporary directory, removed after `body`.
     static func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-robust-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let pathFiles = try TemporaryDirectory(prefix: "atsprobe-robust")
+        defer { pathFiles.remove() }
+        let path = pathFiles.path
         return try await body(path)
     }
 
@@ -174,7 +174,6 @@ import TestSupport
     @Test func lowDescriptorLimitChangesNoVerdict() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
         defer { server.stop() }
         try await Self.withDirectory { directory in
@@ -197,7 +196,6 @@ import TestSupport
     @Test func hostileServersLeaveEveryOtherTargetIntact() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
         let identity = try pki.issue(CertificateSpec())
         var stops: [() -> Void] = []
         defer { for stop in stops { stop() } }
