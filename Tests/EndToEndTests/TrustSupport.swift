@@ -31,10 +31,10 @@ enum TrustSupport {
 
     /// SPKI-SHA256-BASE64 of a PEM certificate, by the openssl command line.
     static func opensslPin(_ pem: String) throws -> String {
-        let directory = try directory()
-        defer { directory.remove() }
-        let path = try write(pem, named: "cert.pem", in: directory)
-        let result = try shell("openssl x509 -in '\(path)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl enc -base64")
+        let result = try withTemporaryDirectory(prefix: "atsprobe-trust") { directory in
+            let path = try directory.write("cert.pem", pem)
+            return try shell("openssl x509 -in '\(path)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl enc -base64")
+        }
         #expect(result.status == 0)
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
