@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TestSupport
 @testable import ATSProbe
 import ATSPolicy
 import ATSTrust
@@ -52,9 +51,7 @@ struct AppleRootStoreTests {
         #expect(itself >= 150)
         // A test root has no issuer there.
         let pki = try TestPKI()
-        let files = try TemporaryDirectory(prefix: "atsprobe-root")
-        defer { files.remove() }
-        let path = try files.write("root.pem", pki.root.certificatePEM)
+        let path = try pki.writeRootPEM()
         let testRoot = try #require(TrustStore.readPEMCertificates(path: path, required: true).first)
         #expect(TrustStore.issuerFingerprint(of: testRoot, in: .apple) == nil)
     }
@@ -95,10 +92,9 @@ struct AppleRootStoreTests {
     /// A root only in the chosen store (the test seam adds it to Apple's): the comparison says
     /// the machine's store does not trust it. With --trust-store system the names swap.
     @Test func storesDisagree() async throws {
-        let pki = try TestPKI()
-        let rootPath = try pki.writeRootPEM()
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, rootPath) = (host.server, host.rootPath)
         for choice in TrustStoreChoice.allCases {
             let prober = try Prober(options: ProbeOptions(additionalSystemAnchorsFile: rootPath, trustStore: choice))
             let observation = try await prober.probe(loopbackRequest(port: server.port)).get()

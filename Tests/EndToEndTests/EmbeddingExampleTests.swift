@@ -10,10 +10,9 @@ import TestSupport
     static let example = BinaryRunner.binaryURL.deletingLastPathComponent().appendingPathComponent("EmbeddingExample")
 
     @Test func theExampleRunsATargetOnItsOwnRuntime() async throws {
-        let pki = try TestPKI()
-        let rootPEM = try pki.writeRootPEM()
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, rootPEM) = (host.server, host.rootPath)
         let result = try await ChildProcess.run(Self.example.path, ["https://127.0.0.1:\(server.port)/", "--ca-file", rootPEM], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")

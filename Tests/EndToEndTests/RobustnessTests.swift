@@ -11,10 +11,7 @@ import TestSupport
 
     /// A fresh temporary directory, removed after `body`.
     static func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-        let pathFiles = try TemporaryDirectory(prefix: "atsprobe-robust")
-        defer { pathFiles.remove() }
-        let path = pathFiles.path
-        return try await body(path)
+        try await withTemporaryDirectory(prefix: "atsprobe-robust") { try await body($0.path) }
     }
 
     /// Runs `script` with bash, "$0" being the atsprobe binary; drains both pipes. On a thread
@@ -172,10 +169,9 @@ import TestSupport
 
     // Row 4: a low `ulimit -n` slows the audit; it never turns passing targets into failures.
     @Test func lowDescriptorLimitChangesNoVerdict() async throws {
-        let pki = try TestPKI()
-        let root = try pki.writeRootPEM()
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, root) = (host.server, host.rootPath)
         try await Self.withDirectory { directory in
             let input = directory + "/targets.txt"
             try Data(((0..<100).map { "https://127.0.0.1:\(server.port)/\($0)" }.joined(separator: "\n") + "\n").utf8)
