@@ -36,7 +36,8 @@ public enum AppleCertificatePolicy {
         violations(chain: observation.chain, anchor: observation.trust.anchor,
                    deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName,
                    at: date, requireCertificateTransparency: requireCertificateTransparency, rules: rules, logs: logs,
-                   path: observation.trust.path, ocspStaple: observation.ocspStaple, distrust: distrust)
+                   path: observation.trust.path, ocspStaple: observation.ocspStaple, distrust: distrust,
+                   pinningPolicy: observation.trust.pinningPolicy)
     }
 
     /// The same over plain values. `serverName` is the name asked for (SNI), used in messages only:
@@ -47,11 +48,12 @@ public enum AppleCertificatePolicy {
                                   rules: CertificateRuleSet = .documented,
                                   logs: CTLogList = .apple, path: [CertificateFacts]? = nil,
                                   ocspStaple: OCSPStaple? = nil,
-                                  distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
+                                  distrust: AppleDistrustList = .apple, pinningPolicy: String? = nil) -> [CertificateRuleViolation] {
         let context = CertificateRuleContext(chain: chain, anchor: anchor, date: date, rules: rules, path: path,
                                              deliveredSCTs: deliveredSCTs, ocspStaple: ocspStaple, distrust: distrust,
                                              serverName: serverName, logs: logs,
-                                             requireCertificateTransparency: requireCertificateTransparency)
+                                             requireCertificateTransparency: requireCertificateTransparency,
+                                             pinningPolicy: pinningPolicy)
         return violations(context)
     }
 
@@ -84,6 +86,6 @@ public enum AppleCertificatePolicy {
         CTPolicy(logs: logs, rules: rules).evaluate(
             leaf: observation.leaf, deliveredSCTs: observation.deliveredSCTs, anchor: observation.trust.anchor,
             requireCertificateTransparency: requireCertificateTransparency, at: date,
-            anchorFingerprint: observation.trust.path?.last?.sha256Fingerprint)
+            anchorFingerprint: observation.trust.path?.last?.sha256Fingerprint, pinningPolicy: observation.trust.pinningPolicy)
     }
 }

@@ -4,9 +4,12 @@ internal import OpenSSLSupport
 
 /// A root CA, and optionally an intermediate under it, made at test time.
 /// Keeps only PEM text, so it is a plain Sendable value holder; keys are re-read per use.
+/// The files it writes (`writeRootPEM`) live in one temporary directory of its own, removed
+/// when the PKI goes away, whatever the test's outcome.
 public final class TestPKI: Sendable {
     public let root: TestIdentity
     public let intermediate: TestIdentity?
+    private let files = OwnedDirectory(prefix: "atsprobe-pki")
 
     public var rootPEM: String { root.certificatePEM }
     public var intermediatePEM: String? { intermediate?.certificatePEM }
@@ -40,14 +43,10 @@ public final class TestPKI: Sendable {
         }
     }
 
-    /// Writes the root as a PEM file in a fresh temporary directory and returns its path (for --ca-file).
+    /// Writes the root as a PEM file in the PKI's temporary directory and returns its path (for
+    /// --ca-file); the file lasts as long as the PKI.
     public func writeRootPEM() throws -> String {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("atsprobe-pki-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("root.pem")
-        try Data(rootPEM.utf8).write(to: file)
-        return file.path
+        try files.write("root.pem", Data(rootPEM.utf8))
     }
 
     /// A leaf signed by the intermediate when there is one (chainPEM = [intermediate]), else by the root.
@@ -148,5 +147,34 @@ public final class TestPKI: Sendable {
             try check("encoding the OCSP response") { i2d_OCSP_RESPONSE(response, &cursor) }
         }
         return bytes
+    }
+}
+
+/// A temporary directory made on first use and removed with its owner (TestPKI keeps no
+/// dependency on TestSupport's TemporaryDirectory; the same rule: the name starts with
+/// `atsprobe-`, the owner removes it).
+final class OwnedDirectory: @unchecked Sendable {
+    private let prefix: String
+    private let lock = NSLock()
+    private var url: URL?
+
+    init(prefix: String) { self.prefix = prefix }
+
+    deinit { if let url { try? FileManager.default.removeItem(at: url) } }
+
+    /// Writes `name` in the directory (made now if need be) and returns its path; a file
+    /// already written under that name is left as it is (a run may be reading it).
+    func write(_ name: String, _ data: Data) throws -> String {
+        try lock.withLock {
+            let directory = try url ?? {
+                let made = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+                try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+                return made
+            }()
+            url = directory
+            let file = directory.appendingPathComponent(name)
+            if !FileManager.default.fileExists(atPath: file.path) { try data.write(to: file) }
+            return file.path
+        }
     }
 }

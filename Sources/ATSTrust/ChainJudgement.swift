@@ -91,7 +91,7 @@ public struct ChainJudgement: Sendable, Encodable {
         }
         let violations = AppleCertificatePolicy.violations(chain: given, anchor: trust.anchor, serverName: name,
                                                            at: trust.evaluatedAt, rules: rules, logs: logs,
-                                                           path: trust.path, distrust: distrust)
+                                                           path: trust.path, distrust: distrust, pinningPolicy: trust.pinningPolicy)
         failures += violations.map { violation in
             let (source, fix) = ChainJudgement.explanation(violation.rule)
             return Failure(rule: violation.rule.rawValue, certificateIndex: violation.certificateIndex,

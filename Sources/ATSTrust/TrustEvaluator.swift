@@ -172,7 +172,8 @@ package struct TrustEvaluator: Sendable {
         let path = anchor == nil ? nil : builtChain.map { servedFacts($0) ?? CertificateReader.facts(of: $0.pointer) }
         return TrustEvaluation(problems: deduplicated(problems), anchor: anchor, evaluatedAt: date, store: store.storeName,
                                path: path, fetchedIssuers: fetches.isEmpty ? nil : fetches,
-                               otherStore: compareStores(leaf: leaf, untrusted: untrusted, anchor: anchor, untrustedHere: chainUntrusted))
+                               otherStore: compareStores(leaf: leaf, untrusted: untrusted, anchor: anchor, untrustedHere: chainUntrusted),
+                               pinningPolicy: name.flatMap { Target.isIPAddress($0) ? nil : AppleSystemPinning.entry(for: $0)?.policyName })
     }
 
     /// "it covers DNS:a.example, IP:192.0.2.1" (at most 20), or that it names none.

@@ -21,6 +21,10 @@ public struct TrustEvaluation: Hashable, Sendable, Codable {
     public var fetchedIssuers: [FetchedIssuer]?
     /// When the other system store (Apple's or the machine's) judges the root differently.
     public var otherStore: StoreComparison?
+    /// The policy of Apple's system pinning list that names the host ("APN", "IDS", ...), when
+    /// one does: trustd judges the chain under that policy instead of the SSL server policy
+    /// (docs/trust.md, "Apple's system pinning list"). Nil for other hosts.
+    public var pinningPolicy: String?
 
     public var isTrusted: Bool { problems.isEmpty }
 
@@ -28,7 +32,8 @@ public struct TrustEvaluation: Hashable, Sendable, Codable {
     public var anchorCertificate: CertificateFacts? { anchor == nil ? nil : path?.last }
 
     public init(problems: [TrustProblem], anchor: AnchorSource?, evaluatedAt: Date, store: String? = nil,
-                path: [CertificateFacts]? = nil, fetchedIssuers: [FetchedIssuer]? = nil, otherStore: StoreComparison? = nil) {
+                path: [CertificateFacts]? = nil, fetchedIssuers: [FetchedIssuer]? = nil, otherStore: StoreComparison? = nil,
+                pinningPolicy: String? = nil) {
         self.problems = problems
         self.anchor = anchor
         self.evaluatedAt = evaluatedAt
@@ -36,6 +41,7 @@ public struct TrustEvaluation: Hashable, Sendable, Codable {
         self.path = path
         self.fetchedIssuers = fetchedIssuers
         self.otherStore = otherStore
+        self.pinningPolicy = pinningPolicy
     }
 }
 

@@ -1,9 +1,15 @@
 import Foundation
 
-/// A fresh directory under the system temporary directory for one test's files, removed when the
-/// value goes away (or at once by `remove()`), whatever the test's outcome.
+/// A fresh directory under the system temporary directory (`TMPDIR`; Foundation's
+/// `temporaryDirectory` reads it on Linux) for one test's files, removed when the value goes
+/// away (or at once by `remove()`), whatever the test's outcome. The one way tests make
+/// temporary files: its name starts with `atsprobe-`, so `.ci/run` finds any left behind
+/// (docs/contributing.md). `withTemporaryDirectory` scopes one to a closure.
 public final class TemporaryDirectory: @unchecked Sendable {
     public let url: URL
+
+    /// The directory's path.
+    public var path: String { url.path }
 
     public init(prefix: String = "atsprobe-test") throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
@@ -32,11 +38,30 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
-/// A whole XML Info.plist around the content of its root dictionary.
-public func infoPlistXML(_ rootContent: String) -> String {
-    """
+/// Runs `body` with a fresh temporary directory and removes the directory when `body` returns
+/// or throws.
+public func withTemporaryDirectory<T>(prefix: String = "atsprobe-test", _ body: (TemporaryDirectory) throws -> T) throws -> T {
+    let directory = try TemporaryDirectory(prefix: prefix)
+    defer { directory.remove() }
+    return try body(directory)
+}
+
+/// The same for an async `body`.
+public func withTemporaryDirectory<T>(prefix: String = "atsprobe-test", _ body: (TemporaryDirectory) async throws -> T) async throws -> T {
+    let directory = try TemporaryDirectory(prefix: prefix)
+    defer { directory.remove() }
+    return try await body(directory)
+}
+
+/// The XML declaration and the DOCTYPE of an XML property list, then the opening `<plist>`
+/// tag (without a line end after it).
+public let xmlPlistHead = """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0"><dict>\(rootContent)</dict></plist>
+    <plist version="1.0">
     """
+
+/// A whole XML Info.plist around the content of its root dictionary.
+public func infoPlistXML(_ rootContent: String) -> String {
+    "\(xmlPlistHead)<dict>\(rootContent)</dict></plist>"
 }

@@ -5,14 +5,16 @@ import Foundation
 import TLSFacts
 import Testing
 import PropertyList
+import TestSupport
 
 /// Steps 1 to 3 of `atsprobe app` on apps built here: bundles, dictionaries, hosts, noise.
 @Suite struct AppScanTests {
-    let directory: String
+    /// Removed with the suite's instance (one per test).
+    let files: TemporaryDirectory
+    var directory: String { files.path }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-app-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        files = try TemporaryDirectory(prefix: "atsprobe-app")
     }
 
     static var mainATS: [String: PropertyListValue] { ["NSAllowsArbitraryLoads": true,

@@ -7,11 +7,12 @@ import TestSupport
 /// The bounded zip reader: what it reads, and the hostile archives it refuses before they cost
 /// anything (each refusal is one line naming the archive).
 @Suite struct ZipArchiveTests {
-    let directory: String
+    /// Removed with the suite's instance (one per test).
+    let files: TemporaryDirectory
+    var directory: String { files.path }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-zip-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        files = try TemporaryDirectory(prefix: "atsprobe-zip")
     }
 
     func write(_ bytes: [UInt8], _ name: String = "test.ipa") throws -> String {

@@ -23,11 +23,9 @@ struct RuntimeEmbeddingTests {
     }
 
     @Test func anEmbeddersRuntimeRunsATargetAndShutsDownWithItsThreads() async throws {
-        let pki = try TestPKI()
-        let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, root) = (host.server, host.rootPath)
 
         let prefix = "rt-embed"
         let before = await Self.threads(named: prefix, reach: 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import ATSPolicy
 import ATSProbe
 import ATSTrust
@@ -84,9 +85,9 @@ struct ApplePathRuleTests {
     /// A self-signed SHA-1 leaf that is itself the (user) anchor is exempt; not trusted, it is judged.
     @Test func sha1SelfSignedLeafThatIsItsOwnAnchor() async throws {
         let identity = try TestPKI.selfSigned(CertificateSpec(signatureHash: .sha1))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-selfsigned-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-selfsigned")
+        defer { files.remove() }
+        let directory = files.url
         let anchorPath = directory.appendingPathComponent("leaf.pem").path
         try Data(identity.certificatePEM.utf8).write(to: URL(fileURLWithPath: anchorPath))
 

@@ -51,9 +51,7 @@ struct AppleRootStoreTests {
         #expect(itself >= 150)
         // A test root has no issuer there.
         let pki = try TestPKI()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-root-\(UUID().uuidString).pem").path
-        try pki.root.certificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try pki.writeRootPEM()
         let testRoot = try #require(TrustStore.readPEMCertificates(path: path, required: true).first)
         #expect(TrustStore.issuerFingerprint(of: testRoot, in: .apple) == nil)
     }
@@ -94,10 +92,9 @@ struct AppleRootStoreTests {
     /// A root only in the chosen store (the test seam adds it to Apple's): the comparison says
     /// the machine's store does not trust it. With --trust-store system the names swap.
     @Test func storesDisagree() async throws {
-        let pki = try TestPKI()
-        let rootPath = try pki.writeRootPEM()
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, rootPath) = (host.server, host.rootPath)
         for choice in TrustStoreChoice.allCases {
             let prober = try Prober(options: ProbeOptions(additionalSystemAnchorsFile: rootPath, trustStore: choice))
             let observation = try await prober.probe(loopbackRequest(port: server.port)).get()

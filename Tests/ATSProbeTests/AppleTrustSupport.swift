@@ -65,11 +65,7 @@ struct AppleTrustFixture {
 
 /// Fixed instants in UTC.
 enum TrustClock {
-    static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: DateComponents(year: year, month: month, day: day))!
-    }
+    static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date { utcMidnight(year, month, day) }
 
     /// Issued on 2025-03-01 and judged on 2025-03-10: after the current SCT table (2021-04-21)
     /// and after the logs below became usable (2024-11-26).

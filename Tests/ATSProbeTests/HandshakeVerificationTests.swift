@@ -26,14 +26,8 @@ struct HandshakeVerificationTests {
         }
     }
 
-    /// What the probe's own observation says for the same kind of server: trust is judged.
-    @Test func theProbeStillJudgesTrust() async throws {
-        let fixture = try ProbeFixture(withIntermediate: true)
-        let observation = try await fixture.probe().get()
-        #expect(observation.trust.problems.isEmpty)
-        #expect(observation.trust.anchor == .user)
-        #expect(observation.chain.count == 2)
-    }
+    // What the probe's own observation says for the same kind of server (trust is judged, the
+    // anchor is the user's, both certificates are there): ProbeTrustTests.userAnchorWithIntermediate.
 
     struct Outcome {
         var connected: Bool

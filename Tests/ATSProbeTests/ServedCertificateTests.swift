@@ -13,7 +13,6 @@ import TLSFacts
         let pki = try TestPKI(withIntermediate: true)
         let identity = try pki.issue(CertificateSpec())
         let rootPath = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: rootPath).deletingLastPathComponent()) }
         let store = try TrustStore(options: AnchorConfiguration(caFile: rootPath, useSystemTrustStore: false))
 
         var leaf = ServedCertificate(try X509Certificate(der: identity.certificateDER))

@@ -17,9 +17,9 @@ struct SystemStoreLoadingTests {
 
     @Test func hashedDirectoryFindsARootOnlyWhenItIsThere() async throws {
         let pki = try TestPKI()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-hashed-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-hashed")
+        defer { files.remove() }
+        let directory = files.path
         let leafPath = directory + "/leaf.pem.txt"  // not a .pem: rehash must not link it
         try pki.issue(CertificateSpec()).certificatePEM.write(toFile: leafPath, atomically: true, encoding: .utf8)
         let leaf = try #require(TrustStore.readPEMCertificates(path: leafPath, required: true).first)
@@ -46,9 +46,9 @@ struct SystemStoreLoadingTests {
     /// certificate blocks count (TRUSTED CERTIFICATE too; other blocks and junk are skipped).
     @Test func aBundleNamedBySSLCertFileIsReadWhenAChainAsks() throws {
         let pki = try TestPKI(), otherPKI = try TestPKI()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-bundle-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-bundle")
+        defer { files.remove() }
+        let directory = files.path
         let leafPath = directory + "/leaf.pem"
         try pki.issue(CertificateSpec()).certificatePEM.write(toFile: leafPath, atomically: true, encoding: .utf8)
         let leaf = try #require(TrustStore.readPEMCertificates(path: leafPath, required: true).first)

@@ -88,7 +88,6 @@ import Glibc
         let identity = try pki.issue(CertificateSpec())
         #expect(identity.chainPEM == [pki.intermediatePEM])
         let rootFile = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: (rootFile as NSString).deletingLastPathComponent) }
 
         for sendChain in [true, false] {
             let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity, sendChain: sendChain))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import ATSPolicy
 import ATSTestServers
 import ATSTrust
@@ -31,9 +32,9 @@ import TLSFacts
     /// lifetime maximums (SecPolicyCheckValidityPeriodMaximums), the key size (SecPolicyCheckKeySize)
     /// and SHA-1 (SecPolicyCheckSignatureHashAlgorithms skips self-signed certificates).
     @Test func userTrustedLeafIsExemptFromLifetimeKeySizeAndSHA1() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-anchor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-anchor")
+        defer { files.remove() }
+        let directory = files.url
         let leaf = try TestPKI.selfSigned(Self.spec(days: 1000, key: .rsa(bits: 1024), hash: .sha1))
         let anchorFile = directory.appendingPathComponent("leaf.pem").path
         try Data(leaf.certificatePEM.utf8).write(to: URL(fileURLWithPath: anchorFile))
@@ -72,12 +73,9 @@ import TLSFacts
     }
 
     /// A PEM file in a fresh directory, removed by the caller's `defer`.
-    static func write(_ pems: [String]) throws -> (file: String, directory: URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-app-anchor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("anchors.pem").path
-        try Data(pems.joined().utf8).write(to: URL(fileURLWithPath: file))
-        return (file, directory)
+    static func write(_ pems: [String]) throws -> (file: String, directory: TemporaryDirectory) {
+        let directory = try TemporaryDirectory(prefix: "atsprobe-app-anchor")
+        return (try directory.write("anchors.pem", pems.joined()), directory)
     }
 
     /// App-set leaf (SecTrustSetAnchorCertificates with the leaf itself): not user-anchored, so
@@ -89,7 +87,7 @@ import TLSFacts
     @Test func appAnchoredLeafKeepsTheLifetimeAndKeySizeRules() async throws {
         let leaf = try TestPKI.selfSigned(Self.spec(days: 1000, key: .rsa(bits: 1024), hash: .sha1))
         let (file, directory) = try Self.write([leaf.certificatePEM])
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let judgement = try await Self.judge([leaf.certificatePEM], anchors: AnchorConfiguration(appAnchorFile: file))
         #expect(judgement.anchorKind == .appAnchor)
         #expect(judgement.failures.map(\.rule) == ["validity-825", "rsa-key-size"], "\(judgement.failures)")
@@ -103,7 +101,7 @@ import TLSFacts
     @Test func appAnchoredRootNeedsServerAuthButNeither398DaysNorCT() async throws {
         let pki = try TestPKI()
         let (file, directory) = try Self.write([pki.rootPEM])
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let app = AnchorConfiguration(appAnchorFile: file)
         let within = try pki.issue(Self.spec(days: 500))
         let ok = try await Self.judge([within.certificatePEM], anchors: app)
@@ -130,8 +128,8 @@ import TLSFacts
         let (systemFile, systemDirectory) = try Self.write([system.rootPEM])
         let (otherFile, otherDirectory) = try Self.write([other.rootPEM])
         defer {
-            try? FileManager.default.removeItem(at: systemDirectory)
-            try? FileManager.default.removeItem(at: otherDirectory)
+            systemDirectory.remove()
+            otherDirectory.remove()
         }
         let leaf = try system.issue(Self.spec(days: 500))
         let elsewhere = try await Self.judge([leaf.certificatePEM],
@@ -152,7 +150,7 @@ import TLSFacts
     @Test func appAnchoredIntermediateEndsThePath() async throws {
         let pki = try TestPKI(withIntermediate: true)
         let (file, directory) = try Self.write([try #require(pki.intermediatePEM)])
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let leaf = try pki.issue(Self.spec(days: 200))
         let judgement = try await Self.judge([leaf.certificatePEM], anchors: AnchorConfiguration(appAnchorFile: file))
         #expect(judgement.anchorKind == .appAnchor)
@@ -164,7 +162,7 @@ import TLSFacts
     @Test func appAnchorsWithUserAnchorsAreRefused() throws {
         let pki = try TestPKI()
         let (file, directory) = try Self.write([pki.rootPEM])
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         #expect(throws: TrustSetupError.self) { try TrustStore(options: AnchorConfiguration(caFile: file, appAnchorFile: file)) }
     }
 }

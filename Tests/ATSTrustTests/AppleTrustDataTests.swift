@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import ATSPolicy
 import ATSTrust
 import OpenSSLSupport
@@ -289,9 +290,9 @@ struct AppleCase: Sendable, CustomStringConvertible {
             Issue.record("Apple's trust-test certificates are not at \(Self.certificates.path) (../shared/data/apple-tests/); these cases were not run")
             return
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-apple-cases-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-apple-cases")
+        defer { files.remove() }
+        let directory = files.url
         var disagreements: [String: String] = [:]
         for test in Self.cases {
             let judgement = try await Self.judge(test, directory: directory)

@@ -116,9 +116,9 @@ import TLSFacts
             return
         }
         #expect(cases.count == 197)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-limbo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-limbo")
+        defer { files.remove() }
+        let directory = files.url
         let iso = ISO8601DateFormatter()
         // notafter-fractional validates at 00:00:00.005: read the milliseconds, not now.
         let fractional = ISO8601DateFormatter()

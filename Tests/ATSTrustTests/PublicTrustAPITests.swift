@@ -10,10 +10,8 @@ import TLSFacts
 /// so no Prober, thread or runtime can be involved.
 @Suite("Public trust API")
 struct PublicTrustAPITests {
-    /// Midnight UTC of the day (TLSFacts' CivilCalendar, the project's one calendar).
-    static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date {
-        Date(timeIntervalSince1970: Double(CivilCalendar.daysSinceEpoch(year: year, month: month, day: day)) * 86_400)
-    }
+    /// Midnight UTC of the day (ATSTestServers' `utcMidnight`: TLSFacts' CivilCalendar).
+    static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date { utcMidnight(year, month, day) }
 
     static let issued = utc(2025, 3, 1)
     static let judged = utc(2025, 3, 10)
@@ -48,7 +46,6 @@ struct PublicTrustAPITests {
     func appleShapedCTUsesTheListGiven() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let leaf = try pki.issue(Self.spec())
         let chain = try CertificateChain(pem: leaf.fullChainPEM)
         let system = AnchorConfiguration(useSystemTrustStore: false, additionalSystemAnchorsFile: root)
@@ -69,7 +66,6 @@ struct PublicTrustAPITests {
     func userRootInstantAndName() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let leaf = try pki.issue(Self.spec(scts: false))
         let user = AnchorConfiguration(caFile: root, useSystemTrustStore: false)
         let chain = try CertificateChain(pem: leaf.fullChainPEM)
@@ -102,7 +98,6 @@ struct PublicTrustAPITests {
     func issuersBehindTheProtocol() async throws {
         let pki = try TestPKI(withIntermediate: true)
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let url = "http://ca.example/int.cer"
         let leaf = try pki.issue(Self.spec(scts: false, caIssuers: [url])).leafOnly
         let chain = try CertificateChain(pem: leaf.certificatePEM)

@@ -176,7 +176,6 @@ struct AgreementTableTests {
     @Test("Every command gives the row one answer", arguments: rows)
     func oneAnswer(_ row: Row) async throws {
         let fixture = try PlistFixture()
-        defer { try? FileManager.default.removeItem(at: fixture.directory) }
         let names = Target.isIPAddress(row.host) ? ["localhost"] : [row.host]
         let spec = CertificateSpec(commonName: names[0], dnsNames: names, ipAddresses: ["127.0.0.1", "::1"],
                                    key: row.server == .rsaOnly ? .rsa(bits: 2048) : .ec(curve: .p256),

@@ -3,6 +3,7 @@ import ATSTestServers
 import Foundation
 import PropertyList
 import Testing
+import TestSupport
 
 /// `atsprobe app` end to end: an .ipa built here, its hosts served on loopback (--connect-to
 /// maps the planted names to 127.0.0.1), each loaded under its own bundle's dictionary.
@@ -159,9 +160,7 @@ import Testing
         let fixture = try PlistFixture()
         let ipa = try writeIPA(Self.app(), fixture)
         let source = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
+        \(xmlPlistHead)
         <dict>
         \t<key>CFBundleIdentifier</key>
         \t<string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>

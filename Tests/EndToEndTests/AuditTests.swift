@@ -32,7 +32,6 @@ import TLSFacts
     @Test func auditOfManyServersReportsEachOnceWithItsVerdict() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let identity = try pki.issue(CertificateSpec())
         // Static RSA needs an RSA key; TLS 1.0 signs with SHA-1, which an ECDSA key cannot do at the probe's security level.
         let rsaIdentity = try pki.issue(CertificateSpec(key: .rsa(bits: 2048)))
@@ -217,7 +216,6 @@ import TLSFacts
     @Test func plistMergesTheExceptionsOfEveryTarget() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let rsa = try pki.issue(CertificateSpec(key: .rsa(bits: 2048)))
         let old = try TestTLSServer.start(TLSServerConfiguration(identity: rsa, minVersion: .tls10, maxVersion: .tls10))
         defer { old.stop() }
@@ -239,8 +237,9 @@ import TLSFacts
 
     @Test func tenThousandLinesStreamTheFirstResultAtOnce() async throws {
         let refused = try unusedLoopbackPort()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString).txt").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-audit")
+        defer { files.remove() }
+        let path = files.path("hosts.txt")
         let body = (0..<10_000).map { $0 % 2 == 0 ? "127.0.0.1:\(refused)" : "bad host \($0)" }.joined(separator: "\n")
         try body.write(toFile: path, atomically: true, encoding: .utf8)
 

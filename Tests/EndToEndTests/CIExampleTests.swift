@@ -70,7 +70,6 @@ import TestSupport
         let steps = ci == "github" ? try Self.githubSteps() : try Self.jenkinsSteps()
         #expect(steps.count >= 2 && steps.allSatisfy { $0.contains("atsprobe ") }, "\(steps)")
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let bin = directory.path("bin")

@@ -27,9 +27,10 @@ import TLSFacts
             print("CIFormatsTests: JUnit schema check skipped, no python3 lxml (apt-get install python3-lxml)")
             return nil
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-junit-\(UUID().uuidString).xml")
+        let files = try TemporaryDirectory(prefix: "atsprobe-junit")
+        defer { files.remove() }
+        let file = files.url.appendingPathComponent("junit.xml")
         try Data(xml.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         let schema = PlistFormatsTests.golden.appendingPathComponent("junit-jenkins.xsd").path
         let script = """
         import sys
@@ -67,8 +68,9 @@ import TLSFacts
     /// refused), then `report` of those records in the same format.
     static func auditThenReport(format: String, fixture: ExceptionFixture, input: String) async throws
         -> (live: BinaryRunner.Result, again: BinaryRunner.Result) {
-        let records = ReportTests.temporaryPath(".jsonl")
-        defer { try? FileManager.default.removeItem(atPath: records) }
+        let recordsFiles = try TemporaryDirectory(prefix: "atsprobe-report")
+        defer { recordsFiles.remove() }
+        let records = recordsFiles.path("records.jsonl")
         let live = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
                                                "--format", format, "--records", records], timeout: 120, stdin: input)
         #expect(live.status == 2, "stderr: \(live.stderr)")
@@ -95,8 +97,9 @@ import TLSFacts
             #expect(byName.values.contains { $0.message.hasPrefix("needs an exception: NSExceptionMinimumTLSVersion=") }, "\(cases)")
 
             // --junit-cases tests: nscurl's 16 tests per target, as before.
-            let records = ReportTests.temporaryPath(".jsonl")
-            defer { try? FileManager.default.removeItem(atPath: records) }
+            let recordsFiles = try TemporaryDirectory(prefix: "atsprobe-report")
+            defer { recordsFiles.remove() }
+            let records = recordsFiles.path("records.jsonl")
             _ = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3", "--quiet",
                                             "--format", "json", "--output", records], timeout: 120, stdin: input)
             let perTest = try await BinaryRunner.run(["report", records, "--format", "junit", "--junit-cases", "tests", "--quiet"], timeout: 60)
@@ -135,7 +138,6 @@ import TLSFacts
 
     @Test func diagnoseJUnitHasOneTestcasePerNscurlTest() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         try await fixture.withServer(configure: { $0.minVersion = .tls10; $0.maxVersion = .tls10 }) { port in
             let result = try await fixture.diagnose(port: port, ["--format", "junit"])
             #expect(result.status == 1, "\(result.stderr)")
@@ -271,11 +273,11 @@ import TLSFacts
     /// --connect-to keeps the target's name while the server moves.
     @Test func aServerThatGotWorseFailsTheBaselineRunAndAnUnchangedOneDoesNot() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         let spec = CertificateSpec(commonName: "worse.test", dnsNames: ["worse.test"], key: .rsa(bits: 2048))
         let identity = try fixture.pki.issue(spec)
-        let old = ReportTests.temporaryPath("-old.jsonl"), new = ReportTests.temporaryPath("-new.jsonl")
-        defer { for path in [old, new] { try? FileManager.default.removeItem(atPath: path) } }
+        let files = try TemporaryDirectory(prefix: "atsprobe-report")
+        defer { files.remove() }
+        let old = files.path("old.jsonl"), new = files.path("new.jsonl")
         func audit(_ port: Int, _ extra: [String]) async throws -> BinaryRunner.Result {
             try await BinaryRunner.run(["audit", "--ca-file", fixture.rootPath, "--timeout", "5", "--quiet",
                                         "--connect-to", "worse.test:443:127.0.0.1:\(port)", "https://worse.test/"] + extra, timeout: 120)

@@ -45,7 +45,6 @@ import Testing
     /// never NSExceptionAllowsInsecureHTTPLoads for a host that passes over https.
     @Test func httpToATLSPortSaysSoAndSuggestsHTTPS() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         try await fixture.withServer { port in
             let target = "http://127.0.0.1:\(port)/"
             let json = try await BinaryRunner.run(["diagnose", "--ca-file", fixture.rootPath, "--timeout", "5", "--json", target], timeout: 120)

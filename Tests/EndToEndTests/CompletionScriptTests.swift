@@ -92,9 +92,9 @@ import TestSupport
     @Test func bashOffersRuleSetsFormatsAndRootOptions() async throws {
         let generated = try await BinaryRunner.run(["--generate-completion-script", "bash"], timeout: 30)
         try #require(generated.status == 0)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-completion-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-completion")
+        defer { files.remove() }
+        let directory = files.url
         let scriptPath = directory.appendingPathComponent("atsprobe.bash").path
         try generated.stdout.write(toFile: scriptPath, atomically: true, encoding: .utf8)
 

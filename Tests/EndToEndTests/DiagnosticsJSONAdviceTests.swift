@@ -31,7 +31,6 @@ import TestSupport
         }
         // A server that sends its chain has no such field: documents without a warning are unchanged.
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         try await fixture.withServer { port in
             let whole = try await BinaryRunner.run(["diagnose", "--ca-file", fixture.rootPath, "--json", "https://127.0.0.1:\(port)/"],
                                                    timeout: 120)

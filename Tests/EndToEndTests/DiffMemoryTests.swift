@@ -18,9 +18,9 @@ import TestSupport
         let lines = try String(contentsOf: records, encoding: .utf8).split(separator: "\n")
         let exception = try #require(lines.first { $0.contains("\"verdict\":\"exception\"") }.map(String.init))
         let template = try #require(try JSONSerialization.jsonObject(with: Data(exception.utf8)) as? [String: Any])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-diff-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-diff")
+        defer { files.remove() }
+        let directory = files.url
         var text = ""
         for index in 0..<1000 {
             var record = template

@@ -10,11 +10,9 @@ import TestSupport
     static let example = BinaryRunner.binaryURL.deletingLastPathComponent().appendingPathComponent("EmbeddingExample")
 
     @Test func theExampleRunsATargetOnItsOwnRuntime() async throws {
-        let pki = try TestPKI()
-        let rootPEM = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: rootPEM) }
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, rootPEM) = (host.server, host.rootPath)
         let result = try await ChildProcess.run(Self.example.path, ["https://127.0.0.1:\(server.port)/", "--ca-file", rootPEM], timeout: 60)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
@@ -31,14 +29,13 @@ import TestSupport
     @Test func anAppleShapedHostIsJudgedWithTheOneCTLogList() async throws {
         let pki = try TestPKI()
         let rootPEM = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: rootPEM) }
         let logs = [try TestCTLog(name: "Test log A", operator: "Op A"), try TestCTLog(name: "Test log B", operator: "Op B"),
                     try TestCTLog(name: "Test log C", operator: "Op C")]
         let signed = Date(timeIntervalSinceNow: -3600)
         let identity = try pki.issue(CertificateSpec(embeddedSCTs: logs.map { TestSCT(log: $0, timestamp: signed) }))
-        let listPath = FileManager.default.temporaryDirectory.appendingPathComponent("example-logs-\(UUID().uuidString).json").path
-        try TestCTLog.logListJSON(logs, since: Date(timeIntervalSinceNow: -400 * 86_400)).write(toFile: listPath, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: listPath) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-example")
+        defer { files.remove() }
+        let listPath = try files.write("log_list.json", TestCTLog.logListJSON(logs, since: Date(timeIntervalSinceNow: -400 * 86_400)))
         let server = try TestTLSServer.start(TLSServerConfiguration(identity: identity))
         defer { server.stop() }
         var environment = ProcessInfo.processInfo.environment

@@ -101,9 +101,7 @@ import TestSupport
     /// diff shows only what was added (no line removed or changed).
     @Test func mergeIntoXMLKeepsTheFilesOrderAndFormatting() async throws {
         let original = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
+        \(xmlPlistHead)
         <dict>
         \t<key>UIDeviceFamily</key>
         \t<array>

@@ -1,6 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
+import TestSupport
 
 /// Several targets, one merged dictionary: hosts that need nothing are left out, and
 /// --include-subdomains writes one parent entry only when every probed subdomain shares the need.
@@ -49,9 +50,9 @@ import Testing
     /// c.example.test needs nothing, so a parent entry would weaken it: separate entries, c left out.
     @Test func inputFileWithADifferentSubdomainKeepsEntriesSeparate() async throws {
         try await withServers { legacy, modern, root in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-input-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let files = try TemporaryDirectory(prefix: "atsprobe-input")
+            defer { files.remove() }
+            let directory = files.url
             let list = directory.appendingPathComponent("targets.txt")
             try """
             # hosts to check

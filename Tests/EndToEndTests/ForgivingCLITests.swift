@@ -1,6 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
+import TestSupport
 import TLSFacts
 
 /// A CLI that forgives (issue 14, item 4): -v and --quiet, did-you-mean, --color anywhere,
@@ -42,7 +43,6 @@ import TLSFacts
 
     @Test func colorWorksBeforeOrAfterTheSubcommandAndNoColorIsHonoured() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         try await fixture.withServer { port in
             let target = "https://127.0.0.1:\(port)/"
             let green = "\u{1B}[32mPASS\u{1B}[0m"
@@ -66,10 +66,9 @@ import TLSFacts
 
     @Test func theTightenedAndMergedDictionariesPassPlistLint() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-lint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-lint")
+        defer { files.remove() }
+        let directory = files.url
         try await fixture.withServer(configure: { $0.minVersion = .tls10; $0.maxVersion = .tls10 }) { port in
             // What the issue saw kept: a misspelt key, "1.0", a wildcard domain key.
             let app = directory.appendingPathComponent("Info.plist").path

@@ -64,11 +64,9 @@ import TestSupport
     }
 
     @Test func theTextJSONAndReportsShowTheInstantJudged() async throws {
-        let pki = try TestPKI()
-        let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, root) = (host.server, host.rootPath)
         let url = "https://127.0.0.1:\(server.port)/"
         let at = "2026-03-01T12:00Z"
         let text = try await BinaryRunner.run(["diagnose", url, "--ca-file", root, "--at", at, "--quiet"], timeout: 120)
@@ -87,11 +85,9 @@ import TestSupport
     /// (the report goes to a temporary beside it), and after the interrupt the file is the report
     /// of every target that finished, as the --records file lists them.
     @Test func anInterruptedAuditReplacesItsOutputWithWhatFinished() async throws {
-        let pki = try TestPKI()
-        let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, root) = (host.server, host.rootPath)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let input = try directory.write("targets.txt", (0..<400).map { "https://127.0.0.1:\(server.port)/\($0)" }.joined(separator: "\n"))
@@ -171,7 +167,6 @@ import TestSupport
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let wrong = try directory.write("wrong.pem", (identity.chainPEM + [identity.certificatePEM]).joined())
         let result = try await BinaryRunner.run(["cert", wrong, "--host", "order.test", "--ca-file", root], timeout: 60)
         #expect(result.stdout.contains("ORDER: the bundle is not leaf first: certificate 0 ("), "\(result.stdout)")

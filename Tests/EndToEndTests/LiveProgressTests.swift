@@ -30,7 +30,6 @@ import TLSFacts
         let silent = try HostileServer.start(.silent)
         defer { silent.stop() }
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         try await fixture.withServer { port in
             let arguments = ["audit", "--ca-file", fixture.rootPath, "--timeout", "3",
                              "https://127.0.0.1:\(port)/", "127.0.0.1:\(silent.port)"]
@@ -61,7 +60,6 @@ import TLSFacts
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script)))
     func theBarCountsTargetsNotLines() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         let directory = try TemporaryDirectory(prefix: "atsprobe-progress")
         try await fixture.withServer { port in
             let input = try directory.write("hosts.txt", """
@@ -94,7 +92,6 @@ import TLSFacts
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: script)))
     func streamedDiagnosticsEqualTheWholeText() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         // TLS 1.0 only: the noSharedProtocol reasons wait for the other handshakes before they print.
         try await fixture.withServer(configure: { $0.minVersion = .tls10; $0.maxVersion = .tls10 }) { port in
             let arguments = ["diagnose", "--ca-file", fixture.rootPath, "--timeout", "5", "https://127.0.0.1:\(port)/"]

@@ -1,6 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
+import TestSupport
 
 /// Loads as URLSession makes them (issue 12): HTTP/2 when the server selects h2, http:// loaded
 /// for real, redirects up to 16 hops. Each under the default rule set (iOS 26) and `documented`,
@@ -127,9 +128,9 @@ import Testing
 
     /// No connection at all when the dictionary blocks cleartext: `plist check` with the default dictionary.
     @Test func blockedCleartextNeverConnects() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-load-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-load")
+        defer { files.remove() }
+        let directory = files.url
         let file = directory.appendingPathComponent("Info.plist").path
         let plist = try PropertyListSerialization.data(fromPropertyList: ["NSAppTransportSecurity": [String: Any]()], format: .xml, options: 0)
         try plist.write(to: URL(fileURLWithPath: file))

@@ -1,6 +1,7 @@
 import ATSTestServers
 import Foundation
 import Testing
+import TestSupport
 
 /// --color, NO_COLOR and --output, against one loopback server.
 @Suite struct OutputOptionTests {
@@ -20,9 +21,9 @@ import Testing
     @Test func outputFileReceivesTheResult() async throws {
         let fixture = try ScenarioServer(.modernRSA2048)
         defer { fixture.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-output-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = try TemporaryDirectory(prefix: "atsprobe-output")
+        defer { files.remove() }
+        let directory = files.url
         let file = directory.appendingPathComponent("result.json").path
         let result = try await BinaryRunner.run(["probe", "--json", "--output", file, "--ca-file", fixture.rootPath, fixture.url], timeout: 60)
         #expect(result.status == 0)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ATSTestServers
+import TestSupport
 
 /// `atsprobe pins`: the served chain's SPKI pins as openssl computes them, the suggested
 /// NSPinnedDomains plist (parsed by Python's plistlib), and --plist judgements with exit codes.
@@ -25,8 +26,9 @@ struct PinsCommandTests {
                       rootPin: try TrustSupport.opensslPin(pki.rootPEM))
     }
 
-    /// An Info.plist with one NSPinnedDomains entry.
-    static func infoPlist(domain: String, includesSubdomains: Bool = false, ca: [String]?, leaf: [String]?) throws -> String {
+    /// An Info.plist with one NSPinnedDomains entry, written in `directory`.
+    static func infoPlist(domain: String, includesSubdomains: Bool = false, ca: [String]?, leaf: [String]?,
+                          in directory: TemporaryDirectory) throws -> String {
         func identities(_ key: String, _ pins: [String]?) -> String {
             guard let pins else { return "" }
             return "<key>\(key)</key><array>" + pins.map { "<dict><key>SPKI-SHA256-BASE64</key><string>\($0)</string></dict>" }.joined() + "</array>"
@@ -40,7 +42,7 @@ struct PinsCommandTests {
         <key>\(domain)</key><dict><key>NSIncludesSubdomains</key><\(includesSubdomains)/>\(identities("NSPinnedCAIdentities", ca))\(identities("NSPinnedLeafIdentities", leaf))</dict>
         </dict></dict></dict></plist>
         """
-        return try TrustSupport.write(text, named: "Info.plist", in: try TrustSupport.directory())
+        return try TrustSupport.write(text, named: "Info.plist", in: directory)
     }
 
     @Test func textAndJSONGiveOpenSSLsPins() async throws {
@@ -100,7 +102,9 @@ struct PinsCommandTests {
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("<?xml"), "only the plist: \(result.stdout)")
-        let path = try TrustSupport.write(result.stdout, named: "pins.plist", in: try TrustSupport.directory())
+        let directory = try TrustSupport.directory()
+        defer { directory.remove() }
+        let path = try TrustSupport.write(result.stdout, named: "pins.plist", in: directory)
         let script = """
         python3 -c 'import plistlib, sys; d = plistlib.load(open(sys.argv[1], "rb"))["NSAppTransportSecurity"]["NSPinnedDomains"]["127.0.0.1"]; print(d["NSIncludesSubdomains"]); print(" ".join(x["SPKI-SHA256-BASE64"] for x in d["NSPinnedCAIdentities"])); print(" ".join(x["SPKI-SHA256-BASE64"] for x in d["NSPinnedLeafIdentities"]))' '\(path)'
         """
@@ -120,8 +124,10 @@ struct PinsCommandTests {
     func plistPinsAreJudged(label: String, pinCA: Bool, pinLeaf: Bool, wrongLeaf: Bool, status: Int32) async throws {
         let s = try Self.served()
         let other = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+        let directory = try TrustSupport.directory()
+        defer { directory.remove() }
         let plist = try Self.infoPlist(domain: "localhost", ca: pinCA ? [other, s.intermediatePin] : nil,
-                                       leaf: pinLeaf ? [s.leafPin] : (wrongLeaf ? [other] : nil))
+                                       leaf: pinLeaf ? [s.leafPin] : (wrongLeaf ? [other] : nil), in: directory)
         let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
             try await TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist,
                                   "--connect-to", "localhost:\(port):127.0.0.1:\(port)", "https://localhost:\(port)/"])
@@ -135,7 +141,9 @@ struct PinsCommandTests {
     /// server does not send it: a root pin is satisfied (the chain as built, trust.path).
     @Test func rootPinMatchesTheRootTheChainWasBuiltTo() async throws {
         let s = try Self.served()
-        let plist = try Self.infoPlist(domain: "example.test", includesSubdomains: true, ca: [s.rootPin], leaf: nil)
+        let directory = try TrustSupport.directory()
+        defer { directory.remove() }
+        let plist = try Self.infoPlist(domain: "example.test", includesSubdomains: true, ca: [s.rootPin], leaf: nil, in: directory)
         let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
             try await TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist, "--json",
                                   "--connect-to", "www.example.test:\(port):127.0.0.1:\(port)", "https://www.example.test:\(port)/"])
@@ -150,7 +158,9 @@ struct PinsCommandTests {
 
     @Test func noEntryForTheHostIsNotARestriction() async throws {
         let s = try Self.served()
-        let plist = try Self.infoPlist(domain: "elsewhere.example", ca: [s.rootPin], leaf: nil)
+        let directory = try TrustSupport.directory()
+        defer { directory.remove() }
+        let plist = try Self.infoPlist(domain: "elsewhere.example", ca: [s.rootPin], leaf: nil, in: directory)
         let result = try await TrustSupport.withServer(TLSServerConfiguration(identity: s.identity)) { port in
             try await TrustSupport.run(["pins", "--ca-file", s.root, "--plist", plist, "https://127.0.0.1:\(port)/"])
         }
@@ -168,10 +178,12 @@ struct PinsCommandTests {
     }
 
     @Test func plistWithoutPinnedDomainsIsBadInput() async throws {
+        let directory = try TrustSupport.directory()
+        defer { directory.remove() }
         let path = try TrustSupport.write("""
         <?xml version="1.0" encoding="UTF-8"?>
         <plist version="1.0"><dict><key>NSAppTransportSecurity</key><dict><key>NSAllowsArbitraryLoads</key><true/></dict></dict></plist>
-        """, named: "Info.plist", in: try TrustSupport.directory())
+        """, named: "Info.plist", in: directory)
         let result = try await TrustSupport.run(["pins", "--plist", path, "127.0.0.1:1"], timeout: 30)
         #expect(result.status == 64)
         #expect(result.stderr.contains("no NSPinnedDomains dictionary"), "\(result.stderr)")

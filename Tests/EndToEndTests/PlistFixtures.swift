@@ -1,17 +1,20 @@
 import ATSTestServers
 import Foundation
 import TLSFacts
+import TestSupport
 
 /// Helpers for the `plist` end-to-end tests: property-list files in a fresh temporary
 /// directory, and loopback servers from a test PKI whose root is passed with --ca-file.
 struct PlistFixture {
-    let directory: URL
+    /// Removed with the last copy of the fixture.
+    let files: TemporaryDirectory
     let pki: TestPKI
     let rootPath: String
 
+    var directory: URL { files.url }
+
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-plist-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        files = try TemporaryDirectory(prefix: "atsprobe-plist")
         pki = try TestPKI()
         rootPath = try pki.writeRootPEM()
     }

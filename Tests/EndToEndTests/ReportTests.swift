@@ -10,7 +10,6 @@ import TLSFacts
     /// A pass, an exception, a no-exception (expired) and an unreachable target, with their inputs.
     static func withMixedServers<T>(_ body: (_ fixture: ExceptionFixture, _ input: String) async throws -> T) async throws -> T {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         let good = try TestTLSServer.start(TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec())))
         defer { good.stop() }
         let old = try TestTLSServer.start(TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec(key: .rsa(bits: 2048))),
@@ -25,14 +24,17 @@ import TLSFacts
         return try await body(fixture, input)
     }
 
+    /// A path in the temporary directory, which the caller removes (a `defer` beside it);
+    /// `TemporaryDirectory` is the usual way.
     static func temporaryPath(_ suffix: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-report-\(UUID().uuidString)\(suffix)").path
     }
 
     @Test func auditHTMLEqualsTheReportOfItsRecordsAndRendersInChromium() async throws {
         try await Self.withMixedServers { fixture, input in
-            let html = Self.temporaryPath(".html"), records = Self.temporaryPath(".jsonl")
-            defer { for path in [html, records] { try? FileManager.default.removeItem(atPath: path) } }
+            let files = try TemporaryDirectory(prefix: "atsprobe-report")
+            defer { files.remove() }
+            let html = files.path("report.html"), records = files.path("records.jsonl")
             let live = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
                                                    "--format", "html", "--output", html, "--records", records],
                                                   timeout: 120, stdin: input)
@@ -68,8 +70,9 @@ import TLSFacts
 
             // The live text run: the same lines (streamed in finishing order) and, byte for byte,
             // the same matrix as `report` of its records.
-            let textRecords = Self.temporaryPath(".jsonl")
-            defer { try? FileManager.default.removeItem(atPath: textRecords) }
+            let textRecordsFiles = try TemporaryDirectory(prefix: "atsprobe-report")
+            defer { textRecordsFiles.remove() }
+            let textRecords = textRecordsFiles.path("textRecords.jsonl")
             let liveText = try await BinaryRunner.run(["audit", "--input", "-", "--ca-file", fixture.rootPath, "--timeout", "3",
                                                        "--records", textRecords, "--quiet"], timeout: 120, stdin: input)
             #expect(liveText.status == 2, "stderr: \(liveText.stderr)")
@@ -140,10 +143,10 @@ import TLSFacts
 
     @Test func diagnoseOfSeveralTargetsWritesAReportEqualToTheReportOfItsJSON() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         try await fixture.withServer { port in
-            let json = Self.temporaryPath(".json")
-            defer { try? FileManager.default.removeItem(atPath: json) }
+            let jsonFiles = try TemporaryDirectory(prefix: "atsprobe-report")
+            defer { jsonFiles.remove() }
+            let json = jsonFiles.path("json.json")
             let targets = ["https://127.0.0.1:\(port)/", "https://localhost:\(port)/"]
             let diagnosed = try await BinaryRunner.run(["diagnose", "--ca-file", fixture.rootPath, "--json", "--output", json] + targets, timeout: 120)
             #expect(diagnosed.status == 0, "stderr: \(diagnosed.stderr)")
@@ -158,8 +161,9 @@ import TLSFacts
     }
 
     @Test func aFileThatIsNotAtsprobeJSONIsRefusedWithItsLine() async throws {
-        let path = Self.temporaryPath(".jsonl")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let pathFiles = try TemporaryDirectory(prefix: "atsprobe-report")
+        defer { pathFiles.remove() }
+        let path = pathFiles.path("path.jsonl")
         try "{\"schemaVersion\":2,\"kind\":\"error\",\"verdict\":\"error\",\"input\":\"x\",\"message\":\"m\"}\nnot json\n".write(toFile: path, atomically: true, encoding: .utf8)
         let result = try await BinaryRunner.run(["report", path, "--format", "html"], timeout: 30)
         #expect(result.status == 64)
@@ -185,8 +189,9 @@ enum Chromium {
             print("Chromium not installed (apt-get install chromium): the HTML report was not loaded in a browser")
             return nil
         }
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-chromium-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let profileDirectory = try TemporaryDirectory(prefix: "atsprobe-chromium")
+        defer { profileDirectory.remove() }
+        let profile = profileDirectory.path
         let process = try SpawnedProcess(path, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
                                                 "--enable-logging=stderr", "--v=0", "--dump-dom", "file://" + html],
                                          environment: ProcessInfo.processInfo.environment)

@@ -11,10 +11,7 @@ import TestSupport
 
     /// A fresh temporary directory, removed after `body`.
     static func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-robust-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        return try await body(path)
+        try await withTemporaryDirectory(prefix: "atsprobe-robust") { try await body($0.path) }
     }
 
     /// Runs `script` with bash, "$0" being the atsprobe binary; drains both pipes. On a thread
@@ -172,11 +169,9 @@ import TestSupport
 
     // Row 4: a low `ulimit -n` slows the audit; it never turns passing targets into failures.
     @Test func lowDescriptorLimitChangesNoVerdict() async throws {
-        let pki = try TestPKI()
-        let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, root) = (host.server, host.rootPath)
         try await Self.withDirectory { directory in
             let input = directory + "/targets.txt"
             try Data(((0..<100).map { "https://127.0.0.1:\(server.port)/\($0)" }.joined(separator: "\n") + "\n").utf8)
@@ -197,7 +192,6 @@ import TestSupport
     @Test func hostileServersLeaveEveryOtherTargetIntact() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: (root as NSString).deletingLastPathComponent) }
         let identity = try pki.issue(CertificateSpec())
         var stops: [() -> Void] = []
         defer { for stop in stops { stop() } }

@@ -9,7 +9,7 @@ import TLSFacts
     /// diagnose --json for one scenario: the suggestion object.
     static func suggestion(_ scenario: Scenario) async throws -> (suggestion: [String: Any], text: String) {
         let server = try ScenarioServer(scenario)
-        defer { server.stop(); try? FileManager.default.removeItem(atPath: server.rootPath) }
+        defer { server.stop() }
         let base = ["diagnose", "--ca-file", server.rootPath, "--timeout", "5",
                     "--connect-to", ":\(server.server.port):127.0.0.1:\(server.server.port)", server.url]
         let json = try await BinaryRunner.run(base + ["--json"], timeout: 120)
@@ -73,7 +73,6 @@ import TLSFacts
 
     @Test func probeJSONCarriesAppleRulesAndCTAndFailOnChoosesWhatFails() async throws {
         let fixture = try ExceptionFixture()
-        defer { try? FileManager.default.removeItem(atPath: fixture.rootPath) }
         // Trusted, but valid for 900 days: Apple's 825-day rule breaks.
         let spec = CertificateSpec(key: .rsa(bits: 2048), notBefore: Date(timeIntervalSinceNow: -86_400),
                                    notAfter: Date(timeIntervalSinceNow: 899 * 86_400))

@@ -13,11 +13,9 @@ import TestSupport
     /// its first record: exit 143 (not death by a signal) and whole JSON Lines records every
     /// time, on standard output and in the --records file, and the interruption said on stderr.
     @Test func sigtermAtRandomPointsOfAnAuditExits143WithWholeRecords() async throws {
-        let pki = try TestPKI()
-        let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec())))
-        defer { server.stop() }
+        let host = try LoopbackHost()
+        defer { host.stop() }
+        let (server, root) = (host.server, host.rootPath)
         let directory = try TemporaryDirectory()
         let input = directory.path("targets.txt")
         try (0..<1_000).map { "https://127.0.0.1:\(server.port)/\($0)" }.joined(separator: "\n")

@@ -38,7 +38,6 @@ import TLSFacts
     @Test func slowNamesCostNoHealthyTarget() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let identity = try pki.issue(CertificateSpec(commonName: "ok.example.test", dnsNames: ["*.example.test"]))
         var names: [String: LoopbackDNSServer.Behavior] = [:]
         for index in 0..<30 { names["ok-\(index).example.test"] = .answer(v4: ["127.0.0.1"]) }
@@ -74,7 +73,6 @@ import TLSFacts
     @Test func hostileDNSAnswersNeverCrashOrHang() async throws {
         let pki = try TestPKI()
         let root = try pki.writeRootPEM()
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let identity = try pki.issue(CertificateSpec(commonName: "ok.example.test", dnsNames: ["*.example.test"]))
         let dns = try LoopbackDNSServer(names: [
             "ok.example.test": .answer(v4: ["127.0.0.1"]),

@@ -117,7 +117,7 @@ struct TrustEndToEndTests {
         let logA = try TestCTLog(name: "Test log A", operator: "Op A"), logB = try TestCTLog(name: "Test log B", operator: "Op B")
         let identity = try pki.issue(Self.spec(days: 90, scts: [TestSCT(log: logA, timestamp: Self.issued), TestSCT(log: logB, timestamp: Self.issued)]))
         let directory = try TrustSupport.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { directory.remove() }
         let listPath = try TrustSupport.write(TestCTLog.logListJSON([logA, logB], since: TrustSupport.utc(2024, 1, 1)), named: "log_list.json", in: directory)
         let badPath = try TrustSupport.write("{}", named: "bad.json", in: directory)
         // Log B's entry carrying log A's key: a list whose key does not hash to the log ID.

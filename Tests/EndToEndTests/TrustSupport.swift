@@ -5,7 +5,8 @@ import ATSTestServers
 
 /// Helpers for the trust and pins end-to-end tests: the binary with an environment (SSL_CERT_FILE
 /// makes a test root part of OpenSSL's system store, so public-root rules apply), files in a
-/// fresh directory, and the SPKI pin as the openssl command line computes it.
+/// fresh directory (`TemporaryDirectory`, removed with it), and the SPKI pin as the openssl
+/// command line computes it.
 enum TrustSupport {
     /// Runs the built binary with extra environment variables; bounded by `timeout`, awaited off
     /// the cooperative pool (a synchronous wait there starves other tests' servers and probes).
@@ -13,17 +14,11 @@ enum TrustSupport {
         try await BinaryRunner.run(arguments, timeout: timeout, environment: extra)
     }
 
-    /// A fresh directory under the temporary directory.
-    static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("atsprobe-trust-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    /// A fresh directory under the temporary directory, removed when the value goes away.
+    static func directory() throws -> TemporaryDirectory { try TemporaryDirectory(prefix: "atsprobe-trust") }
 
-    static func write(_ text: String, named name: String, in directory: URL) throws -> String {
-        let url = directory.appendingPathComponent(name)
-        try Data(text.utf8).write(to: url)
-        return url.path
+    static func write(_ text: String, named name: String, in directory: TemporaryDirectory) throws -> String {
+        try directory.write(name, text)
     }
 
     /// Runs a shell pipeline (fixed text, paths from `directory()`), returning stdout; bounded.
@@ -36,18 +31,16 @@ enum TrustSupport {
 
     /// SPKI-SHA256-BASE64 of a PEM certificate, by the openssl command line.
     static func opensslPin(_ pem: String) throws -> String {
-        let path = try write(pem, named: "cert.pem", in: try directory())
-        let result = try shell("openssl x509 -in '\(path)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl enc -base64")
+        let result = try withTemporaryDirectory(prefix: "atsprobe-trust") { directory in
+            let path = try directory.write("cert.pem", pem)
+            return try shell("openssl x509 -in '\(path)' -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | openssl enc -base64")
+        }
         #expect(result.status == 0)
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// UTC midnight of a day.
-    static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.date(from: DateComponents(year: year, month: month, day: day))!
-    }
+    static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date { utcMidnight(year, month, day) }
 
     /// The FAIL blocks of nscurl-style output: the lines between "---" markers with a FAIL result.
     static func failBlocks(_ output: String) -> [String] {

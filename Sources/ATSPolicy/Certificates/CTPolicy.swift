@@ -18,7 +18,10 @@ import TLSFacts
 /// At least one counted SCT must come from an RFC 6962 log (not only static-ct-api logs).
 ///
 /// CT applies to chains ending at a public root (anchor .system) and whenever
-/// NSRequiresCertificateTransparency is set, for leaves issued on or after 2018-10-16.
+/// NSRequiresCertificateTransparency is set, for leaves issued on or after 2018-10-16; not to a
+/// public root's chain for a host Apple's system pinning list names (`pinningPolicy`: trustd
+/// then judges under the list's policy, and the system-root CT check asks for the SSL server
+/// policy by name; docs/trust.md "Apple's system pinning list").
 public struct CTPolicy: Sendable {
     public var logs: CTLogList
     public var rules: CertificateRuleSet
@@ -30,7 +33,7 @@ public struct CTPolicy: Sendable {
 
     public func evaluate(leaf: CertificateFacts?, deliveredSCTs: [SignedCertificateTimestamp],
                          anchor: AnchorSource?, requireCertificateTransparency: Bool,
-                         at date: Date, anchorFingerprint: String? = nil) -> CTPolicyResult {
+                         at date: Date, anchorFingerprint: String? = nil, pinningPolicy: String? = nil) -> CTPolicyResult {
         let all = (leaf?.embeddedSCTs ?? []) + deliveredSCTs
         let assessments = all.map { assess($0, at: date) }
         var result = CTPolicyResult(
@@ -78,12 +81,17 @@ public struct CTPolicy: Sendable {
             result.reason = "not required: the chain ends at one of Apple's own roots, which Apple exempts"
             result.satisfiedBy = embeddedMet ? .embedded : (deliveredMet ? .delivered : nil)
             return result
-        } else if anchor == .system {
+        } else if anchor == .system && pinningPolicy == nil {
             applies = "the chain ends at a public (system) root"
         } else if requireCertificateTransparency {
             applies = "NSRequiresCertificateTransparency is set"
         } else {
             result.reason = switch anchor {
+            // SecTrustServer.c SecPathBuilderAddPinningPolicies renames the host's policy to the
+            // list's; SecPolicyServer.c SecPolicyCheckSystemTrustedCTRequired runs only under
+            // kSecPolicyNameSSLServer.
+            case .system: "not required: Apple's system pinning list names the host (policy \(pinningPolicy ?? "")), "
+                + "whose policy trustd judges without the system-root CT check"
             case .user: "not required: the chain ends at a user-installed root"
             case .app: "not required: the chain ends at an anchor the app set, not a system root"
             default: "not required: the chain was not verified to a public root"

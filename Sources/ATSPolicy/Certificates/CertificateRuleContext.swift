@@ -29,11 +29,14 @@ public struct CertificateRuleContext: Sendable {
     public var logs: CTLogList
     /// The app or the anchor asks for CT whatever the issuance date.
     public var requireCertificateTransparency: Bool
+    /// The policy of Apple's system pinning list that names the host, if one does
+    /// (`TrustEvaluation.pinningPolicy`): no system-root CT requirement then.
+    public var pinningPolicy: String?
 
     public init(chain: [CertificateFacts], anchor: AnchorSource?, date: Date, rules: CertificateRuleSet = .documented,
                 path: [CertificateFacts]? = nil, deliveredSCTs: [SignedCertificateTimestamp] = [],
                 ocspStaple: OCSPStaple? = nil, distrust: AppleDistrustList = .apple, serverName: String? = nil,
-                logs: CTLogList = .apple, requireCertificateTransparency: Bool = false) {
+                logs: CTLogList = .apple, requireCertificateTransparency: Bool = false, pinningPolicy: String? = nil) {
         self.chain = chain
         self.anchor = anchor
         self.date = date
@@ -45,6 +48,7 @@ public struct CertificateRuleContext: Sendable {
         self.serverName = serverName
         self.logs = logs
         self.requireCertificateTransparency = requireCertificateTransparency
+        self.pinningPolicy = pinningPolicy
     }
 
     public var leaf: CertificateFacts? { chain.first }

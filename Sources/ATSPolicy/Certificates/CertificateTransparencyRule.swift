@@ -10,7 +10,7 @@ public struct CertificateTransparencyRule: CertificateRule {
         let ct = CTPolicy(logs: context.logs, rules: context.rules).evaluate(
             leaf: context.leaf, deliveredSCTs: context.deliveredSCTs, anchor: context.anchor,
             requireCertificateTransparency: context.requireCertificateTransparency, at: context.date,
-            anchorFingerprint: context.path?.last?.sha256Fingerprint)
+            anchorFingerprint: context.path?.last?.sha256Fingerprint, pinningPolicy: context.pinningPolicy)
         guard ct.verdict == .nonCompliant else { return [] }
         return [context.violation(CertificateRuleID.certificateTransparency, 0, "Certificate Transparency \(ct.reason)")]
     }
