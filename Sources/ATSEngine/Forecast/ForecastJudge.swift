@@ -20,7 +20,10 @@ import TLSFacts
 /// reads the date, are worked out once per distinct served chain and instant
 /// (`ForecastInputs.at(_:)`), not once per load; the loads are replayed only for inputs not seen
 /// before in this forecast, and not at all at an instant whose inputs equal those one second
-/// before (the judgement then cannot change).
+/// before (the judgement then cannot change). The run's own judgement is one of those seen: its
+/// tests' verdicts are what a replay under the run's own inputs (the recorded trust, Apple's rules
+/// at the prober's instant) gives, so an instant whose inputs equal them takes its state from the
+/// run's verdicts without replaying a load.
 extension DiagnosticsRun {
     @inline(never)
     /// `now` is the run's own verdict and exception (what its report says).
@@ -33,9 +36,14 @@ extension DiagnosticsRun {
         var changes: [ForecastChange] = []
         if !candidates.verdictInstants.isEmpty {
             let inputs = ForecastInputs(run: self)
-            // The states judged so far, by their dated inputs (a handful at most: a linear search).
-            var judged: [(ForecastInputs.Dated, ForecastState)] = []
-            func state(_ dated: ForecastInputs.Dated) -> ForecastState {
+            // The states judged so far, by their dated inputs (a handful at most: a linear search),
+            // the run's own first: its tests' verdicts (`outcomes`; annotating them sharpened reasons,
+            // never whether they passed) under the inputs the live walks read.
+            let live = inputs.recorded(at: runner.prober.evaluationDate)
+            var judged: [(ForecastInputs.Dated, ForecastState)] = [
+                (live, state(verdicts: outcomes.map { $0!.verdict }, observations: observations, tlsPortSuggestion: tlsPortSuggestion)),
+            ]
+            func judgement(_ dated: ForecastInputs.Dated) -> ForecastState {
                 if let known = judged.first(where: { $0.0 == dated }) { return known.1 }
                 let state = judgedState(dated, inputs: inputs, tlsPortSuggestion: tlsPortSuggestion)
                 judged.append((dated, state))
@@ -46,8 +54,8 @@ extension DiagnosticsRun {
                 let after = inputs.at(instant)
                 // The judgement reads the date only through these inputs: equal inputs, equal judgements.
                 guard before != after else { continue }
-                let stateBefore = state(before)
-                let stateAfter = state(after)
+                let stateBefore = judgement(before)
+                let stateAfter = judgement(after)
                 if stateBefore != stateAfter {
                     changes.append(ForecastChange(at: instant, before: stateBefore, after: stateAfter, causes: causes))
                 }
@@ -74,8 +82,13 @@ extension DiagnosticsRun {
     private func judgedState(_ dated: ForecastInputs.Dated, inputs: ForecastInputs, tlsPortSuggestion: ExceptionSuggestion?) -> ForecastState {
         let verdicts = tests.indices.map { replay($0, dated: dated, inputs: inputs) }
         let shifted = observations.indices.map { dated.shifted(observations[$0], input: inputs.ofObservation[$0]) }
+        return state(verdicts: verdicts, observations: shifted, tlsPortSuggestion: tlsPortSuggestion)
+    }
+
+    /// The target's verdict and exception from its tests' verdicts, as the run's report derives them.
+    private func state(verdicts: [Verdict], observations: [ProbeResult], tlsPortSuggestion: ExceptionSuggestion?) -> ForecastState {
         let suggestion = tlsPortSuggestion ?? ExceptionAdvisor.suggest(host: target.host, results: Array(zip(tests, verdicts)),
-                                                                       observations: shifted, ruleSet: runner.options.ruleSet)
+                                                                       observations: observations, ruleSet: runner.options.ruleSet)
         let shownHops = outcomes.prefix(shownCount).compactMap { $0 }.flatMap(\.hops)
         let reachability: DiagnosticsReport.Reachability = shownHops.contains { $0.cleartext != nil }
             ? .answered : DiagnosticsReport.reachability(of: observations)
@@ -135,38 +148,26 @@ struct ForecastInputs {
     private let logs: CTLogList
     private let distrust: AppleDistrustList
 
-    /// What makes two handshakes judged alike at every instant: every input of
+    /// Whether two handshakes are judged alike at every instant: every input of
     /// `AppleCertificatePolicy.violations(in:)` (the chain, anchor, path, SCTs, staple, name) and of
-    /// `TrustEvaluation.judged(at:served:)` (the problems, path and chain). Certificates by their
-    /// SHA-256 fingerprint: the facts are parsed from those bytes.
-    private struct Key: Hashable {
-        var chain: [String]
-        var path: [String]?
-        var problems: [TrustProblem]
-        var anchor: AnchorSource?
-        var deliveredSCTs: [SignedCertificateTimestamp]
-        var ocspStaple: OCSPStaple?
-        var serverName: String?
-
-        init(_ observation: Observation) {
-            chain = observation.chain.map(\.sha256Fingerprint)
-            path = observation.trust.path?.map(\.sha256Fingerprint)
-            problems = observation.trust.problems
-            anchor = observation.trust.anchor
-            deliveredSCTs = observation.deliveredSCTs
-            ocspStaple = observation.ocspStaple
-            serverName = observation.serverName
+    /// `TrustEvaluation.judged(at:served:)` (the problems, path and chain) is the same. Certificates
+    /// by their SHA-256 fingerprint: the facts are parsed from those bytes.
+    private static func judgedAlike(_ a: Observation, _ b: Observation) -> Bool {
+        func same(_ x: [CertificateFacts]?, _ y: [CertificateFacts]?) -> Bool {
+            guard let x, let y else { return x == nil && y == nil }
+            return x.count == y.count && zip(x, y).allSatisfy { $0.sha256Fingerprint == $1.sha256Fingerprint }
         }
+        return same(a.chain, b.chain) && same(a.trust.path, b.trust.path) && a.trust.problems == b.trust.problems
+            && a.trust.anchor == b.trust.anchor && a.deliveredSCTs == b.deliveredSCTs && a.ocspStaple == b.ocspStaple
+            && a.serverName == b.serverName
     }
 
     init(run: DiagnosticsRun) {
         var distinct: [Observation] = []
-        var places: [Key: Int] = [:]
+        // A run serves one chain or a few: a linear search.
         func place(_ result: ProbeResult?) -> Int? {
             guard case .success(let observation)? = result else { return nil }
-            let key = Key(observation)
-            if let known = places[key] { return known }
-            places[key] = distinct.count
+            if let known = distinct.firstIndex(where: { Self.judgedAlike($0, observation) }) { return known }
             distinct.append(observation)
             return distinct.count - 1
         }
@@ -181,12 +182,22 @@ struct ForecastInputs {
     /// The inputs at `date`: each distinct handshake's trust problems and Apple's certificate rules
     /// (with and without Certificate Transparency required, as a load's policy asks).
     func at(_ date: Date) -> Dated {
+        inputs(at: date) { $0.trust.judged(at: date, served: $0.chain).problems }
+    }
+
+    /// The inputs the run's own walks read: the trust problems as recorded (OpenSSL's, at the
+    /// prober's instant) and Apple's certificate rules at `date`, the prober's instant.
+    func recorded(at date: Date) -> Dated {
+        inputs(at: date) { $0.trust.problems }
+    }
+
+    private func inputs(at date: Date, problems trustProblems: (Observation) -> [TrustProblem]) -> Dated {
         var problems: [[TrustProblem]] = []
         var violations: [[CertificateRuleViolation]] = []
         problems.reserveCapacity(distinct.count)
         violations.reserveCapacity(2 * distinct.count)
         for observation in distinct {
-            problems.append(observation.trust.judged(at: date, served: observation.chain).problems)
+            problems.append(trustProblems(observation))
             for requireCT in [false, true] {
                 violations.append(AppleCertificatePolicy.violations(in: observation, at: date, requireCertificateTransparency: requireCT,
                                                                     rules: rules, logs: logs, distrust: distrust))
