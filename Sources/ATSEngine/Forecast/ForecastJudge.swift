@@ -155,7 +155,9 @@ struct ForecastInputs {
     private static func judgedAlike(_ a: Observation, _ b: Observation) -> Bool {
         func same(_ x: [CertificateFacts]?, _ y: [CertificateFacts]?) -> Bool {
             guard let x, let y else { return x == nil && y == nil }
-            return x.count == y.count && zip(x, y).allSatisfy { $0.sha256Fingerprint == $1.sha256Fingerprint }
+            guard x.count == y.count else { return false }
+            for index in x.indices where x[index].sha256Fingerprint != y[index].sha256Fingerprint { return false }
+            return true
         }
         return same(a.chain, b.chain) && same(a.trust.path, b.trust.path) && a.trust.problems == b.trust.problems
             && a.trust.anchor == b.trust.anchor && a.deliveredSCTs == b.deliveredSCTs && a.ocspStaple == b.ocspStaple
@@ -167,11 +169,20 @@ struct ForecastInputs {
         // A run serves one chain or a few: a linear search.
         func place(_ result: ProbeResult?) -> Int? {
             guard case .success(let observation)? = result else { return nil }
-            if let known = distinct.firstIndex(where: { Self.judgedAlike($0, observation) }) { return known }
+            for index in distinct.indices where Self.judgedAlike(distinct[index], observation) { return index }
             distinct.append(observation)
             return distinct.count - 1
         }
-        ofHop = run.outcomes.map { outcome in (outcome?.hops ?? []).map { place($0.result) } }
+        var ofHop: [[Int?]] = []
+        ofHop.reserveCapacity(run.outcomes.count)
+        for test in run.outcomes.indices {
+            guard let hops = run.outcomes[test]?.hops else {
+                ofHop.append([])
+                continue
+            }
+            ofHop.append(hops.indices.map { place(hops[$0].result) })
+        }
+        self.ofHop = ofHop
         ofObservation = run.observations.map(place)
         self.distinct = distinct
         rules = run.runner.options.ruleSet.certificateRules
