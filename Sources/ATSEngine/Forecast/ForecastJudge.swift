@@ -149,19 +149,14 @@ struct ForecastInputs {
     private let distrust: AppleDistrustList
 
     /// Whether two handshakes are judged alike at every instant: every input of
-    /// `AppleCertificatePolicy.violations(in:)` (the chain, anchor, path, SCTs, staple, name) and of
-    /// `TrustEvaluation.judged(at:served:)` (the problems, path and chain) is the same. Certificates
-    /// by their SHA-256 fingerprint: the facts are parsed from those bytes.
+    /// `AppleCertificatePolicy.violations(in:)` and of `TrustEvaluation.judged(at:served:)` is the
+    /// same: the chain as served, the whole trust evaluation (problems, anchor, path and whatever
+    /// else it records), the SCTs delivered, the OCSP staple and the name asked for. The served
+    /// certificates by their SHA-256 fingerprint: the facts are parsed from those bytes.
     private static func judgedAlike(_ a: Observation, _ b: Observation) -> Bool {
-        func same(_ x: [CertificateFacts]?, _ y: [CertificateFacts]?) -> Bool {
-            guard let x, let y else { return x == nil && y == nil }
-            guard x.count == y.count else { return false }
-            for index in x.indices where x[index].sha256Fingerprint != y[index].sha256Fingerprint { return false }
-            return true
-        }
-        return same(a.chain, b.chain) && same(a.trust.path, b.trust.path) && a.trust.problems == b.trust.problems
-            && a.trust.anchor == b.trust.anchor && a.deliveredSCTs == b.deliveredSCTs && a.ocspStaple == b.ocspStaple
-            && a.serverName == b.serverName
+        guard a.chain.count == b.chain.count else { return false }
+        for index in a.chain.indices where a.chain[index].sha256Fingerprint != b.chain[index].sha256Fingerprint { return false }
+        return a.trust == b.trust && a.deliveredSCTs == b.deliveredSCTs && a.ocspStaple == b.ocspStaple && a.serverName == b.serverName
     }
 
     init(run: DiagnosticsRun) {
