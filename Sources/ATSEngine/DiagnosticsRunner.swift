@@ -17,8 +17,8 @@ public struct DiagnosticsOptions: Sendable {
     // No CT log list here: the prober's (`ProbeOptions.ctLogs`), the list that checks the SCTs'
     // signatures, judges Apple's CT policy too.
 
-    /// `--forecast`: how far ahead, in seconds, to forecast each target's verdict (docs/forecast.md);
-    /// nil: no forecast.
+    /// How far ahead, in seconds, to forecast each target's verdict (docs/forecast.md); nil: no
+    /// forecast. `init(context:)` takes it from `RunContext.forecastHorizonSeconds`, checked there.
     public var forecastHorizonSeconds: Int?
     /// Apple's date-based distrust of roots (the test seam: `AppleDistrustList.adding`).
     public var distrust: AppleDistrustList = .apple
@@ -43,7 +43,7 @@ public struct DiagnosticsRunner: Sendable {
     }
 
     /// The run `context` describes: its prober (anchors, instant, CT logs, resolver, runtime),
-    /// rule set, timeout and redirect limit.
+    /// rule set, timeout, redirect limit and forecast horizon.
     public init(context: RunContext) throws(RunContextError) {
         self.init(context: context, prober: try context.makeProber())
     }
@@ -51,7 +51,8 @@ public struct DiagnosticsRunner: Sendable {
     /// The run `context` describes over `prober`, which `context.makeProber()` made.
     public init(context: RunContext, prober: Prober) {
         self.init(prober: prober,
-                  options: DiagnosticsOptions(ruleSet: context.ruleSet, timeout: context.timeout, maxRedirects: context.maxRedirects))
+                  options: DiagnosticsOptions(ruleSet: context.ruleSet, timeout: context.timeout, maxRedirects: context.maxRedirects,
+                                              forecastHorizonSeconds: context.forecastHorizonSeconds))
     }
 
     /// `onTest`, when given, receives each of nscurl's tests (index, outcome) once its result is
@@ -372,9 +373,6 @@ final class LoadWalk: @unchecked Sendable {
     /// The policy and request of the hop being fetched.
     private var pending: (policy: EffectivePolicy, request: ProbeRequest)?
     private var finished = false
-    /// The instant the hops are judged at: the prober's, unless a forecast judges the recorded
-    /// hops again at another (Forecast/TargetForecast.swift).
-    var judgedAt: Date?
 
     init(runner: DiagnosticsRunner, target: Target, configuration: ATSConfiguration, reading: SubdomainReading,
          firstHop: DiagnosticsRunner.FirstHop?) {
@@ -430,16 +428,19 @@ final class LoadWalk: @unchecked Sendable {
         advance(after: HopOutcome(url: current.url, offer: nil, result: probe, verdict: verdict, cleartext: try? result?.get()))
     }
 
-    /// Judges the TLS hop fetched.
+    /// Judges the TLS hop fetched, Apple's certificate rules at the prober's instant, unless
+    /// `certificateRules` gives them (CT required or not, as the hop's policy asks): a forecast
+    /// works them out once per distinct handshake and instant (Forecast/ForecastJudge.swift).
     @inline(never)
-    func record(_ result: ProbeResult) {
+    func record(_ result: ProbeResult, certificateRules: ((_ requireCertificateTransparency: Bool) -> [CertificateRuleViolation])? = nil) {
         guard let (policy, request) = pending else { return }
         let violations: [CertificateRuleViolation]
         if case .success(let observation) = result {
-            violations = AppleCertificatePolicy.violations(in: observation, at: judgedAt ?? runner.prober.evaluationDate,
-                                                           requireCertificateTransparency: policy.requiresCertificateTransparency,
-                                                           rules: options.ruleSet.certificateRules, logs: runner.prober.options.ctLogs,
-                                                           distrust: options.distrust)
+            violations = certificateRules?(policy.requiresCertificateTransparency)
+                ?? AppleCertificatePolicy.violations(in: observation, at: runner.prober.evaluationDate,
+                                                     requireCertificateTransparency: policy.requiresCertificateTransparency,
+                                                     rules: options.ruleSet.certificateRules, logs: runner.prober.options.ctLogs,
+                                                     distrust: options.distrust)
         } else {
             violations = []
         }

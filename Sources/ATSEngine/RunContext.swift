@@ -16,7 +16,7 @@ import TLSFacts
 /// plist check, app), `ProbeJudgement.probe(_:context:)`, `ChainJudgement.judge(_:name:context:)`,
 /// `PolicyExplanation(target:configuration:context:)`. Every default is here, once: Apple's
 /// root store, Apple's CT log list (the same list judges the policy and checks the SCT
-/// signatures), caIssuers fetched, the system's resolver, a 10 s timeout.
+/// signatures), caIssuers fetched, the system's resolver, a 10 s timeout, no forecast.
 public struct RunContext: Sendable {
     /// The ATS rule set a load is judged by.
     public var ruleSet: RuleSet
@@ -31,6 +31,10 @@ public struct RunContext: Sendable {
     public var timeout: Double
     /// Redirects followed per load (URLSession follows up to 16).
     public var maxRedirects: Int
+    /// How far ahead, in seconds, each target's verdict is forecast from what the run observed
+    /// (docs/forecast.md): `DiagnosticsRunner(context:)`'s reports and `ChainJudgement.judgeWithForecast`
+    /// carry it. Between 1 s and `maximumForecastHorizonSeconds`; nil: no forecast.
+    public var forecastHorizonSeconds: Int?
     /// The threads, resolver and descriptor budget the run's probes use (never an ambient one);
     /// nil for a run that connects nowhere (plist explain).
     public let runtime: ProbeRuntime?
@@ -88,12 +92,19 @@ public struct RunContext: Sendable {
         }
     }
 
-    /// Checks the values once; throws `RunContextError` for a timeout out of range or anchors an
-    /// app sets given beside user-installed roots (which they replace).
+    /// Ten years, far beyond any certificate a public CA issues today: the longest forecast.
+    public static let maximumForecastHorizonSeconds = 3_650 * 86_400
+
+    /// Checks the values once; throws `RunContextError` for a timeout, redirect limit or forecast
+    /// horizon out of range, or anchors an app sets given beside user-installed roots (which they replace).
     public init(ruleSet: RuleSet = .default, instant: Date? = nil, trust: Trust = Trust(), resolution: Resolution = Resolution(),
-                timeout: Double = 10, maxRedirects: Int = 16, runtime: ProbeRuntime?) throws(RunContextError) {
+                timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil,
+                runtime: ProbeRuntime?) throws(RunContextError) {
         guard timeout > 0, timeout <= 600 else { throw .timeoutOutOfRange(timeout) }
         guard maxRedirects >= 0 else { throw .redirectsOutOfRange(maxRedirects) }
+        if let horizon = forecastHorizonSeconds, !(1...Self.maximumForecastHorizonSeconds).contains(horizon) {
+            throw .forecastHorizonOutOfRange(horizon)
+        }
         if trust.anchors.appAnchorFile != nil, trust.anchors.caFile != nil || trust.anchors.caDirectory != nil {
             throw .appAnchorsWithUserRoots
         }
@@ -104,6 +115,7 @@ public struct RunContext: Sendable {
         self.resolution = resolution
         self.timeout = timeout
         self.maxRedirects = maxRedirects
+        self.forecastHorizonSeconds = forecastHorizonSeconds
         self.runtime = runtime
     }
 
@@ -141,6 +153,8 @@ public struct RunContext: Sendable {
 public enum RunContextError: Error, Equatable, Sendable, CustomStringConvertible {
     case timeoutOutOfRange(Double)
     case redirectsOutOfRange(Int)
+    /// A forecast horizon, in seconds, outside 1 s ... `RunContext.maximumForecastHorizonSeconds`.
+    case forecastHorizonOutOfRange(Int)
     /// Anchors an app sets replace the user's roots (SecTrustSetAnchorCertificates): not both.
     case appAnchorsWithUserRoots
     /// A file of anchors could not be read, or the DNS servers not used (`TrustSetupError.path`
@@ -153,6 +167,8 @@ public enum RunContextError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .timeoutOutOfRange(let value): "the timeout must be between 0 and 600 seconds, got \(value)"
         case .redirectsOutOfRange(let value): "the redirect limit must not be negative, got \(value)"
+        case .forecastHorizonOutOfRange(let value):
+            "the forecast horizon must be between 1 and \(RunContext.maximumForecastHorizonSeconds) seconds (3650 days), got \(value)"
         case .appAnchorsWithUserRoots:
             "anchors an app sets replace every other anchor, as SecTrustSetAnchorCertificates does: give the app's anchors or user-installed roots, not both"
         case .setup(let error): error.description

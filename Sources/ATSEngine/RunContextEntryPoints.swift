@@ -5,7 +5,7 @@ import PropertyList
 import TLSFacts
 
 // The entry points that take a `RunContext` whole (DiagnosticsRunner's is `init(context:)`):
-// each reads the rule set, timeout and CT log list from the one value.
+// each reads the rule set, timeout, CT log list and forecast horizon from the one value.
 
 extension ProbeJudgement {
     /// `atsprobe probe` under `context`: the widest offer, no HTTP request, the context's timeout,
@@ -20,6 +20,16 @@ extension ChainJudgement {
     /// `prober`, `context.makeProber()`'s), its rule set's certificate rules and CT log list.
     public static func judge(_ chain: ChainFile.Chain, name: String, prober: Prober, context: RunContext) async -> ChainJudgement {
         await judge(chain, name: name, prober: prober, ruleSet: context.ruleSet, logs: context.trust.ctLogs, timeout: context.timeout)
+    }
+
+    /// The same, with the chain's forecast when `context` asks for one (`forecastHorizonSeconds`);
+    /// without, the judgement alone and no forecast.
+    public static func judgeWithForecast(_ chain: ChainFile.Chain, name: String, prober: Prober,
+                                         context: RunContext) async -> (ChainJudgement, TargetForecast?) {
+        guard let horizon = context.forecastHorizonSeconds else { return (await judge(chain, name: name, prober: prober, context: context), nil) }
+        let (judgement, forecast) = await judgeWithForecast(chain, name: name, prober: prober, ruleSet: context.ruleSet,
+                                                            logs: context.trust.ctLogs, timeout: context.timeout, horizonSeconds: horizon)
+        return (judgement, forecast)
     }
 }
 

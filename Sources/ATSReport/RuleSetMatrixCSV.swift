@@ -3,7 +3,8 @@
 /// or empty when not run), in the order the run used (releases oldest first, then Apple's
 /// documentation), each named "id (releases)". After each target's tests, one row with
 /// `section` "Default ATS connection" and `test` "needs" holds, per rule set, what the host
-/// needs under it. Cells are escaped as the audit's CSV (ReportCSV.cell: control characters
+/// needs under it; with `--forecast`, one more with `section` "Forecast" and `test` "forecast"
+/// holds each rule set's forecast lines, joined by "; ". Cells are escaped as the audit's CSV (ReportCSV.cell: control characters
 /// visible, formula prefixes neutralised, quoting).
 public enum RuleSetMatrixCSV {
     public static let columns = ["url", "handshakes", "section", "test"]
@@ -23,6 +24,10 @@ public enum RuleSetMatrixCSV {
                 out += ReportCSV.row(lead + [row.section, row.title] + cells)
             }
             out += ReportCSV.row(lead + ["Default ATS connection", "needs"] + grid.needs)
+            // --forecast: a row whose cells hold each rule set's forecast lines, joined by "; ".
+            if grid.hasForecast {
+                out += ReportCSV.row(lead + ["Forecast", "forecast"] + grid.forecasts.map { $0.joined(separator: "; ") })
+            }
         }
         return out
     }

@@ -1,4 +1,5 @@
 import ATSAdvice
+import ATSContract
 import ATSEngine
 import ATSPolicy
 import PropertyList
@@ -59,9 +60,13 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
     /// already escaped as plain text (UntrustedText); each renderer escapes it for its sink too
     /// (the escape is idempotent).
     public var needs: [String]
+    /// `--forecast`: one list per rule set, in `ruleSets` order, of its forecast's lines as every
+    /// report words them (`ForecastText.lines`: each change of that rule set's verdict, then the
+    /// renewal), unescaped; empty lists when the run made no forecast.
+    public var forecasts: [[String]]
 
     public init(target: String, ruleSets: [String], handshakes: Int, rows: [Row], defaultPassesOn: [String],
-                defaultFailsOn: [String], needs: [String]) {
+                defaultFailsOn: [String], needs: [String], forecasts: [[String]] = []) {
         self.target = target
         self.ruleSets = ruleSets
         self.handshakes = handshakes
@@ -69,6 +74,7 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
         self.defaultPassesOn = defaultPassesOn
         self.defaultFailsOn = defaultFailsOn
         self.needs = needs
+        self.forecasts = forecasts
     }
 
     public init(_ matrix: RuleSetMatrix) {
@@ -82,7 +88,14 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
         defaultPassesOn = matrix.defaultPassesOn
         defaultFailsOn = matrix.defaultFailsOn
         needs = matrix.reports.map { RuleSetMatrixGrid.needs($0.suggestion) }
+        forecasts = matrix.reports.map { report in
+            let fields = ForecastFields(report.forecast)
+            return ForecastText.lines(window: fields.window, changes: fields.changes, renewal: fields.renewal)
+        }
     }
+
+    /// Whether any rule set carries a forecast (`--forecast`).
+    public var hasForecast: Bool { forecasts.contains { !$0.isEmpty } }
 
     /// The default connection by release: "passes on iOS 13 - 15.3 (ios16); fails on iOS 15.4 - 18
     /// (ios15.4), iOS 26 and later (ios26)", then Apple's documentation apart: "Apple's

@@ -46,7 +46,15 @@ public enum RuleSetMatrixHTML {
             for (column, needs) in zip(columns, grid.needs) {
                 out += "<li><code>\(h(column.ruleSet))</code> (\(h(column.releases ?? column.header))): \(h(needs))</li>\n"
             }
-            out += "</ul>\n</section>\n"
+            out += "</ul>\n"
+            if grid.hasForecast {
+                out += "<p><strong>Forecast, by rule set:</strong></p>\n<ul class=\"forecast\">\n"
+                for (column, lines) in zip(columns, grid.forecasts) {
+                    for line in lines { out += "<li><code>\(h(column.ruleSet))</code>: \(h(line))</li>\n" }
+                }
+                out += "</ul>\n"
+            }
+            out += "</section>\n"
         }
         out += "</body>\n</html>\n"
         return out

@@ -33,6 +33,12 @@ public enum RuleSetMatrixMarkdown {
             for (column, needs) in zip(grid.columns, grid.needs) {
                 out += "- \(ReportEscaping.markdownCode(column.ruleSet)) (\(md(column.releases ?? column.header))): \(md(needs))\n"
             }
+            if grid.hasForecast {
+                out += "\n**Forecast, by rule set:**\n\n"
+                for (column, lines) in zip(grid.columns, grid.forecasts) {
+                    for line in lines { out += "- \(ReportEscaping.markdownCode(column.ruleSet)): \(md(line))\n" }
+                }
+            }
             out += "\n"
         }
         return out

@@ -41,6 +41,13 @@ public enum RuleSetMatrixText {
             let releases = column.releases ?? column.header
             out += "  \(column.ruleSet) (\(releases)): \(ReportEscaping.text(needs, limit: 4000))\n"
         }
+        // --forecast: each rule set's own forecast (when its verdict changes), worded as diagnose's FORECAST lines.
+        if grid.hasForecast {
+            out += "Forecast, by rule set:\n"
+            for (column, lines) in zip(columns, grid.forecasts) {
+                for line in lines { out += "  \(column.ruleSet): FORECAST \(ReportEscaping.text(line))\n" }
+            }
+        }
         return out
     }
 

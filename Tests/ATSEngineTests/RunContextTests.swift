@@ -46,8 +46,27 @@ import TLSFacts
         #expect(throws: RunContextError.offline) { try RunContext(runtime: nil).makeProber() }
         let unreadable = try RunContext(trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem")), runtime: .shared)
         #expect(throws: RunContextError.self) { try unreadable.makeProber() }
-        let errors: [RunContextError] = [.timeoutOutOfRange(0), .redirectsOutOfRange(-1), .appAnchorsWithUserRoots, .offline,
+        let errors: [RunContextError] = [.timeoutOutOfRange(0), .redirectsOutOfRange(-1), .forecastHorizonOutOfRange(0),
+                                         .appAnchorsWithUserRoots, .offline,
                                          .setup(TrustSetupError(path: "x.pem", reason: "unreadable"))]
         for error in errors { #expect(!error.description.contains("--"), "\(error.description)") }
+    }
+
+    /// The forecast horizon is the context's (issue 34): checked once by its initialiser, and what
+    /// every runner made from the context forecasts with.
+    @Test func theForecastHorizonIsCheckedOnceAndReachesTheRunner() throws {
+        let maximum = RunContext.maximumForecastHorizonSeconds
+        #expect(maximum == 3_650 * 86_400)
+        for wrong in [0, -1, maximum + 1] {
+            #expect(throws: RunContextError.forecastHorizonOutOfRange(wrong)) { try RunContext(forecastHorizonSeconds: wrong, runtime: nil) }
+        }
+        #expect(try RunContext(forecastHorizonSeconds: 1, runtime: nil).forecastHorizonSeconds == 1)
+        #expect(try RunContext(forecastHorizonSeconds: maximum, runtime: nil).forecastHorizonSeconds == maximum)
+        #expect(try RunContext(runtime: nil).forecastHorizonSeconds == nil)
+        #expect(try DiagnosticsRunner(context: RunContext(runtime: .shared)).options.forecastHorizonSeconds == nil)
+        let context = try RunContext(forecastHorizonSeconds: 90 * 86_400, runtime: .shared)
+        #expect(try DiagnosticsRunner(context: context).options.forecastHorizonSeconds == 90 * 86_400)
+        #expect(RunContextError.forecastHorizonOutOfRange(0).description
+                == "the forecast horizon must be between 1 and 315360000 seconds (3650 days), got 0")
     }
 }

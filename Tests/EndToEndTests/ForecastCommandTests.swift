@@ -136,6 +136,39 @@ struct ForecastCommandTests {
         }
     }
 
+    /// `diagnose --rules all --forecast`: each rule set's own forecast (the intermediate ends the
+    /// default connection under every rule set), in the grid's text and in each JSON report.
+    @Test func rulesAllForecastsEachRuleSet() async throws {
+        try await Self.withServer { common, url in
+            let json = try await BinaryRunner.run(["diagnose", "--rules", "all", "--forecast", "90d", "--format", "json"] + common + [url])
+            #expect(json.status == 0, "\(json.stderr)")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            let ruleSets = try #require(document["ruleSets"] as? [String])
+            let reports = try #require(document["reports"] as? [[String: Any]])
+            #expect(ruleSets.count > 1 && reports.count == ruleSets.count)
+            for report in reports {
+                let changes = try #require(report["forecast"] as? [[String: Any]], "\(report["ruleSet"] ?? "")")
+                #expect(changes.map { $0["at"] as? String } == ["2026-06-20T00:00:01Z"])
+                #expect((report["forecastWindow"] as? [String: Any])?["horizonSeconds"] as? Int == 90 * 86_400)
+            }
+
+            let text = try await BinaryRunner.run(["diagnose", "--rules", "all", "--forecast", "90d"] + common + [url])
+            #expect(text.status == 0, "\(text.stderr)")
+            let change = "FORECAST 2026-06-20T00:00:01Z (in 19d): pass -> no-exception: intermediate 'O=atsprobe tests,CN=Forecast Root Intermediate' expires (notAfter 2026-06-20T00:00:00Z)"
+            #expect(text.stdout.contains("\nForecast, by rule set:\n"), "\(text.stdout)")
+            for ruleSet in ruleSets {
+                #expect(text.stdout.contains("\n  \(ruleSet): \(change)\n"), "\(ruleSet): \(text.stdout)")
+                #expect(text.stdout.contains("\n  \(ruleSet): FORECAST renewal from the same CA passes\n"), "\(ruleSet)")
+            }
+            let markdown = try await BinaryRunner.run(["diagnose", "--rules", "all", "--forecast", "90d", "--format", "markdown"] + common + [url])
+            #expect(markdown.stdout.contains("**Forecast, by rule set:**"), "\(markdown.stdout)")
+            #expect(markdown.stdout.contains(#"- `\#(ruleSets[0])`: 2026-06-20T00:00:01Z \(in 19d\): pass -\> no-exception"#), "\(markdown.stdout)")
+            // Without --forecast, no forecast in the grid.
+            let plain = try await BinaryRunner.run(["diagnose", "--rules", "all"] + common + [url])
+            #expect(plain.status == 0 && !plain.stdout.contains("FORECAST") && !plain.stdout.contains("Forecast, by rule set"))
+        }
+    }
+
     @Test func failOnExpiringGatesOnTheForecast() async throws {
         try await Self.withServer { common, url in
             let within = try await BinaryRunner.run(["audit", "--quiet", "--fail-on", "expiring:30d"] + common + [url])

@@ -78,12 +78,12 @@ extension ATSProbeCommand {
             if concurrency < self.concurrency {
                 Diagnostics.warn("--concurrency \(self.concurrency) needs more open files than the limit allows (ulimit -n); using \(concurrency)")
             }
-            let context = try connection.context(ruleSet: try diagnostics.ruleSet())
+            let context = try connection.context(ruleSet: try diagnostics.ruleSet(),
+                                                 forecastHorizonSeconds: try forecast.horizonSeconds(atLeast: failOn.expiringSeconds))
             let share = try shard.map(Self.share) ?? .whole
             let baseline = try AuditBaseline.read(self.baseline, failOn: failOn)
             let source = try AuditInput(arguments: targets, path: input)
-            let runner = try context.runner(naming: connection,
-                                            forecastHorizonSeconds: try forecast.horizonSeconds(atLeast: failOn.expiringSeconds))
+            let runner = try context.runner(naming: connection)
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat

@@ -62,7 +62,8 @@ extension ATSProbeCommand {
                     throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is a wildcard, not a server name: give the name a client connects to (e.g. www.example)")
                 }
                 // The context refuses --app-anchor beside --ca-file/--ca-dir (they would be replaced).
-                let context = try connection.context(ruleSet: ruleSet, appAnchor: appAnchor)
+                let context = try connection.context(ruleSet: ruleSet, appAnchor: appAnchor,
+                                                     forecastHorizonSeconds: try forecastOptions.horizonSeconds())
                 // A name with an empty label (".test.apple.com") is evaluated and matches nothing,
                 // as Apple's SecDNSMatch does (SSLTrustPolicyTest Test20), rather than refused.
                 guard let name = ServerName.normalized(host) ?? Self.emptyLabelName(host) else {
@@ -76,15 +77,9 @@ extension ATSProbeCommand {
                     throw InputError("cert '\(UntrustedText.escape(chain, limit: 400))': \(error.reason)")
                 }
                 let prober = try context.prober(naming: connection)
-                var judgement: ChainJudgement
-                var forecast: TargetForecast?
-                if let horizon = try forecastOptions.horizonSeconds() {
-                    (judgement, forecast) = await ChainJudgement.judgeWithForecast(parsed, name: name, prober: prober, ruleSet: ruleSet,
-                                                                                   logs: context.trust.ctLogs, timeout: context.timeout,
-                                                                                   horizonSeconds: horizon)
-                } else {
-                    judgement = await ChainJudgement.judge(parsed, name: name, prober: prober, context: context)
-                }
+                let judged = await ChainJudgement.judgeWithForecast(parsed, name: name, prober: prober, context: context)
+                var judgement = judged.0
+                let forecast = judged.1
                 if !pinLeafSPKI.isEmpty || !pinCASPKI.isEmpty {
                     judgement = judgement.applying(pins: PinSet(caIdentities: pinCASPKI.isEmpty ? nil : pinCASPKI,
                                                                 leafIdentities: pinLeafSPKI.isEmpty ? nil : pinLeafSPKI))

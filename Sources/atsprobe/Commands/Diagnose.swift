@@ -78,14 +78,15 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
                     forecastSeconds: Int? = nil) async throws -> ExitStatus {
     guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT)") }
     if diagnostics.allRuleSets {
-        return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions)
+        return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions,
+                                          forecastSeconds: forecastSeconds)
     }
-    let context = try connection.context(ruleSet: try diagnostics.ruleSet())
+    let context = try connection.context(ruleSet: try diagnostics.ruleSet(), forecastHorizonSeconds: forecastSeconds)
     let targets = try texts.map { try context.target($0) }
     // --merge: read the app's plist before any connection; it decides the output.
     let mergeDocument = try exceptions.mergeDocument()
     let ruleSet = context.ruleSet
-    let runner = try context.runner(naming: connection, forecastHorizonSeconds: forecastSeconds)
+    let runner = try context.runner(naming: connection)
     let run = RunInfo(context: context, ruleSet: ruleSet.id)
     let format = mergeDocument == nil ? output.effectiveFormat : .plist
     let palette = colors.palette(format: format, path: output.output)
@@ -178,14 +179,16 @@ actor LiveTests {
 
 /// `diagnose --rules all`: nscurl's tests under every rule set, on shared handshakes, as one grid
 /// per target (text) or one document per target (JSON). docs/usage.md, docs/json-schema.md.
+/// `--forecast`: each rule set's run forecasts its own verdict (the context's horizon reaches
+/// every rule set's runner), shown per rule set under the grid and in each JSON `reports` entry.
 func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsFormats>,
-                      colors: ColorOptions, exceptions: MergeOptions) async throws -> ExitStatus {
+                      colors: ColorOptions, exceptions: MergeOptions, forecastSeconds: Int? = nil) async throws -> ExitStatus {
     let format = output.effectiveFormat
     guard ([.text, .json, .html, .csv, .markdown] as [OutputFormat]).contains(format) else {
         throw InputError("--rules all writes text, json, html, csv or markdown only (run one rule set for \(format.rawValue))")
     }
     guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
-    let context = try connection.context(ruleSet: .default)
+    let context = try connection.context(ruleSet: .default, forecastHorizonSeconds: forecastSeconds)
     let targets = try texts.map { try context.target($0) }
     let runner = try context.runner(naming: connection)
     let run = RunInfo(context: context, ruleSet: "all")

@@ -11,7 +11,8 @@ struct ForecastOptions: ParsableArguments {
             completion: .list(["30d", "90d", "180d", "365d"]))
     var forecast: String?
 
-    /// The horizon in seconds: --forecast's, or at least `atLeast` (--fail-on expiring:DURATION).
+    /// The horizon in seconds: --forecast's, or at least `atLeast` (--fail-on expiring:DURATION);
+    /// it goes into the run's one `RunContext` (`ConnectionOptions.context(ruleSet:forecastHorizonSeconds:)`).
     func horizonSeconds(atLeast: Int? = nil) throws -> Int? {
         let asked = try forecast.map { try ForecastOptions.seconds($0, option: "--forecast") }
         switch (asked, atLeast) {
@@ -21,15 +22,8 @@ struct ForecastOptions: ParsableArguments {
         }
     }
 
-    /// The diagnostics options with the horizon set.
-    func applied(to options: DiagnosticsOptions, atLeast: Int? = nil) throws -> DiagnosticsOptions {
-        var options = options
-        options.forecastHorizonSeconds = try horizonSeconds(atLeast: atLeast)
-        return options
-    }
-
-    /// Ten years, far beyond any certificate a public CA issues today.
-    static let maximumSeconds = 3_650 * 86_400
+    /// The run context's limit (ten years), which checks the horizon again.
+    static let maximumSeconds = RunContext.maximumForecastHorizonSeconds
 
     /// "90d" (days), "12w" (weeks), "36h", "30m", "3600s" or a bare number of seconds.
     static func seconds(_ text: String, option: String) throws -> Int {

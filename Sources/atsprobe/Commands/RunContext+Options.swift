@@ -15,18 +15,19 @@ import TLSFacts
 /// targets are parsed against the context, never against the options again), the context's
 /// errors told as the option that caused them (the library names no option).
 extension ConnectionOptions {
-    /// The run these options describe under `ruleSet`; `appAnchor` is cert's --app-anchor.
-    func context(ruleSet: RuleSet, appAnchor: String? = nil) throws -> RunContext {
-        try context(ruleSet: ruleSet, appAnchor: appAnchor, runtime: CommandRuntime.runtime)
+    /// The run these options describe under `ruleSet`; `appAnchor` is cert's --app-anchor;
+    /// `forecastHorizonSeconds` is --forecast's (or --fail-on expiring:'s) horizon, nil: none.
+    func context(ruleSet: RuleSet, appAnchor: String? = nil, forecastHorizonSeconds: Int? = nil) throws -> RunContext {
+        try context(ruleSet: ruleSet, appAnchor: appAnchor, forecastHorizonSeconds: forecastHorizonSeconds, runtime: CommandRuntime.runtime)
     }
 
     /// The options checked as for a run, for a command told to connect nowhere (app --offline):
     /// no runtime is started.
     func offlineContext(ruleSet: RuleSet) throws -> RunContext {
-        try context(ruleSet: ruleSet, appAnchor: nil, runtime: nil)
+        try context(ruleSet: ruleSet, appAnchor: nil, forecastHorizonSeconds: nil, runtime: nil)
     }
 
-    private func context(ruleSet: RuleSet, appAnchor: String?, runtime: ProbeRuntime?) throws -> RunContext {
+    private func context(ruleSet: RuleSet, appAnchor: String?, forecastHorizonSeconds: Int?, runtime: ProbeRuntime?) throws -> RunContext {
         guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
         let connectTo = try parsedConnectTo()
         let instant = try evaluationDate()
@@ -42,7 +43,7 @@ extension ConnectionOptions {
         do {
             return try RunContext(ruleSet: ruleSet, instant: instant, trust: trust,
                                   resolution: RunContext.Resolution(dnsServers: dns, connectTo: connectTo),
-                                  timeout: timeout, runtime: runtime)
+                                  timeout: timeout, forecastHorizonSeconds: forecastHorizonSeconds, runtime: runtime)
         } catch {
             throw InputError(optionMessage(error, appAnchor: appAnchor))
         }
@@ -63,6 +64,8 @@ extension ConnectionOptions {
             }
             let option = path == appAnchor ? "--app-anchor" : path == caFile ? "--ca-file" : "--ca-dir"
             return "\(option) '\(UntrustedText.escape(path, limit: 300))': \(setup.reason)"
+        case .forecastHorizonOutOfRange(let value):
+            return "--forecast must be between 1s and 3650d, got \(value) seconds"
         case .redirectsOutOfRange, .offline:
             return error.description
         }
@@ -79,18 +82,9 @@ extension RunContext {
         }
     }
 
-    /// nscurl's runner for this context (diagnose, audit, plist check, app).
+    /// nscurl's runner for this context (diagnose, audit, plist check, app), its forecast horizon included.
     func runner(naming connection: ConnectionOptions) throws -> DiagnosticsRunner {
         DiagnosticsRunner(context: self, prober: try prober(naming: connection))
-    }
-
-    /// The same runner, forecasting each target `forecastHorizonSeconds` ahead (`--forecast`;
-    /// nil: no forecast).
-    func runner(naming connection: ConnectionOptions, forecastHorizonSeconds: Int?) throws -> DiagnosticsRunner {
-        let runner = try runner(naming: connection)
-        var options = runner.options
-        options.forecastHorizonSeconds = forecastHorizonSeconds
-        return DiagnosticsRunner(prober: runner.prober, options: options)
     }
 
     /// A target as given on the command line or an input line: parsed, --connect-to applied.
