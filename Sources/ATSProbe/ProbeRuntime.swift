@@ -143,6 +143,12 @@ public final class ProbeRuntime: Sendable {
         }
     }
 
+    /// Waits until this runtime's engine threads keep up (`EngineExecutor.admit()`: the oldest
+    /// job queued has waited under 50 ms): an audit starts its next target only then, so the
+    /// target's deadline never runs while it waits for this machine. Each probe is admitted
+    /// again before its own clock starts. False when the task is cancelled while waiting.
+    package func admit() async -> Bool { await executor.admit() }
+
     /// An unstructured task on this runtime (the caIssuers download several probes await):
     /// counted like a probe; `orElse` when the runtime is already shutting down.
     func task<Value: Sendable>(orElse refused: Value, _ body: @escaping @Sendable () async -> Value) -> Task<Value, Never> {

@@ -292,6 +292,9 @@ final class EventLog<Report: Sendable>: Sendable {
         }
     }
 
+    /// The events seen so far.
+    var seen: [AuditEvent<String, Report>] { storage.state.withLock { $0.events } }
+
     /// Every event, once the run has ended.
     var all: [AuditEvent<String, Report>] {
         get async {

@@ -33,6 +33,10 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
             var inFlight = 0
             func launch(_ item: AuditParking<Tag>.Item) async {
                 await rateLimiter.wait()
+                // Not started while the probe engine is behind: its deadline would run while it
+                // waited for this machine (EngineExecutor, "Admission"). Cancelled while waiting,
+                // it starts and ends at once as the run's other targets do.
+                _ = await work.admitted()
                 inFlight += 1
                 await onEvent(.started(item.tag, item.target))
                 group.addTask {

@@ -15,16 +15,22 @@ public protocol AuditWork: Sendable {
     /// (its probe runtime shut down under it): the report judges nothing, and the target is
     /// reported as failed locally with this failure, never with a verdict.
     func interruption(of report: Report) -> ProbeFailure?
+    /// Waits until this machine can take one more target (the probe engine keeping up), before
+    /// the target starts and its `--deadline` runs: time spent waiting for this machine's CPU is
+    /// never the server's. False when the task was cancelled while waiting.
+    func admitted() async -> Bool
 }
 
 extension AuditWork {
     public func interruption(of report: Report) -> ProbeFailure? { nil }
+    public func admitted() async -> Bool { true }
 }
 
 extension DiagnosticsRunner: AuditWork {
     public func audit(_ target: Target) async -> DiagnosticsReport { await run(target) }
     public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
     public func interruption(of report: DiagnosticsReport) -> ProbeFailure? { report.interruption }
+    public func admitted() async -> Bool { await prober.runtime.admit() }
 }
 
 /// One entry of an audit's input: a target, or a line that is not one (reported in its place
