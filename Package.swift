@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "ATSTrustTests", dependencies: ["ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         .testTarget(name: "ATSProbeTests", dependencies: ["TextSupport", "ATSProbe", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
-        .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSTrust", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport"]),
+        .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSTrust", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport", "ATSFiles"]),
         // The report library alone: records read, merged, escaped and written without the executable.
         .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "ATSPolicy", "PropertyList", "TestSupport", "TLSFacts"]),
         // CommandLineRepair over a small command tree of its own, without the binary.

@@ -39,11 +39,15 @@ package final class AuditInput: @unchecked Sendable {
     private var lineNumber = 0
     private var position = 0
     private let path: String?
+    /// How messages name the file: "--input" from the command line.
+    private let source: String
     /// Set when reading the input failed (EIO, ...): the run ends with exit 64 naming it.
     package private(set) var failure: InputError?
 
-    /// `path` "-" is standard input; nil reads the arguments only.
-    package init(arguments: [String], path: String?) throws {
+    /// `path` "-" is standard input; nil reads the arguments only. `option` is how messages name
+    /// the file (the command line's "--input"; without one, "the target list").
+    package init(arguments: [String], path: String?, option: String? = nil) throws {
+        let source = option ?? "the target list"
         self.arguments = arguments.makeIterator()
         switch path {
         case nil: descriptor = nil
@@ -54,10 +58,11 @@ package final class AuditInput: @unchecked Sendable {
             do {
                 descriptor = try BoundedFile.open(path, allowPipes: true)
             } catch {
-                throw InputError("cannot read --input '\(UntrustedText.escape(path, limit: 400))': \(error.reason)")
+                throw InputError("cannot read \(source) '\(UntrustedText.escape(path, limit: 400))': \(error.reason)")
             }
         }
         self.path = path
+        self.source = source
         ownsDescriptor = path != nil && path != "-"
     }
 
@@ -144,7 +149,7 @@ package final class AuditInput: @unchecked Sendable {
             case .success(let bytes)? where bytes.isEmpty: atEnd = true
             case .success(let bytes)?: buffer.append(contentsOf: bytes)
             case .failure(let error)?:
-                let name = path == "-" ? "standard input" : "--input '\(UntrustedText.escape(path ?? "", limit: 400))'"
+                let name = path == "-" ? "standard input" : "\(source) '\(UntrustedText.escape(path ?? "", limit: 400))'"
                 failure = InputError("cannot read \(name): \(FileStream.systemError(error.code))")
                 atEnd = true
                 buffer.removeAll()

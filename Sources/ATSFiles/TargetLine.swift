@@ -28,10 +28,13 @@ package enum TargetList {
     /// Target lists are short; this bounds a wrong argument (a disk image, /dev/zero).
     package static let maximumBytes = 16 * 1024 * 1024
 
-    package static func read(_ path: String, option: String = "--input") throws(InputError) -> [String] {
-        let bytes = try FileStream.readAll(path, limit: maximumBytes, what: "\(option) ")
+    /// `option` is how messages name the file's source: the command line passes its option
+    /// ("--input", "--hosts-only"); without one it is "the target list".
+    package static func read(_ path: String, option: String? = nil) throws(InputError) -> [String] {
+        let source = option ?? "the target list"
+        let bytes = try FileStream.readAll(path, limit: maximumBytes, what: "\(source) ")
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw InputError("\(option) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
+            throw InputError("\(source) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
         }
         // A byte-order mark (Windows editors write one) is not part of the first target.
         let withoutMark = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text

@@ -82,7 +82,7 @@ extension ATSProbeCommand {
                                                  forecastHorizonSeconds: try forecast.horizonSeconds(atLeast: failOn.expiringSeconds))
             let share = try shard.map(Self.share) ?? .whole
             let baseline = try AuditBaseline.read(self.baseline, failOn: failOn)
-            let source = try AuditInput(arguments: targets, path: input)
+            let source = try AuditInput(arguments: targets, path: input, option: "--input")
             let runner = try context.runner(naming: connection)
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }

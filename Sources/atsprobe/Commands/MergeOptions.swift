@@ -33,7 +33,7 @@ struct MergeOptions: ParsableArguments {
     /// The targets listed in --input, in order.
     func inputTargets() throws -> [String] {
         guard let input else { return [] }
-        return try TargetList.read(input)
+        return try TargetList.read(input, option: "--input")
     }
 
     /// The Info.plist to merge into, read before any connection so a bad file costs nothing.
