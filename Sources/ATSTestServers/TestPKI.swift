@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 internal import COpenSSL
 internal import OpenSSLSupport
 
@@ -150,29 +151,22 @@ public final class TestPKI: Sendable {
     }
 }
 
-/// A temporary directory made on first use and removed with its owner (TestPKI keeps no
-/// dependency on TestSupport's TemporaryDirectory; the same rule: the name starts with
-/// `atsprobe-`, the owner removes it).
+/// A `TemporaryDirectory` made on first use and removed with its owner (the same rule as every
+/// test's files: the name starts with `atsprobe-`, the owner removes it).
 final class OwnedDirectory: @unchecked Sendable {
     private let prefix: String
     private let lock = NSLock()
-    private var url: URL?
+    private var directory: TemporaryDirectory?
 
     init(prefix: String) { self.prefix = prefix }
-
-    deinit { if let url { try? FileManager.default.removeItem(at: url) } }
 
     /// Writes `name` in the directory (made now if need be) and returns its path; a file
     /// already written under that name is left as it is (a run may be reading it).
     func write(_ name: String, _ data: Data) throws -> String {
         try lock.withLock {
-            let directory = try url ?? {
-                let made = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
-                try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
-                return made
-            }()
-            url = directory
-            let file = directory.appendingPathComponent(name)
+            let directory = try self.directory ?? TemporaryDirectory(prefix: prefix)
+            self.directory = directory
+            let file = directory.url.appendingPathComponent(name)
             if !FileManager.default.fileExists(atPath: file.path) { try data.write(to: file) }
             return file.path
         }
