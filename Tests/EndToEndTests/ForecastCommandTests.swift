@@ -181,24 +181,19 @@ struct ForecastCommandTests {
         }
     }
 
-    static func promtool() -> String? {
-        ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static func promtool(for check: String) throws -> String? {
+        try RequiredTool.executable(["/usr/bin/promtool", "/usr/local/bin/promtool"], install: "apt-get install prometheus",
+                                    for: "ForecastCommandTests: \(check)")
     }
 
     static func promtoolCheckMetrics(_ text: String) async throws {
-        guard let promtool = promtool() else {
-            print("ForecastCommandTests: promtool check metrics skipped, no promtool (apt-get install prometheus)")
-            return
-        }
+        guard let promtool = try promtool(for: "promtool check metrics") else { return }
         let check = try await ChildProcess.run(promtool, ["check", "metrics"], stdin: text, timeout: 60)
         #expect(check.status == 0 && check.stderr.isEmpty && check.stdout.isEmpty, "promtool: \(check.stdout)\(check.stderr)")
     }
 
     @Test func theAlertRulesInTheDocsAreValid() async throws {
-        guard let promtool = Self.promtool() else {
-            print("ForecastCommandTests: promtool check rules skipped, no promtool (apt-get install prometheus)")
-            return
-        }
+        guard let promtool = try Self.promtool(for: "promtool check rules") else { return }
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/examples/atsprobe-alerts.yml")
         let check = try await ChildProcess.run(promtool, ["check", "rules", file.path], timeout: 60)
