@@ -336,4 +336,42 @@ import TestSupport
             #expect(!result.stdout.contains("CHANGED"), "\(result.stdout)")
         }
     }
+
+    // Issue 40, item 7 (RFC 3986 section 7.5): a password in a URL reaches no output channel:
+    // not stderr, the text, the JSON record or the records file, the metrics' label, the
+    // reports of the records; the line is named with the password redacted.
+    @Test func aPasswordInAURLReachesNoOutput() async throws {
+        let refused = try unusedLoopbackPort()
+        let url = "https://user:secret@127.0.0.1:\(refused)/"
+        let redacted = "https://user:REDACTED@127.0.0.1:\(refused)/"
+        try await Self.withDirectory { directory in
+            let input = directory + "/targets.txt", records = directory + "/records.jsonl"
+            try Data("\(url)\nuser:secret@127.0.0.1:\(refused)\n".utf8).write(to: URL(fileURLWithPath: input))
+            let plist = directory + "/Info.plist"
+            try Data("<?xml version=\"1.0\"?><plist><dict><key>NSAppTransportSecurity</key><dict/></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: plist))
+            let runs: [[String]] = [
+                ["audit", url], ["audit", "--json", url], ["audit", "--format", "openmetrics", url],
+                ["audit", "--format", "markdown", "--input", input, "--records", records],
+                ["diagnose", url], ["diagnose", "--json", url], ["probe", url], ["pins", url], ["plist", "explain", plist, url], ["plist", "check", plist, url],
+                [url], ["cert", plist, "--host", url], ["probe", "--connect-to", "\(url):127.0.0.1:\(refused)", "127.0.0.1:\(refused)"],
+            ]
+            var named = false
+            for arguments in runs {
+                let result = try await BinaryRunner.run(arguments, timeout: 30)
+                #expect(result.status != 0)
+                for (channel, text) in [("stdout", result.stdout), ("stderr", result.stderr)] {
+                    #expect(!text.contains("secret"), "\(arguments) \(channel): \(text.prefix(600))")
+                    named = named || text.contains(redacted)
+                }
+            }
+            #expect(named, "no output named the line with its password redacted")
+            let written = try String(contentsOfFile: records, encoding: .utf8)
+            #expect(!written.contains("secret") && written.contains(redacted) && written.contains("user:REDACTED@127.0.0.1"), "\(written)")
+            for format in ["text", "openmetrics", "html", "junit", "sarif"] {
+                let report = try await BinaryRunner.run(["report", "--format", format, records], timeout: 30)
+                #expect(!report.stdout.contains("secret") && !report.stderr.contains("secret"), "report \(format)")
+            }
+        }
+    }
 }
