@@ -15,10 +15,24 @@ public struct ForecastWindowJSON: Codable, Sendable, Hashable {
     /// The verdict and exception at `from`, as the forecast judges them.
     public let now: ForecastStateJSON
 
+    /// The longest horizon a run forecasts (ten years): `--forecast` and the run context refuse
+    /// longer ones, and a record holding one is bad input.
+    public static let maximumHorizonSeconds = 3_650 * 86_400
+
     public init(from: Date, horizonSeconds: Int, now: ForecastStateJSON) {
         self.from = from
         self.horizonSeconds = horizonSeconds
         self.now = now
+    }
+
+    private enum CodingKeys: String, CodingKey { case from, horizonSeconds, now }
+
+    /// Read with the horizon in 1 s ... `maximumHorizonSeconds` (2^63-1 trapped every renderer: issue 40).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        from = try c.decode(Date.self, forKey: .from)
+        horizonSeconds = try CheckedNumber.integer(c, .horizonSeconds, in: 1...Self.maximumHorizonSeconds, "1 to 315360000 seconds, 3650 days")
+        now = try c.decode(ForecastStateJSON.self, forKey: .now)
     }
 }
 

@@ -2,8 +2,9 @@ import ATSEngine
 import TLSFacts
 
 /// An audit compared with an earlier one (`audit --baseline OLD.jsonl`, `report --diff OLD NEW`):
-/// each target of the new run, matched to the old run's record by its name (the URL; the input
-/// line's text for a line that never became a target), marked
+/// each target of the new run, matched to the old run's record by its identity (the URL; the input
+/// line's text for a line that never became a target, which never matches a URL:
+/// `AuditRecord.identity`), marked
 ///
 /// - `new`: not in the baseline (worse when it fails);
 /// - `regressed`: in the baseline, and worse now: a graver verdict ("no exception helps" after
@@ -52,6 +53,8 @@ public struct BaselineComparison: Sendable {
         }
 
         public var name: String
+        /// What matches it to the other run's record (`AuditRecord.identity`).
+        public var identity: AuditRecord.Identity
         public var input: String?
         public var line: Int?
         public var verdict: AuditVerdict
@@ -62,6 +65,7 @@ public struct BaselineComparison: Sendable {
 
         public init(_ record: AuditRecord) {
             name = record.name
+            identity = record.identity
             input = record.input
             line = record.line
             verdict = record.verdict
@@ -91,24 +95,24 @@ public struct BaselineComparison: Sendable {
 
     /// As `init(old:new:)` on records, on what the comparison reads of them.
     public init(old: [Side], new: [Side]) {
-        var before: [String: Side] = [:]
+        var before: [AuditRecord.Identity: Side] = [:]
         for record in old {
-            if let held = before[record.name], Self.rank(held.verdict) >= Self.rank(record.verdict) { continue }
-            before[record.name] = record
+            if let held = before[record.identity], Self.rank(held.verdict) >= Self.rank(record.verdict) { continue }
+            before[record.identity] = record
         }
-        var now: [String: Side] = [:]
-        var order: [String] = []
+        var now: [AuditRecord.Identity: Side] = [:]
+        var order: [AuditRecord.Identity] = []
         for record in new.sorted(by: Side.inputOrder) {
-            if let held = now[record.name] {
-                if Self.rank(held.verdict) < Self.rank(record.verdict) { now[record.name] = record }
+            if let held = now[record.identity] {
+                if Self.rank(held.verdict) < Self.rank(record.verdict) { now[record.identity] = record }
                 continue
             }
-            now[record.name] = record
-            order.append(record.name)
+            now[record.identity] = record
+            order.append(record.identity)
         }
-        entries = order.map { Self.compare(before[$0], now[$0]!) }
-        var listed: Set<String> = []
-        absent = old.map(\.name).filter { now[$0] == nil && listed.insert($0).inserted }
+        entries = order.compactMap { key in now[key].map { Self.compare(before[key], $0) } }
+        var listed: Set<AuditRecord.Identity> = []
+        absent = old.filter { now[$0.identity] == nil && listed.insert($0.identity).inserted }.map(\.name)
     }
 
     /// How grave a verdict is: a higher rank is worse.

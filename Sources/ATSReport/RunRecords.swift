@@ -12,8 +12,8 @@ import Darwin
 import TextSupport
 
 /// One run's records read to be compared (`audit --baseline OLD`, `report --diff OLD NEW`):
-/// each side is matched to the other by the target's name (`BaselineComparison`), so a name
-/// held twice on one side is refused, as the shard reader refuses a target two shards hold.
+/// each side is matched to the other by the target's URL, or a bad line's text, never one for the
+/// other (`AuditRecord.identity`, `BaselineComparison`), so a target held twice on one side is refused, as the shard reader refuses a target two shards hold.
 /// Neither the first nor the best of two records may stand in for the other: a line prepended to
 /// a baseline would otherwise mask a real regression (issue 31). The error names the file(s),
 /// the target and both lines.
@@ -63,7 +63,7 @@ package enum RunRecords {
         let decoder = JSONDecoder.atsprobe()
         var sides: [BaselineComparison.Side] = []
         var run: RunInfo?
-        var seen: [String: Int] = [:]
+        var seen: [AuditRecord.Identity: Int] = [:]
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var lineNumber = 0, total = 0
@@ -71,13 +71,13 @@ package enum RunRecords {
         func take(_ line: ArraySlice<UInt8>) throws -> Bool {
             lineNumber += 1
             guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { return true }
-            guard let record = try? decoder.decode(AuditRecord.self, from: Data(line)) else { return false }
+            guard let record = try? ReportReader.record(line: line, decoder: decoder, name: name, number: lineNumber) else { return false }
             let side = BaselineComparison.Side(record)
-            if let earlier = seen[side.name] {
+            if let earlier = seen[side.identity] {
                 throw InputError("\(name) line \(earlier) and line \(lineNumber) both hold '\(UntrustedText.escape(side.name, limit: 300))': "
                                  + "a run holds each target once, so neither record can stand for it; remove one")
             }
-            seen[side.name] = lineNumber
+            seen[side.identity] = lineNumber
             if run == nil { run = record.run }
             sides.append(side)
             return true
@@ -106,17 +106,17 @@ package enum RunRecords {
 
     /// Throws when two records (in one file or two) name the same target.
     package static func refuseDuplicates(_ files: [(name: String, records: [(line: Int?, record: AuditRecord)])]) throws(ReportInputError) {
-        var first: [String: (file: String, place: String)] = [:]
+        var first: [AuditRecord.Identity: (file: String, place: String)] = [:]
         for file in files {
             for (index, numbered) in file.records.enumerated() {
                 let place = numbered.line.map { "line \($0)" } ?? "document \(index + 1)"
-                if let earlier = first[numbered.record.name] {
+                if let earlier = first[numbered.record.identity] {
                     let where_ = earlier.file == file.name ? "\(file.name) \(earlier.place) and \(place)"
                                                           : "\(earlier.file) \(earlier.place) and \(file.name) \(place)"
                     throw ReportInputError("\(where_) both hold '\(UntrustedText.escape(numbered.record.name, limit: 300))': "
                                            + "a run holds each target once, so neither record can stand for it; remove one")
                 }
-                first[numbered.record.name] = (file.name, place)
+                first[numbered.record.identity] = (file.name, place)
             }
         }
     }
