@@ -54,7 +54,7 @@ public enum ReportMetrics {
                 help: "Seconds from the run's judgement until the target's verdict or required exception next changes (--forecast); absent when nothing changes within the horizon or the target could not be judged.",
                 samples: judged.compactMap { record in
                     guard let window = record.document?.forecastWindow, let next = record.document?.forecast?.first else { return nil }
-                    return MetricSample(labels: series(record, [("cause", cause(next))]), value: "\(Int(next.at.timeIntervalSince(window.from)))")
+                    return MetricSample(labels: series(record, [("cause", cause(next))]), value: whole(next.at.timeIntervalSince(window.from)))
                 }),
             MetricFamily(
                 name: "atsprobe_target_forecast_next_change_timestamp_seconds", unit: "seconds",
@@ -68,7 +68,7 @@ public enum ReportMetrics {
                 help: "Seconds from the run's judgement until the target first loads worse than now on Apple devices (--forecast); absent when it does not within the horizon or the target could not be judged.",
                 samples: judged.compactMap { record in
                     guard let window = record.document?.forecastWindow, let worse = ReportForecast.worsening(record) else { return nil }
-                    return MetricSample(labels: series(record, [("cause", cause(worse))]), value: "\(Int(worse.at.timeIntervalSince(window.from)))")
+                    return MetricSample(labels: series(record, [("cause", cause(worse))]), value: whole(worse.at.timeIntervalSince(window.from)))
                 }),
             MetricFamily(
                 name: "atsprobe_target_forecast_worse_timestamp_seconds", unit: "seconds",
@@ -170,11 +170,14 @@ public enum ReportMetrics {
         return out
     }
 
-    /// Unix time in whole seconds; a date beyond what an Int holds (a hostile record) clamped.
-    static func timestamp(_ date: Date) -> String {
-        let value = date.timeIntervalSince1970.rounded(.down)
-        guard value.isFinite else { return "0" }
-        return "\(Int(max(-9.0e15, min(9.0e15, value))))"
+    /// Unix time in whole seconds.
+    static func timestamp(_ date: Date) -> String { whole(date.timeIntervalSince1970) }
+
+    /// Whole seconds (rounded down); a value beyond what an Int holds (a hostile record) clamped,
+    /// never trapping.
+    static func whole(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "0" }
+        return "\(Int(max(-9.0e15, min(9.0e15, seconds.rounded(.down)))))"
     }
 
     /// A number of seconds with at most three decimals ("0.125").

@@ -87,6 +87,8 @@ struct MetricsTextfileTests {
         let metrics = try await BinaryRunner.run(["audit", "--quiet", "--forecast", "90d", "--format", "openmetrics", url])
         #expect(metrics.stdout.contains("atsprobe_target_verdict{target=\"\(url)\",verdict=\"unreachable\"} 1\n"), "\(metrics.stdout)")
         #expect(!metrics.stdout.contains("atsprobe_target_forecast_"), "\(metrics.stdout)")
+        let csv = try await BinaryRunner.run(["audit", "--quiet", "--forecast", "90d", "--format", "csv", url])
+        #expect(csv.stdout.split(separator: "\r\n").last?.hasSuffix(",,unknown,,") == true, "\(csv.stdout)")
     }
 
     /// docs/examples/atsprobe-alerts.yml under `promtool test rules`: the absent() rule fires when
