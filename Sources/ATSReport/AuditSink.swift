@@ -66,8 +66,10 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// standard error: the caller opens them.
     package init(format: AuditSinkFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, output: FileStream,
                  records: FileStream?, errors: FileStream, progress: Progress, baseline: (path: String, records: [AuditRecord])? = nil,
-                 junitCases: ReportJUnit.Cases = .targets, replacement: PendingReplacement? = nil) {
+                 junitCases: ReportJUnit.Cases = .targets, metricsLabels: MetricsLabels = MetricsLabels(),
+                 replacement: PendingReplacement? = nil) {
         self.junitCases = junitCases
+        self.metricsLabels = metricsLabels
         self.replacement = replacement
         self.format = format
         self.verbose = verbose
@@ -87,6 +89,8 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
 
     /// `--junit-cases`: a testcase per target (the default) or per nscurl test.
     private let junitCases: ReportJUnit.Cases
+    /// `--metrics-label`: labels on every series of the metrics formats.
+    private let metricsLabels: MetricsLabels
     /// The --output file being replaced: `output` writes its temporary, and the end of the run
     /// (its finish, or an interrupt) puts it in place (docs/robustness.md, "Files").
     private let replacement: PendingReplacement?
@@ -148,7 +152,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         progress.clear()
         if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
         // A report of what finished (the targets still running are not in it).
-        if case .report(let report) = format { handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases)) }
+        if case .report(let report) = format { handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases, metricsLabels: metricsLabels)) }
         let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
         // The matrix of what finished, as `atsprobe report` of the --records file draws it.
         if format == .text { handle.write(matrix.render()) }
@@ -163,7 +167,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         done = true
         switch format {
         case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
-        case .report(let report): handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases))
+        case .report(let report): handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases, metricsLabels: metricsLabels))
         case .text, .json: break
         }
         progress.clear()

@@ -13,7 +13,7 @@ extension ATSProbeCommand {
     /// `atsprobe report FILE... --format html`: a report of results already written, without probing again.
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Render results already written (audit's JSON Lines, diagnose's JSON) as text, HTML, CSV, Markdown, JUnit or SARIF, without connecting; --diff compares two runs.",
+            abstract: "Render results already written (audit's JSON Lines, diagnose's JSON) as text, HTML, CSV, Markdown, JUnit, SARIF or metrics (OpenMetrics, Prometheus), without connecting; --diff compares two runs.",
             discussion: """
             The report equals the one the run itself would have written with the same --format: write both at once \
             with `audit --format html --output report.html --records results.jsonl`, or keep the JSON Lines and \
@@ -46,6 +46,7 @@ extension ATSProbeCommand {
         var junitCases: JUnitCaseChoice = .targets
 
         @OptionGroup var output: OutputOptions<ReportFormats>
+        @OptionGroup var metrics: MetricsOptions
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -55,8 +56,9 @@ extension ATSProbeCommand {
                     throw InputError("--fail-on new is for audit --baseline; report --diff always fails on what got worse")
                 }
                 if diff { return try compare(failOn: failOn) }
-                let records = try ReportInput.read(files).records
                 let format = output.effectiveFormat
+                let metricsLabels = try metrics.labels(format: format)
+                let records = try ReportInput.read(files).records
                 let report = ATSReport.Report(records)
                 var sink = OutputSink(path: output.output)
                 switch format {
@@ -68,7 +70,7 @@ extension ATSProbeCommand {
                     let encoder = JSONEncoder.atsprobe()
                     for record in report.records { sink.write(String(decoding: try encoder.encode(record), as: UTF8.self) + "\n") }
                 default:
-                    sink.write(report.render(format.reportFormat, verbose: verbose, junitCases: junitCases.cases))
+                    sink.write(report.render(format.reportFormat, verbose: verbose, junitCases: junitCases.cases, metricsLabels: metricsLabels))
                 }
                 try sink.finish()
                 if !quiet { FileStream.standardError.write(report.tally.summary(command: "report")) }
