@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Shards merged by the tool (issue 23, item 3): `audit --shard` run as a Kubernetes Indexed Job
-/// runs it (docs/audit.md: one process per index, all at once, JOB_COMPLETION_INDEX set in each),
+/// Shards merged by the tool (issue 23, item 3): `audit --shard auto/N` run as a Kubernetes Indexed
+/// Job runs it (issue 41; docs/audit.md: one process per index, all at once, JOB_COMPLETION_INDEX set in each),
 /// then `atsprobe report DIRECTORY` renders one report that equals a single run's.
 @Suite struct ShardMergeTests {
     static let shardCount = 3
@@ -15,18 +15,16 @@ import TestSupport
             let shards = directory.path("shards")
             try FileManager.default.createDirectory(atPath: shards, withIntermediateDirectories: false)
             let common = ["audit", "--input", inputPath, "--ca-file", fixture.rootPath, "--timeout", "3", "--json", "--fail-on", "none"]
-            // The Job's container command (docs/audit.md), with the index the Job sets.
-            let script = "exec \"$ATSPROBE\" \"$@\" --shard $((JOB_COMPLETION_INDEX + 1))/\(Self.shardCount)"
-                + " > \"$SHARDS/shard-$((JOB_COMPLETION_INDEX + 1)).jsonl\""
+            // The Job's container args (docs/examples/k8s/audit-indexed-job.yaml): no shell, the
+            // index read by `--shard auto/N` from the variable the Job sets.
             let results = try await withThrowingTaskGroup(of: ChildProcessResult.self) { group in
                 for index in 0..<Self.shardCount {
                     var environment = ProcessInfo.processInfo.environment
                     environment["NO_COLOR"] = "1"
                     environment["JOB_COMPLETION_INDEX"] = String(index)
-                    environment["ATSPROBE"] = BinaryRunner.binaryURL.path
-                    environment["SHARDS"] = shards
                     let job = environment
-                    group.addTask { try await ChildProcess.run("/bin/sh", ["-c", script, "sh"] + common, environment: job, timeout: 120) }
+                    let arguments = common + ["--shard", "auto/\(Self.shardCount)", "--output", "\(shards)/shard-\(index).jsonl"]
+                    group.addTask { try await ChildProcess.run(BinaryRunner.binaryURL.path, arguments, environment: job, timeout: 120) }
                 }
                 var all: [ChildProcessResult] = []
                 for try await result in group { all.append(result) }
@@ -36,7 +34,7 @@ import TestSupport
 
             // Exactly once: every input line that is not a comment, in one shard only.
             var covered: [Int] = []
-            for index in 1...Self.shardCount {
+            for index in 0..<Self.shardCount {
                 let text = try String(contentsOfFile: "\(shards)/shard-\(index).jsonl", encoding: .utf8)
                 for line in text.split(separator: "\n") {
                     let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -74,6 +72,23 @@ import TestSupport
                     "stderr: \(twice.stderr)")
             #expect(twice.stderr.split(separator: "\n").count == 1)
         }
+    }
+
+    /// `--shard auto/N` outside an Indexed Job, or with an index past N: 64, one line, before any connection.
+    @Test func autoShardWithoutTheJobsIndexIsBadInput() async throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        environment.removeValue(forKey: "JOB_COMPLETION_INDEX")
+        let arguments = ["audit", "https://127.0.0.1:1/", "--shard", "auto/3"]
+        let unset = try await ChildProcess.run(BinaryRunner.binaryURL.path, arguments, environment: environment, timeout: 60)
+        #expect(unset.status == 64)
+        #expect(unset.stderr == "atsprobe: --shard auto/3 takes K from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job sets it, 0-based), which is not set\n",
+                "stderr: \(unset.stderr)")
+        environment["JOB_COMPLETION_INDEX"] = "3"
+        let past = try await ChildProcess.run(BinaryRunner.binaryURL.path, arguments, environment: environment, timeout: 60)
+        #expect(past.status == 64)
+        #expect(past.stderr == "atsprobe: --shard auto/3: JOB_COMPLETION_INDEX is '3', not an index from 0 to 2\n", "stderr: \(past.stderr)")
+        #expect(unset.stdout.isEmpty && past.stdout.isEmpty)
     }
 
     /// The report without its "Started" and "Ended" rows.

@@ -1,6 +1,7 @@
+import TextSupport
 import TLSFacts
 
-/// `--shard K/N`: this run takes the K-th of N disjoint shares of the input, so N machines
+/// `--shard K/N` (or `auto/N`): this run takes the K-th of N disjoint shares of the input, so N machines
 /// given the same input and K = 1...N audit every target exactly once between them.
 public struct AuditShard: Sendable, Equatable {
     /// 1-based.
@@ -14,11 +15,36 @@ public struct AuditShard: Sendable, Equatable {
         self.count = count
     }
 
-    /// "K/N" with 1 <= K <= N; nil otherwise.
-    public init?(parsing text: String) {
+    /// The environment variable a Kubernetes Indexed Job sets in each pod: 0...completions-1.
+    public static let jobIndexVariable = "JOB_COMPLETION_INDEX"
+
+    /// `--shard`'s value: "K/N" with 1 <= K <= N, or "auto/N", where K is `jobCompletionIndex`
+    /// (JOB_COMPLETION_INDEX's value, nil when unset) plus one, so an Indexed Job's container
+    /// args need no shell arithmetic (docs/audit.md). A refusal is one line saying why.
+    public static func parse(_ text: String, jobCompletionIndex: String?) -> Result<AuditShard, Refusal> {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
-        self.init(index: k, count: n)
+        guard parts.count == 2, let n = Int(parts[1]), n >= 1 else {
+            return .failure(Refusal("--shard '\(UntrustedText.escape(text, limit: 80))' is not K/N with 1 <= K <= N (e.g. 2/8) or auto/N"))
+        }
+        if parts[0] == "auto" {
+            guard let value = jobCompletionIndex else {
+                return .failure(Refusal("--shard auto/\(n) takes K from \(jobIndexVariable) (a Kubernetes Indexed Job sets it, 0-based), which is not set"))
+            }
+            guard value.utf8.count <= 19, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let index = Int(value), index < n else {
+                return .failure(Refusal("--shard auto/\(n): \(jobIndexVariable) is '\(UntrustedText.escape(value, limit: 80))', not an index from 0 to \(n - 1)"))
+            }
+            return .success(AuditShard(index: index + 1, count: n))
+        }
+        guard let k = Int(parts[0]), (1...n).contains(k) else {
+            return .failure(Refusal("--shard '\(UntrustedText.escape(text, limit: 80))' is not K/N with 1 <= K <= N (e.g. 2/8) or auto/N"))
+        }
+        return .success(AuditShard(index: k, count: n))
+    }
+
+    /// Why a `--shard` value was refused.
+    public struct Refusal: Error, Equatable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// A target belongs to the shard its normalised authority hashes to, wherever it sits in

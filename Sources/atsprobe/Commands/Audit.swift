@@ -47,7 +47,7 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("Seconds one target may take in all; then it is reported as timed out.", valueName: "seconds"))
         var deadline: Double = 60
 
-        @Option(name: .long, help: ArgumentHelp("Take the K-th of N shares of the input (K/N, 1-based), for N machines.", valueName: "k/n"))
+        @Option(name: .long, help: ArgumentHelp("Take the K-th of N shares of the input (K/N, 1-based), for N machines; auto/N takes K from JOB_COMPLETION_INDEX + 1 (a Kubernetes Indexed Job).", valueName: "k/n"))
         var shard: String?
 
         @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"), completion: .file())
@@ -149,10 +149,10 @@ extension ATSProbeCommand {
         }
 
         static func share(_ text: String) throws -> AuditShard {
-            guard let share = AuditShard(parsing: text) else {
-                throw InputError("--shard '\(text)' is not K/N with 1 <= K <= N (e.g. 2/8)")
+            switch AuditShard.parse(text, jobCompletionIndex: ProcessInfo.processInfo.environment[AuditShard.jobIndexVariable]) {
+            case .success(let share): return share
+            case .failure(let refusal): throw InputError(refusal.description)
             }
-            return share
         }
 
         /// The sink's format for --format (DiagnosticsFormats parses no xcode).
