@@ -53,7 +53,7 @@ public struct EffectivePolicy: Sendable, Hashable {
     /// `directAddresses`: addresses to treat as direct besides loopback and link-local ones (a
     /// device finds the addresses of its own subnets direct; `plist explain --direct`).
     public init(configuration: ATSConfiguration, host: String, scheme: Target.Scheme = .https,
-                ruleSet: RuleSet = .documented, subdomainReading: SubdomainReading = .anyDepth,
+                ruleSet: RuleSet, subdomainReading: SubdomainReading = .anyDepth,
                 directAddresses: [IPAddress] = []) {
         self.host = host
         self.scheme = scheme

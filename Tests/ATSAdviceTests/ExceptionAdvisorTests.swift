@@ -103,7 +103,7 @@ import ATSPolicyFixtures
             NSCurlMatrix.tests(host: "example.com").map { test in
                 let policy = EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: ruleSet)
                 let result = server.handshake(policy.clientOffer(ruleSet: ruleSet))
-                let violations = (try? result.get()).map { AppleCertificatePolicy.violations(in: $0, at: Date()) } ?? []
+                let violations = (try? result.get()).map { AppleCertificatePolicy.violations(in: $0, at: Date(), rules: .documented) } ?? []
                 return (test, ATSEvaluator.evaluate(result, under: policy, ruleSet: ruleSet, certificateViolations: violations))
             }
         }
@@ -121,9 +121,9 @@ import ATSPolicyFixtures
     @Test func unreachableIsImpossible() {
         let results = NSCurlMatrix.tests(host: "example.com").map { test in
             (test, ATSEvaluator.evaluate(.failure(ProbeFailure(kind: .connectionRefused, detail: "")),
-                                         under: EffectivePolicy(configuration: test.configuration, host: "example.com"), ruleSet: .documented))
+                                         under: EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: .documented), ruleSet: .documented))
         }
-        let reason = impossibleReason(ExceptionAdvisor.suggest(host: "example.com", results: results))
+        let reason = impossibleReason(ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented))
         #expect(reason?.contains("cannot be reached") == true)
     }
 
@@ -133,11 +133,11 @@ import ATSPolicyFixtures
         let server = SimulatedServer(versions: [.tls12], suites: [suite(0xC02F)], key: PublicKeyFacts(algorithm: .rsa, bits: 2048), hash: .sha1)
         var results = server.diagnose(ruleSet: .documented)
         let extra = ATSConfiguration(exceptionDomains: ["example.com": DomainException(allowsInsecureHTTPLoads: true)])
-        let policy = EffectivePolicy(configuration: extra, host: "example.com")
+        let policy = EffectivePolicy(configuration: extra, host: "example.com", ruleSet: .documented)
         results.append((DiagnosticTest(section: "extra", title: "insecure HTTP", configuration: extra),
                         ATSEvaluator.evaluate(server.handshake(policy.clientOffer(ruleSet: .documented)), under: policy, ruleSet: .documented)))
-        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: results)) == DomainException(allowsInsecureHTTPLoads: true))
-        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: server.diagnose(ruleSet: .documented)))
+        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented)) == DomainException(allowsInsecureHTTPLoads: true))
+        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: server.diagnose(ruleSet: .documented), ruleSet: .documented))
                 == DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false))
     }
 }

@@ -23,7 +23,7 @@ struct RuleSetCertificateRulesTests {
         let target = Target(host: "127.0.0.1", port: server.port)
 
         var verdicts: [String: Verdict] = [:]
-        for ruleSet in [RuleSet.ios26, .appleCode2022, .documented, .beforeIOS17] {
+        for ruleSet in [RuleSet.ios26, .appleCode2022, .documented, .ios13] {
             let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: ruleSet, timeout: 10))
             verdicts[ruleSet.id] = await runner.load(target, configuration: ATSConfiguration()).verdict
         }
@@ -40,6 +40,6 @@ struct RuleSetCertificateRulesTests {
         #expect(RuleSet.ios26.certificateRules == .securityFramework)
         #expect(RuleSet.appleCode2022.certificateRules == .securityFramework)
         #expect(RuleSet.documented.certificateRules == .documented)
-        #expect(RuleSet.beforeIOS17.certificateRules == .documented)
+        #expect(RuleSet.ios13.certificateRules == .documented)
     }
 }

@@ -59,7 +59,7 @@ public enum ExceptionAdvisor {
     /// same shape, such as insecure HTTP without PFS off, are used when present). `observations`
     /// are any handshakes seen with the host; they make the evidence and the reasons more precise.
     public static func suggest(host: String, results: [(DiagnosticTest, Verdict)], observations: [ProbeResult] = [],
-                               ruleSet: RuleSet = .documented) -> ExceptionSuggestion {
+                               ruleSet: RuleSet) -> ExceptionSuggestion {
         func verdict(_ configuration: ATSConfiguration) -> Verdict? {
             results.first { $0.0.configuration == configuration }?.1
         }
