@@ -114,11 +114,12 @@ public enum KeyJudgement {
 
     /// The app's dictionary puts the host under ATS where nscurl's default dictionary (no keys)
     /// leaves it out: NSAllowsLocalNetworking = NO for a local name or loopback address
-    /// (`EffectivePolicy`, SecProtocolConfiguration.m's `is_direct` rule). nscurl's "ATS Default
-    /// Connection" then says nothing of the app's load, and the exception advisor must judge the
-    /// host by the tests that give it an entry (`ExceptionAdvisor.suggest(under:...)`).
+    /// (`EffectivePolicy`, SecProtocolConfiguration.m's `is_direct` rule), with or without an
+    /// entry for the host (removing the entry would not give the exemption back). nscurl's "ATS
+    /// Default Connection" then says nothing of the app's load, and the exception advisor must
+    /// judge the host by the tests that give it an entry (`ExceptionAdvisor.suggest(under:...)`).
     public static func takesAwayDefaultExemption(_ policy: EffectivePolicy, ruleSet: RuleSet) -> Bool {
-        guard policy.exemption == nil, policy.match == nil else { return false }
+        guard policy.exemption == nil, policy.exemptionWithoutEntry == nil else { return false }
         return EffectivePolicy(configuration: .default, host: policy.host, scheme: policy.scheme, ruleSet: ruleSet).exemption != nil
     }
 

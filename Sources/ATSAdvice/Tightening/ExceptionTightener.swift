@@ -75,6 +75,18 @@ public enum ExceptionTightener {
             }
             if domains.isEmpty { ats.removeValue(forKey: domainsKey) } else { ats[domainsKey] = .dictionary(domains) }
         }
+        // An NSPinnedDomains key the pin lookup never finds (`DomainKeys`: a trailing dot) pins no
+        // load: removing it changes none.
+        let pinsKey = ATSKey.pinnedDomains.name
+        if var pinned = ats[pinsKey]?.dictionaryValue {
+            for (name, value) in pinned.sorted(by: { $0.key < $1.key }) {
+                if let finding = ignored([pinsKey: [name: value]], rules: ignoredEntryRules) {
+                    pinned.removeValue(forKey: name)
+                    drop(root + "." + pinsKey + "." + UntrustedText.escape(name, limit: 255), finding)
+                }
+            }
+            if pinned.isEmpty { ats.removeValue(forKey: pinsKey) } else { ats[pinsKey] = .dictionary(pinned) }
+        }
         report.tightened = ats
     }
 }
