@@ -118,7 +118,7 @@ public struct DiagnosticsRunner: Sendable {
         [nil, TLSVersion.tls11, .tls10].map { minimum in
             let exception = DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: minimum?.plistName)
             return DiagnosticTest(section: "atsprobe: insecure HTTP allowed, forward secrecy required", title: minimum.map { "\($0.plistName) with insecure HTTP allowed" } ?? "Allowing Insecure HTTP",
-                                  configuration: ATSConfiguration(exceptionDomains: [host: exception]))
+                                  configuration: ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): exception]))
         }
     }
 

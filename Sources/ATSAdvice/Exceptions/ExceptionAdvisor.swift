@@ -65,14 +65,14 @@ public enum ExceptionAdvisor {
         }
         func verdict(_ candidate: Candidate) -> Verdict? {
             if candidate.keyCount == 0 { return verdict(ATSConfiguration.default) }
-            return verdict(ATSConfiguration(exceptionDomains: [host: candidate.exception()]))
+            return verdict(ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): candidate.exception()]))
         }
 
         if verdict(ATSConfiguration.default)?.passed == true { return .none }
 
         for candidate in Candidate.all {
             guard verdict(candidate)?.passed == true else { continue }
-            return .exception(domain: host, candidate.exception(),
+            return .exception(domain: DomainKeys.key(for: host, in: .exceptionDomains), candidate.exception(),
                               rationale: evidence(for: candidate, verdict: verdict, observations: observations))
         }
 
