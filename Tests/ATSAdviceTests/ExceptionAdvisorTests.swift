@@ -25,6 +25,28 @@ import ATSPolicyFixtures
         return nil
     }
 
+    /// A host the app's dictionary puts under ATS where nscurl's default dictionary exempts it
+    /// (NSAllowsLocalNetworking = NO, with or without an entry of its own): nscurl's "TLSv1.2" test
+    /// stands for default ATS, so a modern server needs nothing and a TLS 1.1 one needs TLSv1.1
+    /// (issue 39: the tightener dropped a needed IP entry as unnecessary).
+    @Test func appTakingTheLocalExemptionAwayIsJudgedByTheEntryTests() {
+        let app = ATSConfiguration(allowsLocalNetworking: false, exceptionDomains: ["127.0.0.1": DomainException(minimumTLSVersion: "TLSv1.1")])
+        for host in ["127.0.0.1", "localhost"] {
+            let policy = EffectivePolicy(configuration: app, host: host, ruleSet: .ios17)
+            let modern = SimulatedServer(versions: [.tls12, .tls13], suites: [suite(0x1301), suite(0xC02F)])
+            #expect(ExceptionAdvisor.suggest(under: policy, results: modern.diagnose(host: host, ruleSet: .ios17), ruleSet: .ios17) == .none, "\(host)")
+            let old = SimulatedServer(versions: [.tls10, .tls11], suites: [suite(0xC013)])
+            let results = old.diagnose(host: host, ruleSet: .ios17)
+            #expect(results.first { $0.0.configuration == .default }?.1.passed == true, "nscurl's default dictionary exempts \(host)")
+            let suggestion = ExceptionAdvisor.suggest(under: policy, results: results, ruleSet: .ios17)
+            guard case .exception(let domain, let exception, _) = suggestion else {
+                Issue.record("\(host): \(suggestion)")
+                continue
+            }
+            #expect(domain == host && exception == DomainException(minimumTLSVersion: "TLSv1.1"))
+        }
+    }
+
     @Test func modernServerNeedsNothing() {
         #expect(advise(SimulatedServer(versions: [.tls12, .tls13], suites: [suite(0x1301), suite(0xC02F)])) == ExceptionSuggestion.none)
     }
