@@ -43,7 +43,7 @@ do {
         let json = try Data(contentsOf: URL(fileURLWithPath: logListFile))
         trust.ctLogs = try CTLogList(appleLogListJSON: json, source: logListFile).checkingKeys(file: logListFile)
     }
-    context = try RunContext(ruleSet: .default, trust: trust, timeout: 10, runtime: runtime)
+    context = try RunContext(ruleSet: .current, trust: trust, timeout: 10, runtime: runtime)
 } catch {
     print("cannot set up the run: \(error)")
     exit(64)

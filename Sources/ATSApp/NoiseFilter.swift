@@ -1,15 +1,16 @@
 import TLSFacts
 
 /// Names an app carries but does not load: Apple's own services (the system loads those, under
-/// its own rules), XML namespaces and schema URLs, standards and licence texts, loopback and
-/// the reserved example names. Shown in every report with the reason, and overridden with
+/// its own rules), XML namespaces and schema URLs, standards and licence texts, and the reserved
+/// example names. Local names (`printer.local`, `localhost`) and addresses are not noise: a load
+/// to them can fail (NSAllowsLocalNetworking = NO, `--rules` before iOS 17), so `app` judges them
+/// as `plist check` does (issue 39). Shown in every report with the reason, and overridden with
 /// `--include` and `--exclude` (docs/app.md, "The noise filter").
 public struct NoiseFilter: Sendable {
     public enum Reason: String, Sendable, Hashable, Codable, CaseIterable {
         case apple
         case schema
         case documentation
-        case loopback
         case example
         /// `--exclude` named it.
         case excluded
@@ -21,7 +22,6 @@ public struct NoiseFilter: Sendable {
             case .apple: "Apple's own domain"
             case .schema: "XML namespace or schema"
             case .documentation: "standards, licence or documentation site"
-            case .loopback: "loopback or local name"
             case .example: "reserved example name (RFC 2606)"
             case .excluded: "excluded"
             case .notListed: "not in the hosts asked for"
@@ -38,7 +38,6 @@ public struct NoiseFilter: Sendable {
         (.documentation, ["ietf.org", "rfc-editor.org", "iana.org", "unicode.org", "opensource.org", "gnu.org", "fsf.org",
                           "apache.org", "creativecommons.org", "mozilla.org", "swift.org", "llvm.org", "openssl.org",
                           "zlib.net", "sqlite.org", "spdx.org"]),
-        (.loopback, ["localhost", "local"]),
         (.example, ["example.com", "example.net", "example.org", "example", "invalid"]),
     ]
 
@@ -74,7 +73,6 @@ public struct NoiseFilter: Sendable {
     }
 
     static func builtInReason(_ host: String) -> Reason? {
-        if host == "127.0.0.1" || host == "::1" || host == "0.0.0.0" || host.hasPrefix("127.") { return .loopback }
         for (reason, domains) in rules where domains.contains(where: { host == $0 || host.hasSuffix("." + $0) }) {
             return reason
         }

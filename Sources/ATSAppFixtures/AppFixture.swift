@@ -116,7 +116,7 @@ public struct AppFixture {
     /// Strings every real app carries that are not hosts it loads.
     public static let noise = [
         "http://www.apple.com/DTDs/PropertyList-1.0.dtd", "http://www.w3.org/2001/XMLSchema-instance",
-        "https://developer.apple.com/documentation/", "http://localhost:8080/debug", "https://www.example.com/sample",
+        "https://developer.apple.com/documentation/", "https://www.example.com/sample",
         "http://www.apache.org/licenses/LICENSE-2.0", "com.apple.security.application-groups", "UIKit.framework",
         "Demo.app", "NSString.h", "https://%@/api/%@", "user@mail.planted.test",
     ]

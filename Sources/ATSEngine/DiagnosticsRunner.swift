@@ -23,7 +23,7 @@ public struct DiagnosticsOptions: Sendable {
     /// Apple's date-based distrust of roots (the test seam: `AppleDistrustList.adding`).
     public var distrust: AppleDistrustList = .apple
 
-    public init(ruleSet: RuleSet = .default, timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil) {
+    public init(ruleSet: RuleSet, timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil) {
         self.ruleSet = ruleSet
         self.timeout = timeout
         self.maxRedirects = maxRedirects
@@ -118,7 +118,7 @@ public struct DiagnosticsRunner: Sendable {
         [nil, TLSVersion.tls11, .tls10].map { minimum in
             let exception = DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: minimum?.plistName)
             return DiagnosticTest(section: "atsprobe: insecure HTTP allowed, forward secrecy required", title: minimum.map { "\($0.plistName) with insecure HTTP allowed" } ?? "Allowing Insecure HTTP",
-                                  configuration: ATSConfiguration(exceptionDomains: [host: exception]))
+                                  configuration: ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): exception]))
         }
     }
 
@@ -495,9 +495,11 @@ actor LoadCache {
 
     init(prober: Prober) { self.prober = prober }
 
-    // A run that ends early (its audit deadline passed) leaves no handshake running behind it.
+    // A run that ends early (its audit deadline passed) leaves no handshake or cleartext GET
+    // running behind it.
     deinit {
         for task in tasks.values { task.cancel() }
+        for task in cleartextTasks.values { task.cancel() }
     }
 
     var count: Int { tasks.count }
@@ -553,17 +555,23 @@ actor LoadCache {
         return .success(observation)
     }
 
-    /// One cleartext GET per URL and deadline, shared by every test that allows it.
+    /// One cleartext GET per URL and deadline, shared by every test that allows it. Owned as the
+    /// handshakes are: detached (no cycle through the actor), cancelled by `deinit` and by the
+    /// cancellation of any run waiting for it (every waiter belongs to the same run).
     private var cleartextTasks: [ProbeRequest: Task<CleartextResult, Never>] = [:]
 
     func cleartext(for request: ProbeRequest) async -> CleartextResult {
         var key = request
         key.offer = ClientOffer(minVersion: .tls12, maxVersion: .tls12, suites: [])  // no TLS: the offer is moot
-        if let task = cleartextTasks[key] { return await task.value }
-        let prober = self.prober
-        let task = Task { await prober.fetchCleartext(request) }
-        cleartextTasks[key] = task
-        return await task.value
+        let task: Task<CleartextResult, Never>
+        if let existing = cleartextTasks[key] {
+            task = existing
+        } else {
+            let prober = self.prober
+            task = Task.detached { await prober.fetchCleartext(request) }
+            cleartextTasks[key] = task
+        }
+        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
     private func task(for request: ProbeRequest) -> Task<ProbeResult, Never> {

@@ -34,7 +34,7 @@ public struct ProbeJudgement: Sendable {
 
     /// Judges `result` under `ruleSet`'s certificate rules (probe has no --rules: the newest
     /// release's) with `logs`' CT logs.
-    public init(target: Target, result: ProbeResult, logs: CTLogList, ruleSet: RuleSet = .default) {
+    public init(target: Target, result: ProbeResult, logs: CTLogList, ruleSet: RuleSet) {
         self.target = target
         self.result = result
         switch result {
@@ -59,10 +59,10 @@ public struct ProbeJudgement: Sendable {
         }
     }
 
-    /// The handshake and its judgement: the widest offer, no HTTP request, `timeout` seconds.
-    public static func probe(_ target: Target, prober: Prober, timeout: Double, logs: CTLogList) async -> ProbeJudgement {
+    /// The handshake and its judgement under `ruleSet`: the widest offer, no HTTP request, `timeout` seconds.
+    public static func probe(_ target: Target, prober: Prober, timeout: Double, logs: CTLogList, ruleSet: RuleSet) async -> ProbeJudgement {
         let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: timeout)
-        return ProbeJudgement(target: target, result: await prober.probe(request), logs: logs)
+        return ProbeJudgement(target: target, result: await prober.probe(request), logs: logs, ruleSet: ruleSet)
     }
 
     /// Unreachable when nothing spoke TLS; findings when the handshake failed, or a check

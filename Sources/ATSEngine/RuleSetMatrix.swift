@@ -3,7 +3,7 @@ import TLSFacts
 
 /// nscurl's tests run once per rule set on one target (`diagnose --rules all`): which releases
 /// accept the server, with and without each exception. The runs share one `LoadCache`, so an
-/// offer that comes out the same under two rule sets (canonical form: `documented` and `ios16`
+/// offer that comes out the same under two rule sets (canonical form: `documented` and `ios13`
 /// send the same ClientHello to a named host) is one handshake.
 public struct RuleSetMatrix: Sendable {
     public var target: Target

@@ -98,7 +98,7 @@ public struct RunContext: Sendable {
 
     /// Checks the values once; throws `RunContextError` for a timeout, redirect limit or forecast
     /// horizon out of range, or anchors an app sets given beside user-installed roots (which they replace).
-    public init(ruleSet: RuleSet = .default, instant: Date? = nil, trust: Trust = Trust(), resolution: Resolution = Resolution(),
+    public init(ruleSet: RuleSet, instant: Date? = nil, trust: Trust = Trust(), resolution: Resolution = Resolution(),
                 timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil,
                 runtime: ProbeRuntime?) throws(RunContextError) {
         guard timeout > 0, timeout <= 600 else { throw .timeoutOutOfRange(timeout) }

@@ -11,7 +11,7 @@ extension ProbeJudgement {
     /// `atsprobe probe` under `context`: the widest offer, no HTTP request, the context's timeout,
     /// judged with its CT log list. `prober`: `context.makeProber()`'s.
     public static func probe(_ target: Target, prober: Prober, context: RunContext) async -> ProbeJudgement {
-        await probe(target, prober: prober, timeout: context.timeout, logs: context.trust.ctLogs)
+        await probe(target, prober: prober, timeout: context.timeout, logs: context.trust.ctLogs, ruleSet: context.ruleSet)
     }
 }
 

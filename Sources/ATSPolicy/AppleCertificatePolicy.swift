@@ -31,7 +31,7 @@ public enum AppleCertificatePolicy {
     /// for the counts behind the verdict.
     /// `rules` is the rule set's reading (`RuleSet.certificateRules`).
     public static func violations(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false,
-                                  rules: CertificateRuleSet = .documented,
+                                  rules: CertificateRuleSet,
                                   logs: CTLogList = .apple, distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
         violations(chain: observation.chain, anchor: observation.trust.anchor,
                    deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName,
@@ -45,7 +45,7 @@ public enum AppleCertificatePolicy {
     public static func violations(chain: [CertificateFacts], anchor: AnchorSource?,
                                   deliveredSCTs: [SignedCertificateTimestamp] = [], serverName: String? = nil,
                                   at date: Date, requireCertificateTransparency: Bool = false,
-                                  rules: CertificateRuleSet = .documented,
+                                  rules: CertificateRuleSet,
                                   logs: CTLogList = .apple, path: [CertificateFacts]? = nil,
                                   ocspStaple: OCSPStaple? = nil,
                                   distrust: AppleDistrustList = .apple, pinningPolicy: String? = nil) -> [CertificateRuleViolation] {
@@ -81,7 +81,7 @@ public enum AppleCertificatePolicy {
     /// Apple's CT verdict for the observation, with counts by source, logs and operators.
     public static func certificateTransparency(in observation: Observation, at date: Date,
                                                requireCertificateTransparency: Bool = false,
-                                               rules: CertificateRuleSet = .documented,
+                                               rules: CertificateRuleSet,
                                                logs: CTLogList = .apple) -> CTPolicyResult {
         CTPolicy(logs: logs, rules: rules).evaluate(
             leaf: observation.leaf, deliveredSCTs: observation.deliveredSCTs, anchor: observation.trust.anchor,

@@ -21,6 +21,9 @@ public struct EffectivePolicy: Sendable, Hashable {
     public var ruleSetID: String
     /// nil when ATS applies (with defaults or an exception entry).
     public var exemption: Exemption?
+    /// The exemption the host would have without an exception entry of its own (the global keys
+    /// alone): what removing the entry would give it.
+    public var exemptionWithoutEntry: Exemption?
     /// The exception entry used, if any.
     public var match: DomainMatch?
     /// Set when the two NSIncludesSubdomains readings pick different entries for this host.
@@ -53,7 +56,7 @@ public struct EffectivePolicy: Sendable, Hashable {
     /// `directAddresses`: addresses to treat as direct besides loopback and link-local ones (a
     /// device finds the addresses of its own subnets direct; `plist explain --direct`).
     public init(configuration: ATSConfiguration, host: String, scheme: Target.Scheme = .https,
-                ruleSet: RuleSet = .documented, subdomainReading: SubdomainReading = .anyDepth,
+                ruleSet: RuleSet, subdomainReading: SubdomainReading = .anyDepth,
                 directAddresses: [IPAddress] = []) {
         self.host = host
         self.scheme = scheme
@@ -67,28 +70,27 @@ public struct EffectivePolicy: Sendable, Hashable {
         let isDirect = EffectivePolicy.isDirect(host, directAddresses: directAddresses)
         self.isDirectHost = isDirect
         // An exception entry, even an empty one, makes the global keys irrelevant for its host.
-        if match == nil {
+        do {
             let isIP = Target.isIPAddress(host)
             if isIP && !ruleSet.ipAddressesSubjectToATS {
-                exemption = .ipAddressBeforeIOS17
+                exemptionWithoutEntry = .ipAddressBeforeIOS17
             } else if configuration.allowsLocalNetworking == true
                         && (isDirect || (isIP && ruleSet.localNetworkingCoversRoutedAddresses)) {
                 // SecProtocolConfiguration.m, ..._tls_required_for_host_or_address_internal: only a
                 // direct host is exempt (a routed address stays under ATS); the documentation's
                 // reading (`documented`) exempts every IP address.
-                exemption = .localNetworking
+                exemptionWithoutEntry = .localNetworking
             } else if configuration.allowsLocalNetworking == nil && ruleSet.localNetworkingByDefault && isDirect {
                 // SecProtocolConfiguration.m: a direct (local) host with no exception entry does not
                 // require TLS unless NSAllowsLocalNetworking is explicitly NO.
-                exemption = .localNetworking
+                exemptionWithoutEntry = .localNetworking
             } else if configuration.effectiveAllowsArbitraryLoads {
-                exemption = .arbitraryLoads
+                exemptionWithoutEntry = .arbitraryLoads
             } else {
-                exemption = nil
+                exemptionWithoutEntry = nil
             }
-        } else {
-            exemption = nil
         }
+        exemption = match == nil ? exemptionWithoutEntry : nil
         requiresCertificateTransparency = match?.exception.requiresCertificateTransparency ?? false
 
         let exception = match?.exception ?? DomainException()

@@ -114,11 +114,12 @@ public enum KeyJudgement {
 
     /// The app's dictionary puts the host under ATS where nscurl's default dictionary (no keys)
     /// leaves it out: NSAllowsLocalNetworking = NO for a local name or loopback address
-    /// (`EffectivePolicy`, SecProtocolConfiguration.m's `is_direct` rule). nscurl's "ATS Default
-    /// Connection" then says nothing of the app's load, and the exception advisor must judge the
-    /// host by the tests that give it an entry (`ExceptionAdvisor.suggest(under:...)`).
+    /// (`EffectivePolicy`, SecProtocolConfiguration.m's `is_direct` rule), with or without an
+    /// entry for the host (removing the entry would not give the exemption back). nscurl's "ATS
+    /// Default Connection" then says nothing of the app's load, and the exception advisor must
+    /// judge the host by the tests that give it an entry (`ExceptionAdvisor.suggest(under:...)`).
     public static func takesAwayDefaultExemption(_ policy: EffectivePolicy, ruleSet: RuleSet) -> Bool {
-        guard policy.exemption == nil, policy.match == nil else { return false }
+        guard policy.exemption == nil, policy.exemptionWithoutEntry == nil else { return false }
         return EffectivePolicy(configuration: .default, host: policy.host, scheme: policy.scheme, ruleSet: ruleSet).exemption != nil
     }
 
@@ -195,6 +196,41 @@ public enum KeyJudgement {
         return renamed?.key == entry && renamed?.isBuiltIn == false
     }
 
+    // MARK: Keys the lookup never finds
+
+    /// A key `DomainKeys.unmatchable` says the lookup misses, where the key as it should be
+    /// written would apply to `host`: the entry a rename would make govern the host (the same
+    /// finding `plist lint` reports as domain-uppercase or domain-trailing-dot, with the rename).
+    static func unmatchableKeyNotes(_ ats: [String: PropertyListValue], host: String, match: DomainMatch?,
+                                    ruleSet: RuleSet) -> [String] {
+        var notes: [String] = []
+        let tables: [(ATSKey, DomainKeys.Table)] = [(.exceptionDomains, .exceptionDomains), (.pinnedDomains, .pinnedDomains)]
+        for (table, kind) in tables {
+            guard let entries = ats[table.name]?.dictionaryValue else { continue }
+            for key in entries.keys.sorted() {
+                guard let miss = DomainKeys.unmatchable(key, in: kind), entries[miss.rename] == nil, let value = entries[key] else { continue }
+                var renamedEntries = entries
+                renamedEntries.removeValue(forKey: key)
+                renamedEntries[miss.rename] = value
+                var renamed = ats
+                renamed[table.name] = .dictionary(renamedEntries)
+                let configuration = ATSConfiguration(propertyList: renamed)
+                let wouldApply: Bool = switch kind {
+                case .exceptionDomains: match?.key != key
+                    && configuration.match(host: host, reading: .anyDepth, ruleSet: ruleSet).map { $0.key == miss.rename && !$0.isBuiltIn } == true
+                case .pinnedDomains: configuration.pinnedDomain(host: host)?.keys.contains(miss.rename) == true
+                }
+                guard wouldApply else { continue }
+                let why = miss.reasons.contains(.upperCase)
+                    ? "ATS looks the host up exactly as written, and URL hosts are lower case"
+                    : kind == .exceptionDomains ? "ATS looks the host up exactly as written, trailing dot included"
+                    : "the pin lookup removes the host's trailing dot first"
+                notes.append("the \(table.name) key \"\(key)\" does not apply to \(host): \(why); renamed to \"\(miss.rename)\", it would")
+            }
+        }
+        return notes
+    }
+
     // MARK: Notes
 
     /// What the dictionary as written means for `host` beyond the verdict: the CT key of the
@@ -211,6 +247,7 @@ public enum KeyJudgement {
         }
         guard let ats = configuration.written else { return notes }
         notes += ATSValueReading.valueNotes(ats, entryKey: appEntry)
+        notes += unmatchableKeyNotes(ats, host: host, match: match, ruleSet: ruleSet)
         for miss in nearMisses(ats) {
             let place = miss.entry.map { " in the entry \"\($0)\"" } ?? ""
             let table = miss.scope == .pinnedDomain ? ATSKey.pinnedDomains.name : ATSKey.exceptionDomains.name

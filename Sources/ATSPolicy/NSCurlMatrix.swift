@@ -36,7 +36,7 @@ public enum NSCurlMatrix {
 
     public static func tests(host: String) -> [DiagnosticTest] {
         func exception(_ version: TLSVersion?, pfsOff: Bool = false, insecureHTTP: Bool = false) -> ATSConfiguration {
-            ATSConfiguration(exceptionDomains: [host: DomainException(
+            ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): DomainException(
                 allowsInsecureHTTPLoads: insecureHTTP, minimumTLSVersion: version?.plistName,
                 requiresForwardSecrecy: pfsOff ? false : nil)])
         }

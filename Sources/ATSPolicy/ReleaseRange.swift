@@ -54,4 +54,38 @@ public struct ReleaseRange: Sendable, Hashable, Comparable {
     }
 
     public static func < (a: ReleaseRange, b: ReleaseRange) -> Bool { a.iOSFirst < b.iOSFirst }
+
+    /// One release of one OS, as `--rules` takes it: `ios16`, `ios17.2`, `macos14`, `macos10.15`.
+    public struct Release: Sendable, Hashable, CustomStringConvertible {
+        public enum OS: String, Sendable, Hashable { case iOS = "ios", macOS = "macos" }
+        public var os: OS
+        public var version: Version
+
+        public init(_ os: OS, _ version: Version) {
+            self.os = os
+            self.version = version
+        }
+
+        /// `ios` or `macos`, then a major version and at most one minor (each 1-3 digits); nil otherwise.
+        public init?(parsing text: String) {
+            let lowered = text.lowercased()
+            guard let os = [OS.macOS, .iOS].first(where: { lowered.hasPrefix($0.rawValue) }) else { return nil }
+            let parts = lowered.dropFirst(os.rawValue.count).split(separator: ".", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count),
+                  parts.allSatisfy({ (1...3).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+                  let major = Int(parts[0]), let minor = parts.count == 2 ? Int(parts[1]) : 0 else { return nil }
+            self.init(os, Version(major, minor))
+        }
+
+        public var description: String { "\(os == .iOS ? "iOS" : "macOS") \(version)" }
+    }
+
+    /// Whether the range covers `release`: a last of 15.3 covers every 15.3.x, a last of 16
+    /// (no minor) every 16.x.
+    public func contains(_ release: Release) -> Bool {
+        let (first, last) = release.os == .iOS ? (iOSFirst, iOSLast) : (macOSFirst, macOSLast)
+        guard first <= release.version else { return false }
+        guard let last else { return true }
+        return last.minor == 0 ? release.version.major <= last.major : release.version <= last
+    }
 }

@@ -4,7 +4,8 @@ import TLSFacts
 /// releases, or between Apple's documentation and Apple's code, is a field here: the rest of
 /// the engine reads these values instead of branching on a release.
 public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible {
-    /// The name used on the command line (`--rules ios15.4`).
+    /// The name used on the command line (`--rules ios15.4`): the first release the set covers
+    /// (`releases`), or `documented`. `--rules` also takes any release (`resolve(_:)`).
     public var id: String
     public var title: String
     /// One paragraph: which sources the set follows and how it differs from the others.
@@ -71,7 +72,7 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
                 alpn: [String] = ["h2", "http/1.1"], localNetworkingByDefault: Bool = true,
                 leafMinimumKeyBits: [PublicKeyFacts.Algorithm: Int] = RuleSet.strongKeySizes,
                 leafKeySizeCounting: KeySizeCounting = .bytes,
-                certificateRules: CertificateRuleSet = .securityFramework,
+                certificateRules: CertificateRuleSet,
                 builtInExceptions: [BuiltInException] = BuiltInException.securityFramework,
                 localNetworkingCoversRoutedAddresses: Bool = false, releases: ReleaseRange? = nil) {
         self.id = id
@@ -154,33 +155,48 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         builtInExceptions: [],
         localNetworkingCoversRoutedAddresses: true)
 
-    /// Apple's Security code since Security-60158 (iOS 15.4 / macOS 12.3, spring 2022).
+    /// Apple's Security code since Security-60158 (iOS 15.4 / macOS 12.3, spring 2022), before
+    /// iOS 17 / macOS 14 made connections to IP addresses subject to ATS.
     public static let appleCode2022 = RuleSet(
         id: "ios15.4",
-        title: "iOS 15.4 - 18 / macOS 12.3 - 15 (Apple's Security code)",
+        title: "iOS 15.4 - 16 / macOS 12.3 - 13 (Apple's Security code)",
         summary: "The suite groups of Security-60158's SecProtocolInternal.h: 10 forward-secret suites "
             + "(CHACHA20 and ECDHE_RSA_AES_256_CBC_SHA in, every CBC_SHA256/SHA384 suite out) and 4 TLS_RSA suites; "
             + "the platform offer is the iOS 15.4-26 list, TLS 1.0 the platform minimum; Safari 18.4's ClientHello "
-            + "(no ecdsa_sha1); local names and loopback addresses exempt unless NSAllowsLocalNetworking is NO.",
+            + "(no ecdsa_sha1); local names and loopback addresses exempt unless NSAllowsLocalNetworking is NO; "
+            + "IP addresses are not subject to ATS and IP/CIDR exception keys are ignored (until iOS 17).",
         tls13Suites: SuiteTables.tls13,
         forwardSecretSuites: SuiteTables.appleCode2022ForwardSecret,
         nonForwardSecretSuites: SuiteTables.appleCode2022NonForwardSecret,
         platformSuites: SuiteTables.platform2022,
         platformMinimumVersion: .tls10,
-        ipAddressesSubjectToATS: true,
+        ipAddressesSubjectToATS: false,
         forwardSecrecyExceptionDropsKeySizeCheck: true,
         appliesIOS13CertificateRules: true,
-        // Security-60158 shipped with iOS 15.4 / macOS 12.3; iOS 26 / macOS 26 changed the default
-        // minimum (`ios26`). IP addresses: iOS 17 / macOS 14 made them subject to ATS, which this
-        // set models for its whole range (docs/rules.md, "Releases").
-        releases: ReleaseRange(iOS: .init(15, 4), through: .init(18), macOS: .init(12, 3), through: .init(15)))
+        certificateRules: .securityFramework,
+        // Security-60158 shipped with iOS 15.4 / macOS 12.3; iOS 17 / macOS 14 made IP addresses
+        // subject to ATS (`ios17`), iOS 26 / macOS 26 changed the default minimum (`ios26`).
+        releases: ReleaseRange(iOS: .init(15, 4), through: .init(16), macOS: .init(12, 3), through: .init(13)))
+
+    /// iOS 17 - 18 / macOS 14 - 15: Security-60158's suites, with connections to IP addresses
+    /// subject to ATS and IP/CIDR exception keys read.
+    public static let ios17: RuleSet = {
+        var set = RuleSet.appleCode2022
+        set.id = "ios17"
+        set.title = "iOS 17 - 18 / macOS 14 - 15 (Apple's Security code)"
+        set.summary = "As ios15.4, but connections to IP addresses are subject to ATS and IP/CIDR exception keys are read "
+            + "(iOS 17 / macOS 14)."
+        set.ipAddressesSubjectToATS = true
+        set.releases = ReleaseRange(iOS: .init(17), through: .init(18), macOS: .init(14), through: .init(15))
+        return set
+    }()
 
     /// iOS 26 / macOS 26 with an app built on the 2025 SDKs, as nscurl on a current Mac: the default.
     public static let ios26: RuleSet = {
-        var set = RuleSet.appleCode2022
+        var set = RuleSet.ios17
         set.id = "ios26"
         set.title = "iOS 26 / macOS 26"
-        set.summary = "As ios15.4, but the default minimum is TLS 1.2 (SecProtocol.c, sec_protocol_options_get_default_min_tls_protocol_version): "
+        set.summary = "As ios17, but the default minimum is TLS 1.2 (SecProtocol.c, sec_protocol_options_get_default_min_tls_protocol_version): "
             + "TLS 1.0 and 1.1 are not offered with ATS off, so a TLS 1.0 server fails Allow All Loads with -9836, "
             + "while an explicit NSExceptionMinimumTLSVersion of TLSv1.0 or TLSv1.1 still sets the minimum; "
             + "Safari 26.4's ClientHello (X25519MLKEM768 first, which OpenSSL 3.0 cannot send)."
@@ -190,27 +206,33 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
         return set
     }()
 
-    /// What atsprobe judges by unless --rules says otherwise: the newest release.
-    public static let `default` = RuleSet.ios26
+    /// The newest release: what the command line judges by unless --rules says otherwise, and
+    /// the set a library caller names when it means "a current iPhone or Mac". Named here once;
+    /// no public function defaults a rule set (`NoRuleSetDefaultTests`).
+    public static let current = RuleSet.ios26
 
     /// iOS 13 - 15.3 / macOS 10.15 - 12.2, the releases before Security-60158's suite groups: the
     /// documented rules (their suite list is the one those releases used), but connections to IP
     /// addresses are not subject to ATS (until iOS 17 / macOS 14) and IP/CIDR exception keys are
     /// not read. From iOS 13 because Apple's built-in exceptions and certificate rules start there.
-    /// The id (`--rules ios16`) is kept as released; the range is what it stands for.
-    public static let beforeIOS17: RuleSet = {
+    /// Lifetimes are counted as that era's code counts them (Security-59306, -59754, -60157
+    /// SecPolicyServer.c, `SecPolicyCheck...ValidityPeriodMaximums`: elapsed seconds, 825 days
+    /// "and 1 hour slip"), not as the published rule does. Named `ios16` until issue 39.
+    public static let ios13: RuleSet = {
         var set = RuleSet.documented
-        set.id = "ios16"
+        set.id = "ios13"
         set.title = "iOS 13 - 15.3 / macOS 10.15 - 12.2"
         set.summary = "The documented rules as the releases before iOS 15.4 ran them: IP addresses are not subject to ATS and "
-            + "IP/CIDR exception keys are ignored; Apple's built-in exceptions (apple.com, ...) apply, as in Security-60420's code."
+            + "IP/CIDR exception keys are ignored; Apple's built-in exceptions (apple.com, ...) apply, as in Security-60420's code; "
+            + "certificate lifetimes counted as Security-59306 to -60157 count them (825 days and one hour)."
         set.ipAddressesSubjectToATS = false
         set.builtInExceptions = BuiltInException.securityFramework
+        set.certificateRules = .securityFramework
         set.releases = ReleaseRange(iOS: .init(13), through: .init(15, 3), macOS: .init(10, 15), through: .init(12, 2))
         return set
     }()
 
-    public static let all: [RuleSet] = [.ios26, .documented, .appleCode2022, .beforeIOS17]
+    public static let all: [RuleSet] = [.ios26, .documented, .ios17, .appleCode2022, .ios13]
 
     /// `all` as the release matrix shows it: the sets that model releases, oldest first, then
     /// those that model none (Apple's documentation), shown apart.
@@ -221,7 +243,32 @@ public struct RuleSet: Sendable, Hashable, Identifiable, CustomStringConvertible
     /// The column header of a rule set: its releases ("iOS 13 - 15.3"), or "Apple's documentation".
     public var releasesText: String { releases?.iOSText ?? "Apple's documentation" }
 
+    /// The set whose id is `id` exactly (records and reports name sets by id).
     public static func named(_ id: String) -> RuleSet? {
         all.first { $0.id == id.lowercased() }
+    }
+
+    /// What `--rules TEXT` means: a set's id, or a release (`ios16`, `ios17.2`, `macos14`,
+    /// `macos10.15`) resolved to the set whose `releases` cover it. `notice` is set when TEXT was
+    /// once an id with another meaning (`ios16` named the set for iOS 13 - 15.3 until issue 39).
+    /// nil when TEXT is neither an id nor a release a set covers.
+    public static func resolve(_ text: String) -> (ruleSet: RuleSet, notice: String?)? {
+        let wanted = text.lowercased()
+        if let release = ReleaseRange.Release(parsing: wanted), let set = all.first(where: { $0.releases?.contains(release) == true }) {
+            let notice = renamedIDs[wanted].map { old in
+                "note: --rules \(wanted) means \(release) (rule set \(set.id), \(set.releasesText)); "
+                    + "the set once named \(wanted) (\(old.releasesText)) is now \(old.id)"
+            }
+            return (set, notice)
+        }
+        return named(wanted).map { ($0, nil) }
+    }
+
+    /// Ids whose meaning changed, with the set they used to name.
+    static let renamedIDs: [String: RuleSet] = ["ios16": .ios13]
+
+    /// `--help`'s and the man page's list: every id with the releases it covers.
+    public static var idsWithReleases: String {
+        inReleaseOrder.map { "\($0.id) (\($0.releases?.text ?? "Apple's documentation"))" }.joined(separator: ", ")
     }
 }

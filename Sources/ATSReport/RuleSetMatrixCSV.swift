@@ -11,7 +11,7 @@ public enum RuleSetMatrixCSV {
 
     public static func render(_ grids: [RuleSetMatrixGrid]) -> String {
         let ruleSets = grids.first?.ruleSets ?? []
-        // Each rule set's column named with the releases it stands for: "ios16 (iOS 13 - 15.3, macOS 10.15 - 12.2)".
+        // Each rule set's column named with the releases it stands for: "ios13 (iOS 13 - 15.3, macOS 10.15 - 12.2)".
         let headers = (grids.first?.columns ?? []).map { "\($0.ruleSet) (\($0.releases ?? $0.header))" }
         var out = ReportCSV.row(columns + headers)
         for grid in grids {

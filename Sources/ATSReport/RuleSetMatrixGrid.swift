@@ -41,7 +41,7 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
         }
 
         public var isRelease: Bool { releases != nil }
-        /// "iOS 13 - 15.3 (ios16)", "Apple's documentation (documented)".
+        /// "iOS 13 - 15.3 (ios13)", "Apple's documentation (documented)".
         public var name: String { "\(header) (\(ruleSet))" }
     }
 
@@ -97,7 +97,7 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
     /// Whether any rule set carries a forecast (`--forecast`).
     public var hasForecast: Bool { forecasts.contains { !$0.isEmpty } }
 
-    /// The default connection by release: "passes on iOS 13 - 15.3 (ios16); fails on iOS 15.4 - 18
+    /// The default connection by release: "passes on iOS 13 - 15.3 (ios13); fails on iOS 15.4 - 16
     /// (ios15.4), iOS 26 and later (ios26)", then Apple's documentation apart: "Apple's
     /// documentation (documented): passes".
     public var defaultSummary: String {

@@ -25,6 +25,28 @@ import ATSPolicyFixtures
         return nil
     }
 
+    /// A host the app's dictionary puts under ATS where nscurl's default dictionary exempts it
+    /// (NSAllowsLocalNetworking = NO, with or without an entry of its own): nscurl's "TLSv1.2" test
+    /// stands for default ATS, so a modern server needs nothing and a TLS 1.1 one needs TLSv1.1
+    /// (issue 39: the tightener dropped a needed IP entry as unnecessary).
+    @Test func appTakingTheLocalExemptionAwayIsJudgedByTheEntryTests() {
+        let app = ATSConfiguration(allowsLocalNetworking: false, exceptionDomains: ["127.0.0.1": DomainException(minimumTLSVersion: "TLSv1.1")])
+        for host in ["127.0.0.1", "localhost"] {
+            let policy = EffectivePolicy(configuration: app, host: host, ruleSet: .ios17)
+            let modern = SimulatedServer(versions: [.tls12, .tls13], suites: [suite(0x1301), suite(0xC02F)])
+            #expect(ExceptionAdvisor.suggest(under: policy, results: modern.diagnose(host: host, ruleSet: .ios17), ruleSet: .ios17) == .none, "\(host)")
+            let old = SimulatedServer(versions: [.tls10, .tls11], suites: [suite(0xC013)])
+            let results = old.diagnose(host: host, ruleSet: .ios17)
+            #expect(results.first { $0.0.configuration == .default }?.1.passed == true, "nscurl's default dictionary exempts \(host)")
+            let suggestion = ExceptionAdvisor.suggest(under: policy, results: results, ruleSet: .ios17)
+            guard case .exception(let domain, let exception, _) = suggestion else {
+                Issue.record("\(host): \(suggestion)")
+                continue
+            }
+            #expect(domain == host && exception == DomainException(minimumTLSVersion: "TLSv1.1"))
+        }
+    }
+
     @Test func modernServerNeedsNothing() {
         #expect(advise(SimulatedServer(versions: [.tls12, .tls13], suites: [suite(0x1301), suite(0xC02F)])) == ExceptionSuggestion.none)
     }
@@ -103,7 +125,7 @@ import ATSPolicyFixtures
             NSCurlMatrix.tests(host: "example.com").map { test in
                 let policy = EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: ruleSet)
                 let result = server.handshake(policy.clientOffer(ruleSet: ruleSet))
-                let violations = (try? result.get()).map { AppleCertificatePolicy.violations(in: $0, at: Date()) } ?? []
+                let violations = (try? result.get()).map { AppleCertificatePolicy.violations(in: $0, at: Date(), rules: .documented) } ?? []
                 return (test, ATSEvaluator.evaluate(result, under: policy, ruleSet: ruleSet, certificateViolations: violations))
             }
         }
@@ -121,9 +143,9 @@ import ATSPolicyFixtures
     @Test func unreachableIsImpossible() {
         let results = NSCurlMatrix.tests(host: "example.com").map { test in
             (test, ATSEvaluator.evaluate(.failure(ProbeFailure(kind: .connectionRefused, detail: "")),
-                                         under: EffectivePolicy(configuration: test.configuration, host: "example.com"), ruleSet: .documented))
+                                         under: EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: .documented), ruleSet: .documented))
         }
-        let reason = impossibleReason(ExceptionAdvisor.suggest(host: "example.com", results: results))
+        let reason = impossibleReason(ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented))
         #expect(reason?.contains("cannot be reached") == true)
     }
 
@@ -133,11 +155,11 @@ import ATSPolicyFixtures
         let server = SimulatedServer(versions: [.tls12], suites: [suite(0xC02F)], key: PublicKeyFacts(algorithm: .rsa, bits: 2048), hash: .sha1)
         var results = server.diagnose(ruleSet: .documented)
         let extra = ATSConfiguration(exceptionDomains: ["example.com": DomainException(allowsInsecureHTTPLoads: true)])
-        let policy = EffectivePolicy(configuration: extra, host: "example.com")
+        let policy = EffectivePolicy(configuration: extra, host: "example.com", ruleSet: .documented)
         results.append((DiagnosticTest(section: "extra", title: "insecure HTTP", configuration: extra),
                         ATSEvaluator.evaluate(server.handshake(policy.clientOffer(ruleSet: .documented)), under: policy, ruleSet: .documented)))
-        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: results)) == DomainException(allowsInsecureHTTPLoads: true))
-        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: server.diagnose(ruleSet: .documented)))
+        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented)) == DomainException(allowsInsecureHTTPLoads: true))
+        #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: server.diagnose(ruleSet: .documented), ruleSet: .documented))
                 == DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false))
     }
 }

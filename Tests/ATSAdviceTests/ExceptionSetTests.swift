@@ -71,9 +71,9 @@ import ATSPolicyFixtures
     @Test func evidenceNamesTheDecidingObservation() {
         let server = SimulatedServer(versions: [.tls11], suites: [suite(0x002F)])
         let results = server.diagnose(ruleSet: .documented)
-        let suggestion = ExceptionAdvisor.suggest(host: "example.com", results: results)
+        let suggestion = ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented)
         let observations = results.map { test, _ in
-            server.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com").clientOffer(ruleSet: .documented))
+            server.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: .documented).clientOffer(ruleSet: .documented))
         }
         let advice = HostAdvice(target: "https://example.com/", host: "example.com", suggestion: suggestion,
                                 observations: observations, ruleSet: .documented)
@@ -92,7 +92,7 @@ import ATSPolicyFixtures
         let results = sha1.diagnose(ruleSet: .documented)
         let observations = [sha1.handshake(ClientOffer(minVersion: .tls10, maxVersion: .tls13, suites: SuiteTables.platform2019))]
         let advice = HostAdvice(target: "https://example.com/", host: "example.com",
-                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results),
+                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented),
                                 observations: observations, ruleSet: .documented)
         #expect(advice.exception?.allowsInsecureHTTPLoads == true)
         let fix = advice.fixes.first { $0.keys == ["NSExceptionAllowsInsecureHTTPLoads"] }
@@ -105,10 +105,10 @@ import ATSPolicyFixtures
         let chacha = SimulatedServer(versions: [.tls12], suites: [suite(0xCCA8)])
         let results = chacha.diagnose(ruleSet: .documented)
         let observations = results.map { test, _ in
-            chacha.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com").clientOffer(ruleSet: .documented))
+            chacha.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: .documented).clientOffer(ruleSet: .documented))
         }
         let advice = HostAdvice(target: "https://example.com/", host: "example.com",
-                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results),
+                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented),
                                 observations: observations, ruleSet: .documented)
         #expect(advice.fixes.map(\.keys) == [["NSExceptionRequiresForwardSecrecy", "NSExceptionAllowsInsecureHTTPLoads"]])
         #expect(advice.fixes.first?.nginx == ["ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384;", "ssl_prefer_server_ciphers on;"])
@@ -129,14 +129,14 @@ import ATSPolicyFixtures
     @Test func parentEntryIsNeverNarrowedByAMoreSpecificOne() throws {
         let parent: [String: PropertyListValue] = ["NSIncludesSubdomains": true, "NSExceptionAllowsInsecureHTTPLoads": true]
         let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": .dictionary(parent)]]),
-                                        adding: ["a.example.test": Self.tls11])
+                                        adding: ["a.example.test": Self.tls11], ruleSet: .current)
         // The new entry keeps the parent's insecure HTTP so a.example.test loses nothing.
         #expect(entries(merged)["a.example.test"] == DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: "TLSv1.1"))
         #expect(entries(merged)["example.test"] == DomainException(propertyList: parent))
         #expect(merged.notes.contains { $0.hasPrefix("added an entry for a.example.test: the entry for example.test covers it but lacks NSExceptionMinimumTLSVersion") })
         // A parent that already serves the need: nothing added, tightening noted.
         let covered = try InfoPlistMerge(document(["NSExceptionDomains": ["example.test": .dictionary(parent)]]),
-                                         adding: ["a.example.test": DomainException()])
+                                         adding: ["a.example.test": DomainException()], ruleSet: .current)
         #expect(entries(covered).keys.sorted() == ["example.test"])
         #expect(covered.notes == ["a.example.test is covered by the entry for example.test, which is wider than this probe needs; it could be tightened: NSExceptionAllowsInsecureHTTPLoads"])
     }
@@ -148,13 +148,13 @@ import ATSPolicyFixtures
         let app = document(["NSExceptionDomains": ["10.0.0.0/8": .dictionary(range)]])
         let current = try InfoPlistMerge(app, adding: ["10.1.2.3": Self.tls11], ruleSet: .ios26)
         #expect(entries(current).keys.sorted() == ["10.0.0.0/8"], "the range already serves 10.1.2.3")
-        let before17 = try InfoPlistMerge(app, adding: ["10.1.2.3": Self.tls11], ruleSet: .beforeIOS17)
+        let before17 = try InfoPlistMerge(app, adding: ["10.1.2.3": Self.tls11], ruleSet: .ios13)
         #expect(entries(before17).keys.sorted() == ["10.0.0.0/8", "10.1.2.3"], "ios16 does not read the range")
     }
 
     @Test func deprecatedNamesAreWidenedWithTheCurrentName() throws {
         let old: [String: PropertyListValue] = ["NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.2", "Custom": 3]
-        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["a.example": .dictionary(old)]]), adding: ["a.example": Self.tls11])
+        let merged = try InfoPlistMerge(document(["NSExceptionDomains": ["a.example": .dictionary(old)]]), adding: ["a.example": Self.tls11], ruleSet: .current)
         let written = merged.root["NSAppTransportSecurity"]?["NSExceptionDomains"]?["a.example"]?.dictionaryValue ?? [:]
         #expect(written["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
         #expect(written["NSThirdPartyExceptionMinimumTLSVersion"] == "TLSv1.2")
@@ -163,17 +163,17 @@ import ATSPolicyFixtures
     }
 
     @Test func missingOrBareDictionariesAndWrongTypes() throws {
-        let fresh = try InfoPlistMerge(PropertyListDocument(root: ["CFBundleIdentifier": "x"]), adding: ["a.example": Self.tls11])
+        let fresh = try InfoPlistMerge(PropertyListDocument(root: ["CFBundleIdentifier": "x"]), adding: ["a.example": Self.tls11], ruleSet: .current)
         #expect(entries(fresh) == ["a.example": Self.tls11])
-        let bare = try InfoPlistMerge(PropertyListDocument(root: ["NSAllowsArbitraryLoads": true]), adding: ["a.example": Self.tls11])
+        let bare = try InfoPlistMerge(PropertyListDocument(root: ["NSAllowsArbitraryLoads": true]), adding: ["a.example": Self.tls11], ruleSet: .current)
         #expect(bare.root["NSAppTransportSecurity"] == nil)
         #expect(bare.root["NSExceptionDomains"]?.dictionaryValue?.keys.sorted() == ["a.example"])
         #expect(bare.notes.first?.hasPrefix("NSAllowsArbitraryLoads is set") == true)
         #expect(throws: InfoPlistMerge.Failure.self) {
-            try InfoPlistMerge(PropertyListDocument(root: ["NSAppTransportSecurity": "yes"]), adding: ["a.example": Self.tls11])
+            try InfoPlistMerge(PropertyListDocument(root: ["NSAppTransportSecurity": "yes"]), adding: ["a.example": Self.tls11], ruleSet: .current)
         }
         #expect(throws: InfoPlistMerge.Failure.self) {
-            try InfoPlistMerge(PropertyListDocument(root: ["NSAppTransportSecurity": ["NSExceptionDomains": [1]]]), adding: [:])
+            try InfoPlistMerge(PropertyListDocument(root: ["NSAppTransportSecurity": ["NSExceptionDomains": [1]]]), adding: [:], ruleSet: .current)
         }
     }
 }

@@ -178,11 +178,13 @@ extension LintCase {
         .fires("domain-wildcard", exceptions(domain("*.example.com", insecure)), at: "\(EXC).*.example.com", mentions: "'example.com' with NSIncludesSubdomains = true"),
         .silent("domain-wildcard", exceptions(domain("example.com", insecure + "<key>NSIncludesSubdomains</key><true/>"))),
         .fires("domain-uppercase", exceptions(domain("Example.COM", insecure)), at: "\(EXC).Example.COM", mentions: "use the key 'example.com'"),
-        .fires("domain-uppercase", pinned(domain("Example.com", leafPins)), at: "\(PIN).Example.com", mentions: "use the key 'example.com'"),
+        // Pin keys compare case-insensitively (SecPolicy.c parseNSPinnedDomains): not a finding there.
+        .silent("domain-uppercase", pinned(domain("Example.com", leafPins))),
         .silent("domain-uppercase", exceptions(domain("example.com", insecure))),
         .silent("domain-uppercase", exceptions(domain("2001:DB8::1", insecure))),
         .fires("domain-trailing-dot", exceptions(domain("example.com.", insecure)), at: "\(EXC).example.com.", mentions: "use the key 'example.com'"),
-        .fires("domain-trailing-dot", exceptions(domain("example.com.", insecure)), at: "\(EXC).example.com.", mentions: "matches no host"),
+        .fires("domain-trailing-dot", exceptions(domain("example.com.", insecure)), at: "\(EXC).example.com.", mentions: "matches only a URL whose host is written with the dot"),
+        .fires("domain-trailing-dot", pinned(domain("example.com.", leafPins)), at: "\(PIN).example.com.", mentions: "matches no host"),
         .silent("domain-trailing-dot", exceptions(domain("example.com", insecure))),
 
         .fires("ip-key-release", exceptions(domain("192.0.2.1", insecure)), at: "\(EXC).192.0.2.1", mentions: "iOS 17 / macOS 14"),

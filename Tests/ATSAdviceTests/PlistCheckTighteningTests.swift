@@ -24,7 +24,7 @@ import TLSFacts
             "NSAllowsArbitraryLoads": true,
             "NSExceptionDomains": ["api.example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]],
         ]
-        let report = ExceptionTightener.tighten(ats, needs: [need("api.example.com", .nothing)])
+        let report = ExceptionTightener.tighten(ats, needs: [need("api.example.com", .nothing)], ruleSet: .documented)
         #expect(report.findings.map(\.kind) == [.unnecessary, .unnecessary])
         #expect(report.findings.map(\.keyPath) == [
             "NSAppTransportSecurity.NSAllowsArbitraryLoads",
@@ -40,7 +40,7 @@ import TLSFacts
     @Test func arbitraryLoadsForOneTLS11HostIsTooWideAndBecomesItsEntry() {
         let report = ExceptionTightener.tighten(["NSAllowsArbitraryLoads": true], needs: [
             need("old.example.com", tls("TLSv1.1")), need("new.example.com", .nothing),
-        ])
+        ], ruleSet: .documented)
         #expect(report.findings.first?.kind == .tooWide)
         #expect(report.findings.first?.message.contains("old.example.com needs NSExceptionMinimumTLSVersion = TLSv1.1") == true)
         #expect(report.tightened["NSAllowsArbitraryLoads"] == nil)
@@ -51,7 +51,7 @@ import TLSFacts
     @Test func arbitraryLoadsStaysWhenAHostItGovernsIsUndecided() {
         let report = ExceptionTightener.tighten(["NSAllowsArbitraryLoads": true], needs: [
             need("down.example.com", .undecided(reason: "unreachable"), passes: false),
-        ])
+        ], ruleSet: .documented)
         #expect(report.isTight)
         #expect(report.tightened["NSAllowsArbitraryLoads"] == true)
         #expect(report.notes.contains { $0.contains("NSAllowsArbitraryLoads kept") && $0.contains("down.example.com") })
@@ -59,18 +59,18 @@ import TLSFacts
 
     @Test func ignoredArbitraryLoadsIsLeftToTheLinter() {
         let ats: [String: PropertyListValue] = ["NSAllowsArbitraryLoads": true, "NSAllowsLocalNetworking": false]
-        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)])
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)], ruleSet: .documented)
         #expect(report.isTight)
         #expect(report.tightened["NSAllowsArbitraryLoads"] == true)
     }
 
     @Test func aStricterKeyStaysWhileTheLoadPassesAndWidensWhenItFails() {
         let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.com": ["NSExceptionMinimumTLSVersion": "TLSv1.3"]]]
-        let passing = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing, passes: true)])
+        let passing = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing, passes: true)], ruleSet: .documented)
         #expect(passing.isTight)
         #expect(NSDictionary(dictionary: passing.tightened).isEqual(to: ats))
 
-        let failing = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing, passes: false)])
+        let failing = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing, passes: false)], ruleSet: .documented)
         #expect(failing.findings.map(\.kind) == [.insufficient])
         #expect(failing.findings.first?.appValue == "TLSv1.3")
         #expect(failing.tightened.isEmpty)
@@ -81,7 +81,7 @@ import TLSFacts
             "NSExceptionRequiresForwardSecrecy": false, "NSExceptionAllowsInsecureHTTPLoads": true,
             "NSExceptionMinimumTLSVersion": "TLSv1.1",
         ]]]
-        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", tls("TLSv1.1"))])
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", tls("TLSv1.1"))], ruleSet: .documented)
         #expect(Set(report.findings.map(\.keyPath)) == [
             Self.domains + ".example.com.NSExceptionRequiresForwardSecrecy",
             Self.domains + ".example.com.NSExceptionAllowsInsecureHTTPLoads",
@@ -97,7 +97,7 @@ import TLSFacts
             "NSThirdPartyExceptionMinimumTLSVersion": "TLSv1.0", "NSIncludesSubdomains": true,
             "NSRequiresCertificateTransparency": true,
         ]]]
-        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", tls("TLSv1.1"))])
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", tls("TLSv1.1"))], ruleSet: .documented)
         #expect(report.findings.map(\.kind) == [.tooWide])
         let tightened = entry(report, "example.com")
         #expect(tightened?["NSThirdPartyExceptionMinimumTLSVersion"] == nil)
@@ -113,7 +113,7 @@ import TLSFacts
         let report = ExceptionTightener.tighten(ats, needs: [
             need("a.example.com", tls("TLSv1.1")),
             need("b.example.com", .exception(DomainException(requiresForwardSecrecy: false))),
-        ])
+        ], ruleSet: .documented)
         #expect(report.findings.map(\.kind) == [.tooWide])
         #expect(report.findings.first?.neededValue == "TLSv1.1")
         let tightened = entry(report, "example.com")
@@ -123,7 +123,7 @@ import TLSFacts
 
     @Test func aFailingHostUnderDefaultATSGetsTheMinimalEntry() {
         let ats: [String: PropertyListValue] = ["NSAllowsArbitraryLoadsForMedia": true]
-        let report = ExceptionTightener.tighten(ats, needs: [need("legacy.example.com", tls("TLSv1.1"), passes: false)])
+        let report = ExceptionTightener.tighten(ats, needs: [need("legacy.example.com", tls("TLSv1.1"), passes: false)], ruleSet: .documented)
         #expect(report.findings.map(\.kind) == [.insufficient])
         #expect(report.findings.first?.keyPath == Self.domains + ".legacy.example.com")
         #expect(entry(report, "legacy.example.com")?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
@@ -134,13 +134,13 @@ import TLSFacts
         let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["example.com": [
             "NSExceptionAllowsInsecureHTTPLoads": true, "NSExceptionMinimumTLSVersion": "TLSv1.0",
         ]]]
-        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .cleartext)])
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .cleartext)], ruleSet: .documented)
         #expect(report.isTight)
     }
 
     @Test func entriesNoCheckedHostFallsUnderAreKeptWithANote() {
         let ats: [String: PropertyListValue] = ["NSExceptionDomains": ["other.example": ["NSExceptionMinimumTLSVersion": "TLSv1.0"]]]
-        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)])
+        let report = ExceptionTightener.tighten(ats, needs: [need("example.com", .nothing)], ruleSet: .documented)
         #expect(report.isTight)
         #expect(report.notes.contains { $0.contains("\"other.example\" kept as written") })
         #expect(entry(report, "other.example") != nil)
@@ -151,7 +151,7 @@ import TLSFacts
             "NSIncludesSubdomains": true, "NSExceptionMinimumTLSVersion": "TLSv1.1",
         ]]]
         // Passes under Apple's code, fails under the documentation's one-label reading.
-        let report = ExceptionTightener.tighten(ats, needs: [need("a.b.example.test", tls("TLSv1.1"), passes: false)])
+        let report = ExceptionTightener.tighten(ats, needs: [need("a.b.example.test", tls("TLSv1.1"), passes: false)], ruleSet: .documented)
         #expect(report.findings.map(\.kind) == [.insufficient])
         #expect(report.findings.first?.keyPath == Self.domains + ".a.b.example.test")
         #expect(entry(report, "a.b.example.test")?["NSExceptionMinimumTLSVersion"] == "TLSv1.1")
@@ -160,14 +160,14 @@ import TLSFacts
 
     @Test func anEmptyEntryIsUnnecessaryWithoutArbitraryLoadsAndKeptBesideIt() {
         let without = ExceptionTightener.tighten(["NSExceptionDomains": ["example.com": [:]]],
-                                                 needs: [need("example.com", .nothing)])
+                                                 needs: [need("example.com", .nothing)], ruleSet: .documented)
         #expect(without.findings.map(\.keyPath) == [Self.domains + ".example.com"])
         #expect(without.tightened.isEmpty)
 
         // Beside NSAllowsArbitraryLoads (kept for an undecided host) the empty entry restores default ATS.
         let beside = ExceptionTightener.tighten(
             ["NSAllowsArbitraryLoads": true, "NSExceptionDomains": ["example.com": [:]]],
-            needs: [need("example.com", .nothing), need("down.example.org", .undecided(reason: "unreachable"), passes: false)])
+            needs: [need("example.com", .nothing), need("down.example.org", .undecided(reason: "unreachable"), passes: false)], ruleSet: .documented)
         #expect(beside.isTight)
         #expect(entry(beside, "example.com") != nil)
     }
@@ -182,7 +182,7 @@ import TLSFacts
                 "api.example.com": ["NSExceptionMinimumTLSVersion": "1.2", "NSExceptionRequiresForwardSecrecy": false],
             ],
         ]
-        let report = ExceptionTightener.tighten(ats, needs: [need("api.example.com", .exception(DomainException(requiresForwardSecrecy: false)))])
+        let report = ExceptionTightener.tighten(ats, needs: [need("api.example.com", .exception(DomainException(requiresForwardSecrecy: false)))], ruleSet: .documented)
         let byPath = Dictionary(report.findings.map { ($0.keyPath, $0.message) }, uniquingKeysWith: { first, _ in first })
         let typo = try #require(byPath["NSAppTransportSecurity.NSAllowsArbitraryLoadz"])
         #expect(typo.hasPrefix("unknown key") && typo.hasSuffix("ATS ignores it"), "\(typo)")

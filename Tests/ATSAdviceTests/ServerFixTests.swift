@@ -27,10 +27,10 @@ import TLSFacts
         let server = SimulatedServer(versions: [.tls12], suites: [CipherSuite(rawValue: 0x009C)])
         let results = server.diagnose(ruleSet: .documented)
         let observations = results.map { test, _ in
-            server.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com").clientOffer(ruleSet: .documented))
+            server.handshake(EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: .documented).clientOffer(ruleSet: .documented))
         }
         let advice = HostAdvice(target: "https://example.com/", host: "example.com",
-                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results, observations: observations),
+                                suggestion: ExceptionAdvisor.suggest(host: "example.com", results: results, observations: observations, ruleSet: .documented),
                                 observations: observations, ruleSet: .documented)
         let pfs = advice.evidence.first { $0.key == "NSExceptionRequiresForwardSecrecy" }
         #expect(pfs != nil)
@@ -92,7 +92,7 @@ import TLSFacts
         let blamesKey = fixes.contains { $0.change.contains("is below 2048 bits") }
         #expect(blamesKey == tooSmall, "\(fixes.map(\.change))")
         let policy = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException()]),
-                                     host: "example.com")
+                                     host: "example.com", ruleSet: .documented)
         let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
         #expect(verdict.reasons.contains { $0.kind == .leafKeyTooSmall } == tooSmall)
     }

@@ -79,6 +79,8 @@ struct AuditLoopbackTests {
             if case .failure(let failure) = report, failure.kind == .localResources { return failure }
             return nil
         }
+
+        func admitted() async -> Bool { await prober.runtime.admit() }
     }
 
     static let hangGuard = 60.0
@@ -125,7 +127,7 @@ struct AuditLoopbackTests {
     @Test func diagnosticsRunUnderTheSchedulerIsBoundedAndCancelled() async throws {
         let server = try SilentListener()
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false))
-        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 30))
+        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .current, timeout: 30))
         let targets = Self.targets(3, port: server.port)
         // What one target starts at once: its distinct first-hop offers (LoadCache shares the rest).
         let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
@@ -168,7 +170,7 @@ struct AuditLoopbackTests {
     }
 
     static func startCutRun(server: SilentListener, prober: Prober, deadline: Double) async -> CutRun {
-        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 30))
+        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .current, timeout: 30))
         let targets = Self.targets(1, port: server.port)
         let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
         let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count

@@ -19,7 +19,7 @@ struct ForecastTests {
                     forecast: Int? = horizon, distrust: AppleDistrustList = .apple) async throws -> (DiagnosticsReport, Prober) {
         let prober = try Prober(options: ProbeOptions(caFile: caFile, useSystemTrustStore: systemAnchors != nil, evaluationDate: date,
                                                       additionalSystemAnchorsFile: systemAnchors))
-        var options = DiagnosticsOptions(ruleSet: .default, timeout: 10, forecastHorizonSeconds: forecast)
+        var options = DiagnosticsOptions(ruleSet: .current, timeout: 10, forecastHorizonSeconds: forecast)
         options.distrust = distrust
         return (await DiagnosticsRunner(prober: prober, options: options).run(target), prober)
     }

@@ -20,7 +20,7 @@ struct HostileRedirectTests {
         init() throws {
             pki = try TestPKI()
             prober = try Prober(options: ProbeOptions(caFile: try pki.writeRootPEM(), useSystemTrustStore: false))
-            runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: HostileRedirectTests.timeout))
+            runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .current, timeout: HostileRedirectTests.timeout))
         }
 
     }
@@ -59,7 +59,7 @@ struct HostileRedirectTests {
                 await runner.load(Target(host: "127.0.0.1", port: server.port, path: "/a"), configuration: ATSConfiguration())
             }
             let seconds = Date().timeIntervalSince(started)
-            #expect(outcome.hops.count <= DiagnosticsOptions().maxRedirects + 1)
+            #expect(outcome.hops.count <= DiagnosticsOptions(ruleSet: .current).maxRedirects + 1)
             #expect(outcome.hops.map(\.url).contains("https://127.0.0.1:\(server.port)/b"))
             #expect(seconds < Self.hangGuard)
         }

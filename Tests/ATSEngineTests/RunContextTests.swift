@@ -14,7 +14,7 @@ import TLSFacts
         // Before: ProbeOptions.ctLogKeys defaulted to [:] while DiagnosticsOptions.ctLogs was Apple's.
         #expect(ProbeOptions().ctLogs.source == CTLogList.apple.source)
         #expect(ProbeOptions().ctLogKeys == CTLogList.apple.keys)
-        let context = try RunContext(runtime: nil)
+        let context = try RunContext(ruleSet: .current, runtime: nil)
         #expect(context.trust.ctLogs.source == CTLogList.apple.source)
         #expect(context.probeOptions.ctLogKeys == CTLogList.apple.keys)
     }
@@ -39,12 +39,12 @@ import TLSFacts
     }
 
     @Test func checkedOnceAndNamingNoOption() throws {
-        #expect(throws: RunContextError.timeoutOutOfRange(0)) { try RunContext(timeout: 0, runtime: nil) }
+        #expect(throws: RunContextError.timeoutOutOfRange(0)) { try RunContext(ruleSet: .current, timeout: 0, runtime: nil) }
         #expect(throws: RunContextError.appAnchorsWithUserRoots) {
-            try RunContext(trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "a.pem", appAnchorFile: "b.pem")), runtime: nil)
+            try RunContext(ruleSet: .current, trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "a.pem", appAnchorFile: "b.pem")), runtime: nil)
         }
-        #expect(throws: RunContextError.offline) { try RunContext(runtime: nil).makeProber() }
-        let unreadable = try RunContext(trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem")), runtime: .shared)
+        #expect(throws: RunContextError.offline) { try RunContext(ruleSet: .current, runtime: nil).makeProber() }
+        let unreadable = try RunContext(ruleSet: .current, trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem")), runtime: .shared)
         #expect(throws: RunContextError.self) { try unreadable.makeProber() }
         let errors: [RunContextError] = [.timeoutOutOfRange(0), .redirectsOutOfRange(-1), .forecastHorizonOutOfRange(0),
                                          .appAnchorsWithUserRoots, .offline,
@@ -58,13 +58,13 @@ import TLSFacts
         let maximum = RunContext.maximumForecastHorizonSeconds
         #expect(maximum == 3_650 * 86_400)
         for wrong in [0, -1, maximum + 1] {
-            #expect(throws: RunContextError.forecastHorizonOutOfRange(wrong)) { try RunContext(forecastHorizonSeconds: wrong, runtime: nil) }
+            #expect(throws: RunContextError.forecastHorizonOutOfRange(wrong)) { try RunContext(ruleSet: .current, forecastHorizonSeconds: wrong, runtime: nil) }
         }
-        #expect(try RunContext(forecastHorizonSeconds: 1, runtime: nil).forecastHorizonSeconds == 1)
-        #expect(try RunContext(forecastHorizonSeconds: maximum, runtime: nil).forecastHorizonSeconds == maximum)
-        #expect(try RunContext(runtime: nil).forecastHorizonSeconds == nil)
-        #expect(try DiagnosticsRunner(context: RunContext(runtime: .shared)).options.forecastHorizonSeconds == nil)
-        let context = try RunContext(forecastHorizonSeconds: 90 * 86_400, runtime: .shared)
+        #expect(try RunContext(ruleSet: .current, forecastHorizonSeconds: 1, runtime: nil).forecastHorizonSeconds == 1)
+        #expect(try RunContext(ruleSet: .current, forecastHorizonSeconds: maximum, runtime: nil).forecastHorizonSeconds == maximum)
+        #expect(try RunContext(ruleSet: .current, runtime: nil).forecastHorizonSeconds == nil)
+        #expect(try DiagnosticsRunner(context: RunContext(ruleSet: .current, runtime: .shared)).options.forecastHorizonSeconds == nil)
+        let context = try RunContext(ruleSet: .current, forecastHorizonSeconds: 90 * 86_400, runtime: .shared)
         #expect(try DiagnosticsRunner(context: context).options.forecastHorizonSeconds == 90 * 86_400)
         #expect(RunContextError.forecastHorizonOutOfRange(0).description
                 == "the forecast horizon must be between 1 and 315360000 seconds (3650 days), got 0")

@@ -36,7 +36,7 @@ struct RuntimeEmbeddingTests {
         #expect(runtime.descriptorBudget.slots == 64)
 
         let prober = try Prober(options: ProbeOptions(caFile: root, useSystemTrustStore: false), runtime: runtime)
-        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: 10))
+        let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .current, timeout: 10))
         let report = await runner.run(try Target(parsing: "https://127.0.0.1:\(server.port)/"))
         #expect(report.defaultPasses, "\(report.tests.first.map { "\($0.verdict)" } ?? "no test")")
         #expect(report.handshakes > 0 && server.completedHandshakes > 0)

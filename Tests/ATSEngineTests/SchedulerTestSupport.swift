@@ -203,6 +203,9 @@ final class FakeWork: AuditWork, Sendable {
         report.local ? ProbeFailure(kind: .localResources, detail: "fake: out of descriptors") : nil
     }
 
+    /// The fake has no engine to wait for.
+    func admitted() async -> Bool { true }
+
     /// Ends the run of `url` waiting now; false if none is.
     @discardableResult
     func finish(_ url: String) -> Bool {

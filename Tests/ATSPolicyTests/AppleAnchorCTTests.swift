@@ -17,12 +17,12 @@ import TLSFacts
         let chain = F.chain(F.leaf(), root: root)
         func ruleIDs(_ chain: [CertificateFacts], requireCT: Bool = false) -> [CertificateRuleID] {
             AppleCertificatePolicy.violations(chain: chain, anchor: .system, at: F.date(2026, 3, 1),
-                                              requireCertificateTransparency: requireCT, path: chain).map(\.rule)
+                                              requireCertificateTransparency: requireCT, rules: .documented, path: chain).map(\.rule)
         }
         #expect(!ruleIDs(chain).contains(.certificateTransparency))
         #expect(ruleIDs(chain, requireCT: true).contains(.certificateTransparency))
         #expect(ruleIDs(F.chain(F.leaf())).contains(.certificateTransparency))
-        let result = CTPolicy().evaluate(leaf: F.leaf(), deliveredSCTs: [], anchor: .system, requireCertificateTransparency: false,
+        let result = CTPolicy(rules: .documented).evaluate(leaf: F.leaf(), deliveredSCTs: [], anchor: .system, requireCertificateTransparency: false,
                                          at: F.date(2026, 3, 1), anchorFingerprint: Self.appleRootCA)
         #expect(result.verdict == .notRequired && result.reason.contains("Apple's own roots"), "\(result.reason)")
         #expect(AppleAnchors.sha256Fingerprints.count == 5)

@@ -107,7 +107,7 @@ struct AppleConfigurationSemanticsTests {
     /// Apple's documentation lists no built-in exception: `documented` has none.
     @Test func documentedRuleSetHasNoBuiltInExceptions() {
         #expect(policy([:], "apple.com", ruleSet: .documented).atsRequired)
-        #expect(!policy([:], "apple.com", ruleSet: .beforeIOS17).atsRequired)
+        #expect(!policy([:], "apple.com", ruleSet: .ios13).atsRequired)
     }
 
     // MARK: Direct addresses (sec_protocol_configuration_tls_required_for_host_or_address_internal, is_direct)
@@ -191,15 +191,18 @@ struct AppleConfigurationSemanticsTests {
 
     // MARK: Trailing dots (SecPolicy.c parseNSPinnedDomains: "Strip the trailing dot if any")
 
-    @Test func trailingDotIsRemovedBeforeExceptionAndPinLookup() {
+    /// The pin lookup removes the host's dot; the exception lookup (SecProtocolConfiguration.m,
+    /// `xpc_dictionary_get_dictionary(domain_map, host)`) looks the host up as written, built-in
+    /// exceptions included (docs/rules.md, "Domain keys").
+    @Test func trailingDotIsRemovedBeforeThePinLookupOnly() {
         let ats: [String: PropertyListValue] = [
             "NSExceptionDomains": ["example.com": ["NSExceptionAllowsInsecureHTTPLoads": true]],
             "NSPinnedDomains": ["example.com": ["NSPinnedLeafIdentities": [["SPKI-SHA256-BASE64": .string(Self.pin)]]]],
         ]
         let dotted = policy(ats, "example.com.")
-        #expect(dotted.match?.key == "example.com" && !dotted.atsRequired)
+        #expect(dotted.match == nil && dotted.atsRequired)
         #expect(dotted.pins?.leafIdentities == [Self.pin])
-        // The built-in exceptions too: "apple.com." is apple.com.
-        #expect(policy([:], "www.apple.com.").match?.isBuiltIn == true)
+        #expect(policy([:], "www.apple.com.").match == nil)
+        #expect(policy([:], "www.apple.com").match?.isBuiltIn == true)
     }
 }

@@ -22,7 +22,7 @@ struct ApplePathPolicyTests {
         func rules(_ notBefore: Date) -> [CertificateRuleID] {
             let leaf = F.leaf(notBefore: notBefore, days: 90)
             return AppleCertificatePolicy.violations(chain: [leaf, F.ca()], anchor: .system, at: notBefore.addingTimeInterval(86_400),
-                                                     path: [leaf, F.ca(), woSign])
+                                                     rules: .documented, path: [leaf, F.ca(), woSign])
                 .map(\.rule).filter { $0 != CertificateRuleID.certificateTransparency }
         }
         #expect(rules(F.date(2016, 12, 1, plus: -1)) == [])
@@ -36,7 +36,7 @@ struct ApplePathPolicyTests {
         func found(_ notBefore: Date) -> [CertificateRuleViolation] {
             let leaf = F.leaf(notBefore: notBefore, days: 90)
             return AppleCertificatePolicy.violations(chain: [leaf, F.ca()], anchor: .system, at: notBefore.addingTimeInterval(86_400),
-                                                     path: [leaf, F.ca(), entrust])
+                                                     rules: .documented, path: [leaf, F.ca(), entrust])
                 .filter { $0.rule != CertificateRuleID.certificateTransparency }
         }
         #expect(found(F.date(2024, 11, 16, plus: -1)).isEmpty)
@@ -68,7 +68,7 @@ struct ApplePathPolicyTests {
         fetched.sha256Fingerprint = "EE:FF"
         let leaf = F.leaf()
         let found = AppleCertificatePolicy.violations(chain: [leaf], anchor: .user, at: F.date(2026, 3, 1),
-                                                      path: [leaf, fetched, F.root()])
+                                                      rules: .documented, path: [leaf, fetched, F.root()])
         #expect(found.map(\.rule) == [CertificateRuleID.caServerAuthEKU])
         #expect(found.first?.certificateIndex == nil)
         #expect(found.first?.detail.hasPrefix("chain certificate 1 [CA, not served] (CN=Fetched CA)") == true)
@@ -76,7 +76,7 @@ struct ApplePathPolicyTests {
         var root = F.root()
         root.extendedKeyUsage = ["1.3.6.1.5.5.7.3.4"]
         #expect(AppleCertificatePolicy.violations(chain: [leaf], anchor: .user, at: F.date(2026, 3, 1),
-                                                  path: [leaf, F.ca(), root]).isEmpty)
+                                                  rules: .documented, path: [leaf, F.ca(), root]).isEmpty)
     }
 
     /// Every trust failure carries Apple's three codes, in the Reason and in the error.
@@ -127,7 +127,7 @@ struct PinsOnBuiltChainTests {
         root.sha256Fingerprint = "FF:FF"
         func verdict() -> Verdict {
             let config = ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: ["rootSPKI"])])
-            let policy = EffectivePolicy(configuration: config, host: "example.com")
+            let policy = EffectivePolicy(configuration: config, host: "example.com", ruleSet: .documented)
             return ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
         }
         #expect(verdict().reasons.map(\.code) == ["pinMismatch"], "served chain only: the root is not there")

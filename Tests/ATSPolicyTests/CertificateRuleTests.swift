@@ -32,7 +32,7 @@ struct CertificateRuleTests {
         #expect(F.nonCTRules(F.chain(clientOnly)) == [CertificateRuleID.serverAuthEKU])
         #expect(F.nonCTRules(F.chain(anyOnly)) == [CertificateRuleID.serverAuthEKU])
         #expect(F.nonCTRules(F.chain(both)) == [])
-        let detail = AppleCertificatePolicy.violations(chain: F.chain(anyOnly), anchor: .system, at: F.date(2026, 3, 1))
+        let detail = AppleCertificatePolicy.violations(chain: F.chain(anyOnly), anchor: .system, at: F.date(2026, 3, 1), rules: .documented)
             .first?.detail ?? ""
         #expect(detail.contains("anyExtendedKeyUsage"))
         // A user-installed root: anyEKU passes, clientAuth alone still fails (the loose check).
@@ -61,7 +61,7 @@ struct CertificateRuleTests {
         #expect(F.nonCTRules(F.chain(none)) == [CertificateRuleID.subjectAltNameMissing])
         #expect(F.nonCTRules(F.chain(ipOnly)) == [])
         let found = AppleCertificatePolicy.violations(chain: F.chain(none), anchor: .user, serverName: "www.example.com",
-                                                      at: F.date(2026, 3, 1))
+                                                      at: F.date(2026, 3, 1), rules: .documented)
         #expect(found.map(\.certificateIndex) == [0])
         #expect(found.first?.detail.contains("asked for www.example.com") == true)
     }
@@ -82,7 +82,7 @@ struct CertificateRuleTests {
         #expect(F.nonCTRules(F.chain(F.leaf(key: rsa2047)), rules: bits) == [CertificateRuleID.rsaKeySize])
         #expect(F.nonCTRules(F.chain(intermediate: F.ca(key: rsa2048))) == [])
         let weakCA = AppleCertificatePolicy.violations(chain: F.chain(intermediate: F.ca(key: rsa2040)), anchor: .user,
-                                                       at: F.date(2026, 3, 1))
+                                                       at: F.date(2026, 3, 1), rules: .documented)
         #expect(weakCA.map(\.rule) == [CertificateRuleID.rsaKeySize])
         #expect(weakCA.map(\.certificateIndex) == [1])
         // Small EC keys are not this rule's: ec-key-size refuses them (issue 33; SecPolicy.c
@@ -94,7 +94,7 @@ struct CertificateRuleTests {
 
     @Test func sha1IsRefusedExceptForTheRootSelfSignature() {
         let sha1Intermediate = AppleCertificatePolicy.violations(chain: F.chain(intermediate: F.ca(hash: .sha1)),
-                                                                 anchor: .user, at: F.date(2026, 3, 1))
+                                                                 anchor: .user, at: F.date(2026, 3, 1), rules: .documented)
         #expect(sha1Intermediate.map(\.rule) == [CertificateRuleID.sha1Signature])
         #expect(sha1Intermediate.map(\.certificateIndex) == [1])
         #expect(F.nonCTRules(F.chain(root: F.root(hash: .sha1))) == [])
@@ -107,7 +107,7 @@ struct CertificateRuleTests {
 
     @Test func violationsNameTheCertificateAndEscapeItsSubject() {
         let hostile = F.ca(subject: "CN=Evil\u{1B}[31m CA", key: PublicKeyFacts(algorithm: .rsa, bits: 1024))
-        let found = AppleCertificatePolicy.violations(chain: F.chain(intermediate: hostile), anchor: .user, at: F.date(2026, 3, 1))
+        let found = AppleCertificatePolicy.violations(chain: F.chain(intermediate: hostile), anchor: .user, at: F.date(2026, 3, 1), rules: .documented)
         #expect(found.count == 1)
         let detail = found.first?.detail ?? ""
         #expect(detail.hasPrefix("certificate 1 [CA] (CN=Evil\\x1B[31m CA): RSA key of 1024 bits"))
@@ -138,15 +138,15 @@ struct CertificateRuleTests {
                         deliveredSCTs: delivered)
         }
         let at = F.date(2026, 3, 1)
-        #expect(AppleCertificatePolicy.violations(in: observation(anchor: .user, delivered: []), at: at).map(\.rule)
+        #expect(AppleCertificatePolicy.violations(in: observation(anchor: .user, delivered: []), at: at, rules: .documented).map(\.rule)
                 == [CertificateRuleID.rsaKeySize])
-        #expect(AppleCertificatePolicy.violations(in: observation(anchor: .system, delivered: []), at: at).map(\.rule)
+        #expect(AppleCertificatePolicy.violations(in: observation(anchor: .system, delivered: []), at: at, rules: .documented).map(\.rule)
                 == [CertificateRuleID.rsaKeySize, CertificateRuleID.certificateTransparency])
         let delivered = [F.sct(F.Log.argon2026h1, .tlsExtension), F.sct(F.Log.nimbus2026, .tlsExtension)]
-        #expect(AppleCertificatePolicy.violations(in: observation(anchor: .system, delivered: delivered), at: at).map(\.rule)
+        #expect(AppleCertificatePolicy.violations(in: observation(anchor: .system, delivered: delivered), at: at, rules: .documented).map(\.rule)
                 == [CertificateRuleID.rsaKeySize])
         #expect(AppleCertificatePolicy.violations(in: observation(anchor: .user, delivered: []), at: at,
-                                                  requireCertificateTransparency: true).map(\.rule)
+                                                  requireCertificateTransparency: true, rules: .documented).map(\.rule)
                 == [CertificateRuleID.rsaKeySize, CertificateRuleID.certificateTransparency])
     }
 }

@@ -11,7 +11,7 @@ struct CertificateTransparencyTests {
 
     func ct(_ leaf: CertificateFacts, delivered: [SignedCertificateTimestamp] = [], anchor: AnchorSource? = .system,
             requireCT: Bool = false, at date: Date = checkedAt) -> CTPolicyResult {
-        CTPolicy().evaluate(leaf: leaf, deliveredSCTs: delivered, anchor: anchor,
+        CTPolicy(rules: .documented).evaluate(leaf: leaf, deliveredSCTs: delivered, anchor: anchor,
                             requireCertificateTransparency: requireCT, at: date)
     }
 

@@ -97,9 +97,9 @@ import TLSFacts
         #expect(!ATSConfiguration(allowsArbitraryLoads: true, allowsArbitraryLoadsInWebContent: true).effectiveAllowsArbitraryLoads)
         #expect(!ATSConfiguration(allowsArbitraryLoads: true, allowsLocalNetworking: false).effectiveAllowsArbitraryLoads)
         let ignored = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true, allowsArbitraryLoadsInWebContent: false),
-                                      host: "example.com")
+                                      host: "example.com", ruleSet: .documented)
         #expect(ignored.atsApplies && ignored.atsRequired)
-        let honoured = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com")
+        let honoured = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com", ruleSet: .documented)
         #expect(honoured.exemption == .arbitraryLoads)
     }
 }

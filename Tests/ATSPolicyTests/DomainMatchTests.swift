@@ -15,49 +15,52 @@ import TLSFacts
     ])
 
     @Test func exactBeatsSubdomain() {
-        #expect(config.match(host: "api.example.com")?.key == "api.example.com")
-        #expect(config.match(host: "api.example.com")?.kind == .exact)
-        #expect(config.match(host: "EXAMPLE.com")?.kind == .exact)
-        #expect(config.match(host: "www.example.com")?.kind == .subdomain(depth: 1))
-        #expect(config.match(host: "notexample.com") == nil)
-        #expect(config.match(host: "www.exact.org") == nil, "no NSIncludesSubdomains")
+        #expect(config.match(host: "api.example.com", reading: .anyDepth, ruleSet: .documented)?.key == "api.example.com")
+        #expect(config.match(host: "api.example.com", reading: .anyDepth, ruleSet: .documented)?.kind == .exact)
+        // Looked up exactly, as Apple stores and looks up keys (DomainKeys): URL hosts are lower case.
+        #expect(config.match(host: "EXAMPLE.com", reading: .anyDepth, ruleSet: .documented) == nil)
+        #expect(config.match(host: "www.example.com", reading: .anyDepth, ruleSet: .documented)?.kind == .subdomain(depth: 1))
+        #expect(config.match(host: "notexample.com", reading: .anyDepth, ruleSet: .documented) == nil)
+        #expect(config.match(host: "www.exact.org", reading: .anyDepth, ruleSet: .documented) == nil, "no NSIncludesSubdomains")
     }
 
     @Test func subdomainDepthReadings() {
-        #expect(config.match(host: "a.b.example.com", reading: .anyDepth)?.kind == .subdomain(depth: 2))
-        #expect(config.match(host: "a.b.example.com", reading: .oneLabel) == nil)
-        #expect(config.match(host: "b.example.com", reading: .oneLabel)?.key == "example.com")
-        let disagreement = config.subdomainDisagreement(host: "a.b.example.com")
+        #expect(config.match(host: "a.b.example.com", reading: .anyDepth, ruleSet: .documented)?.kind == .subdomain(depth: 2))
+        #expect(config.match(host: "a.b.example.com", reading: .oneLabel, ruleSet: .documented) == nil)
+        #expect(config.match(host: "b.example.com", reading: .oneLabel, ruleSet: .documented)?.key == "example.com")
+        let disagreement = config.subdomainDisagreement(host: "a.b.example.com", ruleSet: .documented)
         #expect(disagreement?.anyDepth?.key == "example.com")
         #expect(disagreement?.oneLabel == nil)
         #expect(disagreement?.message.contains("one label") == true)
-        #expect(config.subdomainDisagreement(host: "b.example.com") == nil)
+        #expect(config.subdomainDisagreement(host: "b.example.com", ruleSet: .documented) == nil)
         // The two readings also change the policy.
-        let any = EffectivePolicy(configuration: config, host: "a.b.example.com", subdomainReading: .anyDepth)
-        let one = EffectivePolicy(configuration: config, host: "a.b.example.com", subdomainReading: .oneLabel)
+        let any = EffectivePolicy(configuration: config, host: "a.b.example.com", ruleSet: .documented, subdomainReading: .anyDepth)
+        let one = EffectivePolicy(configuration: config, host: "a.b.example.com", ruleSet: .documented, subdomainReading: .oneLabel)
         #expect(any.minimumVersion == .tls11 && one.minimumVersion == .tls12)
         #expect(any.subdomainDisagreement != nil)
     }
 
-    /// The host's trailing dot is removed before the lookup (SecPolicy.c parseNSPinnedDomains;
-    /// docs/rules.md, "Configuration semantics"), so a key ending in a dot matches no host.
-    @Test func trailingDotKeyMatchesNoHost() {
-        #expect(config.match(host: "dotted.net.") == nil)
-        #expect(config.match(host: "www.dotted.net.") == nil)
-        #expect(config.match(host: "dotted.net") == nil)
+    /// The exception lookup keeps the host's trailing dot (SecProtocolConfiguration.m,
+    /// `xpc_dictionary_get_dictionary(domain_map, host)`; docs/rules.md, "Domain keys"), so a key
+    /// ending in a dot matches only a host written with the dot.
+    @Test func trailingDotKeyMatchesOnlyADottedHost() {
+        #expect(config.match(host: "dotted.net.", reading: .anyDepth, ruleSet: .documented)?.kind == .exact)
+        #expect(config.match(host: "www.dotted.net.", reading: .anyDepth, ruleSet: .documented)?.kind == .subdomain(depth: 1))
+        #expect(config.match(host: "dotted.net", reading: .anyDepth, ruleSet: .documented) == nil)
+        #expect(config.match(host: "www.dotted.net", reading: .anyDepth, ruleSet: .documented) == nil)
     }
 
     @Test func ipKeysLongestPrefixWins() {
-        #expect(config.match(host: "192.168.1.10")?.key == "192.168.1.10")
-        #expect(config.match(host: "192.168.1.11")?.key == "192.168.1.0/24")
-        #expect(config.match(host: "10.200.0.1")?.kind == .addressRange(prefixLength: 8))
-        #expect(config.match(host: "2001:db8::5")?.key == "2001:db8::/32")
-        #expect(config.match(host: "172.16.0.1") == nil)
+        #expect(config.match(host: "192.168.1.10", reading: .anyDepth, ruleSet: .documented)?.key == "192.168.1.10")
+        #expect(config.match(host: "192.168.1.11", reading: .anyDepth, ruleSet: .documented)?.key == "192.168.1.0/24")
+        #expect(config.match(host: "10.200.0.1", reading: .anyDepth, ruleSet: .documented)?.kind == .addressRange(prefixLength: 8))
+        #expect(config.match(host: "2001:db8::5", reading: .anyDepth, ruleSet: .documented)?.key == "2001:db8::/32")
+        #expect(config.match(host: "172.16.0.1", reading: .anyDepth, ruleSet: .documented) == nil)
     }
 
     @Test func ipKeysIgnoredBeforeIOS17() {
-        #expect(config.match(host: "192.168.1.10", ruleSet: .beforeIOS17) == nil)
-        let policy = EffectivePolicy(configuration: .default, host: "192.168.1.10", ruleSet: .beforeIOS17)
+        #expect(config.match(host: "192.168.1.10", reading: .anyDepth, ruleSet: .ios13) == nil)
+        let policy = EffectivePolicy(configuration: .default, host: "192.168.1.10", ruleSet: .ios13)
         #expect(policy.exemption == .ipAddressBeforeIOS17)
         #expect(!policy.atsRequired && policy.allowsInsecureHTTP)
         let after = EffectivePolicy(configuration: .default, host: "192.168.1.10", ruleSet: .documented)
@@ -66,22 +69,22 @@ import TLSFacts
 
     @Test func namesAndAddressesNeverCrossMatch() {
         let named = ATSConfiguration(exceptionDomains: ["example.com": DomainException(includesSubdomains: true)])
-        #expect(named.match(host: "93.184.216.34") == nil)
+        #expect(named.match(host: "93.184.216.34", reading: .anyDepth, ruleSet: .documented) == nil)
         let numeric = ATSConfiguration(exceptionDomains: ["10.0.0.0/8": DomainException()])
-        #expect(numeric.match(host: "10.example.com") == nil)
-        #expect(numeric.match(host: "example.com") == nil)
+        #expect(numeric.match(host: "10.example.com", reading: .anyDepth, ruleSet: .documented) == nil)
+        #expect(numeric.match(host: "example.com", reading: .anyDepth, ruleSet: .documented) == nil)
     }
 
     @Test func localNetworking() {
         let config = ATSConfiguration(allowsArbitraryLoads: true, allowsLocalNetworking: true,
                                       exceptionDomains: ["printer.local": DomainException()])
         for host in ["nas", "mac.local", "Mac.Local.", "10.0.0.1", "::1"] {
-            #expect(EffectivePolicy(configuration: config, host: host).exemption == .localNetworking, "\(host)")
+            #expect(EffectivePolicy(configuration: config, host: host, ruleSet: .documented).exemption == .localNetworking, "\(host)")
         }
         // NSAllowsLocalNetworking switches NSAllowsArbitraryLoads off for everything else.
-        #expect(EffectivePolicy(configuration: config, host: "example.com").atsRequired)
+        #expect(EffectivePolicy(configuration: config, host: "example.com", ruleSet: .documented).atsRequired)
         // An exception entry, even empty, wins over the global keys.
-        #expect(EffectivePolicy(configuration: config, host: "printer.local").atsRequired)
+        #expect(EffectivePolicy(configuration: config, host: "printer.local", ruleSet: .documented).atsRequired)
     }
 
     /// SecProtocolConfiguration.m, tls_required_for_host with is_direct, and its unit tests
@@ -90,7 +93,7 @@ import TLSFacts
     @Test func localNetworkingByApplesCode() {
         let direct = ["myhost.local", "myhost.local.", "printer", "127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]
         let notDirect = ["example.com", "10.0.0.1", "192.168.1.10", "2001:db8::1", "local", "myhost.localdomain"]
-        for ruleSet in [RuleSet.ios26, .appleCode2022] {
+        for ruleSet in [RuleSet.ios26, .ios17] {
             for host in direct {
                 let policy = EffectivePolicy(configuration: .default, host: host, ruleSet: ruleSet)
                 #expect(policy.exemption == .localNetworking, "\(host) under \(ruleSet.id)")
@@ -117,8 +120,8 @@ import TLSFacts
 
     @Test func exceptionEntryBeatsArbitraryLoads() {
         let config = ATSConfiguration(allowsArbitraryLoads: true, exceptionDomains: ["strict.example": DomainException()])
-        #expect(EffectivePolicy(configuration: config, host: "strict.example").atsRequired)
-        #expect(EffectivePolicy(configuration: config, host: "other.example").exemption == .arbitraryLoads)
+        #expect(EffectivePolicy(configuration: config, host: "strict.example", ruleSet: .documented).atsRequired)
+        #expect(EffectivePolicy(configuration: config, host: "other.example", ruleSet: .documented).exemption == .arbitraryLoads)
     }
 
     @Test func pinnedDomainMatching() {

@@ -135,7 +135,7 @@ import ATSPolicyFixtures
 
     @Test func pins() {
         let config = ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: ["caSPKI"], leafIdentities: ["leafSPKI"])])
-        let policy = EffectivePolicy(configuration: config, host: "example.com")
+        let policy = EffectivePolicy(configuration: config, host: "example.com", ruleSet: .documented)
         #expect(ATSEvaluator.evaluate(.success(testObservation()), under: policy, ruleSet: .documented).passed)
         let wrongLeaf = ATSEvaluator.evaluate(.success(testObservation(chainSPKIs: ["other", "caSPKI"])), under: policy, ruleSet: .documented)
         #expect(wrongLeaf.reasons.map(\.kind) == [.pinMismatch])
@@ -145,7 +145,7 @@ import ATSPolicyFixtures
         #expect(PinningPolicy.evaluate(chain: chain, pins: PinnedDomain(caIdentities: ["x", "caSPKI"])).isSatisfied)
         // An empty identity array pins the domain to nothing: the load fails (SecPolicy.c
         // parseNSPinnedDomains returns an empty array; SecPolicyServer.c SecPolicyCheckCAspkiSHA256 finds no match).
-        let empty = EffectivePolicy(configuration: ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: [])]), host: "example.com")
+        let empty = EffectivePolicy(configuration: ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: [])]), host: "example.com", ruleSet: .documented)
         #expect(ATSEvaluator.evaluate(.success(testObservation()), under: empty, ruleSet: .documented).reasons.map(\.kind) == [.pinMismatch])
     }
 
@@ -210,7 +210,7 @@ import ATSPolicyFixtures
         #expect(!ATSEvaluator.evaluateRedirect(to: Target(scheme: .http, host: "other.com"), under: insecure, ruleSet: .documented).passed)
         #expect(ATSEvaluator.evaluateRedirect(to: http, under: ATSConfiguration(allowsArbitraryLoads: true), ruleSet: .documented).passed)
         // An http:// load itself.
-        let policy = EffectivePolicy(configuration: .default, host: "example.com", scheme: .http)
+        let policy = EffectivePolicy(configuration: .default, host: "example.com", scheme: .http, ruleSet: .documented)
         #expect(ATSEvaluator.evaluate(.success(testObservation()), under: policy, ruleSet: .documented).error?.code == -1022)
     }
 
@@ -237,12 +237,12 @@ import ATSPolicyFixtures
 @Suite struct CertificateRuleSetTests {
     @Test func violationsReadOnlyWhenTheRuleSetHasTheRules() {
         let violation = CertificateRuleViolation(rule: "rsa-key-size", certificateIndex: 0, detail: "leaf RSA key 1024 bits < 2048")
-        var old = RuleSet.beforeIOS17
+        var old = RuleSet.ios13
         old.appliesIOS13CertificateRules = false
         let policy = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com", ruleSet: old)
         let observation = testObservation(key: PublicKeyFacts(algorithm: .rsa, bits: 1024))
         #expect(ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: old, certificateViolations: [violation]).passed)
-        let current = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com")
+        let current = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com", ruleSet: .documented)
         let verdict = ATSEvaluator.evaluate(.success(observation), under: current, ruleSet: .documented, certificateViolations: [violation])
         #expect(verdict.reasons.map(\.code) == ["certificateRule.rsa-key-size"])
         #expect(verdict.error?.code == -1202 && verdict.error?.streamErrorCode == -9807)

@@ -99,12 +99,12 @@ struct ApplePathRuleTests {
         #expect(trusted.trust.anchor == .user)
         #expect(trusted.leaf?.signatureHash == .sha1)
         let at = Date()
-        #expect(ids(AppleCertificatePolicy.violations(in: trusted, at: at)) == [])
+        #expect(ids(AppleCertificatePolicy.violations(in: trusted, at: at, rules: .documented)) == [])
 
         let bare = try Prober(options: ProbeOptions(useSystemTrustStore: false))
         let untrusted = try await bare.probe(loopbackRequest(port: server.port)).get()
         #expect(untrusted.trust.anchor == nil)
-        #expect(ids(AppleCertificatePolicy.violations(in: untrusted, at: at)) == [CertificateRuleID.sha1Signature])
+        #expect(ids(AppleCertificatePolicy.violations(in: untrusted, at: at, rules: .documented)) == [CertificateRuleID.sha1Signature])
     }
 
     // MARK: stapled OCSP

@@ -137,7 +137,7 @@ struct AppleTrustCTTests {
         let configuration = ATSConfiguration(propertyList: [
             "NSExceptionDomains": ["127.0.0.1": ["NSRequiresCertificateTransparency": true]],
         ])
-        let policy = EffectivePolicy(configuration: configuration, host: "127.0.0.1")
+        let policy = EffectivePolicy(configuration: configuration, host: "127.0.0.1", ruleSet: .documented)
         #expect(policy.requiresCertificateTransparency)
         let violations = fixture.violations(observation, requireCertificateTransparency: policy.requiresCertificateTransparency)
         let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented,
@@ -145,7 +145,7 @@ struct AppleTrustCTTests {
         #expect(!verdict.passed)
         #expect(verdict.reasons.contains { $0.message.contains("[certificate-transparency]") })
 
-        let without = EffectivePolicy(configuration: .default, host: "127.0.0.1")
+        let without = EffectivePolicy(configuration: .default, host: "127.0.0.1", ruleSet: .documented)
         #expect(!without.requiresCertificateTransparency)
         #expect(fixture.violations(observation, requireCertificateTransparency: without.requiresCertificateTransparency).isEmpty)
     }
@@ -194,7 +194,7 @@ struct AppleTrustCTTests {
         defer { server.stop() }
         let probed = try await bare.probe(ProbeRequest(target: Target(host: "127.0.0.1", port: server.port), offer: Prober.widestOffer, timeout: 5)).get()
         #expect(probed.leaf?.embeddedSCTs.map(\.signature) == [.noIssuer])
-        let ct = AppleCertificatePolicy.certificateTransparency(in: probed, at: TrustClock.judged, requireCertificateTransparency: true, logs: TrustLogs.list)
+        let ct = AppleCertificatePolicy.certificateTransparency(in: probed, at: TrustClock.judged, requireCertificateTransparency: true, rules: .documented, logs: TrustLogs.list)
         #expect(ct.assessments.first?.note == "the leaf's issuer is unknown: signature not checked")
     }
 }

@@ -52,13 +52,13 @@ struct AppleTrustFixture {
     func violations(_ observation: Observation, requireCertificateTransparency: Bool = false,
                     distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
         AppleCertificatePolicy.violations(in: observation, at: date,
-                                          requireCertificateTransparency: requireCertificateTransparency, logs: TrustLogs.list,
+                                          requireCertificateTransparency: requireCertificateTransparency, rules: .documented, logs: TrustLogs.list,
                                           distrust: distrust)
     }
 
     func ct(_ observation: Observation, requireCertificateTransparency: Bool = false) -> CTPolicyResult {
         AppleCertificatePolicy.certificateTransparency(in: observation, at: date,
-                                                       requireCertificateTransparency: requireCertificateTransparency,
+                                                       requireCertificateTransparency: requireCertificateTransparency, rules: .documented,
                                                        logs: TrustLogs.list)
     }
 }

@@ -14,9 +14,9 @@ import TLSFacts
         let tests = (titles.map { ($0, true) } + failing.map { ($0, false) }).map { title, passed in
             DiagnosticsJSON.TestJSON(section: "s", title: title, configuration: .default, verdict: Verdict(passed: passed), hops: [])
         }
-        let document = DiagnosticsJSON(target: TargetReport(target), ruleSet: RuleSet.default.id, handshakes: 1, wallMilliseconds: 1,
+        let document = DiagnosticsJSON(target: TargetReport(target), ruleSet: RuleSet.current.id, handshakes: 1, wallMilliseconds: 1,
                                        reachability: "answered", defaultPasses: false, tests: tests,
-                                       suggestion: .init(.impossible(reason: "no"), ruleSet: .default),
+                                       suggestion: .init(.impossible(reason: "no"), ruleSet: .current),
                                        run: RunInfo(toolVersion: "t", openSSLVersion: "o", ruleSet: nil, trustStore: nil, ctLogList: nil,
                                                     startedAt: Date(timeIntervalSince1970: 0)),
                                        finishedAt: Date(timeIntervalSince1970: 0), missingIntermediate: nil)

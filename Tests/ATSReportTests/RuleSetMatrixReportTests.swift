@@ -7,7 +7,7 @@ import Testing
 /// reason that must not escape their cell, line or tag in any format.
 @Suite struct RuleSetMatrixReportTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
-    static let ruleSets = ["ios16", "ios15.4", "ios26", "documented"]
+    static let ruleSets = ["ios13", "ios15.4", "ios26", "documented"]
 
     /// Two targets: one that passes under two rule sets of four, and a hostile one whose name
     /// and reason carry a newline, HTML, Markdown, a CSV formula and a bidi override.
@@ -19,7 +19,7 @@ import Testing
                 .init(section: "Allowing Arbitrary Loads", title: "Allow All Loads", passed: [true, true, true, true]),
                 .init(section: "Configuring TLS exceptions for matrix.test", title: "TLSv1.3", passed: [false, nil, false, false]),
             ],
-            defaultPassesOn: ["ios16", "documented"], defaultFailsOn: ["ios15.4", "ios26"],
+            defaultPassesOn: ["ios13", "documented"], defaultFailsOn: ["ios15.4", "ios26"],
             needs: ["no exception needed", "needs NSExceptionRequiresForwardSecrecy = false",
                     "needs NSExceptionRequiresForwardSecrecy = false", "no exception needed"]),
         RuleSetMatrixGrid(
@@ -65,15 +65,15 @@ import Testing
     /// documentation apart; the summary names releases, not ids alone.
     @Test func columnsReadAsReleases() throws {
         let grid = Self.grids[0]
-        #expect(grid.columns.map(\.header) == ["iOS 13 - 15.3", "iOS 15.4 - 18", "iOS 26 and later", "Apple's documentation"])
+        #expect(grid.columns.map(\.header) == ["iOS 13 - 15.3", "iOS 15.4 - 16", "iOS 26 and later", "Apple's documentation"])
         #expect(grid.columns.map(\.isRelease) == [true, true, true, false])
-        #expect(grid.defaultSummary == "passes on iOS 13 - 15.3 (ios16); fails on iOS 15.4 - 18 (ios15.4), iOS 26 and later (ios26); "
+        #expect(grid.defaultSummary == "passes on iOS 13 - 15.3 (ios13); fails on iOS 15.4 - 16 (ios15.4), iOS 26 and later (ios26); "
             + "Apple's documentation (documented): passes")
         let text = RuleSetMatrixText.render(grid, palette: Palette(enabled: false))
-        #expect(text.contains("iOS 13 - 15.3  iOS 15.4 - 18  iOS 26 and later  | Apple's documentation\n"), "\(text)")
-        #expect(text.contains("  ios16 (iOS 13 - 15.3, macOS 10.15 - 12.2): no exception needed\n"), "\(text)")
+        #expect(text.contains("iOS 13 - 15.3  iOS 15.4 - 16  iOS 26 and later  | Apple's documentation\n"), "\(text)")
+        #expect(text.contains("  ios13 (iOS 13 - 15.3, macOS 10.15 - 12.2): no exception needed\n"), "\(text)")
         let csvHeader = RuleSetMatrixCSV.render([grid]).components(separatedBy: "\r\n")[0]
-        #expect(csvHeader.contains("ios15.4 (iOS 15.4 - 18, macOS 12.3 - 15)"), "\(csvHeader)")
+        #expect(csvHeader.contains("ios15.4 (iOS 15.4 - 16, macOS 12.3 - 13)"), "\(csvHeader)")
     }
 
     /// A long reason is cut after a whole word, never inside one.

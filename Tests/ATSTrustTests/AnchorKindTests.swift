@@ -20,7 +20,7 @@ import TLSFacts
         let served = try pems.map { ServedCertificate(try X509Certificate(pem: $0)) }
         let (chain, evaluation) = await trust.judge(served: served, name: name, source: nil, policy: nil, fetchedIssuer: { _ in nil })
         return ChainJudgement(given: chain.map(\.facts), trust: evaluation, name: name,
-                              rules: RuleSet.default.certificateRules, logs: .apple)
+                              rules: RuleSet.current.certificateRules, logs: .apple)
     }
 
     static func spec(days: Double, key: TestKey = .ec(curve: .p256), hash: TestSignatureHash = .sha256) -> CertificateSpec {

@@ -280,7 +280,7 @@ struct AppleCase: Sendable, CustomStringConvertible {
         let served = try test.chain.map { ServedCertificate(try X509Certificate(pem: try pem($0))) }
         let (chain, evaluation) = await trust.judge(served: served, name: test.host, source: nil, policy: nil, fetchedIssuer: { _ in nil })
         let judgement = ChainJudgement(given: chain.map(\.facts), trust: evaluation, name: test.host ?? "",
-                                       rules: RuleSet.default.certificateRules, logs: .apple)
+                                       rules: RuleSet.current.certificateRules, logs: .apple)
         guard test.leafPins != nil || test.caPins != nil else { return judgement }
         return judgement.applying(pins: PinSet(caIdentities: test.caPins, leafIdentities: test.leafPins))
     }

@@ -50,12 +50,12 @@ struct PublicTrustAPITests {
         let chain = try CertificateChain(pem: leaf.fullChainPEM)
         let system = AnchorConfiguration(useSystemTrustStore: false, additionalSystemAnchorsFile: root)
 
-        let withTestLogs = try ChainVerifier(anchors: system, at: Self.judged, ctLogs: Self.testList)
+        let withTestLogs = try ChainVerifier(anchors: system, at: Self.judged, ruleSet: .current, ctLogs: Self.testList)
         let met = await withTestLogs.judge(chain, name: "localhost")
         #expect(met.trusted, "\(met.failures.map(\.reason))")
         #expect(met.anchorKind == .systemRoot)
 
-        let byDefault = try ChainVerifier(anchors: system, at: Self.judged)  // Apple's log list
+        let byDefault = try ChainVerifier(anchors: system, at: Self.judged, ruleSet: .current)  // Apple's log list
         #expect(byDefault.ctLogs.source == CTLogList.apple.source)
         let unknownLogs = await byDefault.judge(chain, name: "localhost")
         #expect(!unknownLogs.trusted)
@@ -70,14 +70,14 @@ struct PublicTrustAPITests {
         let user = AnchorConfiguration(caFile: root, useSystemTrustStore: false)
         let chain = try CertificateChain(pem: leaf.fullChainPEM)
 
-        let now = await (try ChainVerifier(anchors: user, at: Self.judged)).judge(chain, name: "localhost")
+        let now = await (try ChainVerifier(anchors: user, at: Self.judged, ruleSet: .current)).judge(chain, name: "localhost")
         #expect(now.trusted, "\(now.failures.map(\.reason))")
         #expect(now.anchorKind == .userTrustedRoot)
-        let later = await (try ChainVerifier(anchors: user, at: Self.utc(2026, 1, 1))).judge(chain, name: "localhost")
+        let later = await (try ChainVerifier(anchors: user, at: Self.utc(2026, 1, 1), ruleSet: .current)).judge(chain, name: "localhost")
         #expect(!later.trusted)
         #expect(later.failures.contains { $0.rule.hasPrefix("trust.") && $0.reason.localizedCaseInsensitiveContains("expired") },
                 "\(later.failures.map(\.reason))")
-        let otherName = await (try ChainVerifier(anchors: user, at: Self.judged)).judge(chain, name: "other.example")
+        let otherName = await (try ChainVerifier(anchors: user, at: Self.judged, ruleSet: .current)).judge(chain, name: "other.example")
         #expect(!otherName.trusted)
     }
 
@@ -91,7 +91,7 @@ struct PublicTrustAPITests {
         #expect(throws: CertificateChainError.self) { try CertificateChain(der: []) }
         #expect(throws: CertificateChainError.self) { try CertificateChain(der: [[0x30, 0x01, 0x00]]) }
         #expect(throws: CertificateChainError.self) { try CertificateChain(pem: "not a certificate") }
-        #expect(throws: TrustSetupError.self) { try ChainVerifier(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem"), at: Self.judged) }
+        #expect(throws: TrustSetupError.self) { try ChainVerifier(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem"), at: Self.judged, ruleSet: .current) }
     }
 
     @Test("A left-out intermediate comes from the caIssuers source given, asked for the target; none given, none fetched")
@@ -104,12 +104,12 @@ struct PublicTrustAPITests {
         let user = AnchorConfiguration(caFile: root, useSystemTrustStore: false)
 
         let table = Table([url: .certificates([pki.intermediate!.certificateDER])])
-        let fetched = await (try ChainVerifier(anchors: user, at: Self.judged, issuers: table)).judge(chain, name: "localhost")
+        let fetched = await (try ChainVerifier(anchors: user, at: Self.judged, ruleSet: .current, issuers: table)).judge(chain, name: "localhost")
         #expect(fetched.trusted, "\(fetched.failures.map(\.reason))")
         #expect(table.asks == ["\(url) for localhost"])
         #expect(fetched.fetchedIssuers?.first?.url == url)
 
-        let without = await (try ChainVerifier(anchors: user, at: Self.judged)).judge(chain, name: "localhost")
+        let without = await (try ChainVerifier(anchors: user, at: Self.judged, ruleSet: .current)).judge(chain, name: "localhost")
         #expect(!without.trusted)
     }
 }

@@ -50,7 +50,6 @@ import TestSupport
         let noise = Dictionary(filtered.map { ($0["host"] as? String ?? "", $0["filtered"] as? String ?? "") }, uniquingKeysWith: { a, _ in a })
         #expect(noise["www.apple.com"] == "apple")
         #expect(noise["www.w3.org"] == "schema")
-        #expect(noise["localhost"] == "loopback")
         #expect(noise["www.example.com"] == "example")
         #expect(noise["www.apache.org"] == "documentation")
         #expect(!json.stdout.contains("signing.planted.test"))

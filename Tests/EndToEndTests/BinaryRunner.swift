@@ -9,6 +9,11 @@ struct BinaryRunner {
 
     /// The binary sits beside the test bundle in the build products directory.
     static let binaryURL: URL = {
+        // Another build's binary, to run a test against older code (issue 39: the agreement table
+        // checked against main's binary): ATSPROBE_TEST_BINARY=/path/to/atsprobe.
+        if let other = ProcessInfo.processInfo.environment["ATSPROBE_TEST_BINARY"], !other.isEmpty {
+            return URL(fileURLWithPath: other)
+        }
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
             Bundle.main.bundleURL,

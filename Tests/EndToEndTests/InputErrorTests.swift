@@ -27,7 +27,8 @@ import Testing
     @Test func unknownRuleSetIsExit64() async throws {
         let result = try await BinaryRunner.run(["--ats-diagnostics", "--rules", "ios3", "localhost"], timeout: 30)
         #expect(result.status == 64)
-        #expect(result.stderr.contains("unknown rule set 'ios3'"))
+        #expect(result.stderr.contains("unknown rule set or release 'ios3'"), "\(result.stderr)")
+        #expect(result.stderr.contains("ios13 (iOS 13 - 15.3, macOS 10.15 - 12.2)"), "the message lists each set's releases")
     }
 
     @Test func unreadableCAFileIsExit64() async throws {

@@ -59,20 +59,20 @@ public enum ExceptionAdvisor {
     /// same shape, such as insecure HTTP without PFS off, are used when present). `observations`
     /// are any handshakes seen with the host; they make the evidence and the reasons more precise.
     public static func suggest(host: String, results: [(DiagnosticTest, Verdict)], observations: [ProbeResult] = [],
-                               ruleSet: RuleSet = .documented) -> ExceptionSuggestion {
+                               ruleSet: RuleSet) -> ExceptionSuggestion {
         func verdict(_ configuration: ATSConfiguration) -> Verdict? {
             results.first { $0.0.configuration == configuration }?.1
         }
         func verdict(_ candidate: Candidate) -> Verdict? {
             if candidate.keyCount == 0 { return verdict(ATSConfiguration.default) }
-            return verdict(ATSConfiguration(exceptionDomains: [host: candidate.exception()]))
+            return verdict(ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): candidate.exception()]))
         }
 
         if verdict(ATSConfiguration.default)?.passed == true { return .none }
 
         for candidate in Candidate.all {
             guard verdict(candidate)?.passed == true else { continue }
-            return .exception(domain: host, candidate.exception(),
+            return .exception(domain: DomainKeys.key(for: host, in: .exceptionDomains), candidate.exception(),
                               rationale: evidence(for: candidate, verdict: verdict, observations: observations))
         }
 

@@ -7,11 +7,20 @@ extension ExceptionAdvisor {
     /// dictionary grants (NSAllowsLocalNetworking = NO for a local host): then "ATS Default
     /// Connection" passing says nothing of the app's load, and the host is judged by the tests
     /// that give it an entry of its own (an entry overrides the exemption), so `plist check`,
-    /// `app` and the tightener suggest the entry that makes the app's load pass.
+    /// `app` and the tightener suggest the entry that makes the app's load pass. Default ATS for
+    /// such a host is nscurl's "TLSv1.2" test (an entry with ATS's own minimum): it stands in
+    /// for "ATS Default Connection", so a host that loads under default ATS needs nothing.
     public static func suggest(under policy: EffectivePolicy, results: [(DiagnosticTest, Verdict)], observations: [ProbeResult] = [],
                                ruleSet: RuleSet) -> ExceptionSuggestion {
-        let results = KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: ruleSet)
-            ? results.filter { $0.0.configuration != .default } : results
-        return suggest(host: policy.host, results: results, observations: observations, ruleSet: ruleSet)
+        guard KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: ruleSet) else {
+            return suggest(host: policy.host, results: results, observations: observations, ruleSet: ruleSet)
+        }
+        let underATS = ATSConfiguration(exceptionDomains: [DomainKeys.key(for: policy.host, in: .exceptionDomains):
+                                                            DomainException(minimumTLSVersion: TLSVersion.tls12.plistName)])
+        var adjusted = results.filter { $0.0.configuration != .default }
+        if let verdict = results.first(where: { $0.0.configuration == underATS })?.1 {
+            adjusted.append((DiagnosticTest(section: "", title: "default ATS under the app's dictionary", configuration: .default), verdict))
+        }
+        return suggest(host: policy.host, results: adjusted, observations: observations, ruleSet: ruleSet)
     }
 }

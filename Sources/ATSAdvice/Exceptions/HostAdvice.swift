@@ -127,7 +127,7 @@ public struct HostAdvice: Sendable, Hashable {
                 case CertificateRuleID.validity398, CertificateRuleID.validity825:
                     note(leaf.map { "valid for \(CertificateLifetime($0).days) days" } ?? "valid too long")
                 case CertificateRuleID.rsaKeySize:
-                    let rules = CertificateRuleSet.documented
+                    let rules = ruleSet.certificateRules
                     let small = leaf.map { $0.publicKey.algorithm == .rsa
                         && !rules.keySizeCounting.meets(bits: $0.publicKey.bits, minimum: rules.minimumRSABits) } ?? false
                     note(small ? "leaf key \(leaf!.publicKey)" : "an RSA key under 2048 bits in the chain")

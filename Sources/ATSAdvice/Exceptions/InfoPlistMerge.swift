@@ -24,7 +24,7 @@ public struct InfoPlistMerge {
     /// `ruleSet` decides which existing entry already governs a host (IP/CIDR keys are read only
     /// where IP addresses are subject to ATS): the rule set the probes ran under.
     public init(_ document: PropertyListDocument, adding suggested: [String: DomainException],
-                ruleSet: RuleSet = .default) throws(Failure) {
+                ruleSet: RuleSet) throws(Failure) {
         root = document.root
         let bare = document.isBareATSDictionary
         var ats: [String: PropertyListValue]
@@ -64,8 +64,11 @@ public struct InfoPlistMerge {
 
     private mutating func merge(_ domain: String, _ needed: DomainException, into domains: inout [String: PropertyListValue],
                                 existing: ATSConfiguration, ruleSet: RuleSet) {
-        // The entry written for this domain (keys are matched as Apple matches: lowercased).
-        if let key = domains.keys.first(where: { $0.lowercased() == domain.lowercased() }) {
+        // The entry written for this domain: its key as Apple's lookup finds it (`DomainKeys`:
+        // exactly; a `PFS5.Test` entry does not cover pfs5.test, and is left to lint).
+        let written = DomainKeys.key(for: domain, in: .exceptionDomains)
+        if domains[written] != nil {
+            let key = written
             var entry = domains[key]?.dictionaryValue ?? [:]
             let current = DomainException(propertyList: entry)
             let narrower = current.keysNarrower(than: needed)
@@ -82,7 +85,7 @@ public struct InfoPlistMerge {
             return
         }
         // A parent entry with NSIncludesSubdomains may already govern the host.
-        if let match = existing.match(host: domain, ruleSet: ruleSet) {
+        if let match = existing.match(host: domain, reading: .anyDepth, ruleSet: ruleSet) {
             let narrower = match.exception.keysNarrower(than: needed).filter { $0 != ATSKey.includesSubdomains.name }
             if narrower.isEmpty {
                 let wider = match.exception.keysWider(than: needed)
@@ -95,11 +98,11 @@ public struct InfoPlistMerge {
             // parent's relaxations in it so nothing narrows.
             var inherited = match.exception
             inherited.includesSubdomains = needed.includesSubdomains
-            domains[domain] = .dictionary(inherited.widened(toCover: needed).propertyList)
+            domains[written] = .dictionary(inherited.widened(toCover: needed).propertyList)
             notes.append("added an entry for \(domain): the entry for \(match.key) covers it but lacks \(narrower.joined(separator: ", ")); the new entry keeps \(match.key)'s keys")
             return
         }
-        domains[domain] = .dictionary(needed.propertyList)
+        domains[written] = .dictionary(needed.propertyList)
     }
 
     private func describe(_ value: PropertyListValue?) -> String {

@@ -25,7 +25,7 @@ public struct SuggestedExceptions: Sendable, Hashable {
         var needs: [String: DomainException] = [:]
         var probed: Set<String> = []
         for item in advice {
-            let host = item.host.lowercased()
+            let host = DomainKeys.key(for: item.host, in: .exceptionDomains)
             probed.insert(host)
             switch item.suggestion {
             case .none: break

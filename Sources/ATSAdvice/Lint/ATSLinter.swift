@@ -131,7 +131,7 @@ struct LintPass {
 
     // MARK: NSExceptionDomains and NSPinnedDomains
 
-    private mutating func lintDomainTable(_ table: [String: PropertyListValue], table kind: DomainKeyLint.Table, at path: LintKeyPath,
+    private mutating func lintDomainTable(_ table: [String: PropertyListValue], table kind: DomainKeys.Table, at path: LintKeyPath,
                                           global: [String: PropertyListValue]) {
         let name = kind == .exceptionDomains ? ATSKey.exceptionDomains.name : ATSKey.pinnedDomains.name
         if table.isEmpty {

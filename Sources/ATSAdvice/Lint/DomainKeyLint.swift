@@ -12,16 +12,13 @@ import Darwin
 import TextSupport
 import TLSFacts
 
-/// Apple's rules for the keys of NSExceptionDomains and NSPinnedDomains: lower case, a bare
-/// host name (no scheme, port, path or wildcard), or, since iOS 17 / macOS 14, an IP address
-/// or CIDR range. A key breaking them simply never matches a connection.
+/// Apple's rules for the keys of NSExceptionDomains and NSPinnedDomains: a bare host name (no
+/// scheme, port, path or wildcard), or, since iOS 17 / macOS 14, an IP address or CIDR range.
+/// Whether the lookup finds a host-name key (case, trailing dot) is `DomainKeys.unmatchable`'s
+/// answer, the same one explain, check and app give. A key breaking them never matches.
 struct DomainKeyLint {
-    enum Table {
-        case exceptionDomains, pinnedDomains
-    }
-
     let key: String
-    let table: Table
+    let table: DomainKeys.Table
     let path: LintKeyPath
 
     func findings() -> [LintFinding] {
@@ -68,13 +65,20 @@ struct DomainKeyLint {
             add(.domainWildcard, "domain key \(shown) is a wildcard; ATS does not expand '*', so it matches no host",
                 fix: "use the key '\(base)' with NSIncludesSubdomains = true")
         }
-        if parts.host.contains(where: \.isUppercase) {
-            add(.domainUppercase, "domain key \(shown) has upper-case letters; ATS matches lower-case keys only", fix: fix)
-        }
-        if parts.host.hasSuffix(".") && parts.host.count > 1 {
-            // Hosts are looked up without their trailing dot (SecPolicy.c parseNSPinnedDomains; docs/rules.md).
-            add(.domainTrailingDot, "domain key \(shown) ends in a dot, so it matches no host: a host's trailing dot is removed before the lookup",
-                fix: correctedKey.map { "use the key '\($0)'" } ?? fix)
+        // Whether the lookup finds the key at all: DomainKeys, the one matcher (Apple's exact
+        // exception lookup; the pin lookup's case-insensitive compare without the trailing dot).
+        if let miss = DomainKeys.unmatchable(parts.host, in: table) {
+            let rename = correctedKey.map { "use the key '\($0)'" } ?? "use the key '\(UntrustedText.escape(miss.rename, limit: 200))'"
+            if miss.reasons.contains(.upperCase) {
+                add(.domainUppercase, "domain key \(shown) has upper-case letters, so it matches no host: ATS looks the host up exactly as written, "
+                    + "and URL hosts are lower case", fix: rename)
+            }
+            if miss.reasons.contains(.trailingDot) {
+                let why = table == .exceptionDomains
+                    ? "so it matches only a URL whose host is written with the dot (https://\(UntrustedText.escape(key, limit: 200))/), never '\(UntrustedText.escape(miss.rename, limit: 200))'"
+                    : "so it matches no host: the pin lookup removes the host's trailing dot first"
+                add(.domainTrailingDot, "domain key \(shown) ends in a dot, \(why)", fix: rename)
+            }
         }
         return found
     }

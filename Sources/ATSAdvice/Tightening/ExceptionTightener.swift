@@ -18,22 +18,23 @@ public enum ExceptionTightener {
 
     /// `ats` is the app's NSAppTransportSecurity dictionary (its contents). `needs` holds one
     /// element per checked target (a host may appear more than once).
-    public static func tighten(_ ats: [String: PropertyListValue], needs: [HostNeed], ruleSet: RuleSet = .documented) -> TighteningReport {
+    public static func tighten(_ ats: [String: PropertyListValue], needs: [HostNeed], ruleSet: RuleSet) -> TighteningReport {
         var pass = TighteningPass(ats: ats, ruleSet: ruleSet)
         pass.run(needs)
         var report = TighteningReport(findings: pass.findings, notes: pass.notes, tightened: pass.tightened)
-        removeIgnored(from: &report)
+        removeIgnored(from: &report, governing: pass.governing)
         return report
     }
 
     /// Lint errors that mean ATS ignores the key (or the whole entry, for domain keys that
-    /// match no host): removing them changes no load, and the tightened dictionary then passes
-    /// `plist lint` without errors.
+    /// match no host, `DomainKeys.unmatchable`): removing them changes no load (an entry that
+    /// governs a checked host is kept), and the tightened dictionary then passes `plist lint`
+    /// without errors.
     static let ignoredKeyRules: Set<String> = [LintRule.unknownKey.id, LintRule.misplacedKey.id, LintRule.wrongType.id,
                                               LintRule.tlsVersionUnparsed.id, LintRule.niapValue.id]
     static let ignoredEntryRules: Set<String> = [LintRule.domainEmpty.id, LintRule.domainWhitespace.id, LintRule.domainScheme.id,
                                                 LintRule.domainPort.id, LintRule.domainPath.id, LintRule.domainWildcard.id,
-                                                LintRule.domainUppercase.id, LintRule.cidrMalformed.id]
+                                                LintRule.domainUppercase.id, LintRule.domainTrailingDot.id, LintRule.cidrMalformed.id]
 
     /// The first lint error of `rules` for `ats` alone, wrapped as an Info.plist root. Each key is
     /// linted on its own, so a finding's dotted path (domain keys contain dots) need not be parsed.
@@ -41,7 +42,7 @@ public enum ExceptionTightener {
         ATSLinter.lint([root: .dictionary(ats)]).first { $0.severity == .error && rules.contains($0.rule) }
     }
 
-    static func removeIgnored(from report: inout TighteningReport) {
+    static func removeIgnored(from report: inout TighteningReport, governing: Set<String>) {
         var ats = report.tightened
         func drop(_ path: String, _ finding: LintFinding) {
             report.findings.append(TighteningFinding(kind: .unnecessary, keyPath: path, appValue: "present", neededValue: "absent",
@@ -58,7 +59,7 @@ public enum ExceptionTightener {
             for (name, value) in domains.sorted(by: { $0.key < $1.key }) {
                 let path = domainsPath + "." + UntrustedText.escape(name, limit: 255)
                 guard var entry = value.dictionaryValue else { continue }
-                if let finding = ignored([domainsKey: [name: .dictionary(entry)]], rules: ignoredEntryRules) {
+                if !governing.contains(name), let finding = ignored([domainsKey: [name: .dictionary(entry)]], rules: ignoredEntryRules) {
                     domains.removeValue(forKey: name)
                     drop(path, finding)
                     report.notes.removeAll { $0.hasPrefix("NSExceptionDomains entry \"\(UntrustedText.escape(name, limit: 255))\" kept as written") }
@@ -73,6 +74,18 @@ public enum ExceptionTightener {
                 domains[name] = .dictionary(entry)
             }
             if domains.isEmpty { ats.removeValue(forKey: domainsKey) } else { ats[domainsKey] = .dictionary(domains) }
+        }
+        // An NSPinnedDomains key the pin lookup never finds (`DomainKeys`: a trailing dot) pins no
+        // load: removing it changes none.
+        let pinsKey = ATSKey.pinnedDomains.name
+        if var pinned = ats[pinsKey]?.dictionaryValue {
+            for (name, value) in pinned.sorted(by: { $0.key < $1.key }) {
+                if let finding = ignored([pinsKey: [name: value]], rules: ignoredEntryRules) {
+                    pinned.removeValue(forKey: name)
+                    drop(root + "." + pinsKey + "." + UntrustedText.escape(name, limit: 255), finding)
+                }
+            }
+            if pinned.isEmpty { ats.removeValue(forKey: pinsKey) } else { ats[pinsKey] = .dictionary(pinned) }
         }
         report.tightened = ats
     }
@@ -89,6 +102,8 @@ struct TighteningPass {
     /// The raw NSExceptionDomains, edited; written back only when changed.
     var domains: [String: PropertyListValue]
     var domainsChanged = false
+    /// The NSExceptionDomains keys that govern a checked host (`DomainKeys`).
+    var governing: Set<String> = []
 
     init(ats: [String: PropertyListValue], ruleSet: RuleSet) {
         self.ats = ats
@@ -113,6 +128,7 @@ struct TighteningPass {
             }
             if let match = policy.match {
                 byEntry[match.key, default: []].append(need)
+                governing.insert(match.key)
                 continue
             }
             switch policy.exemption {
@@ -303,7 +319,7 @@ struct TighteningPass {
     mutating func pinSubdomains(_ hosts: [HostNeed], under key: String, entry: DomainException) {
         for need in unique(hosts) where !need.appLoadPasses {
             guard let disagreement = configuration.subdomainDisagreement(host: need.host, ruleSet: ruleSet),
-                  disagreement.anyDepth?.key == key, domains[need.host.lowercased()] == nil else { continue }
+                  disagreement.anyDepth?.key == key, domains[DomainKeys.key(for: need.host, in: .exceptionDomains)] == nil else { continue }
             let own = DomainException(allowsInsecureHTTPLoads: entry.allowsInsecureHTTPLoads, minimumTLSVersion: entry.minimumTLSVersion,
                                       requiresForwardSecrecy: entry.requiresForwardSecrecy)
             addEntry(for: need.host, own, kind: .insufficient,
@@ -329,7 +345,7 @@ struct TighteningPass {
     }
 
     mutating func addEntry(for host: String, _ entry: DomainException, kind: TighteningFinding.Kind, message: String) {
-        let key = host.lowercased()
+        let key = DomainKeys.key(for: host, in: .exceptionDomains)
         domains[key] = .dictionary(entry.propertyList)
         domainsChanged = true
         findings.append(TighteningFinding(kind: kind, keyPath: ExceptionTightener.domainsPath + "." + esc(key), appValue: "absent",
@@ -357,7 +373,7 @@ struct TighteningPass {
 
     func unique(_ needs: [HostNeed]) -> [HostNeed] {
         var seen = Set<String>()
-        return needs.filter { seen.insert($0.host.lowercased()).inserted }
+        return needs.filter { seen.insert(DomainKeys.key(for: $0.host, in: .exceptionDomains)).inserted }
     }
 
     func list(_ needs: [HostNeed]) -> String {

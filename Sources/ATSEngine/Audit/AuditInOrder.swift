@@ -96,6 +96,7 @@ public struct PlistCheckWork: AuditWork {
 
     public func localFailure(of report: PlistTargetCheck) -> ProbeFailure? { report.diagnostics?.localFailure }
     public func interruption(of report: PlistTargetCheck) -> ProbeFailure? { report.diagnostics?.interruption }
+    public func admitted() async -> Bool { await runner.admitted() }
 }
 
 /// nscurl's diagnostics with each test handed to `onTest` as it completes (with the target it
@@ -116,6 +117,7 @@ public struct StreamingDiagnosticsWork: AuditWork {
 
     public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
     public func interruption(of report: DiagnosticsReport) -> ProbeFailure? { report.interruption }
+    public func admitted() async -> Bool { await runner.admitted() }
 }
 
 /// `diagnose --rules all` on one target: nscurl's tests under each of `ruleSets`, on shared
@@ -133,4 +135,5 @@ public struct RuleSetMatrixWork: AuditWork {
 
     public func localFailure(of report: RuleSetMatrix) -> ProbeFailure? { report.reports.lazy.compactMap(\.localFailure).first }
     public func interruption(of report: RuleSetMatrix) -> ProbeFailure? { report.reports.lazy.compactMap(\.interruption).first }
+    public func admitted() async -> Bool { await runner.admitted() }
 }

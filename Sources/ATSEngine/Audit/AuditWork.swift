@@ -17,13 +17,14 @@ public protocol AuditWork: Sendable {
     func interruption(of report: Report) -> ProbeFailure?
     /// Waits until this machine can take one more target (the probe engine keeping up), before
     /// the target starts and its `--deadline` runs: time spent waiting for this machine's CPU is
-    /// never the server's. False when the task was cancelled while waiting.
+    /// never the server's. False when the task was cancelled while waiting. No default: every
+    /// work says how it is admitted (a work over a `DiagnosticsRunner` forwards to it), so none
+    /// skips admission by omission (issue 39).
     func admitted() async -> Bool
 }
 
 extension AuditWork {
     public func interruption(of report: Report) -> ProbeFailure? { nil }
-    public func admitted() async -> Bool { true }
 }
 
 extension DiagnosticsRunner: AuditWork {

@@ -48,7 +48,9 @@ public struct PlistTargetCheck: Sendable {
     /// `ExceptionAdvisor.suggest(under:...)`). nil for http:// targets.
     public var suggestion: ExceptionSuggestion? {
         guard let diagnostics else { return nil }
-        guard case .none = diagnostics.suggestion, !passes, KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: diagnostics.ruleSet) else {
+        // Whether or not the app's own load passes: a passing entry the host needs only because
+        // the app took the exemption away is needed, not unnecessary (issue 39).
+        guard case .none = diagnostics.suggestion, KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: diagnostics.ruleSet) else {
             return diagnostics.suggestion
         }
         let results = diagnostics.tests.map { (DiagnosticTest(section: $0.section, title: $0.title, configuration: $0.configuration), $0.verdict) }

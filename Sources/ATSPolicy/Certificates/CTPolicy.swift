@@ -26,7 +26,7 @@ public struct CTPolicy: Sendable {
     public var logs: CTLogList
     public var rules: CertificateRuleSet
 
-    public init(logs: CTLogList = .apple, rules: CertificateRuleSet = .documented) {
+    public init(logs: CTLogList = .apple, rules: CertificateRuleSet) {
         self.logs = logs
         self.rules = rules
     }

@@ -33,7 +33,7 @@ public struct CertificateRuleContext: Sendable {
     /// (`TrustEvaluation.pinningPolicy`): no system-root CT requirement then.
     public var pinningPolicy: String?
 
-    public init(chain: [CertificateFacts], anchor: AnchorSource?, date: Date, rules: CertificateRuleSet = .documented,
+    public init(chain: [CertificateFacts], anchor: AnchorSource?, date: Date, rules: CertificateRuleSet,
                 path: [CertificateFacts]? = nil, deliveredSCTs: [SignedCertificateTimestamp] = [],
                 ocspStaple: OCSPStaple? = nil, distrust: AppleDistrustList = .apple, serverName: String? = nil,
                 logs: CTLogList = .apple, requireCertificateTransparency: Bool = false, pinningPolicy: String? = nil) {

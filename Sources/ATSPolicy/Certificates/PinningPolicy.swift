@@ -55,6 +55,6 @@ public enum PinningPolicy {
         let cas = identities(chain.dropFirst())
         if !cas.isEmpty { entry["NSPinnedCAIdentities"] = .array(cas) }
         if let leaf = chain.first { entry["NSPinnedLeafIdentities"] = .array(identities([leaf])) }
-        return ["NSPinnedDomains": [host.lowercased(): .dictionary(entry)]]
+        return ["NSPinnedDomains": [DomainKeys.key(for: host, in: .pinnedDomains): .dictionary(entry)]]
     }
 }

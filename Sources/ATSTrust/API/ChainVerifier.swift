@@ -28,7 +28,7 @@ public struct ChainVerifier: Sendable {
     private let store: TrustStore
 
     /// Reads the anchors once; throws when a file of anchors cannot be read.
-    public init(anchors: AnchorConfiguration = AnchorConfiguration(), at instant: Date, ruleSet: RuleSet = .default,
+    public init(anchors: AnchorConfiguration = AnchorConfiguration(), at instant: Date, ruleSet: RuleSet,
                 ctLogs: CTLogList = .apple, issuers: (any IssuerFetching)? = nil) throws(TrustSetupError) {
         self.anchors = anchors
         self.instant = instant

@@ -29,9 +29,8 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("The server name the chain is for: a DNS name, or an IP address (matched only by an iPAddress subjectAltName).", valueName: "name"))
         var host: String
 
-        @Option(name: .long, help: ArgumentHelp("ATS rule set whose certificate rules apply: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id).", valueName: "name"),
-                completion: .list(RuleSet.all.map(\.id)))
-        var rules: String = RuleSet.default.id
+        @Option(name: .long, help: RulesOption.help("ATS rule set whose certificate rules apply"), completion: RulesOption.completions())
+        var rules: String = RuleSet.current.id
 
         @Option(name: .long, help: ArgumentHelp("Anchors the app sets itself (SecTrustSetAnchorCertificates), a PEM file: only these end the chain; judged as Apple judges app anchors (docs/trust.md). Not with --ca-file/--ca-dir.", valueName: "file"),
                 completion: .file())
@@ -49,9 +48,7 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                guard let ruleSet = RuleSet.named(rules) else {
-                    throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
-                }
+                let ruleSet = try RulesOption.resolve(rules)
                 for pin in pinLeafSPKI + pinCASPKI where !Self.isSPKIPin(pin) {
                     throw InputError("pin '\(UntrustedText.escape(pin, limit: 100))' is not an SPKI-SHA256-BASE64 identity (base64 of 32 bytes)")
                 }

@@ -19,9 +19,8 @@ import Glibc
 struct DiagnosticsArguments: ParsableArguments {
     // A String, not an enum, so an unknown name gets the command's own one-line error (exit 64);
     // `completion:` still offers every rule set to the shells.
-    @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id) (a current iPhone or Mac). diagnose also takes 'all': every rule set, side by side.", valueName: "name"),
-            completion: .list(RuleSet.all.map(\.id) + ["all"]))
-    var rules: String = RuleSet.default.id
+    @Option(name: .long, help: RulesOption.help("ATS rule set to judge by", all: true), completion: RulesOption.completions(all: true))
+    var rules: String = RuleSet.current.id
 
     /// `--rules all` (diagnose and --ats-diagnostics only): every rule set on the same handshakes.
     var allRuleSets: Bool { rules.lowercased() == "all" }
@@ -35,12 +34,7 @@ struct DiagnosticsArguments: ParsableArguments {
     @Option(name: .customLong("junit-cases"), help: ArgumentHelp("JUnit: a testcase per target, failing as its verdict fails (targets, the default), or per nscurl test (tests).", valueName: "targets|tests"))
     var junitCases: JUnitCaseChoice = .targets
 
-    func ruleSet() throws -> RuleSet {
-        guard let set = RuleSet.named(rules) else {
-            throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
-        }
-        return set
-    }
+    func ruleSet() throws -> RuleSet { try RulesOption.resolve(rules) }
 }
 
 extension ATSProbeCommand {
@@ -188,7 +182,7 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
         throw InputError("--rules all writes text, json, html, csv or markdown only (run one rule set for \(format.rawValue))")
     }
     guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
-    let context = try connection.context(ruleSet: .default, forecastHorizonSeconds: forecastSeconds)
+    let context = try connection.context(ruleSet: .current, forecastHorizonSeconds: forecastSeconds)
     let targets = try texts.map { try context.target($0) }
     let runner = try context.runner(naming: connection)
     let run = RunInfo(context: context, ruleSet: "all")

@@ -36,7 +36,7 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                let context = try connection.context(ruleSet: .default)
+                let context = try connection.context(ruleSet: .current)
                 let target = try context.target(self.target)
                 // Bad input first: the plist is read before any connection.
                 let configuration = try plist.map(PinsPlist.configuration(path:))

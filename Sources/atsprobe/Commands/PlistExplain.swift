@@ -39,9 +39,8 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("An IP address the device reaches on-link (Apple's is_direct); repeatable.", valueName: "addr"))
         var direct: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("ATS rule set to judge by: \(RuleSet.all.map(\.id).joined(separator: ", ")). Default: \(RuleSet.default.id).", valueName: "name"),
-                completion: .list(RuleSet.all.map(\.id)))
-        var rules: String = RuleSet.default.id
+        @Option(name: .long, help: RulesOption.help("ATS rule set to judge by"), completion: RulesOption.completions())
+        var rules: String = RuleSet.current.id
 
         @OptionGroup var output: OutputOptions<TextOrJSON>
 
@@ -63,9 +62,7 @@ extension ATSProbeCommand {
                     }
                     return address
                 }
-                guard let ruleSet = RuleSet.named(rules) else {
-                    throw InputError("unknown rule set '\(UntrustedText.escape(rules, limit: 60))' (choose from \(RuleSet.all.map(\.id).joined(separator: ", ")))")
-                }
+                let ruleSet = try RulesOption.resolve(rules)
                 let ats = document.atsDictionary ?? [:]
                 let configuration = ATSConfiguration(propertyList: ats)
                 // Offline: the context has the rule set and no runtime.

@@ -34,7 +34,7 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 // probe has no --rules: the newest release's certificate rules.
-                let context = try connection.context(ruleSet: .default)
+                let context = try connection.context(ruleSet: .current)
                 let target = try context.target(self.target)
                 let logs = context.trust.ctLogs
                 let prober = try context.prober(naming: connection)

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// No function of the libraries defaults a rule set (issue 39, item 4): the default is the
+/// command line's (`RuleSet.current`, named in its option declarations), and a library caller
+/// passes a rule set, or certificate rules, explicitly. This reads Sources/ for a parameter of
+/// type `RuleSet` or `CertificateRuleSet` (optional or not) with a default value.
+@Suite struct NoRuleSetDefaultTests {
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+
+    /// `name: RuleSet = ...`, `name: CertificateRuleSet? = ...` in a declaration's parameters.
+    static var pattern: Regex<AnyRegexOutput> { try! Regex(#"\w+\s*:\s*(RuleSet|CertificateRuleSet)\??\s*=\s*[^=]"#) }
+
+    @Test func noParameterDefaultsARuleSet() throws {
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
+        var checked = 0
+        var found: [String] = []
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            checked += 1
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                // The named sets themselves (`public static let ios26: RuleSet = {`) are not defaults.
+                guard !code.hasPrefix("//"), !code.contains("static let ") else { continue }
+                if line.contains(Self.pattern) {
+                    found.append("\(url.path.replacingOccurrences(of: Self.sources.path, with: "Sources")):\(number + 1): \(code)")
+                }
+            }
+        }
+        #expect(checked > 100, "Sources/ not found at \(Self.sources.path)")
+        #expect(found.isEmpty, "a parameter defaults a rule set:\n\(found.joined(separator: "\n"))")
+    }
+
+    /// The pattern finds what it must (so the test can fail).
+    @Test func thePatternFindsADefault() {
+        #expect("public init(logs: CTLogList = .apple, rules: CertificateRuleSet = .documented) {".contains(Self.pattern))
+        #expect("    ruleSet: RuleSet = .default, instant: Date? = nil".contains(Self.pattern))
+        #expect(!"public init(ruleSet: RuleSet, timeout: Double = 10)".contains(Self.pattern))
+    }
+}
