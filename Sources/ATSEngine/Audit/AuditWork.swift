@@ -19,11 +19,16 @@ public protocol AuditWork: Sendable {
     /// the target starts and its `--deadline` runs: time spent waiting for this machine's CPU is
     /// never the server's. False when the task was cancelled while waiting.
     func admitted() async -> Bool
+    /// Seconds this machine was seen not running so far (stopped by SIGSTOP or a debugger,
+    /// starved of CPU: `ProbeRuntime.stalledSeconds`). A target whose deadline passed while this
+    /// grew is this machine's failure: run again, never reported as timed out.
+    var stalledSeconds: Double { get }
 }
 
 extension AuditWork {
     public func interruption(of report: Report) -> ProbeFailure? { nil }
     public func admitted() async -> Bool { true }
+    public var stalledSeconds: Double { 0 }
 }
 
 extension DiagnosticsRunner: AuditWork {
@@ -31,6 +36,7 @@ extension DiagnosticsRunner: AuditWork {
     public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
     public func interruption(of report: DiagnosticsReport) -> ProbeFailure? { report.interruption }
     public func admitted() async -> Bool { await prober.runtime.admit() }
+    public var stalledSeconds: Double { prober.runtime.stalledSeconds }
 }
 
 /// One entry of an audit's input: a target, or a line that is not one (reported in its place
