@@ -107,7 +107,7 @@ let package = Package(
         // App bundles and .ipa archives built at test time, hostile ones included (tests only).
         .target(name: "ATSAppFixtures", dependencies: ["CZlib", "PropertyList"]),
         // Loopback TLS servers and certificates generated at test time (tests and scripts only).
-        .target(name: "ATSTestServers", dependencies: ["TLSFacts", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "TestSupport",
+        .target(name: "ATSTestServers", dependencies: ["TextSupport", "TLSFacts", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "TestSupport",
                                                        .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
         .executableTarget(

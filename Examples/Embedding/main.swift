@@ -31,7 +31,14 @@ guard arguments.count == 1, let url = arguments.first, let target = try? Target(
 }
 
 // The runtime: a reactor thread, the engine's threads, the resolver, and a descriptor budget.
-let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(threadNamePrefix: "example"))
+// It cannot start when this machine has no descriptor or thread to give (`ulimit -n`, `-v`).
+let runtime: ProbeRuntime
+do {
+    runtime = try ProbeRuntime(configuration: ProbeRuntime.Configuration(threadNamePrefix: "example"))
+} catch {
+    print("\(error)")
+    exit(70)
+}
 
 // How the run judges, in one value: iOS's current rules, now, Apple's root store (or this
 // machine's) plus any roots given, and Apple's CT log list unless another is given. The same

@@ -270,7 +270,7 @@ final class CompactEncoder: Encoder, SingleValueEncodingContainer {
         if T.self == Int.self { return .integer(unsafeBitCast(value, to: Int.self)) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), key: key) }
-        if T.self == Date.self { return .string((value as! Date).formatted(.iso8601)) }
+        if T.self == Date.self { return .string(JSONEncoder.civilTimestamp(unsafeBitCast(value, to: Date.self))) }
         if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
         if T.self == URL.self { return .string((value as! URL).absoluteString) }
         if T.self == Decimal.self { return .number((value as! Decimal).description) }

@@ -1,3 +1,4 @@
+import TextSupport
 import ATSPolicy
 import TLSFacts
 #if canImport(FoundationEssentials)
@@ -98,6 +99,7 @@ public struct ForecastChangeJSON: Codable, Sendable, Hashable {
             case .becomesValid: "'\(cause.subject)' becomes valid (notBefore \(ForecastText.iso(cause.date)))"
             case .rootDistrusted: "root '\(cause.subject)' distrusted for certificates issued from \(ForecastText.iso(cause.date))"
             case .ctLogState: "CT log \(cause.subject) from \(ForecastText.iso(cause.date))"
+            case .sctTimestamp: "SCT from \(cause.subject) timestamped \(ForecastText.iso(cause.date)) starts to count"
             }
         }.joined(separator: "; ")
     }
@@ -186,4 +188,7 @@ public enum ForecastCauseKind: String, Sendable, Hashable, Codable, CaseIterable
     case rootDistrusted = "root-distrusted"
     /// A CT log that signed one of the leaf's SCTs enters its listed state.
     case ctLogState = "ct-log-state"
+    /// An SCT timestamped after the run's instant: Apple counts it only from its timestamp
+    /// (the instant is the whole second at or after it).
+    case sctTimestamp = "sct-timestamp"
 }

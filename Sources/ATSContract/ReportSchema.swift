@@ -22,6 +22,10 @@ public let readableSchemaVersions = 1...jsonSchemaVersion
 /// them as \uXXXX, the same value in every JSON reader (UntrustedText's list, one rule for
 /// every output channel). The markup is ASCII, so such scalars only ever sit inside strings.
 public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
+    /// Set by `JSONEncoder.atsprobe`: dates are `JSONEncoder.civilTimestamp` (its custom
+    /// strategy), which CompactJSONWriter writes too.
+    fileprivate(set) var writesCivilDates = false
+
     override public func encode<T: Encodable>(_ value: T) throws -> Data {
         let data = try writesCompactly ? CompactJSONWriter.encode(value) : super.encode(value)
         // Only scalars from U+007F up are rewritten below, and every one of them has a byte at
@@ -61,28 +65,49 @@ public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
     /// through JSONEncoder.
     private var writesCompactly: Bool {
         guard outputFormatting == [.sortedKeys, .withoutEscapingSlashes], userInfo.isEmpty,
-              case .iso8601 = dateEncodingStrategy, case .base64 = dataEncodingStrategy,
+              writesCivilDates, case .custom = dateEncodingStrategy, case .base64 = dataEncodingStrategy,
               case .useDefaultKeys = keyEncodingStrategy, case .throw = nonConformingFloatEncodingStrategy else { return false }
         return true
     }
 }
 
 extension JSONEncoder {
-    /// The stable JSON contract: sorted keys, ISO 8601 dates, no escaped slashes, no raw
-    /// invisible or control characters (EscapingJSONEncoder).
+    /// The stable JSON contract: sorted keys, ISO 8601 dates in the proleptic Gregorian
+    /// calendar (`civilTimestamp`), no escaped slashes, no raw invisible or control characters
+    /// (EscapingJSONEncoder).
     public static func atsprobe(pretty: Bool = true) -> JSONEncoder {
         let encoder = EscapingJSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(civilTimestamp(date))
+        }
+        encoder.writesCivilDates = true
         return encoder
+    }
+
+    /// "2027-01-31T12:00:00Z": UTC, whole seconds, the proleptic Gregorian calendar for every
+    /// year (CivilCalendar; Foundation's `.iso8601` writes dates before 1582-10-15 Julian).
+    public static func civilTimestamp(_ date: Date) -> String {
+        CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970)
     }
 }
 
 extension JSONDecoder {
-    /// Reads what `JSONEncoder.atsprobe` writes (ISO 8601 dates).
+    /// Reads what `JSONEncoder.atsprobe` writes: RFC 3339 dates read in the proleptic Gregorian
+    /// calendar (RequestedInstant, the reader of `--at`), so a date written before 1582 reads
+    /// back as the same instant.
     public static func atsprobe() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            do throws(RequestedInstant.ParseError) {
+                return try RequestedInstant(parsing: text).date
+            } catch {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(UntrustedText.escape(text, limit: 60))' is not an RFC 3339 date: \(error.reason)")
+            }
+        }
         return decoder
     }
 }

@@ -21,7 +21,8 @@ import TLSFacts
 public struct RunContext: Sendable {
     /// The ATS rule set a load is judged by.
     public var ruleSet: RuleSet
-    /// The one instant every certificate of the run is judged at.
+    /// The one instant every certificate of the run is judged at: a whole second (rounded down,
+    /// as `Prober.evaluationDate` is), the one the reports name.
     public var instant: Date
     /// True when the instant was asked for (`--at`), not the run's own start: reports then name
     /// it ("Certificates judged at", `run.judgedAt`).
@@ -110,7 +111,7 @@ public struct RunContext: Sendable {
             throw .appAnchorsWithUserRoots
         }
         self.ruleSet = ruleSet
-        self.instant = instant ?? Date()
+        self.instant = Date(timeIntervalSince1970: (instant ?? Date()).timeIntervalSince1970.rounded(.down))
         instantWasAsked = instant != nil
         self.trust = trust
         self.resolution = resolution

@@ -52,6 +52,9 @@ package final class AuditInput: @unchecked Sendable {
     private let source: String
     /// Set when reading the input failed (EIO, ...): the run ends with exit 64 naming it.
     package private(set) var failure: InputError?
+    /// A named pipe whose writer may not have opened it yet: read(2) would say "end" at once
+    /// (no writer), so the first read waits for one (`waitForWriter`). Cleared after that read.
+    private var awaitsWriter = false
 
     /// `path` "-" is standard input; nil reads the arguments only. `option` is how messages name
     /// the file (the command line's "--input"; without one, "the target list").
@@ -67,12 +70,17 @@ package final class AuditInput: @unchecked Sendable {
             do {
                 descriptor = try BoundedFile.open(path, allowPipes: true)
             } catch {
-                throw InputError("cannot read \(source) '\(UntrustedText.escape(path, limit: 400))': \(error.reason)")
+                throw InputError("cannot read \(source) '\(UntrustedText.escape(path, limit: 400))': \(error.reason)",
+                                 localFailure: BoundedFile.isResourceExhaustion(error))
             }
         }
         self.path = path
         self.source = source
         ownsDescriptor = path != nil && path != "-"
+        if ownsDescriptor, let descriptor {
+            var info = stat()
+            awaitsWriter = fstat(descriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
+        }
     }
 
     deinit {
@@ -116,6 +124,15 @@ package final class AuditInput: @unchecked Sendable {
 
     package struct Int32Error: Error { let code: Int32 }
 
+    /// Blocks until the named pipe `fd` has had a writer: its data, or its writer's close, is
+    /// then what read(2) says. A FIFO opened for reading before any writer reads as empty at
+    /// once; poll(2) waits instead (Linux reports POLLHUP only once a writer has come and gone).
+    /// The wait ends with the run (its cancellation resumes the reader without it).
+    package static func waitForWriter(_ fd: Int32) {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&entry, 1, -1) < 0 && errno == EINTR {}
+    }
+
     /// The next raw line and whether it was cut short. Reads happen on a private queue so a
     /// slow pipe never blocks Swift's cooperative threads.
     private func nextLine() async -> (Int, ArraySlice<UInt8>, Bool)? {
@@ -140,12 +157,17 @@ package final class AuditInput: @unchecked Sendable {
                 return (lineNumber, ArraySlice(buffer), tooLong)
             }
             let pending = PendingRead()
+            let waitsForWriter = awaitsWriter
+            awaitsWriter = false
             let chunk: Result<[UInt8], Int32Error>? = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], Int32Error>?, Never>) in
                     let resume = ResumeOnce(continuation)
                     pending.once.withLock { $0 = resume }
                     if Task.isCancelled { resume.resume(nil) }
-                    queue.async { resume.resume(Self.read(descriptor)) }
+                    queue.async {
+                        if waitsForWriter { Self.waitForWriter(descriptor) }
+                        resume.resume(Self.read(descriptor))
+                    }
                 }
             } onCancel: {
                 pending.once.withLock { $0 }?.resume(nil)

@@ -100,7 +100,8 @@ package final class FileStream: @unchecked Sendable {
         } catch {
             switch error {
             case .tooLarge: throw InputError("cannot read \(name): larger than \(limit) bytes")
-            case .system(let code): throw InputError("cannot read \(name): \(systemError(code))")
+            case .system(let code):
+                throw InputError("cannot read \(name): \(systemError(code))", localFailure: BoundedFile.isResourceExhaustion(errno: code))
             case .notAFile: throw InputError("cannot read \(name): \(error.reason)")
             }
         }

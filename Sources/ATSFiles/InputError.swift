@@ -3,6 +3,12 @@
 /// and by the command line.
 package struct InputError: Error, CustomStringConvertible {
     package let message: String
-    package init(_ message: String) { self.message = message }
+    /// The input could not be read because this machine ran out of descriptors or memory
+    /// (`BoundedFile.isResourceExhaustion`): the same one line, but exit 70, not 64.
+    package let isLocalFailure: Bool
+    package init(_ message: String, localFailure: Bool = false) {
+        self.message = message
+        isLocalFailure = localFailure
+    }
     package var description: String { message }
 }

@@ -21,7 +21,11 @@ extension Prober {
         switch await underLimits(timeout: request.timeout, { clock, deadline in
             await CleartextExchange.run(request, deadline: deadline, clock: clock, resolver: resolver)
         }) {
-        case .finished(let result): return result
+        case .finished(.failure(let failure), let stalled): return .failure(Prober.blamingThisMachine(failure, stalled: stalled))
+        case .finished(.success(let exchange), let stalled) where stalled >= Reactor.stallThreshold && exchange.failure != nil:
+            return .failure(Prober.blamingThisMachine(ProbeFailure(kind: .other, detail: "the HTTP request failed: \(exchange.failure ?? "")"),
+                                                      stalled: stalled))
+        case .finished(let result, _): return result
         case .cancelled(let failure): return .failure(failure)
         }
     }

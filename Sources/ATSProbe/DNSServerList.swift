@@ -6,7 +6,9 @@ import TLSFacts
 /// a name resolved to reach it. `csv` is the list as c-ares takes it (`ares_set_servers_ports_csv`,
 /// `ProbeOptions.dnsServers`).
 public struct DNSServerList: Hashable, Sendable {
-    /// "ADDR[:PORT],[IPv6][:PORT],...": bare IPv6 addresses in brackets, ports as given.
+    /// "ADDR[:PORT],[IPv6]:PORT,...": every IPv6 address in brackets with its port (53 when none
+    /// was given): c-ares refuses a bare "::1" and "[::1]" alike ("Misformatted string", issue
+    /// 40, item 8); IPv4 ports as given.
     public let csv: String
 
     public init(parsing text: String) throws(DNSServerListError) {
@@ -26,11 +28,11 @@ public struct DNSServerList: Hashable, Sendable {
                     throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT")
                 }
                 let rest = entry[entry.index(after: close)...]
-                if rest.isEmpty { servers.append(String(entry)); continue }
+                if rest.isEmpty { servers.append("\(entry):53"); continue }
                 guard rest.hasPrefix(":") else { throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT") }
                 servers.append("\(entry[...close]):\(try port(rest.dropFirst(), in: entry))")
             } else if IPAddress(String(entry), family: .v6) != nil {
-                servers.append("[\(entry)]")
+                servers.append("[\(entry)]:53")
             } else if let colon = entry.lastIndex(of: ":"), IPAddress(String(entry[..<colon]), family: .v4) != nil {
                 servers.append("\(entry[..<colon]):\(try port(entry[entry.index(after: colon)...], in: entry))")
             } else if IPAddress(String(entry), family: .v4) != nil {

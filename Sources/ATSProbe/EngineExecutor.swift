@@ -49,19 +49,31 @@ final class EngineExecutor: TaskExecutor, @unchecked Sendable {
     private var nextAdmissionID: UInt64 = 0  // guarded by mutex
     /// Probes `admit()` has held back (tests).
     private var heldBack = 0  // guarded by mutex
+    private var jobsTakenCount: UInt64 = 0  // guarded by mutex
     private var threads: [EngineThread] = []
 
-    /// Starts `threads` threads named `name`.
-    init(threads: Int, name: String) {
+    /// Starts `threads` threads named `name`. Throws when the system gives no thread (`ulimit
+    /// -v`, `ulimit -u`): those already started are stopped and joined first.
+    init(threads: Int, name: String) throws(RuntimeStartError) {
         threadCount = max(1, threads)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
         for _ in 0..<threadCount {
             guard let thread = EngineThread.start(name: name, { [self] in work() }) else {
-                preconditionFailure("cannot start the engine's threads")
+                let code = errno
+                stop(within: 10)
+                throw RuntimeStartError(what: "the engine's threads", errno: code)
             }
             self.threads.append(thread)
         }
+    }
+
+    /// Jobs taken off the queue so far by any thread: the executor's progress, which the
+    /// watchdog reads (RuntimeWatchdog). Counted under the lock the queue is taken under.
+    var jobsTaken: UInt64 {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return jobsTakenCount
     }
 
     deinit {
@@ -157,6 +169,7 @@ final class EngineExecutor: TaskExecutor, @unchecked Sendable {
                 pthread_cond_wait(condition, mutex)
             }
             let queued = jobs.popFirst()
+            if queued != nil { jobsTakenCount &+= 1 }
             if !admissions.isEmpty {
                 // The clock is read only with probes waiting: how long the job taken out waited.
                 let letIn = queued.map { Deadline.now() - $0.enqueuedAt < Admission.freeLag ? 1 : 0 } ?? Admission.burst

@@ -15,7 +15,7 @@ struct EngineThread: Sendable {
     private let handle: pthread_t
 
     /// Starts `body` on a new thread named `name` (cut to 15 bytes); nil when the system has
-    /// no thread to give.
+    /// no thread to give (errno is then pthread_create's error: EAGAIN, ENOMEM).
     static func start(name: String, _ body: @escaping @Sendable () -> Void) -> EngineThread? {
         final class Box: Sendable {
             let body: @Sendable () -> Void
@@ -36,6 +36,7 @@ struct EngineThread: Sendable {
         }, box)
         guard started == 0 else {
             Unmanaged<Box>.fromOpaque(box).release()
+            errno = started
             return nil
         }
         return EngineThread(handle: thread)

@@ -47,8 +47,11 @@ public final class ProbeRuntime: Sendable {
     }
 
     /// The process-wide runtime, started on first use (a global `let` is initialised once, lazily
-    /// and thread-safely), never shut down.
-    public static var shared: ProbeRuntime { sharedProbeRuntime }
+    /// and thread-safely), never shut down. Throws, on every use, when it could not start (this
+    /// machine gave no descriptor or thread then).
+    public static var shared: ProbeRuntime {
+        get throws(RuntimeStartError) { try sharedProbeRuntime.get() }
+    }
 
     public let configuration: Configuration
     public let descriptorBudget: DescriptorBudget
@@ -67,21 +70,52 @@ public final class ProbeRuntime: Sendable {
     }
 
     private let state = Mutex(State())
+    /// `ProbeRuntime.shared`, which `shutdown()` refuses (a flag: comparing with the shared
+    /// runtime would start it).
+    private let isShared: Bool
 
-    /// Starts the threads now (the reactor and `engineThreads`).
-    public init(configuration: Configuration = Configuration()) {
+    /// Starts the threads now (the reactor and `engineThreads`). Throws when this machine gives
+    /// no descriptor, memory or thread for them (`ulimit -n`, `ulimit -v`); what was started is
+    /// stopped first.
+    public convenience init(configuration: Configuration = Configuration()) throws(RuntimeStartError) {
+        try self.init(configuration: configuration, shared: false)
+    }
+
+    private init(configuration: Configuration, shared: Bool) throws(RuntimeStartError) {
         self.configuration = configuration
+        isShared = shared
         let prefix = configuration.threadNamePrefix
         descriptorBudget = DescriptorBudget(
             slots: configuration.descriptorSlots ?? DescriptorBudget.slotsAllowedByLimit(raisingLimit: configuration.raisesOpenFileLimit))
-        reactor = Reactor(name: prefix + "-io")
-        executor = EngineExecutor(threads: configuration.engineThreads, name: prefix + "-exec")
+        let reactor = try Reactor(name: prefix + "-io")
+        let executor: EngineExecutor
+        do {
+            executor = try EngineExecutor(threads: configuration.engineThreads, name: prefix + "-exec")
+        } catch {
+            reactor.stop(within: 10)
+            throw error
+        }
         do {
             resolver = try Resolver(reactor: reactor, executor: executor, servers: nil)
         } catch {
-            preconditionFailure("c-ares could not start: \(error.reason)")
+            executor.stop(within: 10)
+            reactor.stop(within: 10)
+            throw RuntimeStartError(what: "the resolver (\(error.reason))", errno: 0)
         }
+        self.reactor = reactor
+        self.executor = executor
     }
+
+    /// The shared runtime's start (`shared`).
+    fileprivate static func startShared() -> Result<ProbeRuntime, RuntimeStartError> {
+        Result { () throws(RuntimeStartError) in try ProbeRuntime(configuration: Configuration(), shared: true) }
+    }
+
+    /// Seconds this process was seen not running (stopped, or starved of CPU) since the runtime
+    /// started: the reactor's wake-ups that came half a second or more after they were due
+    /// (`StallLedger`). A probe that failed while this grew is reported as this machine's
+    /// failure, never as the server's (docs/robustness.md, "A stopped or starved run").
+    public var stalledSeconds: Double { reactor.stalledSeconds }
 
     /// True once `shutdown()` has begun: probes made now end at once as cancelled.
     public var isShutDown: Bool { state.withLock { $0.shuttingDown } }
@@ -95,7 +129,7 @@ public final class ProbeRuntime: Sendable {
     /// The resolver's c-ares channel is closed first: its lookups end at once (c-ares runs on
     /// the reactor, so no thread is left inside a lookup).
     public func shutdown() async throws(ShutdownError) {
-        guard self !== sharedProbeRuntime else { throw .sharedRuntime }
+        guard !isShared else { throw .sharedRuntime }
         let first = state.withLock { state -> Bool in
             defer { state.shuttingDown = true }
             return !state.shuttingDown
@@ -206,7 +240,7 @@ public final class ProbeRuntime: Sendable {
 }
 
 /// The shared runtime: a global `let`, so created once, on first use, thread-safely.
-private let sharedProbeRuntime = ProbeRuntime()
+private let sharedProbeRuntime = ProbeRuntime.startShared()
 
 /// A thread's name from /proc (at most 16 bytes there).
 private enum BoundedThreadName {

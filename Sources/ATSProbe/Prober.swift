@@ -14,7 +14,11 @@ public final class Prober: Sendable {
     public let runtime: ProbeRuntime
     /// The one date trust is judged at for everything this Prober does: `options.evaluationDate`,
     /// or the moment the Prober was made (never a fresh `Date()` per handshake, so one run judges
-    /// every chain, and the engine every rule, at the same instant).
+    /// every chain, and the engine every rule, at the same instant), rounded down to a whole
+    /// second: X.509 times are whole seconds and OpenSSL judges at a time_t, and the forecast
+    /// starts from this very instant, so the verdict and the forecast's "now" are one judgement
+    /// (issue 40, item 10: a leaf expired 0.4 s ago was expired for the verdict and valid for
+    /// the forecast).
     public let evaluationDate: Date
     private let trust: TrustStore
     private let chainTrust: ChainTrust
@@ -30,11 +34,13 @@ public final class Prober: Sendable {
     let resolver: Resolver
 
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read. `runtime`:
-    /// the process-wide one unless given.
-    public init(options: ProbeOptions = .init(), runtime: ProbeRuntime = .shared) throws {
+    /// the process-wide one (`ProbeRuntime.shared`) unless given; `RuntimeStartError` when that
+    /// cannot start.
+    public init(options: ProbeOptions = .init(), runtime: ProbeRuntime? = nil) throws {
+        let runtime = try runtime ?? ProbeRuntime.shared
         self.options = options
         self.runtime = runtime
-        evaluationDate = options.evaluationDate ?? Date()
+        evaluationDate = Date(timeIntervalSince1970: (options.evaluationDate ?? Date()).timeIntervalSince1970.rounded(.down))
         trust = try TrustStore(options: options.anchors)
         evaluations = TrustEvaluationCache(executor: runtime.executor)
         chainTrust = ChainTrust(store: trust, anchors: options.anchors, date: evaluationDate,
@@ -102,9 +108,31 @@ public final class Prober: Sendable {
     @inline(never)
     private static func result(of limited: Limited<ProbeResult>) -> ProbeResult {
         switch limited {
-        case .finished(let result): result
+        case .finished(.failure(let failure), let stalled): .failure(Prober.blamingThisMachine(failure, stalled: stalled))
+        // The handshake made, the HTTP response not read in time while this process was stopped.
+        case .finished(.success(let observation), let stalled) where stalled >= Reactor.stallThreshold && observation.http?.failure != nil:
+            .failure(Prober.blamingThisMachine(
+                ProbeFailure(kind: .other, detail: "the HTTP request failed after the handshake: \(observation.http?.failure ?? "")",
+                             elapsedMilliseconds: observation.connectMilliseconds + observation.handshakeMilliseconds),
+                stalled: stalled))
+        case .finished(let result, _): result
         case .cancelled(let failure): .failure(failure)
         }
+    }
+
+    /// A failure of a probe during which this process was seen not running for
+    /// `Reactor.stallThreshold` or more (`stalled` seconds: SIGSTOP, a debugger, a CPU quota
+    /// that starved it): its deadline ran while nothing here could answer the server, so it
+    /// says nothing about the server. It becomes a `.localResources` failure, which callers
+    /// retry and otherwise report as this machine's (exit 70), never as a TLS finding
+    /// (docs/robustness.md, "A stopped or starved run"). So does a handshake whose HTTP request
+    /// then failed; a complete success stands: the server answered.
+    static func blamingThisMachine(_ failure: ProbeFailure, stalled: Double) -> ProbeFailure {
+        guard stalled >= Reactor.stallThreshold, failure.kind != .cancelled, failure.kind != .localResources else { return failure }
+        let seconds = stalled < 10 ? (stalled * 10).rounded() / 10 : stalled.rounded()
+        return ProbeFailure(kind: .localResources,
+                            detail: "this machine did not run for \(seconds) s during the probe (the process was stopped or starved of CPU): \(failure.detail)",
+                            elapsedMilliseconds: failure.elapsedMilliseconds)
     }
 
     /// A chain read from a file (`atsprobe cert`), leaf first, judged for `name` exactly as a
@@ -124,7 +152,8 @@ public final class Prober: Sendable {
 
     /// What `underLimits` gives: the body's value, or why it did not run to its end.
     enum Limited<Value: Sendable>: Sendable {
-        case finished(Value)
+        /// With the seconds this process was seen not running while the body ran (`stalledSeconds`).
+        case finished(Value, stalled: Double)
         case cancelled(ProbeFailure)
     }
 
@@ -136,17 +165,19 @@ public final class Prober: Sendable {
     /// while waiting or working, or a runtime shut down, gives `.cancelled`.
     func underLimits<Value: Sendable>(timeout: Double,
                                       _ body: @escaping @Sendable (Stopwatch, Deadline) async -> Value) async -> Limited<Value> {
-        let budget = runtime.descriptorBudget, limiter = self.limiter, executor = runtime.executor
-        let outcome: (Value?, Stopwatch)? = await runtime.perform {
-            guard await budget.acquire() else { return (nil, Stopwatch()) }
+        let budget = runtime.descriptorBudget, limiter = self.limiter, executor = runtime.executor, reactor = runtime.reactor
+        let outcome: (Value?, Stopwatch, Double)? = await runtime.perform {
+            guard await budget.acquire() else { return (nil, Stopwatch(), 0) }
             defer { budget.release() }
             // Not started while the engine's threads are behind: that wait is this machine's, not
             // the server's (EngineExecutor, "Admission").
-            guard await executor.admit() else { return (nil, Stopwatch()) }
+            guard await executor.admit() else { return (nil, Stopwatch(), 0) }
             // The deadline starts now: waiting for a handshake slot or building a context counts against it.
             let clock = Stopwatch()
+            let stalledBefore = reactor.stalledSeconds
             let deadline = Deadline(secondsFromNow: timeout)
-            return (await limiter.withSlot { await body(clock, deadline) }, clock)
+            let value = await limiter.withSlot { await body(clock, deadline) }
+            return (value, clock, reactor.stalledSeconds - stalledBefore)
         }
         return Prober.limited(outcome, cancelled: Task.isCancelled || runtime.isShutDown)
     }
@@ -154,8 +185,8 @@ public final class Prober: Sendable {
     /// What `underLimits` gives for what its body returned. Not inlined: the failures' text would
     /// sit in `underLimits`'s async frame for the whole probe.
     @inline(never)
-    private static func limited<Value: Sendable>(_ outcome: (Value?, Stopwatch)?, cancelled: Bool) -> Limited<Value> {
-        guard let (value, clock) = outcome else {
+    private static func limited<Value: Sendable>(_ outcome: (Value?, Stopwatch, Double)?, cancelled: Bool) -> Limited<Value> {
+        guard let (value, clock, stalled) = outcome else {
             return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled before it started: the probe runtime is shut down"))
         }
         guard let value else {
@@ -166,7 +197,7 @@ public final class Prober: Sendable {
             return .cancelled(ProbeFailure(kind: .cancelled, detail: "cancelled after \(Int(clock.milliseconds)) ms",
                                            elapsedMilliseconds: clock.milliseconds))
         }
-        return .finished(value)
+        return .finished(value, stalled: stalled)
     }
 }
 

@@ -58,18 +58,42 @@ final class Reactor: Sendable {
     private let backend: PlatformReactorBackend
     private let state = Mutex(State())
     private let thread = Mutex<EngineThread?>(nil)
+    private let stalls = Mutex(StallLedger())
 
-    /// Opens the backend's queue and wake-up and starts the thread, named `name`.
-    init(name: String) {
+    /// The longest the loop waits without looking at the clock, even with no timer due: its
+    /// heartbeat, so a wake-up much later than asked is seen within about a second of it.
+    static let heartbeatMilliseconds: Int32 = 1_000
+    /// A wake-up this much later than asked means this process was not running (stopped by
+    /// SIGSTOP or a debugger, or starved of CPU by a quota): that time is counted as stalled.
+    static let stallThreshold = 0.5
+
+    /// Opens the backend's queue and wake-up and starts the thread, named `name`. Throws when
+    /// the system has no descriptor or thread to give (`ulimit -n`, `ulimit -v`): the machine's
+    /// failure, reported as such (exit 70), never a trap.
+    init(name: String) throws(RuntimeStartError) {
         do {
             backend = try PlatformReactorBackend()
         } catch {
-            preconditionFailure("\(error.call) failed: \(error.errno)")
+            throw RuntimeStartError(what: "the reactor's \(error.call)", errno: error.errno)
         }
         guard let started = EngineThread.start(name: name, { [self] in loop() }) else {
-            preconditionFailure("cannot start the reactor thread")
+            let code = errno
+            backend.close()
+            throw RuntimeStartError(what: "the reactor's thread", errno: code)
         }
         thread.withLock { $0 = started }
+    }
+
+    /// Seconds this process has been seen not running since the reactor started (see
+    /// `StallLedger`): grows only when a wake-up of the loop came `stallThreshold` or more later
+    /// than asked. Any thread may ask; asking while the loop is overdue counts the overdue time
+    /// now, so a probe that resumes before the reactor does still sees the stop it slept through.
+    var stalledSeconds: Double {
+        let now = Deadline.now()
+        return stalls.withLock { ledger in
+            ledger.observe(now: now, threshold: Reactor.stallThreshold)
+            return ledger.lost
+        }
     }
 
     /// Waits until `descriptor` is ready for `interest`, the deadline passes, or the task is
@@ -164,21 +188,34 @@ final class Reactor: Sendable {
 
     private func loop() {
         while true {
+            let start = Deadline.now()
             let timeout = state.withLock { state -> Int32? in
                 if state.stopping { return nil }
-                let now = Deadline.now()
-                guard let earliest = state.timers.min?.end else {
-                    state.loopWakesAt = .infinity
-                    return -1
+                // Never longer than the heartbeat, so a stop is seen (StallLedger).
+                guard let earliest = state.timers.min?.end, earliest - start < Double(Reactor.heartbeatMilliseconds) / 1000 else {
+                    state.loopWakesAt = start + Double(Reactor.heartbeatMilliseconds) / 1000
+                    return Reactor.heartbeatMilliseconds
                 }
                 state.loopWakesAt = earliest
-                let milliseconds = (earliest - now) * 1000
-                return milliseconds <= 0 ? 0 : Int32(min(milliseconds.rounded(.up), 60_000))
+                let milliseconds = (earliest - start) * 1000
+                return milliseconds <= 0 ? 0 : Int32(milliseconds.rounded(.up))
             }
             guard let timeout else { return }
+            stalls.withLock { $0.begin(expectedBy: start + Double(timeout) / 1000) }
+            // The stall is counted before anything is resumed: a probe whose deadline passed
+            // while the process was stopped finds the stop already counted.
+            var observed = false
+            func observe() {
+                guard !observed else { return }
+                observed = true
+                let now = Deadline.now()
+                stalls.withLock { $0.end(now: now, threshold: Reactor.stallThreshold) }
+            }
             backend.wait(milliseconds: timeout) { id, readiness in
+                observe()
                 if !runWatch(id, readiness) { finish(id: id, with: .ready) }
             }
+            observe()
             expireTimers()
         }
     }
@@ -235,5 +272,51 @@ final class Reactor: Sendable {
         guard let handler = state.withLock({ $0.watches[id] }) else { return false }
         handler(readiness.readable, readiness.writable)
         return true
+    }
+}
+
+/// The time this process was seen not running, from the reactor's wake-ups: the loop asks
+/// epoll to wake it by a time at most a heartbeat away; a wake-up `threshold` or more later than
+/// that means no thread of the process ran (SIGSTOP, a debugger, a closed laptop lid for
+/// CLOCK_MONOTONIC does not count: it stops too; a CPU quota that starved it). Each wait's
+/// lateness is counted once, by whoever sees it first (the loop when it wakes, or a probe
+/// asking while the loop is overdue).
+struct StallLedger {
+    /// When the wait in progress should end; infinity while the loop is not waiting.
+    private var expectedBy = Double.infinity
+    /// The lateness of the wait in progress already counted.
+    private var counted = 0.0
+    private(set) var lost = 0.0
+
+    mutating func begin(expectedBy: Double) {
+        self.expectedBy = expectedBy
+        counted = 0
+    }
+
+    mutating func observe(now: Double, threshold: Double) {
+        let late = now - expectedBy
+        guard late >= threshold, late > counted else { return }
+        lost += late - counted
+        counted = late
+    }
+
+    mutating func end(now: Double, threshold: Double) {
+        observe(now: now, threshold: threshold)
+        expectedBy = .infinity
+    }
+}
+
+/// The probe runtime could not start: this machine gave no descriptor, memory or thread
+/// (`ulimit -n`, `ulimit -v`). Not the input's fault and not a server's: the command line
+/// reports it with exit status 70 (docs/exit-codes.md).
+public struct RuntimeStartError: Error, Sendable, CustomStringConvertible {
+    /// What could not be made ("the reactor's epoll_create1").
+    public let what: String
+    /// errno, when the system gave one.
+    public let errno: Int32
+
+    public var description: String {
+        let reason = errno != 0 ? String(cString: strerror(errno)) : "refused"
+        return "the probe engine cannot start on this machine: \(what) failed (\(reason))"
     }
 }

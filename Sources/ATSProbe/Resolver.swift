@@ -126,7 +126,10 @@ final class Resolver: @unchecked Sendable {
     init(reactor: Reactor, executor: EngineExecutor, servers: String?) throws(ResolverSetupError) {
         self.reactor = reactor
         self.executor = executor
-        _ = Resolver.libraryReady
+        let library = Resolver.libraryStatus
+        guard library == ARES_SUCCESS else {
+            throw ResolverSetupError(reason: "c-ares could not start: \(Resolver.describe(library))")
+        }
         var options = ares_options()
         options.sock_state_cb = { data, descriptor, readable, writable in
             guard let data else { return }
@@ -167,10 +170,9 @@ final class Resolver: @unchecked Sendable {
         }
     }
 
-    private static let libraryReady: Void = {
-        let status = ares_library_init(ARES_LIB_INIT_ALL)
-        precondition(status == ARES_SUCCESS, "ares_library_init: \(status)")
-    }()
+    /// ares_library_init's status, called once (out of memory is the machine's failure:
+    /// every Resolver then refuses to start, never a trap).
+    private static let libraryStatus: Int32 = ares_library_init(ARES_LIB_INIT_ALL)
 
     /// Queries sent to DNS so far (cache hits and hosts-file answers are not counted) (tests).
     var queriesStarted: Int { lock.withLock { _ in queriesSent } }

@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// ANSI colour for the PASS/FAIL words; nothing else is coloured.
@@ -143,7 +144,7 @@ public struct Report: Sendable {
         return rows
     }
 
-    public static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
+    public static func iso(_ date: Date) -> String { CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970) }
 
     /// `metricsLabels`: the labels `--metrics-label` adds to every series (openmetrics, prometheus).
     public func render(_ format: ReportFormat, verbose: Bool, junitCases: ReportJUnit.Cases = .targets,

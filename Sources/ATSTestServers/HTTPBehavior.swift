@@ -22,6 +22,10 @@ public indirect enum HTTPBehavior: Sendable {
     case renegotiate(then: HTTPBehavior)
     /// Reset the connection (RST) instead of answering.
     case reset
+    /// The first `hold.count` requests (over HTTP/1.1) get no answer until the server stops
+    /// (at most 120 s); every later one is answered like `then`. For a client that must be
+    /// caught waiting on a request while something happens to it (SIGSTOP).
+    case held(HTTPHold, then: HTTPBehavior)
 
     /// The behaviour for one request path, with `perPath` resolved (nested tables resolve again).
     func resolved(for path: String) -> HTTPBehavior {
@@ -33,11 +37,12 @@ public indirect enum HTTPBehavior: Sendable {
 
     /// Status, extra headers and body, or nil to close without answering (resolve `perPath` first).
     func parts() -> (status: Int, headers: [(String, String)], body: String)? {
+        if case .held(_, let then) = self { return then.parts() }
         let (status, extraHeaders): (Int, [(String, String)]) = switch self {
         case .ok: (200, [])
         case .redirect(let location): (301, [("Location", location)])
         case .status(let code): (code, [])
-        case .noResponse, .perPath, .raw, .trickle, .endlessHeaders, .endlessBody, .renegotiate, .reset: (0, [])
+        case .noResponse, .held, .perPath, .raw, .trickle, .endlessHeaders, .endlessBody, .renegotiate, .reset: (0, [])
         }
         guard status > 0 else { return nil }
         let reason = Self.reasonPhrases[status] ?? "Status"
@@ -58,4 +63,23 @@ public indirect enum HTTPBehavior: Sendable {
         307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized",
         403: "Forbidden", 404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable",
     ]
+}
+
+/// Which requests `HTTPBehavior.held` holds: the first `count`, counted across connections.
+public final class HTTPHold: Sendable {
+    public let count: Int
+    private let taken = Locked(0)
+
+    public init(count: Int) { self.count = count }
+
+    /// Requests held so far.
+    public var held: Int { taken.withLock { min($0, count) } }
+
+    /// True for the first `count` calls.
+    func takes() -> Bool {
+        taken.withLock { taken in
+            defer { taken += 1 }
+            return taken < count
+        }
+    }
 }

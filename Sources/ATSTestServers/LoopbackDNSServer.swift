@@ -33,8 +33,10 @@ public final class LoopbackDNSServer: @unchecked Sendable {
     }
 
     public let port: Int
-    /// `--dns-servers` value for this server.
-    public var address: String { "127.0.0.1:\(port)" }
+    /// The loopback address it listens on: "127.0.0.1" or "::1".
+    public let bindAddress: String
+    /// `--dns-servers` value for this server ("127.0.0.1:PORT", "[::1]:PORT").
+    public var address: String { bindAddress.contains(":") ? "[\(bindAddress)]:\(port)" : "\(bindAddress):\(port)" }
 
     private let names: [String: Behavior]
     private let fallback: Behavior
@@ -57,15 +59,19 @@ public final class LoopbackDNSServer: @unchecked Sendable {
     public func queries(for name: String) -> Int { counters.withLock { $0.byName[name.lowercased(), default: 0] } }
 
     /// `names` by lower-case name without the final dot; anything else gets `fallback`.
-    public init(names: [String: Behavior], fallback: Behavior = .nxdomain()) throws {
+    /// `bindAddress`: "127.0.0.1" or "::1" (IPv6 loopback, for `--dns-servers` given IPv6).
+    public init(names: [String: Behavior], fallback: Behavior = .nxdomain(), bindAddress: String = "127.0.0.1") throws {
+        guard bindAddress == "127.0.0.1" || bindAddress == "::1" else { throw TestServerError("bind 127.0.0.1 or ::1, not \(bindAddress)") }
         self.names = Dictionary(uniqueKeysWithValues: names.map { ($0.key.lowercased(), $0.value) })
         self.fallback = fallback
+        self.bindAddress = bindAddress
+        let v6 = bindAddress == "::1"
         // UDP on port 0, then TCP on the same port (c-ares asks both on one port). Another
         // process may hold that TCP port: try a few fresh UDP ports, then give up.
         var bound: (udp: Int32, tcp: Int32, port: Int)?
         for _ in 0..<8 where bound == nil {
-            let (udp, port) = try Self.bind(type: Int32(SOCK_DGRAM.rawValue), port: 0)
-            if let (tcp, _) = try? Self.bind(type: Int32(SOCK_STREAM.rawValue), port: port) {
+            let (udp, port) = try Self.bind(type: Int32(SOCK_DGRAM.rawValue), port: 0, v6: v6)
+            if let (tcp, _) = try? Self.bind(type: Int32(SOCK_STREAM.rawValue), port: port, v6: v6) {
                 bound = (udp, tcp, port)
             } else {
                 close(udp)
@@ -288,27 +294,45 @@ public final class LoopbackDNSServer: @unchecked Sendable {
 
     // MARK: - Sockets
 
-    private static func bind(type: Int32, port: Int) throws -> (Int32, Int) {
-        let fd = socket(AF_INET, type | Int32(SOCK_CLOEXEC.rawValue), 0)
+    private static func bind(type: Int32, port: Int, v6: Bool) throws -> (Int32, Int) {
+        let fd = socket(v6 ? AF_INET6 : AF_INET, type | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestServerError.system("socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let shown = v6 ? "[::1]:\(port)" : "127.0.0.1:\(port)"
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        if v6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            address.sin6_addr = in6addr_loopback
+            withUnsafeBytes(of: &address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            withUnsafeBytes(of: &address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
         }
         guard bound == 0 else {
-            let error = TestServerError.system("bind 127.0.0.1:\(port)")
+            let error = TestServerError.system("bind \(shown)")
             close(fd)
             throw error
         }
-        var chosen = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        var chosen = sockaddr_storage()
+        var chosenLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &chosen) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &chosenLength) }
         }
-        return (fd, Int(UInt16(bigEndian: chosen.sin_port)))
+        let chosenPort = withUnsafeBytes(of: &chosen) { raw -> UInt16 in
+            // sin_port and sin6_port both sit at offset 2, in network order.
+            UInt16(raw[2]) << 8 | UInt16(raw[3])
+        }
+        return (fd, Int(chosenPort))
     }
 
     private static func now() -> Double {

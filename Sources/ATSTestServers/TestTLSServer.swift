@@ -122,6 +122,11 @@ public final class TestTLSServer: Sendable {
             _ = SSL_do_handshake(ssl)
             answer(then, ssl: ssl, connection: connection)
             return
+        case .held(let hold, let then):
+            guard hold.takes() else { return answer(then, ssl: ssl, connection: connection) }
+            // Unanswered until the server stops (the test's own end), bounded all the same.
+            for _ in 0..<2_400 where !connection.isStopped() { usleep(50_000) }
+            return
         case .reset:
             var linger = linger(l_onoff: 1, l_linger: 0)
             _ = setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))

@@ -46,10 +46,14 @@ public enum TrustStoreChoice: String, Sendable, CaseIterable {
 public struct TrustSetupError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String?
     public var reason: String
+    /// The file could not be read because this machine ran out of descriptors or memory: not
+    /// the file's fault (the command line exits 70, not 64).
+    public var isLocalResource: Bool
 
-    public init(path: String?, reason: String) {
+    public init(path: String?, reason: String, isLocalResource: Bool = false) {
         self.path = path
         self.reason = reason
+        self.isLocalResource = isLocalResource
     }
 
     public var description: String {

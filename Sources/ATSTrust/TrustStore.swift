@@ -290,10 +290,15 @@ package final class TrustStore: @unchecked Sendable {
         do {
             bytes = try BoundedFile.read(path, limit: anchorBytesLimit, allowPipes: required)
         } catch {
-            if !required { return [] }
-            throw TrustSetupError(path: path, reason: "cannot read file (\(error.reason))")
+            // Out of descriptors or memory: never skipped (an anchor silently left out would
+            // change the verdict), and never the file's fault.
+            let local = BoundedFile.isResourceExhaustion(error)
+            if !required && !local { return [] }
+            throw TrustSetupError(path: path, reason: "cannot read file (\(error.reason))", isLocalResource: local)
         }
-        guard let bio = try? MemoryBIO(copying: bytes) else { throw TrustSetupError(path: path, reason: "cannot read file (out of memory)") }
+        guard let bio = try? MemoryBIO(copying: bytes) else {
+            throw TrustSetupError(path: path, reason: "cannot read file (out of memory)", isLocalResource: true)
+        }
         var certificates: [X509Certificate] = []
         while let cert = X509Certificate.readPEM(from: bio) {
             guard certificates.count < userAnchorLimit else {

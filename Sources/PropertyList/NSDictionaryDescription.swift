@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 
 /// Renders property-list values the way NSDictionary's `descriptionWithLocale:indent:` does
 /// (the old-style plist form nscurl prints): keys sorted, `key = value;`, four spaces per level,
@@ -44,7 +45,7 @@ public enum NSDictionaryDescription {
         case .integer(let i): return String(i)
         // NSNumber's stringValue: integral reals print without a fraction.
         case .real(let r): return r == r.rounded() && abs(r) < 1e15 ? String(Int(r)) : String(r)
-        case .date(let d): return quoted(d.formatted(.iso8601))
+        case .date(let d): return quoted(CivilCalendar.timestamp(secondsSinceEpoch: d.timeIntervalSince1970))
         case .data(let d): return quoted(String(describing: d))
         case .dictionary, .array: return render(value)
         }

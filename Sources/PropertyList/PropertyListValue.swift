@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 
 /// One property-list value, typed: what an Info.plist holds, read from XML or binary
 /// (`PropertyListFile`) and written back. Each plist element has its own case, so
@@ -99,7 +100,7 @@ public enum PropertyListValue: Sendable, Hashable {
         case .boolean(let b): b ? "true" : "false"
         case .integer(let i): String(i)
         case .real(let r): String(r)
-        case .date(let d): d.formatted(.iso8601)
+        case .date(let d): CivilCalendar.timestamp(secondsSinceEpoch: d.timeIntervalSince1970)
         case .data, .array, .dictionary: kind.withArticle
         }
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 
 /// `--at`: the instant certificates are judged at, as the user wrote it. Exactly two forms are
 /// read, and nothing is rolled over into a neighbouring day, hour or minute:

@@ -99,6 +99,19 @@ public enum BoundedFile {
     }
 
     /// strerror, with the common cases in plain words.
+    /// True for the errno values that mean this machine ran out of something (descriptors,
+    /// memory, buffers), not that the file is wrong: callers report them as a local failure
+    /// (exit 70), never as bad input (issue 40, item 4).
+    public static func isResourceExhaustion(errno code: Int32) -> Bool {
+        [EMFILE, ENFILE, ENOMEM, ENOBUFS].contains(code)
+    }
+
+    /// True when this failure is the machine's (`isResourceExhaustion`), not the file's.
+    public static func isResourceExhaustion(_ failure: Failure) -> Bool {
+        if case .system(let code) = failure { return isResourceExhaustion(errno: code) }
+        return false
+    }
+
     public static func describe(errno code: Int32) -> String {
         switch code {
         case ENOENT: "no such file or directory"

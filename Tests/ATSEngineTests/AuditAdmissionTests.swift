@@ -15,6 +15,9 @@ struct AuditAdmissionTests {
         var asked: Int { state.withLock { $0.asked } }
         var ran: [String] { state.withLock { $0.ran } }
 
+        /// Never stopped.
+        var stalledSeconds: Double { 0 }
+
         func admitted() async -> Bool {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let now = state.withLock { state -> Bool in

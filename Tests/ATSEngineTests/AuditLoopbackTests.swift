@@ -81,6 +81,7 @@ struct AuditLoopbackTests {
         }
 
         func admitted() async -> Bool { await prober.runtime.admit() }
+        var stalledSeconds: Double { prober.runtime.stalledSeconds }
     }
 
     static let hangGuard = 60.0
@@ -218,7 +219,7 @@ struct AuditLoopbackTests {
     /// failure naming that, never a verdict drawn from loads that were cut short.
     @Test func aRuntimeShutDownUnderARunGivesNoVerdict() async throws {
         let server = try SilentListener()
-        let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 64, threadNamePrefix: "rt-cut"))
+        let runtime = try ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 64, threadNamePrefix: "rt-cut"))
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false), runtime: runtime)
         let cut = await Self.startCutRun(server: server, prober: prober, deadline: 60)
         try await runtime.shutdown()

@@ -137,6 +137,35 @@ struct AuditSchedulerTests {
         #expect(work.snapshot.inFlight == 0, "a timed-out run is awaited, not abandoned")
     }
 
+    /// A target whose deadline passed while the process was stopped (its runtime saw 12 s it
+    /// did not run) is this machine's failure, run again, never "timed out" (issue 40, item 3);
+    /// one whose deadline passed while the process ran is timed out as before. (Before the
+    /// change both were reported timed out and never run again.)
+    @Test func aDeadlinePassedDuringAStopIsRunAgain() async {
+        let clock = ManualClock()
+        let work = FakeWork(clock: clock)
+        let stopped = Target(host: "stopped.example"), slow = Target(host: "slow.example")
+        let scheduler = AuditScheduler(limits: Self.limits(concurrency: 2, deadline: 5), work: work, clock: clock)
+        let events = collect(scheduler.results(for: jobs([stopped, slow])))
+        await work.waitUntil { $0.running.count == 2 }
+        await clock.waitForSleepers { $0.filter { $0 == ManualClock.at(.seconds(5)) }.count == 2 }
+        work.stalled.withLock { $0 += 12 }  // the process stopped; both deadlines pass meanwhile
+        clock.advance(by: .seconds(5))
+        // Both are run again (a stop says nothing about either server); this time the first
+        // answers and the second's deadline passes while the process runs.
+        let retried = await work.waitUntil(within: 20) { $0.runs[stopped.url] == 2 && $0.runs[slow.url] == 2 && $0.running.count == 2 }
+        guard retried else {
+            Issue.record("not run again: \(await events.value.filter(\.isResult).map(\.kind))")
+            return
+        }
+        #expect(work.finish(stopped.url))
+        await clock.waitForSleepers { $0.filter { $0 == ManualClock.at(.seconds(10)) }.count == 1 }
+        clock.advance(by: .seconds(5))
+        let results = await events.value.filter(\.isResult)
+        #expect(results.first { $0.tag == stopped.url }?.kind == "finished")
+        #expect(results.first { $0.tag == slow.url }?.kind == "timedOut")
+    }
+
     /// A local failure (out of descriptors here) is run again, up to 3 more times; a target that
     /// recovers reports its result, one that never does reports a local failure, never a verdict.
     @Test func localFailuresAreRetriedThenReportedAsLocal() async {

@@ -16,9 +16,10 @@ struct ForecastTests {
 
     /// A run of `target` judged at `date` (nil: now), with or without a forecast.
     static func run(_ target: Target, caFile: String? = nil, systemAnchors: String? = nil, at date: Date? = nil,
-                    forecast: Int? = horizon, distrust: AppleDistrustList = .apple) async throws -> (DiagnosticsReport, Prober) {
+                    forecast: Int? = horizon, distrust: AppleDistrustList = .apple,
+                    ctLogs: CTLogList = .apple) async throws -> (DiagnosticsReport, Prober) {
         let prober = try Prober(options: ProbeOptions(caFile: caFile, useSystemTrustStore: systemAnchors != nil, evaluationDate: date,
-                                                      additionalSystemAnchorsFile: systemAnchors))
+                                                      additionalSystemAnchorsFile: systemAnchors, ctLogs: ctLogs))
         var options = DiagnosticsOptions(ruleSet: .current, timeout: 10, forecastHorizonSeconds: forecast)
         options.distrust = distrust
         return (await DiagnosticsRunner(prober: prober, options: options).run(target), prober)
@@ -205,5 +206,64 @@ struct ForecastTests {
         #expect(forecastProber.handshakesMade == plainProber.handshakesMade)
         #expect(forecastProber.trustEvaluationsMade == plainProber.trustEvaluationsMade)
         #expect(servedWith == servedWithout, "the server completed \(servedWith) handshakes with the forecast, \(servedWithout) without")
+    }
+
+    /// SCTs timestamped after the run's instant are not counted until their time (CTPolicy's
+    /// `timestamp <= date`): a chain under a CT-required root is refused now and trusted from the
+    /// whole second at or after the timestamps. The forecast names that instant (issue 40,
+    /// item 10: it said "no change"), and runs with --at one second before and at it agree.
+    @Test func anSCTFromTheFutureCountsFromItsTimestamp() async throws {
+        let logs = [try TestCTLog(name: "Forecast 'One' test log", operator: "One"),
+                    try TestCTLog(name: "Forecast 'Two' test log", operator: "Two"),
+                    try TestCTLog(name: "Forecast 'Three' test log", operator: "Three")]
+        let list = CTLogList(source: "test logs", logs: logs.map {
+            CTLog(logID: $0.logIDBase64, name: $0.name, operatorName: $0.operatorName, state: .usable,
+                  stateSince: utcMidnight(2024, 11, 26), api: .rfc6962)
+        }, keys: TestCTLog.keys(logs))
+        let issued = utcMidnight(2025, 3, 1), judged = utcMidnight(2025, 3, 10)
+        let stamped = judged.addingTimeInterval(5 * Self.day + 0.3)
+        let pki = try TestPKI()
+        let anchors = try pki.writeRootPEM()
+        let spec = CertificateSpec(notBefore: issued, notAfter: issued.addingTimeInterval(90 * Self.day - 1),
+                                   embeddedSCTs: logs.map { TestSCT(log: $0, timestamp: stamped) })
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(spec)))
+        defer { server.stop() }
+        let target = Target(host: "127.0.0.1", port: server.port)
+
+        let (report, _) = try await Self.run(target, systemAnchors: anchors, at: judged, ctLogs: list)
+        let forecast = try #require(report.forecast)
+        #expect(forecast.now.verdict != .pass)
+        let counted = Self.whole(stamped).addingTimeInterval(1)
+        // The first change is the SCTs' time; the leaf's own expiry follows within the horizon.
+        #expect(forecast.changes.first?.at == counted, "\(forecast.changes)")
+        #expect(forecast.changes.first?.causes.map(\.kind).contains(.sctTimestamp) == true)
+        #expect(forecast.changes.first?.after.verdict == .pass)
+        for change in forecast.changes {
+            let (before, _) = try await Self.run(target, systemAnchors: anchors, at: change.at.addingTimeInterval(-1), forecast: nil, ctLogs: list)
+            let (after, _) = try await Self.run(target, systemAnchors: anchors, at: change.at, forecast: nil, ctLogs: list)
+            #expect(AuditVerdict(before) == change.before.verdict, "one second before \(change.at)")
+            #expect(AuditVerdict(after) == change.after.verdict, "at \(change.at)")
+        }
+    }
+
+    /// A leaf that expired 0.4 s before the run's instant: the verdict and the forecast are one
+    /// judgement at one instant (the whole second the run is in), so the forecast's "now" is
+    /// the verdict and the first change's "before" (issue 40, item 10: they disagreed).
+    @Test func theVerdictAndTheForecastAreJudgedAtOneInstant() async throws {
+        let pki = try TestPKI()
+        let caFile = try pki.writeRootPEM()
+        let notAfter = Self.whole(Date(timeIntervalSinceNow: 30 * Self.day))
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try pki.issue(CertificateSpec(notAfter: notAfter))))
+        defer { server.stop() }
+        let target = Target(host: "127.0.0.1", port: server.port)
+        for offset in [0.4, 1.4] {
+            let (report, prober) = try await Self.run(target, caFile: caFile, at: notAfter.addingTimeInterval(offset))
+            let forecast = try #require(report.forecast)
+            #expect(prober.evaluationDate == notAfter.addingTimeInterval(offset.rounded(.down)))
+            #expect(forecast.from == prober.evaluationDate)
+            #expect(forecast.now.verdict == AuditVerdict(report), "at notAfter + \(offset) s")
+            if let first = forecast.changes.first { #expect(first.before == forecast.now, "at notAfter + \(offset) s: \(forecast.changes)") }
+            try await Self.checkExact(forecast, target: target, caFile: caFile)
+        }
     }
 }

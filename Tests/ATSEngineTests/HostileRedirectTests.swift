@@ -55,7 +55,7 @@ struct HostileRedirectTests {
             // The load runs on the engine's threads, as a command's does: with the whole suite in
             // flight, the cooperative pool's two threads queue every other test's work, and each
             // of the loop's hops resumed there waited behind it (91 s measured, 0.07 s alone).
-            let outcome = await withTaskExecutorPreference(ProbeRuntime.shared.executor) {
+            let outcome = await withTaskExecutorPreference((try ProbeRuntime.shared).executor) {
                 await runner.load(Target(host: "127.0.0.1", port: server.port, path: "/a"), configuration: ATSConfiguration())
             }
             let seconds = Date().timeIntervalSince(started)

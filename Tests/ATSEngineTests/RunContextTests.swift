@@ -25,12 +25,12 @@ import TLSFacts
         let context = try RunContext(ruleSet: try #require(RuleSet.named("ios15.4")), instant: instant,
                                      trust: RunContext.Trust(issuerFetching: .anyAddress, ctLogs: list),
                                      resolution: RunContext.Resolution(connectTo: [try ConnectToRule(parsing: "a.test:443:127.0.0.1:8443")]),
-                                     timeout: 3, runtime: .shared)
+                                     timeout: 3, runtime: try .shared)
         let runner = try DiagnosticsRunner(context: context)
         #expect(runner.prober.evaluationDate == instant)
         #expect(runner.prober.options.ctLogs.source == "a test list")
         #expect(runner.prober.options.allowsPrivateIssuerFetch)
-        #expect(runner.prober.runtime === ProbeRuntime.shared)
+        #expect(runner.prober.runtime === (try ProbeRuntime.shared))
         #expect(runner.options.ruleSet.id == "ios15.4")
         #expect(runner.options.timeout == 3)
         let target = try context.target(parsing: "https://a.test/")
@@ -44,7 +44,7 @@ import TLSFacts
             try RunContext(ruleSet: .current, trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "a.pem", appAnchorFile: "b.pem")), runtime: nil)
         }
         #expect(throws: RunContextError.offline) { try RunContext(ruleSet: .current, runtime: nil).makeProber() }
-        let unreadable = try RunContext(ruleSet: .current, trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem")), runtime: .shared)
+        let unreadable = try RunContext(ruleSet: .current, trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem")), runtime: try .shared)
         #expect(throws: RunContextError.self) { try unreadable.makeProber() }
         let errors: [RunContextError] = [.timeoutOutOfRange(0), .redirectsOutOfRange(-1), .forecastHorizonOutOfRange(0),
                                          .appAnchorsWithUserRoots, .offline,
@@ -63,8 +63,8 @@ import TLSFacts
         #expect(try RunContext(ruleSet: .current, forecastHorizonSeconds: 1, runtime: nil).forecastHorizonSeconds == 1)
         #expect(try RunContext(ruleSet: .current, forecastHorizonSeconds: maximum, runtime: nil).forecastHorizonSeconds == maximum)
         #expect(try RunContext(ruleSet: .current, runtime: nil).forecastHorizonSeconds == nil)
-        #expect(try DiagnosticsRunner(context: RunContext(ruleSet: .current, runtime: .shared)).options.forecastHorizonSeconds == nil)
-        let context = try RunContext(ruleSet: .current, forecastHorizonSeconds: 90 * 86_400, runtime: .shared)
+        #expect(try DiagnosticsRunner(context: RunContext(ruleSet: .current, runtime: try .shared)).options.forecastHorizonSeconds == nil)
+        let context = try RunContext(ruleSet: .current, forecastHorizonSeconds: 90 * 86_400, runtime: try .shared)
         #expect(try DiagnosticsRunner(context: context).options.forecastHorizonSeconds == 90 * 86_400)
         #expect(RunContextError.forecastHorizonOutOfRange(0).description
                 == "the forecast horizon must be between 1 and 315360000 seconds (3650 days), got 0")

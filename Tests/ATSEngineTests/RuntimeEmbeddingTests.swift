@@ -30,7 +30,7 @@ struct RuntimeEmbeddingTests {
         let prefix = "rt-embed"
         let before = await Self.threads(named: prefix, reach: 0)
         #expect(before == 0)
-        let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 3, descriptorSlots: 64, threadNamePrefix: prefix))
+        let runtime = try ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 3, descriptorSlots: 64, threadNamePrefix: prefix))
         // The reactor and 3 engine threads (c-ares runs on the reactor).
         #expect(await Self.threads(named: prefix, reach: 4) == 4)
         #expect(runtime.descriptorBudget.slots == 64)
@@ -56,16 +56,17 @@ struct RuntimeEmbeddingTests {
         #expect(server.acceptedConnections == accepted)
     }
 
-    @Test func theSharedRuntimeIsNeverShutDown() async {
-        await #expect(throws: ProbeRuntime.ShutdownError.sharedRuntime) { try await ProbeRuntime.shared.shutdown() }
-        #expect(!ProbeRuntime.shared.isShutDown)
+    @Test func theSharedRuntimeIsNeverShutDown() async throws {
+        let shared = try ProbeRuntime.shared
+        await #expect(throws: ProbeRuntime.ShutdownError.sharedRuntime) { try await shared.shutdown() }
+        #expect(!shared.isShutDown)
     }
 
     /// Shutting down while probes wait on a server that never answers ends them at once, as
     /// cancelled, rather than at their deadline.
     @Test func shutdownEndsProbesInFlight() async throws {
         let listener = try AuditLoopbackTests.SilentListener()
-        let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 64, threadNamePrefix: "rt-drain"))
+        let runtime = try ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 64, threadNamePrefix: "rt-drain"))
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false), runtime: runtime)
         let request = ProbeRequest(target: try Target(parsing: "127.0.0.1:\(listener.port)"), offer: Prober.widestOffer, timeout: 60)
         let started = ContinuousClock.now

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 @testable import ATSEngine
 import TLSFacts
@@ -156,6 +157,10 @@ final class FakeWork: AuditWork, Sendable {
 
     var snapshot: Snapshot { state.withLock { $0.snapshot } }
 
+    /// What `stalledSeconds` says: the test adds to it to play a stop of the process.
+    let stalled = Mutex(0.0)
+    var stalledSeconds: Double { stalled.withLock { $0 } }
+
     func audit(_ target: Target) async -> Report {
         let url = target.url
         let host = target.host
@@ -213,6 +218,24 @@ final class FakeWork: AuditWork, Sendable {
         let runs = snapshot.runs[url, default: 0]
         waiting?.resume(returning: Report(url: url, run: runs))
         return waiting != nil
+    }
+
+    /// True once `predicate` holds; false when it has not within `seconds` (a bound for a
+    /// condition the code under test may never reach, not a synchronisation).
+    func waitUntil(within seconds: Double, _ predicate: @escaping @Sendable (Snapshot) -> Bool) async -> Bool {
+        final class Pending: Sendable {
+            let slot = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+            func resume(_ value: Bool) { slot.withLock { $0.take() }?.resume(returning: value) }
+        }
+        let pending = Pending()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            pending.slot.withLock { $0 = continuation }
+            Task {
+                await self.waitUntil(predicate)
+                pending.resume(true)
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { pending.resume(false) }
+        }
     }
 
     /// Returns once `predicate` holds.

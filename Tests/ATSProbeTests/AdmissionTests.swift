@@ -22,7 +22,7 @@ struct AdmissionTests {
     }
 
     @Test func aProbeWaitsWhileTheThreadsAreBehindAndStartsWhenTheyCatchUp() async throws {
-        let runtime = ProbeRuntime(configuration: .init(engineThreads: 1, threadNamePrefix: "adm-unit"))
+        let runtime = try ProbeRuntime(configuration: .init(engineThreads: 1, threadNamePrefix: "adm-unit"))
         let executor = runtime.executor
         let release = DispatchSemaphore(value: 0)
         let blocked = DispatchSemaphore(value: 0)
@@ -59,7 +59,7 @@ struct AdmissionTests {
 
     @Test func noProbeConnectsWhileTheEngineIsBehindAndEachStartsOnceItCatchesUp() async throws {
         let fixture = try ProbeFixture()
-        let runtime = ProbeRuntime(configuration: .init(engineThreads: 1, threadNamePrefix: "adm-e2e"))
+        let runtime = try ProbeRuntime(configuration: .init(engineThreads: 1, threadNamePrefix: "adm-e2e"))
         let prober = try Prober(options: ProbeOptions(caFile: fixture.rootPath, useSystemTrustStore: false), runtime: runtime)
         let configuration = TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec()))
         try await TestTLSServer.serving(configuration) { server in

@@ -29,7 +29,8 @@ struct CancellationStressTests {
             "both.test": .answer(v4: ["127.0.0.1"], v6: ["::1"], ttl: 0),
         ])
         defer { server.stop() }
-        let resolver = try Resolver(reactor: ProbeRuntime.shared.reactor, executor: ProbeRuntime.shared.executor,
+        let shared = try ProbeRuntime.shared
+        let resolver = try Resolver(reactor: shared.reactor, executor: shared.executor,
                                     servers: server.address)
         let names = ["v4.test", "v6.test", "both.test"]
         var generator = SystemRandomNumberGenerator()
@@ -45,12 +46,12 @@ struct CancellationStressTests {
                 let port = listener.port
                 let done = DispatchSemaphore(value: 0)
                 ended.append(done)
-                tasks.append(Task(executorPreference: ProbeRuntime.shared.executor) {
+                tasks.append(Task(executorPreference: shared.executor) {
                     // Signalled on the engine's thread as the operation returns: the check does
                     // not wait on Swift's cooperative pool, which the rest of the suite may keep busy.
                     defer { done.signal() }
                     if connects {
-                        _ = await ProbeRuntime.shared.binding { try? await TCPConnection.connect(host: name, port: port, deadline: deadline, resolver: resolver) }
+                        _ = await shared.binding { try? await TCPConnection.connect(host: name, port: port, deadline: deadline, resolver: resolver) }
                     } else {
                         _ = await resolver.lookup(name, family: Bool.random() ? .v4 : .v6, deadline: deadline)
                     }

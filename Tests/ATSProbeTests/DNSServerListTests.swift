@@ -1,13 +1,17 @@
 import Testing
-import ATSProbe
+@testable import ATSProbe
+import ATSTestServers
 
 /// curl's --dns-servers list, turned into what c-ares takes.
 @Suite struct DNSServerListTests {
     @Test(arguments: [
         ("127.0.0.1", "127.0.0.1"),
         ("127.0.0.1:5353", "127.0.0.1:5353"),
-        ("::1", "[::1]"),
-        ("[::1]", "[::1]"),
+        // c-ares wants every IPv6 server as [ADDR]:PORT (issue 40, item 8).
+        ("::1", "[::1]:53"),
+        ("[::1]", "[::1]:53"),
+        ("2001:db8::53", "[2001:db8::53]:53"),
+        ("::1,127.0.0.1", "[::1]:53,127.0.0.1"),
         ("[2001:db8::1]:53", "[2001:db8::1]:53"),
         ("10.0.0.1,[::1]:5353,192.0.2.1:1", "10.0.0.1,[::1]:5353,192.0.2.1:1"),
         ("1.1.1.1:65535", "1.1.1.1:65535"),
@@ -37,6 +41,29 @@ import ATSProbe
             #expect(error.input == text)
             #expect(error.reason == reason)
         }
+    }
+
+    /// Every form the list reads is one c-ares takes: a Resolver made with it starts (before
+    /// issue 40, `::1`, docs/usage.md's own example, and `[::1]` were "Misformatted string").
+    @Test(arguments: ["::1", "[::1]", "[::1]:5353", "2001:db8::53", "127.0.0.1", "127.0.0.1:5353", "::1,10.0.0.1:53,[fe80::1]:1"])
+    func cAresTakesTheList(_ text: String) throws {
+        let csv = try DNSServerList(parsing: text).csv
+        let runtime = try ProbeRuntime.shared
+        #expect(throws: Never.self, "\(text) as '\(csv)'") { _ = try Resolver(reactor: runtime.reactor, executor: runtime.executor, servers: csv) }
+    }
+
+    /// A name resolved through a DNS server this test starts on ::1, named as the user writes it.
+    @Test func anIPv6ServerAnswers() async throws {
+        let server = try LoopbackDNSServer(names: ["v6dns.test": .answer(v4: ["127.0.0.1"])], bindAddress: "::1")
+        defer { server.stop() }
+        let list = try DNSServerList(parsing: "[::1]:\(server.port)")
+        let runtime = try ProbeRuntime.shared
+        let resolver = try Resolver(reactor: runtime.reactor, executor: runtime.executor, servers: list.csv)
+        let answer = await withTaskExecutorPreference(runtime.executor) {
+            await resolver.lookup("v6dns.test", family: .v4, deadline: Deadline(secondsFromNow: 5))
+        }
+        #expect((try? answer.get())?.map(\.text) == ["127.0.0.1"], "\(answer)")
+        #expect(server.queries(for: "v6dns.test") == 1)
     }
 
     @Test func errorNamesTheListEscaped() {

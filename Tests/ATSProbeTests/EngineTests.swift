@@ -89,8 +89,9 @@ struct EngineTests {
                 return all
             }
         }
+        let shared = try ProbeRuntime.shared
         let allInFlight = await Self.eventually(within: 30) {
-            prober.handshakesInFlight == count && ProbeRuntime.shared.reactor.pendingWaits >= count
+            prober.handshakesInFlight == count && shared.reactor.pendingWaits >= count
         }
         let threadsDuring = Self.threadCount()
         let connectedDuring = Self.establishedClients(toPort: hole.port)
@@ -179,7 +180,7 @@ struct EngineTests {
         let v4 = try TCPConnection.numericAddresses(host: "127.0.0.1", port: hole.port)
         // A refusal starts the next attempt at once: the deadline, shorter than the 250 ms attempt
         // delay, would pass if the second address waited its turn.
-        let connection = try await ProbeRuntime.shared.binding { try await TCPConnection.connect(to: v6 + v4, port: hole.port, deadline: Deadline(secondsFromNow: 0.2)) }
+        let connection = try await (try ProbeRuntime.shared).binding { try await TCPConnection.connect(to: v6 + v4, port: hole.port, deadline: Deadline(secondsFromNow: 0.2)) }
         #expect(connection.peerAddress == "127.0.0.1")
     }
 
@@ -194,11 +195,12 @@ struct EngineTests {
         #expect(order == [a6.family, a4.family, a6.family, a6.family])
     }
 
-    @Test func reactorTimersFireInDeadlineOrder() async {
+    @Test func reactorTimersFireInDeadlineOrder() async throws {
+        let shared = try ProbeRuntime.shared
         let order = await withTaskGroup(of: Int.self) { group -> [Int] in
             for (index, delay) in [0.15, 0.05, 0.10].enumerated() {
                 group.addTask {
-                    _ = await ProbeRuntime.shared.reactor.sleep(until: Deadline(secondsFromNow: delay))
+                    _ = await shared.reactor.sleep(until: Deadline(secondsFromNow: delay))
                     return index
                 }
             }

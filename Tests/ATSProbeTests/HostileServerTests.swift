@@ -219,11 +219,11 @@ struct HostileServerTests {
             // 127.0.0.2 has nothing listening on the server's port (it is bound to 127.0.0.1 only).
             let refusing = try TCPConnection.numericAddresses(host: "127.0.0.2", port: server.port)
             let answering = try TCPConnection.numericAddresses(host: "127.0.0.1", port: server.port)
-            let connection = try await ProbeRuntime.shared.binding { try await TCPConnection.connect(addresses: refusing + refusing + answering, port: server.port,
+            let connection = try await (try ProbeRuntime.shared).binding { try await TCPConnection.connect(addresses: refusing + refusing + answering, port: server.port,
                                                              deadline: Deadline(secondsFromNow: Self.timeout)) }
             #expect(connection.peerAddress == "127.0.0.1")
             await #expect(throws: ProbeFailure.self) {
-                try await ProbeRuntime.shared.binding { try await TCPConnection.connect(addresses: refusing, port: server.port, deadline: Deadline(secondsFromNow: Self.timeout)) }
+                try await (try ProbeRuntime.shared).binding { try await TCPConnection.connect(addresses: refusing, port: server.port, deadline: Deadline(secondsFromNow: Self.timeout)) }
             }
         }
     }

@@ -20,11 +20,11 @@ import ATSTestServers
         http.set("/int.cer", .init(body: pki.intermediate!.certificateDER))
         let refusing = IssuerFetchAddressPolicy(targetAddress: Self.globalTarget, allowPrivateFetch: false)
 
-        let byAddress = await ProbeRuntime.shared.binding { await IssuerFetcher.download(http.url("/int.cer"), policy: refusing, deadline: Deadline(secondsFromNow: 5)) }
+        let byAddress = await (try ProbeRuntime.shared).binding { await IssuerFetcher.download(http.url("/int.cer"), policy: refusing, deadline: Deadline(secondsFromNow: 5)) }
         #expect(byAddress == .failure("refused: 127.0.0.1 is a loopback address and the target is not "
                                       + "(a server must not aim the auditor at its own network)"))
         // A name is checked after it is resolved: localhost is loopback whatever its spelling.
-        let byName = await ProbeRuntime.shared.binding { await IssuerFetcher.download("http://localhost:\(http.port)/int.cer", policy: refusing,
+        let byName = await (try ProbeRuntime.shared).binding { await IssuerFetcher.download("http://localhost:\(http.port)/int.cer", policy: refusing,
                                                   deadline: Deadline(secondsFromNow: 5)) }
         guard case .failure(let reason) = byName else {
             Issue.record("localhost was fetched: \(byName)")
@@ -33,7 +33,7 @@ import ATSTestServers
         #expect(reason.hasPrefix("refused: ") && reason.contains("is a loopback address"), "\(reason)")
         #expect(http.requests("/int.cer") == 0, "the auditor's loopback server was reached")
 
-        let allowed = await ProbeRuntime.shared.binding { await IssuerFetcher.download(http.url("/int.cer"),
+        let allowed = await (try ProbeRuntime.shared).binding { await IssuerFetcher.download(http.url("/int.cer"),
                                                    policy: IssuerFetchAddressPolicy(targetAddress: Self.globalTarget, allowPrivateFetch: true),
                                                    deadline: Deadline(secondsFromNow: 5)) }
         #expect(allowed == .certificates([pki.intermediate!.certificateDER]))

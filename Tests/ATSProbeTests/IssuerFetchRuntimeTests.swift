@@ -19,7 +19,7 @@ struct IssuerFetchRuntimeTests {
         let options = ProbeOptions(useSystemTrustStore: false, additionalSystemAnchorsFile: setup.rootPath)
 
         // A runtime of its own, alive: the missing intermediate is fetched and the chain verifies.
-        let live = ProbeRuntime(configuration: .init(engineThreads: 2, threadNamePrefix: "fetch-live"))
+        let live = try ProbeRuntime(configuration: .init(engineThreads: 2, threadNamePrefix: "fetch-live"))
         let (_, trusted) = await (try Prober(options: options, runtime: live)).evaluate(chain: chain, name: "127.0.0.1", timeout: 5)
         #expect(trusted.isTrusted, "\(trusted.problems)")
         #expect(setup.http.requests("/int.cer") == 1)
@@ -27,7 +27,7 @@ struct IssuerFetchRuntimeTests {
 
         // The Prober's runtime shut down: the fetch is refused there; the shared runtime, alive,
         // is never used in its place.
-        let stopped = ProbeRuntime(configuration: .init(engineThreads: 2, threadNamePrefix: "fetch-stop"))
+        let stopped = try ProbeRuntime(configuration: .init(engineThreads: 2, threadNamePrefix: "fetch-stop"))
         let prober = try Prober(options: options, runtime: stopped)
         try await stopped.shutdown()
         let (_, refused) = await prober.evaluate(chain: chain, name: "127.0.0.1", timeout: 5)

@@ -46,7 +46,7 @@ struct ProbeHTTPTests {
     @Test func cleartextGetWaitsForADescriptorSlotAndEndsWhenCancelled() async throws {
         let server = try CleartextHTTPServer.start()
         defer { server.stop() }
-        let runtime = ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 1, threadNamePrefix: "rt-clear"))
+        let runtime = try ProbeRuntime(configuration: ProbeRuntime.Configuration(engineThreads: 2, descriptorSlots: 1, threadNamePrefix: "rt-clear"))
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false), runtime: runtime)
         let request = ProbeRequest(target: try Target(parsing: "http://127.0.0.1:\(server.port)/"), offer: Prober.widestOffer)
         // The only slot is taken: the GET must queue for it.

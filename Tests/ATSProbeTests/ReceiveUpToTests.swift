@@ -8,7 +8,7 @@ struct ReceiveUpToTests {
     @Test func bytesArriveWholeAndInOrderInChunksNoLargerThanTheLimitThenTheEnd() async throws {
         let listener = try EngineTests.Blackhole()
         let addresses = try TCPConnection.numericAddresses(host: "127.0.0.1", port: listener.port)
-        let connection = try await ProbeRuntime.shared.binding { try await TCPConnection.connect(to: addresses, port: listener.port,
+        let connection = try await (try ProbeRuntime.shared).binding { try await TCPConnection.connect(to: addresses, port: listener.port,
                                                          deadline: Deadline(secondsFromNow: 5)) }
         let server = accept(listener.fd, nil, nil)
         try #require(server >= 0)

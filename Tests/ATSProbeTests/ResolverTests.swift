@@ -32,8 +32,8 @@ struct ResolverTests {
     func withResolver<T: Sendable>(_ body: @Sendable (LoopbackDNSServer, Resolver) async throws -> T) async throws -> T {
         let server = try LoopbackDNSServer(names: Self.names)
         defer { server.stop() }
-        let resolver = try Resolver(reactor: ProbeRuntime.shared.reactor, executor: ProbeRuntime.shared.executor, servers: server.address)
-        return try await withTaskExecutorPreference(ProbeRuntime.shared.executor) { try await body(server, resolver) }
+        let resolver = try Resolver(reactor: (try ProbeRuntime.shared).reactor, executor: (try ProbeRuntime.shared).executor, servers: server.address)
+        return try await withTaskExecutorPreference((try ProbeRuntime.shared).executor) { try await body(server, resolver) }
     }
 
     @Test func answersAndCachesForTheTTL() async throws {
@@ -176,7 +176,7 @@ struct ResolverTests {
     @Test func aBusyCallerExecutorDoesNotHoldTheLookup() async throws {
         let server = try LoopbackDNSServer(names: Self.names)
         defer { server.stop() }
-        let resolver = try Resolver(reactor: ProbeRuntime.shared.reactor, executor: ProbeRuntime.shared.executor, servers: server.address)
+        let resolver = try Resolver(reactor: (try ProbeRuntime.shared).reactor, executor: (try ProbeRuntime.shared).executor, servers: server.address)
         let busy = HeldExecutor()
         defer { busy.finish() }
         let deadline = Deadline(secondsFromNow: 2)
@@ -184,7 +184,7 @@ struct ResolverTests {
             await resolver.lookup("ok.test", family: .v4, deadline: deadline)
         }
         // The caller's executor stays busy until half a second after the deadline.
-        _ = await ProbeRuntime.shared.reactor.sleep(until: Deadline(secondsFromNow: 2.5))
+        _ = await (try ProbeRuntime.shared).reactor.sleep(until: Deadline(secondsFromNow: 2.5))
         #expect(server.queries(for: "ok.test") == 1, "the query waited for the caller's executor")
         busy.open()
         let answer = await lookup.value
@@ -192,7 +192,7 @@ struct ResolverTests {
     }
 
     @Test func unusableServerListsAreRefused() {
-        #expect(throws: ResolverSetupError.self) { try Resolver(reactor: ProbeRuntime.shared.reactor, executor: ProbeRuntime.shared.executor, servers: "not-an-address") }
+        #expect(throws: ResolverSetupError.self) { try Resolver(reactor: (try ProbeRuntime.shared).reactor, executor: (try ProbeRuntime.shared).executor, servers: "not-an-address") }
     }
 
     /// Through the prober: a name that resolves is probed, and the three ways a name can fail

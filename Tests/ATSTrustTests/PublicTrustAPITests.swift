@@ -10,7 +10,7 @@ import TLSFacts
 /// so no Prober, thread or runtime can be involved.
 @Suite("Public trust API")
 struct PublicTrustAPITests {
-    /// Midnight UTC of the day (ATSTestServers' `utcMidnight`: TLSFacts' CivilCalendar).
+    /// Midnight UTC of the day (ATSTestServers' `utcMidnight`: TextSupport's CivilCalendar).
     static func utc(_ year: Int, _ month: Int, _ day: Int) -> Date { utcMidnight(year, month, day) }
 
     static let issued = utc(2025, 3, 1)

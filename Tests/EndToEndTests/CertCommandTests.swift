@@ -218,4 +218,20 @@ struct CertCommandTests {
         #expect(diagnose.status == expected, "diagnose: \(diagnose.stdout)")
         #expect(cert.status == expected, "cert: \(cert.stdout)")
     }
+
+    /// Dates before 1582-10-15 are written (and read back) in the proleptic Gregorian calendar,
+    /// as `--at` reads them: `--at 1582-10-14` is 1582-10-14 in the JSON (issue 40, item 10:
+    /// Foundation's ISO 8601 style wrote 1582-10-04, the Julian name of that day).
+    @Test(arguments: ["1582-10-14", "1582-10-04", "0800-12-25", "1970-01-01"])
+    func datesBeforeTheGregorianReformAreGregorian(_ day: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pki = try TestPKI()
+        let chain = try directory.write("chain.pem", try pki.issue(Self.spec()).fullChainPEM)
+        let result = try await BinaryRunner.run(["cert", chain, "--host", "cert.test", "--ca-file", try pki.writeRootPEM(),
+                                                 "--at", day, "--json"])
+        #expect([0, 1].contains(result.status), "\(result.stderr)")
+        let written = result.stdout.replacingOccurrences(of: "\" : \"", with: "\":\"")
+        #expect(written.contains("\"evaluatedAt\":\"\(day)T00:00:00Z\""), "\(result.stdout.prefix(2000))")
+    }
 }

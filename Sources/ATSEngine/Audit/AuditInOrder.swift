@@ -97,6 +97,7 @@ public struct PlistCheckWork: AuditWork {
     public func localFailure(of report: PlistTargetCheck) -> ProbeFailure? { report.diagnostics?.localFailure }
     public func interruption(of report: PlistTargetCheck) -> ProbeFailure? { report.diagnostics?.interruption }
     public func admitted() async -> Bool { await runner.admitted() }
+    public var stalledSeconds: Double { runner.stalledSeconds }
 }
 
 /// nscurl's diagnostics with each test handed to `onTest` as it completes (with the target it
@@ -118,6 +119,7 @@ public struct StreamingDiagnosticsWork: AuditWork {
     public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
     public func interruption(of report: DiagnosticsReport) -> ProbeFailure? { report.interruption }
     public func admitted() async -> Bool { await runner.admitted() }
+    public var stalledSeconds: Double { runner.stalledSeconds }
 }
 
 /// `diagnose --rules all` on one target: nscurl's tests under each of `ruleSets`, on shared
@@ -136,4 +138,5 @@ public struct RuleSetMatrixWork: AuditWork {
     public func localFailure(of report: RuleSetMatrix) -> ProbeFailure? { report.reports.lazy.compactMap(\.localFailure).first }
     public func interruption(of report: RuleSetMatrix) -> ProbeFailure? { report.reports.lazy.compactMap(\.interruption).first }
     public func admitted() async -> Bool { await runner.admitted() }
+    public var stalledSeconds: Double { runner.stalledSeconds }
 }

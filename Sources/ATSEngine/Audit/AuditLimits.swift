@@ -23,6 +23,9 @@ public struct AuditLimits: Sendable {
 
     /// Runs of one target after this machine ran out of resources, before it is reported (exit 70).
     public static let defaultLocalRetries = 3
+    /// Seconds of this machine not running (`AuditWork.stalledSeconds`) that make a target's
+    /// passed deadline this machine's failure: the reactor's own threshold (half a second).
+    public static let stallThreshold = 0.5
     /// Probes one target runs at once, about: its distinct first-hop offers start together.
     public static let probesPerTarget = 4
 

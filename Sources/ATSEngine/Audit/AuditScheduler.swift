@@ -95,19 +95,36 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
     /// early writes only targets that finished (docs/exit-codes.md, issue 24).
     func attempt<Tag: Sendable>(_ target: Target, tag: Tag) async -> AuditEvent<Tag, Work.Report>? {
         let work = self.work
-        var report = await withDeadline(seconds: limits.deadlineSeconds, clock: clock) { await work.audit(target) }
+        /// One run under the deadline, with the seconds this machine did not run meanwhile.
+        func run() async -> (Work.Report?, stalled: Double) {
+            let before = work.stalledSeconds
+            let report = await withDeadline(seconds: limits.deadlineSeconds, clock: clock) { await work.audit(target) }
+            return (report, work.stalledSeconds - before)
+        }
+        /// The deadline passed while this process was stopped or starved: not the server's.
+        func stoppedPastItsDeadline(_ report: Work.Report?, _ stalled: Double) -> Bool {
+            report == nil && stalled >= AuditLimits.stallThreshold
+        }
+        var (report, stalled) = await run()
         var attempt = 0
-        // Out of descriptors or memory here: the server is not to blame. Try again once other
-        // targets have had time to give theirs back.
-        while attempt < limits.localRetries, let failed = report, work.localFailure(of: failed) != nil, !Task.isCancelled {
+        // Out of descriptors or memory here, or stopped past the deadline: the server is not to
+        // blame. Try again once other targets have had time to give theirs back.
+        while attempt < limits.localRetries, !Task.isCancelled,
+              stoppedPastItsDeadline(report, stalled) || report.map({ work.localFailure(of: $0) != nil }) == true {
             attempt += 1
             try? await clock.sleep(until: clock.now.advanced(by: limits.retryBackoff * attempt), tolerance: nil)
             if Task.isCancelled { break }
-            report = await withDeadline(seconds: limits.deadlineSeconds, clock: clock) { await work.audit(target) }
+            (report, stalled) = await run()
         }
         // `withDeadline` cancels only its own child tasks, never this one: cancelled here is the
         // run's cancellation, not the target's deadline (which is `report == nil`).
         if Task.isCancelled { return nil }
+        if stoppedPastItsDeadline(report, stalled) {
+            let seconds = (stalled * 10).rounded() / 10
+            return .failedLocally(tag, target, ProbeFailure(
+                kind: .localResources,
+                detail: "this machine did not run for \(seconds) s before the target's deadline (the process was stopped or starved of CPU)"))
+        }
         guard let report else { return .timedOut(tag, target) }
         if let failure = work.localFailure(of: report) { return .failedLocally(tag, target, failure) }
         // Cut short on this side while the run went on (its probe runtime shut down): no verdict.

@@ -21,6 +21,11 @@ public protocol AuditWork: Sendable {
     /// work says how it is admitted (a work over a `DiagnosticsRunner` forwards to it), so none
     /// skips admission by omission (issue 39).
     func admitted() async -> Bool
+    /// Seconds this machine was seen not running so far (stopped by SIGSTOP or a debugger,
+    /// starved of CPU: `ProbeRuntime.stalledSeconds`). A target whose deadline passed while this
+    /// grew is this machine's failure: run again, never reported as timed out. No default either:
+    /// a work over a `DiagnosticsRunner` forwards its runtime's.
+    var stalledSeconds: Double { get }
 }
 
 extension AuditWork {
@@ -32,6 +37,7 @@ extension DiagnosticsRunner: AuditWork {
     public func localFailure(of report: DiagnosticsReport) -> ProbeFailure? { report.localFailure }
     public func interruption(of report: DiagnosticsReport) -> ProbeFailure? { report.interruption }
     public func admitted() async -> Bool { await prober.runtime.admit() }
+    public var stalledSeconds: Double { prober.runtime.stalledSeconds }
 }
 
 /// One entry of an audit's input: a target, or a line that is not one (reported in its place

@@ -8,8 +8,12 @@ import TextSupport
 import TLSFacts
 
 /// The instants within a horizon at which a judgement of the recorded handshakes may change:
-/// the only dated inputs of the judgement are the certificates' validity, the CT log list's
-/// state dates and the distrust list's dates, so between two of these instants nothing changes.
+/// the only dated inputs of the judgement are the certificates' validity, the SCTs' timestamps
+/// (Apple counts an SCT only once its timestamp has come: CTPolicy's `timestamp <= date`), the
+/// CT log list's state dates and the distrust list's dates, so between two of these instants
+/// nothing changes. Every instant is a whole second, as the run's own instant is
+/// (`Prober.evaluationDate`): a millisecond SCT timestamp is counted from the whole second at
+/// or after it.
 struct ForecastCandidates {
     /// Instants at which the target's verdict may change, with what happens there, in order.
     private(set) var verdictInstants: [(Date, [ForecastCause])] = []
@@ -66,6 +70,12 @@ struct ForecastCandidates {
             }
             let scts = (observation.served.first?.embeddedSCTs ?? []) + observation.deliveredSCTs
             for sct in scts {
+                // An SCT from the future is not counted until its time (issue 40, item 10): at
+                // the first whole second at or after its timestamp, it is.
+                let counted = Date(timeIntervalSince1970: sct.timestamp.timeIntervalSince1970.rounded(.up))
+                let logName = ctLogs[sct.logID].map { UntrustedText.escape($0.name, limit: 200) } ?? "log \(UntrustedText.escape(sct.logID, limit: 60))"
+                add(ForecastCause(kind: .sctTimestamp, subject: logName, date: sct.timestamp, source: ctLogs.source),
+                    at: counted, to: &verdict)
                 guard let log = ctLogs[sct.logID] else { continue }
                 let cause = ForecastCause(kind: .ctLogState, subject: "\(log.name) \(log.state.rawValue)", date: log.stateSince,
                                           source: ctLogs.source)
@@ -89,8 +99,14 @@ extension TrustEvaluation {
         copy.evaluatedAt = date
         var problems = problems.filter { $0.kind != .expired && $0.kind != .notYetValid }
         var seen = Set<String>()
+        // Each fingerprint's first place in the served chain, once (a linear search per
+        // certificate made a 256-certificate chain quadratic at every instant).
+        var places: [String: Int] = [:]
+        for (place, certificate) in served.enumerated() where places[certificate.sha256Fingerprint] == nil {
+            places[certificate.sha256Fingerprint] = place
+        }
         for certificate in path ?? served {
-            let index = served.firstIndex { $0.sha256Fingerprint == certificate.sha256Fingerprint }
+            let index = places[certificate.sha256Fingerprint]
             let label = "'\(certificate.subject)'"
             if date > certificate.notAfter, seen.insert("expired#\(index ?? -1)#\(certificate.sha256Fingerprint)").inserted {
                 problems.append(TrustProblem(kind: .expired, certificateIndex: index, detail: "\(label) has expired"))

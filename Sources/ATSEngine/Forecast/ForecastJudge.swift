@@ -28,7 +28,8 @@ extension DiagnosticsRun {
     @inline(never)
     /// `now` is the run's own verdict and exception (what its report says).
     func forecast(horizonSeconds: Int, tlsPortSuggestion: ExceptionSuggestion?, now: ForecastState) -> TargetForecast {
-        let from = Date(timeIntervalSince1970: runner.prober.evaluationDate.timeIntervalSince1970.rounded(.down))
+        // The run's own instant (a whole second): the forecast's "now" is the verdict's.
+        let from = runner.prober.evaluationDate
         let end = from.addingTimeInterval(Double(horizonSeconds))
         let successful = successfulObservations
         let candidates = ForecastCandidates(observations: successful, ctLogs: runner.prober.options.ctLogs,

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// Apple's Certificate Transparency policy (support article 103214), judged at an injected
@@ -185,9 +186,11 @@ public struct CTPolicy: Sendable {
             if lifetime.days <= 180 { return (2, 1) }
             if lifetime.days <= 398 { return (3, 2) }
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0)!  // FoundationEssentials knows no zone names without ICU
-        func months(_ n: Int) -> Date { calendar.date(byAdding: .month, value: n, to: notBefore)! }
+        // The proleptic Gregorian calendar for every year (CivilCalendar), as Apple's
+        // CFCalendar-free month arithmetic over absolute times is for modern dates.
+        func months(_ n: Int) -> Date {
+            Date(timeIntervalSince1970: CivilCalendar.secondsSinceEpoch(notBefore.timeIntervalSince1970, addingMonths: n))
+        }
         if notAfter < months(15) { return (2, nil) }
         if notAfter < months(27) { return (3, nil) }
         if notAfter < months(39) { return (4, nil) }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 /// Calendar days in UTC as `Date`s, without a Calendar or a locale: the rule dates

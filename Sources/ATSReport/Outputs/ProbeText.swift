@@ -178,6 +178,6 @@ package enum ProbeText {
     }
 
     package static func iso(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970)
     }
 }

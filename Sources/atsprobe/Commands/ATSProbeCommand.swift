@@ -1,5 +1,6 @@
 import ATSEngine
 import ATSFiles
+import ATSProbe
 import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -49,7 +50,11 @@ struct ATSProbeCommand: AsyncParsableCommand {
             status = result
         } catch let error as InputError {
             Diagnostics.warn(error.message)
-            status = .usage
+            status = error.isLocalFailure ? .internalError : .usage
+        } catch let error as RuntimeStartError {
+            // `ulimit -n` or `ulimit -v` left no descriptor, memory or thread for the engine.
+            Diagnostics.warn(error.description)
+            status = .internalError
         } catch let error as TargetRunError {
             // This machine, not the input or a server, failed a target of an in-order run
             // (diagnose, plist check, app: out of descriptors, memory, threads): no verdict.

@@ -75,7 +75,7 @@ extension ATSProbeCommand {
             let interrupts = AuditInterrupts()
             defer { interrupts.cancel() }
             try checkOptions()
-            let runtime = CommandRuntime.runtime
+            let runtime = try CommandRuntime.runtime
             let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency, budget: runtime.descriptorBudget)
             if concurrency < self.concurrency {
                 Diagnostics.warn("--concurrency \(self.concurrency) needs more open files than the limit allows (ulimit -n); using \(concurrency)")

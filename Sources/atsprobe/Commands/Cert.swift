@@ -121,7 +121,8 @@ extension ATSProbeCommand {
             } catch {
                 switch error {
                 case .tooLarge: throw InputError("\(name): larger than \(ChainFile.byteLimit) bytes, not a certificate chain")
-                case .system(let code): throw InputError("\(name): \(BoundedFile.describe(errno: code))")
+                case .system(let code):
+                    throw InputError("\(name): \(BoundedFile.describe(errno: code))", localFailure: BoundedFile.isResourceExhaustion(errno: code))
                 case .notAFile: throw InputError("\(name): \(error.reason)")
                 }
             }

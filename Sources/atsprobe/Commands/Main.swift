@@ -1,5 +1,6 @@
 import ArgumentRepair
 import ATSFiles
+import Dispatch
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,41 @@ import TLSFacts
 /// with subcommands), `--color` may come before the subcommand, and typos get "did you mean".
 @main
 enum Main {
-    static func main() async {
+    /// Descriptors libdispatch needs for itself (the main queue's eventfd; its event loop's
+    /// epoll, eventfd and timers): it traps (SIGILL, exit 132) when it cannot make them.
+    static let descriptorsForDispatch = 4
+
+    /// Synchronous, so one check runs before libdispatch's: `dispatchMain()` ends the main
+    /// thread and libdispatch makes its descriptors, trapping when none is left (`ulimit -n 5`:
+    /// issue 40, item 4). Without `descriptorsForDispatch` free, the run ends here with one line
+    /// and exit 70 instead; the commands run on the main actor as an async `main` ran them.
+    static func main() {
+        // Taken and given back at once: only whether they exist matters.
+        var spares: [Int32] = []
+        var failure: Int32 = 0
+        while spares.count < descriptorsForDispatch {
+            let spare = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0)
+            guard spare >= 0 else {
+                failure = errno
+                break
+            }
+            spares.append(spare)
+        }
+        for spare in spares { close(spare) }
+        if failure != 0 {
+            var limit = rlimit()
+            let limitText = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? " (ulimit -n \(limit.rlim_cur))" : ""
+            Diagnostics.warn("this machine leaves atsprobe too few file descriptors\(limitText): \(String(cString: strerror(failure))); raise the limit")
+            exit(ExitStatus.internalError.rawValue)
+        }
+        Task { @MainActor in
+            await commandLine()
+            exit(0)
+        }
+        dispatchMain()
+    }
+
+    static func commandLine() async {
         let repair = CommandLineRepair(root: ATSProbeCommand.self, alias: ("--ats-diagnostics", "diagnose"),
                                        leadingOption: ("--color", ColorChoice.allCases.map(\.rawValue)),
                                        targetCommands: ["diagnose", "probe", "pins", "audit"])

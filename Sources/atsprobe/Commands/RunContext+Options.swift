@@ -18,7 +18,7 @@ extension ConnectionOptions {
     /// The run these options describe under `ruleSet`; `appAnchor` is cert's --app-anchor;
     /// `forecastHorizonSeconds` is --forecast's (or --fail-on expiring:'s) horizon, nil: none.
     func context(ruleSet: RuleSet, appAnchor: String? = nil, forecastHorizonSeconds: Int? = nil) throws -> RunContext {
-        try context(ruleSet: ruleSet, appAnchor: appAnchor, forecastHorizonSeconds: forecastHorizonSeconds, runtime: CommandRuntime.runtime)
+        try context(ruleSet: ruleSet, appAnchor: appAnchor, forecastHorizonSeconds: forecastHorizonSeconds, runtime: try CommandRuntime.runtime)
     }
 
     /// The options checked as for a run, for a command told to connect nowhere (app --offline):
@@ -78,7 +78,8 @@ extension RunContext {
         do {
             return try makeProber()
         } catch {
-            throw InputError(connection.optionMessage(error, appAnchor: trust.anchors.appAnchorFile))
+            let local = if case .setup(let setup) = error { setup.isLocalResource } else { false }
+            throw InputError(connection.optionMessage(error, appAnchor: trust.anchors.appAnchorFile), localFailure: local)
         }
     }
 
