@@ -22,6 +22,11 @@ public struct DiagnosticsOptions: Sendable {
     public var forecastHorizonSeconds: Int?
     /// Apple's date-based distrust of roots (the test seam: `AppleDistrustList.adding`).
     public var distrust: AppleDistrustList = .apple
+    /// Whether nscurl's run starts the widest offer's handshake with its first wave (issue 43;
+    /// `DiagnosticsRun.speculativeRequest`). TEST SEAM, off only where a test compares exact
+    /// counts of handshakes made or connections accepted: a passing host withdraws it when its
+    /// first test completes a handshake, and whether it had reached the server by then varies.
+    var speculatesWidestOffer = true
 
     public init(ruleSet: RuleSet, timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil) {
         self.ruleSet = ruleSet
@@ -68,8 +73,12 @@ public struct DiagnosticsRunner: Sendable {
     /// frame, alive for the target's whole run, holds little (judged inline it was 19,680 bytes).
     func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)?, loads: LoadCache) async -> DiagnosticsReport {
         let run = DiagnosticsRun(runner: self, target: target)
-        // Every distinct first-hop handshake starts at once; tests then share them.
-        let handshakes = await loads.start(run.handshakeRequests)
+        // Every distinct first-hop handshake starts at once; tests then share them. So does the
+        // widest offer's, in case no test completes one (`widestRequestNeeded`): made only after
+        // the others had failed it cost a failing host a round trip more (issue 43). Its answer
+        // is used, and counted, only when needed; it is withdrawn as soon as a test completes a
+        // handshake.
+        let handshakes = await loads.start(run.handshakeRequests, speculating: run.speculativeRequest)
 
         // One waiter per distinct handshake, not a task per test: when a handshake ends, every
         // test whose first hop it is is judged at once (`DiagnosticsRun.arrived`). Only a test
@@ -86,7 +95,12 @@ public struct DiagnosticsRunner: Sendable {
                 group.addTask { .test(index, await self.finish(walk, loads: loads)) }
             }
             var streamed = 0
+            var speculating = run.speculativeRequest
             for await arrival in group {
+                if let request = speculating, case .handshake(_, .success) = arrival {
+                    await loads.withdraw(request)
+                    speculating = nil
+                }
                 for (index, walk) in run.arrived(arrival) {
                     group.addTask { .test(index, await self.finish(walk, loads: loads)) }
                 }
@@ -104,7 +118,12 @@ public struct DiagnosticsRunner: Sendable {
         // "no exception helps" then names a protocol or suite rather than a bare alert.
         if let widest = run.widestRequestNeeded() {
             run.widestProbe = await loads.result(for: widest)
+        } else if let request = run.speculativeRequest {
+            await loads.withdraw(request)
         }
+        // A withdrawn handshake ends at once, cancelled; the run waits for that, so that it
+        // leaves no handshake of its own running behind it.
+        await loads.settleWithdrawn()
         run.annotate(handshakes: await loads.count)
         if let onTest {
             for index in streamed..<run.shownCount { await onTest(index, run.outcome(at: index)) }
@@ -229,6 +248,9 @@ final class DiagnosticsRun: @unchecked Sendable {
         }
         handshakeRequests = requests
         handshakeOfTest = ofTest
+        speculativeRequest = options.speculatesWidestOffer && target.scheme == .https
+            && requests.count < DiagnosticsRun.handshakeBudget
+            ? Self.widestRequest(for: target, timeout: options.timeout) : nil
         outcomes = Array(repeating: nil, count: tests.count)
     }
 
@@ -242,6 +264,13 @@ final class DiagnosticsRun: @unchecked Sendable {
 
     /// The distinct first-hop handshakes, in the order of the first test that makes each.
     let handshakeRequests: [ProbeRequest]
+    /// The widest offer's handshake, started with `handshakeRequests` when they leave room in
+    /// `handshakeBudget` (an https:// target), so that a host where no test completes a
+    /// handshake is diagnosed in one wave of connections (issue 43); nil: made only if needed.
+    let speculativeRequest: ProbeRequest?
+    /// The most handshakes a target's first wave makes, the speculative one included (issue 43:
+    /// 10 distinct offers for nscurl's 16 tests under the default rule set, plus the widest).
+    static let handshakeBudget = 12
     /// Each test's first-hop handshake, as its place in `handshakeRequests` (nil: none).
     private let handshakeOfTest: [Int?]
 
@@ -309,7 +338,11 @@ final class DiagnosticsRun: @unchecked Sendable {
         let completed = observations.contains { if case .success = $0 { return true } else { return false } }
         let spokeTLS = observations.contains { if case .failure(let f) = $0 { return f.spokeTLS } else { return false } }
         guard !completed && spokeTLS else { return nil }
-        return ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: runner.options.timeout)
+        return Self.widestRequest(for: target, timeout: runner.options.timeout)
+    }
+
+    static func widestRequest(for target: Target, timeout: Double) -> ProbeRequest {
+        ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: timeout)
     }
 
     /// Every outcome's reason sharpened by what all the handshakes saw.
@@ -502,11 +535,39 @@ actor LoadCache {
         for task in cleartextTasks.values { task.cancel() }
     }
 
-    var count: Int { tasks.count }
+    /// Handshakes made whose answers a run used: a speculative one not (yet) asked for is not
+    /// counted, whether it is still running or was withdrawn.
+    var count: Int { tasks.count - unclaimed.count }
 
-    /// The handshake of each request, started now unless it already was.
-    func start(_ requests: [ProbeRequest]) -> [Task<ProbeResult, Never>] {
-        requests.map(task(for:))
+    /// Speculative handshakes no run has asked for yet (`start(_:speculating:)`).
+    private var unclaimed: Set<ProbeRequest> = []
+
+    /// The handshake of each request, started now unless it already was; and `speculative`'s,
+    /// which counts only once a run asks for it (`result(for:)`).
+    func start(_ requests: [ProbeRequest], speculating speculative: ProbeRequest? = nil) -> [Task<ProbeResult, Never>] {
+        let started = requests.map(task(for:))
+        if let speculative, tasks[speculative] == nil {
+            let prober = self.prober
+            tasks[speculative] = Task.detached { await prober.probe(speculative) }
+            unclaimed.insert(speculative)
+        }
+        return started
+    }
+
+    /// Cancels a speculative handshake no run has asked for; a run that asks for it later gets a
+    /// new one. Does nothing to a handshake already asked for.
+    func withdraw(_ request: ProbeRequest) {
+        guard unclaimed.remove(request) != nil, let task = tasks.removeValue(forKey: request) else { return }
+        task.cancel()
+        withdrawn.append(task)
+    }
+
+    /// Withdrawn handshakes not yet ended.
+    private var withdrawn: [Task<ProbeResult, Never>] = []
+
+    /// Returns once every withdrawn handshake has ended (cancelled, each ends at once).
+    func settleWithdrawn() async {
+        while let task = withdrawn.popLast() { _ = await task.value }
     }
 
     func result(for request: ProbeRequest) async -> ProbeResult {
@@ -575,6 +636,9 @@ actor LoadCache {
     }
 
     private func task(for request: ProbeRequest) -> Task<ProbeResult, Never> {
+        if unclaimed.remove(request) != nil {
+            byConnection[ConnectionKey(request)] = byConnection[ConnectionKey(request)] ?? request
+        }
         if let task = tasks[request] { return task }
         byConnection[ConnectionKey(request)] = byConnection[ConnectionKey(request)] ?? request
         let prober = self.prober

@@ -35,6 +35,9 @@ public struct TLSServerConfiguration: Sendable {
     public var bindAddress: String
     /// Send a CertificateRequest (the handshake goes on without a client certificate).
     public var requestClientCertificate = false
+    /// Answer no handshake until this many connections have arrived, or its deadline has passed
+    /// (`TestTLSServer.holdRelease` tells which); nil answers each at once.
+    public var hold: HandshakeHold?
 
     public init(identity: TestIdentity,
                 minVersion: TLSVersion = .tls10,

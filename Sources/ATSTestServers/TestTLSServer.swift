@@ -7,6 +7,7 @@ public final class TestTLSServer: Sendable {
     private let listener: LoopbackListener
     private let handshakes: Locked<Int>
     private let heads: Locked<[String]>
+    private let hold: ConnectionHold?
 
     public var port: Int { listener.port }
     /// The bind address.
@@ -17,11 +18,15 @@ public final class TestTLSServer: Sendable {
     public var completedHandshakes: Int { handshakes.current }
     /// Every request head received, as text, in arrival order: what reached the wire.
     public var requestHeads: [String] { heads.current }
+    /// How the configuration's `hold` ended: the connections that had arrived, and whether
+    /// they reached its count; nil without a hold, or while it lasts.
+    public var holdRelease: HoldRelease? { hold?.released }
 
-    private init(listener: LoopbackListener, handshakes: Locked<Int>, heads: Locked<[String]>) {
+    private init(listener: LoopbackListener, handshakes: Locked<Int>, heads: Locked<[String]>, hold: ConnectionHold?) {
         self.listener = listener
         self.handshakes = handshakes
         self.heads = heads
+        self.hold = hold
     }
 
     public static func start(_ configuration: TLSServerConfiguration) throws -> TestTLSServer {
@@ -30,10 +35,12 @@ public final class TestTLSServer: Sendable {
         let heads = Locked<[String]>([])
         let http = configuration.http
         let fault = configuration.http2Fault
+        let hold = configuration.hold.map(ConnectionHold.init)
         let listener = try LoopbackListener(bindAddress: configuration.bindAddress) { connection in
+            hold?.arrive(isStopped: connection.isStopped)
             serve(connection, context: context, http: http, fault: fault, handshakes: handshakes, heads: heads)
         }
-        return TestTLSServer(listener: listener, handshakes: handshakes, heads: heads)
+        return TestTLSServer(listener: listener, handshakes: handshakes, heads: heads, hold: hold)
     }
 
     /// Starts `configuration`, runs `body` with the server, and stops the server whatever happens.

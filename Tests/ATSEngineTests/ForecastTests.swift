@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ATSEngine
+@testable import ATSEngine
 import ATSPolicy
 import ATSProbe
 import ATSTestServers
@@ -17,11 +17,12 @@ struct ForecastTests {
     /// A run of `target` judged at `date` (nil: now), with or without a forecast.
     static func run(_ target: Target, caFile: String? = nil, systemAnchors: String? = nil, at date: Date? = nil,
                     forecast: Int? = horizon, distrust: AppleDistrustList = .apple,
-                    ctLogs: CTLogList = .apple) async throws -> (DiagnosticsReport, Prober) {
+                    ctLogs: CTLogList = .apple, speculating: Bool = true) async throws -> (DiagnosticsReport, Prober) {
         let prober = try Prober(options: ProbeOptions(caFile: caFile, useSystemTrustStore: systemAnchors != nil, evaluationDate: date,
                                                       additionalSystemAnchorsFile: systemAnchors, ctLogs: ctLogs))
         var options = DiagnosticsOptions(ruleSet: .current, timeout: 10, forecastHorizonSeconds: forecast)
         options.distrust = distrust
+        options.speculatesWidestOffer = speculating
         return (await DiagnosticsRunner(prober: prober, options: options).run(target), prober)
     }
 
@@ -196,9 +197,12 @@ struct ForecastTests {
             identity: try pki.issue(CertificateSpec(notAfter: Date(timeIntervalSinceNow: 10 * Self.day)))))
         defer { server.stop() }
         let target = Target(host: "127.0.0.1", port: server.port)
-        let (without, plainProber) = try await Self.run(target, caFile: caFile, forecast: nil)
+        // Without the widest offer's speculative handshake (issue 43), which a passing host
+        // withdraws when its first test completes one: whether it had reached the server by then
+        // varies from run to run, and the counts below are compared exactly.
+        let (without, plainProber) = try await Self.run(target, caFile: caFile, forecast: nil, speculating: false)
         let servedWithout = server.completedHandshakes
-        let (with, forecastProber) = try await Self.run(target, caFile: caFile)
+        let (with, forecastProber) = try await Self.run(target, caFile: caFile, speculating: false)
         let servedWith = server.completedHandshakes - servedWithout
         #expect(without.forecast == nil)
         #expect(with.forecast?.changes.isEmpty == false)

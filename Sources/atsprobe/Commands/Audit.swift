@@ -15,6 +15,7 @@ extension ATSProbeCommand {
     /// once, bounded, streamed as JSON Lines as each target finishes.
     struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "audit",
             abstract: "Audit many targets at once; one result per target, streamed as each finishes.",
             discussion: """
             Targets come from the arguments, then from --input (a file, or - for standard input): one per \

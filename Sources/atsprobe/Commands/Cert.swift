@@ -19,6 +19,7 @@ extension ATSProbeCommand {
     /// (Prober.evaluate(chain:), ATSTrust's ChainTrust) and the same certificate rules.
     struct Cert: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cert",
             abstract: "Judge a certificate chain file as an Apple device would for an SSL server name.",
             discussion: "CHAIN is a PEM bundle (leaf first), one DER certificate or a PKCS#7 certs-only message ('-' reads standard input). Exit codes: 0 an Apple device would trust it; 1 it would not; 64 bad input."
         )

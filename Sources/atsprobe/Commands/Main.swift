@@ -76,7 +76,7 @@ enum Main {
         // other output before they reach the terminal.
         var command: ParsableCommand
         do {
-            command = try ATSProbeCommand.parseAsRoot(arguments)
+            command = try parse(arguments)
         } catch {
             if ATSProbeCommand.exitCode(for: error) != .success, let message = onParseFailure() {
                 Diagnostics.warn(message)
@@ -93,6 +93,25 @@ enum Main {
         } catch {
             exitEscaped(withError: error)
         }
+    }
+
+    /// The command `arguments` name. A command without subcommands named first is parsed on its
+    /// own (`parseAsRoot` on its type): the root's parse builds the whole command tree and
+    /// decodes the root before it (a one-host run's parse 27.7 M instructions that way, 23.0 M
+    /// this way; docs/performance.md, "Start-up"). Anything that does not parse that way (help,
+    /// --version, an error) is parsed again from the root, so every message, help text and exit
+    /// code is the root's. (Every subcommand gives its `commandName`: without one, argument-parser
+    /// derives it from the type's name, about 1 M instructions at every call.)
+    static func parse(_ arguments: [String]) throws -> ParsableCommand {
+        if let name = arguments.first,
+           let leaf = ATSProbeCommand.configuration.subcommands.first(where: { $0._commandName == name }),
+           leaf.configuration.subcommands.isEmpty,
+           let command = try? leaf.parseAsRoot(Array(arguments.dropFirst())),
+           // Not a help request, which argument-parser answers as a command of its own.
+           ObjectIdentifier(type(of: command)) == ObjectIdentifier(leaf) {
+            return command
+        }
+        return try ATSProbeCommand.parseAsRoot(arguments)
     }
 
     static func exitEscaped(withError error: Error) -> Never {

@@ -17,6 +17,7 @@ extension ATSProbeCommand {
     /// NSPinnedDomains dictionary, and with --plist whether an app's pins accept the chain.
     struct Pins: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pins",
             abstract: "Print the SPKI pins of the served chain and a ready NSPinnedDomains dictionary; check an Info.plist's pins.",
             discussion: """
             --format plist prints only the NSAppTransportSecurity/NSPinnedDomains plist.

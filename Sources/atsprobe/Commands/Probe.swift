@@ -16,6 +16,7 @@ extension ATSProbeCommand {
     /// `atsprobe probe HOST[:PORT] | URL`: one handshake with the widest offer, every fact observed.
     struct Probe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "probe",
             abstract: "Make one handshake with the widest offer and print every fact observed.",
             discussion: "Exit codes: 0 handshake made and chain trusted; 1 handshake failed or trust problems; 2 unreachable or not TLS; 64 bad input."
         )

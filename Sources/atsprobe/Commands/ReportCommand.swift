@@ -13,6 +13,7 @@ extension ATSProbeCommand {
     /// `atsprobe report FILE... --format html`: a report of results already written, without probing again.
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Render results already written (audit's JSON Lines, diagnose's JSON) as text, HTML, CSV, Markdown, JUnit, SARIF or metrics (OpenMetrics, Prometheus), without connecting; --diff compares two runs.",
             discussion: """
             The report equals the one the run itself would have written with the same --format: write both at once \
