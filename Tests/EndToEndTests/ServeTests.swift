@@ -258,6 +258,14 @@ struct ServeTestError: Error, CustomStringConvertible {
         let serve = try Serve(arguments: ["--config", config], directory: directory)
         defer { serve.process.finish(within: 1) }
         let port = serve.port
+        // The scrape's own timeout is honoured: Prometheus' header, less 0.5 s, then probe_success 0.
+        let asked = Date()
+        let other = try HostileServer.start(.silent)
+        defer { other.stop() }
+        let scrape = try await serve.get("/probe?target=\(Self.query("https://127.0.0.1:\(other.port)/"))",
+                                         headers: ["X-Prometheus-Scrape-Timeout-Seconds": "1.5"])
+        #expect(scrape.status == 200 && scrape.body.contains("probe_success 0"), "\(scrape)")
+        #expect(Date().timeIntervalSince(asked) < 5, "answered \(Date().timeIntervalSince(asked)) s after a 1.5 s scrape timeout")
         let request = Task { try? await HTTPAnswer.get(port: port, path: "/probe?target=\(Self.query("https://127.0.0.1:\(silent.port)/"))", timeout: 60) }
         // Wait (bounded) until the probe is connected and waiting on the silent server.
         let deadline = Date().addingTimeInterval(30)
@@ -271,6 +279,36 @@ struct ServeTestError: Error, CustomStringConvertible {
         #expect(serve.process.exitCode == 0, "\(serve.log)")
         #expect(elapsed < 20, "exited \(elapsed) s after SIGTERM")
         _ = await request.value
+    }
+
+    @Test func apiDiagnoseIsDiagnoseJSON() async throws {
+        let directory = try TemporaryDirectory(prefix: "atsprobe-serve")
+        defer { directory.remove() }
+        let fixture = try ExceptionFixture()
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec(key: .rsa(bits: 2048))),
+                                                                     minVersion: .tls10, maxVersion: .tls12))
+        defer { server.stop() }
+        let config = try Self.config(directory, "allow: [127.0.0.1]\nmodules:\n  default:\n    ca_file: \(fixture.rootPath)\n    forecast: 90d\n")
+        let serve = try Serve(arguments: ["--config", config], directory: directory)
+        defer { serve.stop() }
+        let target = "https://127.0.0.1:\(server.port)/"
+        let served = try await serve.get("/api/diagnose?target=\(Self.query(target))")
+        #expect(served.status == 200)
+        #expect(served.headers.lowercased().contains("content-type: application/json"))
+        let cli = try await BinaryRunner.run(["diagnose", "--json", "--ca-file", fixture.rootPath, "--forecast", "90d", target], timeout: 120)
+        // The same document but for what differs between two runs: instants, durations, the server's ephemeral keys.
+        func normalized(_ text: String) -> String {
+            text.replacing(/"\d{4}-\d\d-\d\dT[0-9:.]+Z"/, with: "\"T\"")
+                .replacing(/("(?:wallMilliseconds|elapsedMilliseconds|connectMilliseconds|handshakeMilliseconds|milliseconds)" : )[0-9.e+-]+/, with: { "\($0.1)0" })
+        }
+        let servedObject = try JSONSerialization.jsonObject(with: Data(served.body.utf8)) as? [String: Any]
+        let cliObject = try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any]
+        #expect(servedObject.map { Set($0.keys) } == cliObject.map { Set($0.keys) })
+        for key in ["schemaVersion", "ruleSet", "reachability", "defaultPasses", "handshakes"] {
+            #expect("\(servedObject?[key] ?? "nil")" == "\(cliObject?[key] ?? "nil")", "\(key)")
+        }
+        #expect(normalized(served.body).count > 1000)
+        #expect("\(servedObject?["suggestion"] ?? "")" == "\(cliObject?["suggestion"] ?? "")")
     }
 
     @Test func prometheusScrapesProbeThroughTheDocumentedRelabelling() async throws {
