@@ -32,11 +32,10 @@ let package = Package(
         // (swift-configuration and full Foundation, which serve does not use: less to build).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
-        // serve's one line per request, its shutdown and reload signals, its own /metrics, its config.
+        // serve's one line per request, its shutdown and reload signals, its own /metrics.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // The system OpenSSL (Debian: libssl-dev). Includes only; see shim.h.
@@ -130,8 +129,7 @@ let package = Package(
                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                                  .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                                                  .product(name: "Prometheus", package: "swift-prometheus"),
-                                                 .product(name: "NIOCore", package: "swift-nio"),
-                                                 .product(name: "Yams", package: "Yams")]),
+                                                 .product(name: "NIOCore", package: "swift-nio")]),
         .executableTarget(
             name: "atsprobe",
             dependencies: [

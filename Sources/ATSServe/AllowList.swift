@@ -54,7 +54,7 @@ public struct AllowList: Sendable {
 
     /// Adds one entry: a network (`ADDR/BITS` or an address) or a host pattern.
     public mutating func add(_ entry: String) throws(EntryError) {
-        let text = entry.trimmingCharacters(in: .whitespaces).lowercased()
+        let text = entry.trimmingWhitespace().lowercased()
         let shown = UntrustedText.escape(entry, limit: 120)
         guard !text.isEmpty else { throw EntryError(description: "an empty entry admits nothing: give a host pattern or a network") }
         if let slash = text.firstIndex(of: "/") {
@@ -72,13 +72,22 @@ public struct AllowList: Sendable {
         } else {
             let rest = text.hasPrefix("*.") ? String(text.dropFirst(2)) : text
             let labels = rest.split(separator: ".", omittingEmptySubsequences: false)
-            guard rest.count <= 253, !labels.isEmpty, labels.allSatisfy({ label in
-                !label.isEmpty && label.count <= 63 && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
-            }) else {
+            guard rest.count <= 253, !labels.isEmpty, labels.allSatisfy(Self.isLabel) else {
                 throw EntryError(description: "'\(shown)' is neither a host pattern (example.com, *.example.com, *) nor a network (10.0.0.0/8, 127.0.0.1)")
             }
             if text.hasPrefix("*.") { suffixes.append("." + rest) } else { names.insert(rest) }
         }
+    }
+
+    /// One label of a host pattern: letters, digits, - and _, 1 to 63 of them.
+    static func isLabel(_ label: Substring) -> Bool {
+        guard !label.isEmpty, label.count <= 63 else { return false }
+        for character in label {
+            guard character.isASCII else { return false }
+            let allowed: Bool = character.isLetter || character.isNumber || character == "-" || character == "_"
+            guard allowed else { return false }
+        }
+        return true
     }
 
     /// The target's host as asked (before any lookup): nil when it may be probed, else why not.

@@ -7,7 +7,6 @@ import Foundation
 #endif
 import TextSupport
 import TLSFacts
-import Yams
 
 /// serve's configuration (docs/serve.md, ../shared/docs/cli.md "serve"): where it listens, how
 /// long a result is reused, how many probes run at once, which targets may be probed, and the
@@ -125,28 +124,15 @@ public struct ServeConfiguration: Sendable {
 
     /// Checks `text`, a YAML config named `file` in errors.
     public static func parse(_ text: String, file: String) throws(LoadError) -> ServeConfiguration {
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text)
-        } catch let error as YamlError {
-            throw yamlError(error, file: file)
+        let root: ConfigYAML.Node?
+        do throws(ConfigYAML.SyntaxError) {
+            root = try ConfigYAML.parse(text)
         } catch {
-            throw LoadError(file: file, message: "not YAML: \(error)")
+            throw LoadError(file: file, line: error.mark.line, column: error.mark.column, message: "not valid YAML: \(error.message)")
         }
         var reader = Reader(file: file)
         guard let root else { return ServeConfiguration() }
         return try reader.configuration(root)
-    }
-
-    static func yamlError(_ error: YamlError, file: String) -> LoadError {
-        switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-            return LoadError(file: file, line: mark.line, column: mark.column, message: "not valid YAML: \(UntrustedText.escape(problem, limit: 200))")
-        case .duplicatedKeysInMapping(let duplicates, _):
-            return LoadError(file: file, key: duplicates.first, message: "the key is given twice")
-        default:
-            return LoadError(file: file, message: "not valid YAML: \(UntrustedText.escape(String(describing: error), limit: 200))")
-        }
     }
 }
 
@@ -154,25 +140,16 @@ public struct ServeConfiguration: Sendable {
 private struct Reader {
     let file: String
 
-    func fail(_ node: Node?, _ key: String, _ message: String) -> ServeConfiguration.LoadError {
-        let mark = node.flatMap(Self.mark)
+    func fail(_ node: ConfigYAML.Node?, _ key: String, _ message: String) -> ServeConfiguration.LoadError {
+        let mark = node?.mark
         return ServeConfiguration.LoadError(file: file, line: mark?.line, column: mark?.column, key: key, message: message)
     }
 
-    static func mark(_ node: Node) -> Mark? {
-        switch node {
-        case .scalar(let scalar): scalar.mark
-        case .mapping(let mapping): mapping.mark
-        case .sequence(let sequence): sequence.mark
-        case .alias(let alias): alias.mark
-        }
-    }
-
     /// The mapping's keys as strings, each once; an unknown one is an error naming it.
-    func entries(_ node: Node, _ path: String, known: Set<String>?) throws(ServeConfiguration.LoadError) -> [(String, Node, Node)] {
+    func entries(_ node: ConfigYAML.Node, _ path: String, known: Set<String>?) throws(ServeConfiguration.LoadError) -> [(String, ConfigYAML.Node, ConfigYAML.Node)] {
         guard let mapping = node.mapping else { throw fail(node, path.isEmpty ? "(top level)" : path, "expected a mapping of keys to values") }
         var seen = Set<String>()
-        var out: [(String, Node, Node)] = []
+        var out: [(String, ConfigYAML.Node, ConfigYAML.Node)] = []
         for (key, value) in mapping {
             guard let name = key.scalar?.string else { throw fail(key, path, "a key must be a plain string") }
             let full = path.isEmpty ? name : "\(path).\(name)"
@@ -186,22 +163,22 @@ private struct Reader {
         return out
     }
 
-    func string(_ node: Node, _ key: String) throws(ServeConfiguration.LoadError) -> String {
+    func string(_ node: ConfigYAML.Node, _ key: String) throws(ServeConfiguration.LoadError) -> String {
         guard let scalar = node.scalar else { throw fail(node, key, "expected a single value") }
         guard scalar.string.utf8.count <= 4096 else { throw fail(node, key, "the value is longer than 4096 bytes") }
         return scalar.string
     }
 
-    func strings(_ node: Node, _ key: String) throws(ServeConfiguration.LoadError) -> [(String, Node)] {
-        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.string) { return [] }
+    func strings(_ node: ConfigYAML.Node, _ key: String) throws(ServeConfiguration.LoadError) -> [(String, ConfigYAML.Node)] {
+        if node.isNull { return [] }
         guard let sequence = node.sequence else { throw fail(node, key, "expected a list") }
         guard sequence.count <= 10_000 else { throw fail(node, key, "more than 10000 entries") }
-        var out: [(String, Node)] = []
+        var out: [(String, ConfigYAML.Node)] = []
         for item in sequence { out.append((try string(item, key), item)) }
         return out
     }
 
-    func duration(_ node: Node, _ key: String, maximum: Int) throws(ServeConfiguration.LoadError) -> Int {
+    func duration(_ node: ConfigYAML.Node, _ key: String, maximum: Int) throws(ServeConfiguration.LoadError) -> Int {
         let text = try string(node, key)
         guard let seconds = DurationText.seconds(text, maximum: maximum) else {
             throw fail(node, key, "'\(UntrustedText.escape(text, limit: 40))' is not a duration between 1s and \(maximum)s (e.g. 30s, 5m, 90d)")
@@ -209,7 +186,7 @@ private struct Reader {
         return seconds
     }
 
-    func configuration(_ root: Node) throws(ServeConfiguration.LoadError) -> ServeConfiguration {
+    func configuration(_ root: ConfigYAML.Node) throws(ServeConfiguration.LoadError) -> ServeConfiguration {
         var config = ServeConfiguration(modules: [:])
         var sawModules = false
         for (name, _, value) in try entries(root, "", known: ["listen", "cache_ttl", "max_in_flight", "allow", "modules"]) {
@@ -255,10 +232,10 @@ private struct Reader {
         return config
     }
 
-    func module(_ node: Node, _ path: String) throws(ServeConfiguration.LoadError) -> ServeConfiguration.Module {
+    func module(_ node: ConfigYAML.Node, _ path: String) throws(ServeConfiguration.LoadError) -> ServeConfiguration.Module {
         var module = ServeConfiguration.Module()
         // An empty module (`default:` alone) takes every default.
-        if let scalar = node.scalar, ["", "~", "null"].contains(scalar.string) { return module }
+        if node.isNull { return module }
         let known: Set<String> = ["rules", "ca_file", "timeout", "forecast", "connect_to", "dns_servers", "labels"]
         for (name, _, value) in try entries(node, path, known: known) {
             let key = "\(path).\(name)"
