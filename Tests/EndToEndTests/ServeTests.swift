@@ -166,6 +166,47 @@ struct ServeTestError: Error, CustomStringConvertible {
         #expect(broken.stderr.range(of: #"serve\.yml:\d+:\d+: not valid YAML"#, options: .regularExpression) != nil, "\(broken.stderr)")
     }
 
+    @Test func theDocumentedConfigLoadsAndSIGHUPReloads() async throws {
+        let directory = try TemporaryDirectory(prefix: "atsprobe-serve")
+        defer { directory.remove() }
+        let fixture = try ExceptionFixture()
+        let server = try TestTLSServer.start(TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec())))
+        defer { server.stop() }
+        // cli.md's example, as docs/serve.md gives it, with this test's anchors.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/serve.md"), encoding: .utf8)
+        guard let start = doc.range(of: "```yaml\nlisten: 127.0.0.1:9155"), let end = doc.range(of: "```", range: start.upperBound..<doc.endIndex) else {
+            Issue.record("docs/serve.md has no config example")
+            return
+        }
+        let example = String(doc[doc.index(start.lowerBound, offsetBy: 8)..<end.lowerBound])
+            .replacingOccurrences(of: "/etc/atsprobe/corp-root.pem", with: fixture.rootPath)
+        let path = try Self.config(directory, example)
+        let serve = try Serve(arguments: ["--config", path], directory: directory)
+        defer { serve.stop() }
+        let target = Self.query("https://127.0.0.1:\(server.port)/")
+        #expect(try await serve.get("/probe?target=\(target)").status == 403)
+        func waitForLog(_ text: String, count: Int) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if serve.log.components(separatedBy: text).count - 1 >= count { return true }
+                usleep(20_000)
+            }
+            return false
+        }
+        // A bad config: logged with its line, the running one kept.
+        try "allow: [127.0.0.1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        kill(serve.process.pid, SIGHUP)
+        #expect(waitForLog("reload failed, the running config is kept: \(path):1:", count: 1), "\(serve.log)")
+        #expect(try await serve.get("/probe?target=\(target)").status == 403)
+        // A good one: 127.0.0.1 allowed from now on.
+        try "allow: [127.0.0.1]\nmodules:\n  default:\n    ca_file: \(fixture.rootPath)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        kill(serve.process.pid, SIGHUP)
+        #expect(waitForLog("reloaded", count: 1), "\(serve.log)")
+        let probed = try await serve.get("/probe?target=\(target)")
+        #expect(probed.status == 200 && probed.body.contains("probe_success 1"), "\(probed)")
+    }
+
     @Test func statusCodesAndTheAllowListConnectNowhere() async throws {
         let directory = try TemporaryDirectory(prefix: "atsprobe-serve")
         defer { directory.remove() }
