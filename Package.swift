@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -28,6 +28,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.82.0"),
         // Deque (the engine's job queues) and Heap (the reactor's deadlines), in place of our own.
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // `atsprobe serve` (docs/serve.md): the HTTP server on SwiftNIO, without its default traits
+        // (swift-configuration and full Foundation, which serve does not use: less to build).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        // serve's one line per request, its shutdown and reload signals, its own /metrics.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The system OpenSSL (Debian: libssl-dev). Includes only; see shim.h.
@@ -110,11 +118,23 @@ let package = Package(
         .target(name: "ATSTestServers", dependencies: ["TextSupport", "TLSFacts", "COpenSSL", "CATSProbeShims", "OpenSSLSupport", "TestSupport",
                                                        .product(name: "NIOHPACK", package: "swift-nio-http2"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
+        // `atsprobe serve`: the exporter and web service over the engine (docs/serve.md). Probes go
+        // through RunContext and DiagnosticsRunner, as diagnose's do; the pages and series are
+        // ATSReport's renderers.
+        .target(name: "ATSServe", dependencies: ["TextSupport", "TLSFacts", "ATSPolicy", "ATSTrust", "ATSProbe", "ATSEngine", "ATSReport",
+                                                 .product(name: "Hummingbird", package: "hummingbird"),
+                                                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                                                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                                                 .product(name: "Logging", package: "swift-log"),
+                                                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                                                 .product(name: "Prometheus", package: "swift-prometheus"),
+                                                 .product(name: "NIOCore", package: "swift-nio")]),
         .executableTarget(
             name: "atsprobe",
             dependencies: [
                 "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
-                "ATSFiles", "ArgumentRepair",
+                "ATSFiles", "ArgumentRepair", "ATSServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident

@@ -17,9 +17,9 @@ extension Prober {
     /// cancelling the calling task, or shutting the runtime down, ends it at once with a
     /// `.cancelled` failure and closes its socket.
     public func fetchCleartext(_ request: ProbeRequest) async -> CleartextResult {
-        let resolver = self.resolver
+        let resolver = self.resolver, admission = options.connectionAdmission
         switch await underLimits(timeout: request.timeout, { clock, deadline in
-            await CleartextExchange.run(request, deadline: deadline, clock: clock, resolver: resolver)
+            await CleartextExchange.run(request, deadline: deadline, clock: clock, resolver: resolver, admission: admission)
         }) {
         case .finished(.failure(let failure), let stalled): return .failure(Prober.blamingThisMachine(failure, stalled: stalled))
         case .finished(.success(let exchange), let stalled) where stalled >= Reactor.stallThreshold && exchange.failure != nil:
@@ -32,12 +32,14 @@ extension Prober {
 }
 
 enum CleartextExchange {
-    static func run(_ request: ProbeRequest, deadline: Deadline, clock: Stopwatch, resolver: Resolver) async -> CleartextResult {
+    static func run(_ request: ProbeRequest, deadline: Deadline, clock: Stopwatch, resolver: Resolver,
+                    admission: ConnectionAdmission? = nil) async -> CleartextResult {
         let target = request.target
         let connection: TCPConnection
         do {
             connection = try await TCPConnection.connect(host: target.connectAddress ?? target.host,
-                                                   port: target.connectPort ?? target.port, deadline: deadline, resolver: resolver)
+                                                   port: target.connectPort ?? target.port, deadline: deadline, resolver: resolver,
+                                                   admission: admission.map { (target.host, $0) })
         } catch {
             var failure = error
             failure.elapsedMilliseconds = clock.milliseconds

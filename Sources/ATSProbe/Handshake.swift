@@ -31,6 +31,8 @@ struct Handshake {
     let resolver: Resolver
     /// Served certificates' facts, read once per distinct certificate in the run (the Prober's).
     let certificates: CertificateFactsCache
+    /// `ProbeOptions.connectionAdmission`: which hosts and addresses this handshake may connect to.
+    let admission: ConnectionAdmission?
 
     /// Certificates read from a served chain. OpenSSL already refuses a certificate message
     /// over 100 KiB (SSL_R_EXCESSIVE_MESSAGE_SIZE, a protocolViolation), which holds a few
@@ -55,7 +57,7 @@ struct Handshake {
         let connection: TCPConnection
         do {
             connection = try await TCPConnection.connect(host: target.connectAddress ?? target.host, port: target.connectPort ?? target.port,
-                                                         deadline: deadline, resolver: resolver)
+                                                         deadline: deadline, resolver: resolver, admission: admission.map { (target.host, $0) })
         } catch {
             return failed(error)
         }

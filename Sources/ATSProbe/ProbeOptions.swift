@@ -23,6 +23,10 @@ public struct ProbeOptions: Sendable {
     /// whatever the target's address (--allow-private-fetch). Off: only a target that is itself
     /// at such an address may fetch from one (IssuerFetchAddressPolicy, docs/trust.md).
     public var allowsPrivateIssuerFetch: Bool = false
+    /// Which hosts and addresses the probes' connections (handshakes and cleartext GETs: the
+    /// target and every redirect followed) may use; nil: any. `atsprobe serve`'s allow list
+    /// (docs/serve.md). A refused host or address is never connected to.
+    public var connectionAdmission: ConnectionAdmission?
     /// The time trust is judged at; nil means the moment the `Prober` is made (`Prober.evaluationDate`).
     public var evaluationDate: Date?
     /// At most this many handshakes (and cleartext GETs) in flight at once across everything a
@@ -71,5 +75,18 @@ extension ProbeOptions {
     var anchors: AnchorConfiguration {
         AnchorConfiguration(caFile: caFile, caDirectory: caDirectory, useSystemTrustStore: useSystemTrustStore,
                             trustStore: trustStore, additionalSystemAnchorsFile: additionalSystemAnchorsFile, appAnchorFile: appAnchorFile)
+    }
+}
+
+/// A check on every connection a `Prober` opens: the host asked for, before any lookup, then
+/// each address it resolved to (or the connect-to address), before connecting. Each returns
+/// nil to allow, or one line saying why not (the probe's `.other` failure detail).
+public struct ConnectionAdmission: Sendable {
+    public let host: @Sendable (_ host: String) -> String?
+    public let address: @Sendable (_ host: String, _ address: String) -> String?
+
+    public init(host: @escaping @Sendable (_ host: String) -> String?, address: @escaping @Sendable (_ host: String, _ address: String) -> String?) {
+        self.host = host
+        self.address = address
     }
 }

@@ -100,7 +100,8 @@ public final class Prober: Sendable {
                       clock: clock, deadline: deadline,
                       fetcher: self.options.fetchesMissingIssuers ? self.fetcher : nil,
                       allowPrivateFetch: self.options.allowsPrivateIssuerFetch,
-                      chainTrust: self.chainTrust, resolver: self.resolver, certificates: self.certificates)
+                      chainTrust: self.chainTrust, resolver: self.resolver, certificates: self.certificates,
+                      admission: self.options.connectionAdmission)
         }
         return Prober.result(of: await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }))
     }

@@ -42,12 +42,33 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// the others are closed. Numeric hosts are never looked up. Not inlined: its frame (and its
     /// task group's) exists only while it connects, not for the whole life of the probe's task.
     @inline(never)
-    static func connect(host: String, port: Int, deadline: Deadline, resolver: Resolver? = nil) async throws(ProbeFailure) -> TCPConnection {
-        if Target.isIPAddress(host) { return try await connect(to: numericAddresses(host: host, port: port), port: port, deadline: deadline) }
+    /// `admission`: the name the target was asked by and the check its connections pass
+    /// (`ProbeOptions.connectionAdmission`): a refused name is not looked up, a refused address
+    /// not connected to.
+    static func connect(host: String, port: Int, deadline: Deadline, resolver: Resolver? = nil,
+                        admission: (name: String, check: ConnectionAdmission)? = nil) async throws(ProbeFailure) -> TCPConnection {
+        if let admission, let refusal = admission.check.host(admission.name) {
+            throw ProbeFailure(kind: .other, detail: "not connected: \(refusal)")
+        }
+        var admits: (@Sendable (Address) -> String?)? = nil
+        if let admission {
+            let name = admission.name, check = admission.check
+            admits = { @Sendable (address: Address) -> String? in check.address(name, address.text) }
+        }
+        if Target.isIPAddress(host) {
+            var addresses = try numericAddresses(host: host, port: port)
+            if let admits {
+                let refusals = addresses.compactMap(admits)
+                addresses = addresses.filter { admits($0) == nil }
+                if addresses.isEmpty, let refusal = refusals.first { throw ProbeFailure(kind: .other, detail: refusal) }
+            }
+            return try await connect(to: addresses, port: port, deadline: deadline)
+        }
         guard let runtime = ProbeRuntime.current else { throw unbound }
         let resolver = resolver ?? runtime.resolver
+        let filter = admits
         return try await withTaskExecutorPreference(runtime.executor) { () async throws(ProbeFailure) -> TCPConnection in
-            try await happyEyeballs([], resolving: (resolver, host), port: port, deadline: deadline)
+            try await happyEyeballs([], resolving: (resolver, host), port: port, deadline: deadline, admits: filter)
         }
     }
 
@@ -82,7 +103,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
     /// answer (AAAA first when both are there, RFC 8305 section 4). Ends with the first
     /// connection, or once every address has failed and every lookup has ended.
     private static func happyEyeballs(_ initial: [Address], resolving: (resolver: Resolver, host: String)?, port: Int,
-                                      deadline: Deadline) async throws(ProbeFailure) -> TCPConnection {
+                                      deadline: Deadline, admits: (@Sendable (Address) -> String?)? = nil) async throws(ProbeFailure) -> TCPConnection {
         let outcome = await withTaskGroup(of: Event.self) { group -> Result<TCPConnection, ProbeFailure> in
             var queue = initial           // not yet attempted, in attempt order
             var lastFamily: Int32? = nil
@@ -94,6 +115,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
             var inResolutionDelay = false
             var failures: [ProbeFailure] = []
             var lookupFailures: [Resolver.Family: Resolver.LookupFailure] = [:]
+            var refusals: [String] = []
             if let resolving {
                 for family in [Resolver.Family.v6, .v4] {
                     lookupsPending += 1
@@ -131,7 +153,12 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                     if family == .v6 { v6Pending = false; inResolutionDelay = false }
                     switch answer {
                     case .success(let addresses):
-                        queue += addresses.map { $0.with(port: port) }
+                        var answered = addresses.map { $0.with(port: port) }
+                        if let admits {
+                            refusals += answered.compactMap(admits)
+                            answered = answered.filter { admits($0) == nil }
+                        }
+                        queue += answered
                         if family == .v4 && v6Pending && running == 0 && lastFamily == nil {
                             inResolutionDelay = true
                             group.addTask {
@@ -163,6 +190,7 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
                 if running == 0 && queue.isEmpty && lookupsPending == 0 {
                     group.cancelAll()
                     if !failures.isEmpty { return .failure(connectFailure(failures)) }
+                    if let refusal = refusals.first { return .failure(ProbeFailure(kind: .other, detail: refusal)) }
                     return .failure(resolutionFailure(resolving?.host ?? "", lookupFailures))
                 }
             }

@@ -19,8 +19,11 @@ public final class SpawnedProcess: @unchecked Sendable {
         public var description: String
     }
 
-    /// Starts `executable` with `arguments` and `environment`; `discardStderr` sends it to /dev/null.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String], discardStderr: Bool = false) throws {
+    /// Starts `executable` with `arguments` and `environment`; `discardStderr` sends it to /dev/null,
+    /// `stderrFile` to that file (created or truncated), for a long-running child whose log the
+    /// test reads while it runs without having to drain a pipe.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String], discardStderr: Bool = false,
+                stderrFile: String? = nil) throws {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         // pipe2(O_CLOEXEC) is not visible to Swift here; set the flag at once, so other tests'
         // children do not inherit these ends (which would delay EOF).
@@ -34,7 +37,9 @@ public final class SpawnedProcess: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        if discardStderr {
+        if let stderrFile {
+            posix_spawn_file_actions_addopen(&actions, 2, stderrFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        } else if discardStderr {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         } else {
             posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
@@ -53,7 +58,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         stdinFD = inPipe[1]
         stdoutFD = outPipe[0]
         stderrFD = errPipe[0]
-        if discardStderr { close(errPipe[0]); stderrFD = -1 }
+        if discardStderr || stderrFile != nil { close(errPipe[0]); stderrFD = -1 }
         signal(SIGPIPE, SIG_IGN)  // a child that exits early must not kill the test runner
     }
 

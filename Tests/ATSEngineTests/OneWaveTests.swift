@@ -28,7 +28,7 @@ struct OneWaveTests {
         init() throws {
             pki = try TestPKI()
             let prober = try Prober(options: ProbeOptions(caFile: try pki.writeRootPEM(), useSystemTrustStore: false))
-            runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(timeout: OneWaveTests.timeout))
+            runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .current, timeout: OneWaveTests.timeout))
         }
 
         /// The connections one run of `target` makes: each distinct first-hop offer of nscurl's
@@ -48,7 +48,7 @@ struct OneWaveTests {
                                                    maxVersion: .tls12, cipherList: "DHE-RSA-AES128-GCM-SHA256")
         configuration.hold = HandshakeHold(connections: expected, deadline: Self.holdSeconds)
         try await TestTLSServer.serving(configuration) { server in
-            let report = await withTaskExecutorPreference(ProbeRuntime.shared.executor) {
+            let report = await withTaskExecutorPreference(try ProbeRuntime.shared.executor) {
                 await fixture.runner.run(Target(host: "127.0.0.1", port: server.port))
             }
             // The diagnosis is today's: no exception helps, and the widest offer names the suite.
@@ -72,7 +72,7 @@ struct OneWaveTests {
         let configuration = TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec()), minVersion: .tls12)
         try await TestTLSServer.serving(configuration) { server in
             let target = Target(host: "127.0.0.1", port: server.port)
-            let report = await withTaskExecutorPreference(ProbeRuntime.shared.executor) { await fixture.runner.run(target) }
+            let report = await withTaskExecutorPreference(try ProbeRuntime.shared.executor) { await fixture.runner.run(target) }
             #expect(report.defaultPasses)
             #expect(report.widestProbe == nil)
             #expect(report.handshakes == fixture.connections(for: target) - 1)

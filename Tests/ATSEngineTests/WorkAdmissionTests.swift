@@ -26,7 +26,7 @@ struct WorkAdmissionTests {
 
     @Test("Each work waits for the engine while it is behind", arguments: Kind.allCases)
     func eachWorkIsAdmittedByTheEngine(_ kind: Kind) async throws {
-        let runtime = ProbeRuntime(configuration: .init(engineThreads: 1, threadNamePrefix: "adm-\(kind.rawValue)"))
+        let runtime = try ProbeRuntime(configuration: .init(engineThreads: 1, threadNamePrefix: "adm-\(kind.rawValue)"))
         let executor = runtime.executor
         let prober = try Prober(options: ProbeOptions(useSystemTrustStore: false), runtime: runtime)
         let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .ios26, timeout: 5))

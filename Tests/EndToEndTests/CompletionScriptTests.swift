@@ -22,7 +22,7 @@ import TestSupport
     /// Options whose value is free text by nature (a number, a date, a name, a target), so a
     /// shell has nothing to offer. A new option with a closed set of values, or a path, gives
     /// it to the parser instead (`ExpressibleByArgument` with `allValueStrings`, or `completion:`).
-    static let freeText: Set<String> = ["pin-leaf-spki", "pin-ca-spki", "connect-to", "dns-servers", "timeout", "at", "host", "concurrency", "per-host", "rate", "deadline", "shard",
+    static let freeText: Set<String> = ["listen", "allow", "pin-leaf-spki", "pin-ca-spki", "connect-to", "dns-servers", "timeout", "at", "host", "concurrency", "per-host", "rate", "deadline", "shard",
                                           "include", "exclude", "bundle", "max-entries", "direct", "metrics-label"]
 
     static func model() async throws -> [Command] {

@@ -8,11 +8,11 @@ import TLSFacts
 /// help that offers only what works, and dictionaries that pass atsprobe's own linter.
 @Suite struct ForgivingCLITests {
     @Test(arguments: [
-        (["diagnos", "example.com"], "unknown command 'diagnos' for 'atsprobe'; did you mean 'diagnose'? (commands: probe, diagnose, audit, report, pins, plist, cert, app)"),
+        (["diagnos", "example.com"], "unknown command 'diagnos' for 'atsprobe'; did you mean 'diagnose'? (commands: probe, diagnose, audit, report, pins, plist, cert, app, serve)"),
         (["--ats-diagnostic", "example.com"], "unknown option '--ats-diagnostic' for 'atsprobe'; did you mean '--ats-diagnostics'?"),
         (["audit", "--concurency", "4", "x"], "unknown option '--concurency' for 'atsprobe audit'; did you mean '--concurrency'?"),
         (["plist", "lnt", "f.plist"], "unknown command 'lnt' for 'atsprobe plist'; did you mean 'lint'? (commands: lint, check, explain)"),
-        (["help", "nosuch"], "unknown command 'nosuch' for 'atsprobe' (commands: probe, diagnose, audit, report, pins, plist, cert, app)"),
+        (["help", "nosuch"], "unknown command 'nosuch' for 'atsprobe' (commands: probe, diagnose, audit, report, pins, plist, cert, app, serve)"),
         (["help", "plist", "nosuch"], "unknown command 'nosuch' for 'atsprobe plist' (commands: lint, check, explain)"),
     ])
     func typosGetTheNearestNameAndExit64(arguments: [String], message: String) async throws {

@@ -24,7 +24,8 @@ import Testing
             guard let name = chunk.firstMatch(of: /name: "(\w+)"/)?.1 else { throw GraphError("a target without a name: \(chunk)") }
             var dependencies: Set<String> = []
             if let list = chunk.firstMatch(of: /dependencies: \[((?:.|\n)*?)\]\s*[,)]/)?.1 {
-                for match in list.matches(of: /(?:\.product\(name: |\.target\(name: )?"(\w+)"/) {
+                // A product's package (`package: "hummingbird"`) is not a dependency of its own.
+                for match in list.replacing(/package: "[^"]*"/, with: "").matches(of: /(?:\.product\(name: |\.target\(name: )?"(\w+)"/) {
                     dependencies.insert(String(match.1))
                 }
             }

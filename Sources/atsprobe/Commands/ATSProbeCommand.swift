@@ -27,7 +27,7 @@ struct ATSProbeCommand: AsyncParsableCommand {
         Documentation: /usr/share/doc/atsprobe/docs (installed with the .deb; docs/ in the source), starting with usage.md.
         """,
         version: ToolVersion.current,
-        subcommands: [Probe.self, Diagnose.self, Audit.self, Report.self, Pins.self, Plist.self, Cert.self, App.self]
+        subcommands: [Probe.self, Diagnose.self, Audit.self, Report.self, Pins.self, Plist.self, Cert.self, App.self, Serve.self]
     )
 
     /// Never set: Main turns `--ats-diagnostics` into `diagnose` before parsing. Declared so

@@ -27,17 +27,9 @@ struct ForecastOptions: ParsableArguments {
 
     /// "90d" (days), "12w" (weeks), "36h", "30m", "3600s" or a bare number of seconds.
     static func seconds(_ text: String, option: String) throws -> Int {
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
-        var digits = Substring(text.lowercased())
-        var unit = 1
-        if let last = digits.last, let scale = units[last] {
-            unit = scale
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let count = Int(digits), count > 0,
-              count <= maximumSeconds / unit else {
+        guard let seconds = DurationText.seconds(text, maximum: maximumSeconds) else {
             throw InputError("\(option) '\(UntrustedText.escape(text, limit: 40))' is not a duration between 1s and 3650d (e.g. 90d, 12w, 36h, 3600s)")
         }
-        return count * unit
+        return seconds
     }
 }
