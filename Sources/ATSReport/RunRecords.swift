@@ -41,12 +41,13 @@ package enum RunRecords {
         }
     }
 
-    /// What `report --diff` compares of one run (`paths` as `read` takes them): each record cut to
-    /// what the comparison reads (`BaselineComparison.Side`) as it is decoded, the first record's
-    /// run, in input order. A JSON Lines file is read 1 MiB at a time, so memory grows with the
-    /// number of targets, not with the file (20,000 targets: docs/reports.md, "Baselines"). Any
-    /// other shape (a document, an array, standard input, several shards), or a line that is no
-    /// record, is read by `read`, which says what is wrong as before.
+    /// What a comparison reads of one run (`report --diff OLD NEW`, `audit --baseline OLD`;
+    /// `paths` as `read` takes them): each record cut to what the comparison reads
+    /// (`BaselineComparison.Side`) as it is decoded, the first record's run, in input order. A
+    /// JSON Lines file (full records, or a compact baseline: `CompactBaseline`) is read 1 MiB at
+    /// a time, so memory grows with the number of targets, not with the file (20,000 targets:
+    /// docs/reports.md, "Baselines"). Any other shape (a document, an array, standard input,
+    /// several shards), or a line that is no record, is read by `read`, which says what is wrong.
     package static func sides(_ paths: [String]) throws -> (sides: [BaselineComparison.Side], run: RunInfo?) {
         let files = try paths.flatMap(ReportInput.expand)
         if files.count == 1, files[0] != "-", let streamed = try stream(files[0]) { return streamed }
@@ -63,22 +64,33 @@ package enum RunRecords {
         let decoder = JSONDecoder.atsprobe()
         var sides: [BaselineComparison.Side] = []
         var run: RunInfo?
-        var seen: [String: Int] = [:]
+        var seen = Duplicates(file: name)
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var lineNumber = 0, total = 0
-        // One line: nil when it is no record (the whole-file reader then says why).
+        var compact = false
+        // One line: false when it is no record (the whole-file reader then says why).
         func take(_ line: ArraySlice<UInt8>) throws -> Bool {
             lineNumber += 1
             guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { return true }
-            guard let record = try? decoder.decode(AuditRecord.self, from: Data(line)) else { return false }
-            let side = BaselineComparison.Side(record)
-            if let earlier = seen[side.name] {
-                throw InputError("\(name) line \(earlier) and line \(lineNumber) both hold '\(UntrustedText.escape(side.name, limit: 300))': "
-                                 + "a run holds each target once, so neither record can stand for it; remove one")
+            let side: BaselineComparison.Side
+            if let kind = CompactBaseline.kind(of: line) {
+                guard let decoded = try? CompactBaseline.decode(line, kind: kind, decoder: decoder) else {
+                    throw InputError("\(name) line \(lineNumber): not a line of an atsprobe baseline (report --baseline-of)")
+                }
+                compact = true
+                switch decoded {
+                case .header(let header):
+                    if run == nil { run = header }
+                    return true
+                case .target(let target): side = target
+                }
+            } else {
+                guard !compact, let record = try? decoder.decode(AuditRecord.self, from: Data(line)) else { return false }
+                side = BaselineComparison.Side(record)
+                if run == nil { run = record.run }
             }
-            seen[side.name] = lineNumber
-            if run == nil { run = record.run }
+            try seen.add(side, recordLine: lineNumber)
             sides.append(side)
             return true
         }
@@ -100,23 +112,54 @@ package enum RunRecords {
             pending.removeSubrange(..<start)
         }
         if !pending.isEmpty { guard try take(pending[...]) else { return nil } }
-        guard !sides.isEmpty else { return nil }
+        guard !sides.isEmpty || compact else { return nil }
         return (sides, run)
     }
 
-    /// Throws when two records (in one file or two) name the same target.
+    /// A run's targets as they are read: the second side of one name is refused, naming the
+    /// input lines that named it (the records' lines when they name none).
+    package struct Duplicates {
+        let file: String
+        var first: [String: (input: Int?, record: Int)] = [:]
+
+        package init(file: String) { self.file = file }
+
+        package mutating func add(_ side: BaselineComparison.Side, recordLine: Int) throws {
+            if let earlier = first[side.key] {
+                throw InputError(RunRecords.duplicate(file: file, name: side.name, first: (earlier.input, earlier.record),
+                                                      second: (side.line, recordLine)))
+            }
+            first[side.key] = (side.line, recordLine)
+        }
+    }
+
+    /// "FILE: input lines 2 and 5 both name 'URL' (records 1 and 2): ...": one answer for
+    /// `audit`, `report --diff` and `audit --baseline` (issue 42).
+    static func duplicate(file: String, name: String, first: (input: Int?, record: Int), second: (input: Int?, record: Int)) -> String {
+        let target = "'\(UntrustedText.escape(name, limit: 300))'"
+        let lines: String
+        if let a = first.input, let b = second.input {
+            lines = "input lines \(a) and \(b) both name \(target) (records at lines \(first.record) and \(second.record))"
+        } else {
+            lines = "line \(first.record) and line \(second.record) both hold \(target)"
+        }
+        return "\(file) \(lines): a run audits each target once, so neither record can stand for it; remove one of the lines"
+    }
+
+    /// Throws when two records (in one file or two) name the same target, naming the input
+    /// lines that named it (`duplicate`).
     package static func refuseDuplicates(_ files: [(name: String, records: [(line: Int?, record: AuditRecord)])]) throws(ReportInputError) {
-        var first: [String: (file: String, place: String)] = [:]
+        var first: [String: (file: String, input: Int?, record: Int)] = [:]
         for file in files {
             for (index, numbered) in file.records.enumerated() {
-                let place = numbered.line.map { "line \($0)" } ?? "document \(index + 1)"
-                if let earlier = first[numbered.record.name] {
-                    let where_ = earlier.file == file.name ? "\(file.name) \(earlier.place) and \(place)"
-                                                          : "\(earlier.file) \(earlier.place) and \(file.name) \(place)"
-                    throw ReportInputError("\(where_) both hold '\(UntrustedText.escape(numbered.record.name, limit: 300))': "
-                                           + "a run holds each target once, so neither record can stand for it; remove one")
+                let side = BaselineComparison.Side(numbered.record)
+                let place = numbered.line ?? index + 1
+                if let earlier = first[side.key] {
+                    let name = earlier.file == file.name ? file.name : "\(earlier.file) and \(file.name)"
+                    throw ReportInputError(duplicate(file: name, name: side.name, first: (earlier.input, earlier.record),
+                                                     second: (side.line, place)))
                 }
-                first[numbered.record.name] = (file.name, place)
+                first[side.key] = (file.name, side.line, place)
             }
         }
     }
