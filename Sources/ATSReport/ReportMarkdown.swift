@@ -65,7 +65,8 @@ public enum ReportMarkdown {
 
     /// One target, folded: the summary line is HTML (inside the tag), the body Markdown.
     static func details(_ record: AuditRecord) -> String {
-        var out = "\n<details><summary>\(ReportEscaping.html(record.name)): \(ReportHTML.label(record.verdict))</summary>\n\n"
+        // HTML inside the tag: the name in <code>, where GitHub makes no mention or link either.
+        var out = "\n<details><summary><code>\(ReportEscaping.html(record.name))</code>: \(ReportHTML.label(record.verdict))</summary>\n\n"
         if let reason = record.reason { out += "Why: \(md(reason))\n\n" }
         for other in record.otherReasons { out += "- \(md(other))\n" }
         if !record.otherReasons.isEmpty { out += "\n" }

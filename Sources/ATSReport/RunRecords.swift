@@ -138,7 +138,7 @@ package enum RunRecords {
     static func duplicate(file: String, name: String, first: (input: Int?, record: Int), second: (input: Int?, record: Int)) -> String {
         let target = "'\(UntrustedText.escape(name, limit: 300))'"
         let lines: String
-        if let a = first.input, let b = second.input {
+        if let a = first.input, let b = second.input, a != b {
             lines = "input lines \(a) and \(b) both name \(target) (records at lines \(first.record) and \(second.record))"
         } else {
             lines = "line \(first.record) and line \(second.record) both hold \(target)"

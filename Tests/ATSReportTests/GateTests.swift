@@ -61,12 +61,12 @@ import TLSFacts
         let file = try Self.numbered([good, other, "", bad])
         #expect(throws: ReportInputError.self) { try RunRecords.refuseDuplicates([("'base.jsonl'", file)]) }
         do { try RunRecords.refuseDuplicates([("'base.jsonl'", file)]) } catch {
-            #expect(error.message == "'base.jsonl' line 1 and line 4 both hold 'https://a.test/': a run holds each target once, so neither record can stand for it; remove one")
+            #expect(error.message == "'base.jsonl' line 1 and line 4 both hold 'https://a.test/': a run audits each target once, so neither record can stand for it; remove one of the lines")
         }
         // Across two shard files, both are named.
         let shards = [("'s1'", try Self.numbered([good])), ("'s2'", try Self.numbered([other, bad]))]
         do { try RunRecords.refuseDuplicates(shards) } catch {
-            #expect(error.message.hasPrefix("'s1' line 1 and 's2' line 2 both hold 'https://a.test/'"), "\(error.message)")
+            #expect(error.message.hasPrefix("'s1' and 's2' line 1 and line 2 both hold 'https://a.test/'"), "\(error.message)")
         }
         try RunRecords.refuseDuplicates([("'ok'", try Self.numbered([good, other]))])
     }
@@ -79,7 +79,7 @@ import TLSFacts
         let comparison = BaselineComparison(old: old.map(BaselineComparison.Side.init), new: new.map(BaselineComparison.Side.init))
         #expect(comparison.entries.map(\.state) == [.regressed] && comparison.worse.count == 1)
         let text = comparison.text(baseline: "old.jsonl")
-        #expect(text.contains("REGRESSED    https://a.test/: exception -> no exception helps\n    no exception helps now (it needed: K=false)\n"), "\(text)")
+        #expect(text.contains("REGRESSED    https://a.test/: exception -> no exception helps\n    no exception helps now; it needed: K=false\n"), "\(text)")
         #expect(!text.contains("no longer needs"), "a graver verdict must not read as an improvement: \(text)")
         // The other way round it is better.
         let back = BaselineComparison(old: new.map(BaselineComparison.Side.init), new: old.map(BaselineComparison.Side.init))

@@ -39,7 +39,7 @@ import Testing
         #expect(!ReportEscaping.text(hostile).contains("\n") && !ReportEscaping.text(hostile).contains("\u{1B}"))
         // Untrusted text is always a code span (issue 42), its fence longer than any backtick run inside.
         let code = ReportEscaping.markdown(hostile)
-        #expect(code.hasPrefix("``") && code.hasSuffix("``") && !code.hasPrefix("```"), "\(code)")
+        #expect(code.hasPrefix("````") && code.hasSuffix("````") && !code.hasPrefix("`````"), "three backticks inside: a fence of four: \(code)")
         #expect(!code.contains("\n") && code.contains("<b>|"))
         #expect(ReportEscaping.markdownCell(hostile).contains("<b>\\|"), "a pipe in a table cell is \\|")
         #expect(ReportEscaping.markdown("NSExceptionMinimumTLSVersion") == "`NSExceptionMinimumTLSVersion`")
