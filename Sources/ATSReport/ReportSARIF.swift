@@ -82,13 +82,16 @@ public enum ReportSARIF {
         return SARIFLog(runs: [.init(tool: .init(driver: driver), artifacts: artifacts, results: results)])
     }
 
-    /// A SARIF uri as the fingerprint names its file: a relative one as it is; a file:// one
-    /// relative to the working directory when under it (the checkout), else its path.
+    /// A SARIF uri as the fingerprint names its file: a relative one as it is (CI gives paths
+    /// from the checkout's root); a file:// one relative to the working directory when under it;
+    /// any other absolute path (a temporary directory, another machine's checkout) by its name
+    /// alone, which no checkout changes.
     package static func sourceRelative(_ uri: String, root: String = FileManager.default.currentDirectoryPath) -> String {
         guard uri.hasPrefix("file://") else { return uri }
         let path = String(uri.dropFirst("file://".count))
         let prefix = SARIFLog.fileURI(root.hasSuffix("/") ? root : root + "/").dropFirst("file://".count)
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
+        return path.split(separator: "/").last.map(String.init) ?? path
     }
 
     /// A rule for a failure class (`load/` + FailureReason.code), `under` the dictionary the

@@ -193,7 +193,7 @@ import TLSFacts
         defer { silent.stop() }
         let refused = try unusedLoopbackPort()
         let result = try await BinaryRunner.run(["audit", "--json", "--concurrency", "2", "--per-host", "1", "--deadline", "1",
-                                                 "--timeout", "60"] + Array(repeating: "127.0.0.1:\(silent.port)", count: 3)
+                                                 "--timeout", "60"] + (1...3).map { "https://127.0.0.1:\(silent.port)/\($0)" }
                                                 + ["[::1]:\(refused)"], timeout: 120)
         let records = try Self.records(result.stdout)
         #expect(records.map(\.verdict) == ["unreachable", "timeout", "timeout", "timeout"], "\(result.stdout)")
