@@ -1,4 +1,5 @@
 import ATSEngine
+import ATSFiles
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -96,6 +97,19 @@ public struct BaselineComparison: Sendable {
         /// `AuditRecord.inputOrder`, on what a side keeps.
         static func inputOrder(_ a: Side, _ b: Side) -> Bool {
             ((a.line ?? 0), a.input ?? a.name) < ((b.line ?? 0), b.input ?? b.name)
+        }
+
+        /// `--fail-on expiring:DURATION` (report, report --diff): whether a judged target (pass,
+        /// exception, no-exception) loads worse within `seconds` of its forecast's start. Records
+        /// forecast less far ahead (or not at all) cannot tell: bad input naming what it takes.
+        public static func worsens(_ sides: [Side], within seconds: Int) throws -> Bool {
+            let judged = sides.filter { [.pass, .exception, .noException].contains($0.verdict) }
+            if let short = judged.first(where: { ($0.forecastHorizon ?? 0) < seconds }) {
+                let horizon = short.forecastHorizon.map { "a forecast of \($0) s" } ?? "no forecast"
+                throw InputError("--fail-on expiring:\(seconds)s reads the run's forecast, and '\(UntrustedText.escape(short.name, limit: 300))' has \(horizon): "
+                                 + "record the run with audit --forecast \(seconds)s (or more)")
+            }
+            return judged.contains { ($0.secondsUntilWorse ?? Int.max) <= seconds }
         }
 
         /// Whether `target` (as given to `--accept`: the URL, or the input line's text) names it.

@@ -174,6 +174,19 @@ import TLSFacts
         #expect(throws: (any Error).self) { try CompactBaseline.accepting(["c.test"], baseline: records, run: worse) }
     }
 
+    // MARK: --fail-on expiring for report and report --diff
+
+    @Test func expiringReadsTheForecastOrSaysWhatItTakes() throws {
+        var side = BaselineComparison.Side(try CIFormatTests.records([CIFormatTests.record("a.test", verdict: "pass", results: [("T", true)])])[0])
+        #expect(throws: (any Error).self) { try BaselineComparison.Side.worsens([side], within: 30 * 86_400) }
+        side.forecastHorizon = 90 * 86_400
+        #expect(try !BaselineComparison.Side.worsens([side], within: 30 * 86_400), "no change within the horizon")
+        side.secondsUntilWorse = 19 * 86_400
+        #expect(try BaselineComparison.Side.worsens([side], within: 30 * 86_400), "worse in 19 days, within 30")
+        #expect(try !BaselineComparison.Side.worsens([side], within: 10 * 86_400), "not within 10")
+        #expect(throws: (any Error).self) { try BaselineComparison.Side.worsens([side], within: 100 * 86_400) }
+    }
+
     // MARK: SARIF as GitHub keeps it
 
     static func findings(_ count: Int) -> [SARIFFinding] {

@@ -93,6 +93,10 @@ enum AuditBaseline {
         }
         let read = try BaselineReading.read(path, option: "--baseline", run: run)
         let differences = try BaselineReading.check(baseline: read.run, path: path, run: run, anyway: compareAnyway)
+        // Said at once on stderr too (with --quiet as well): the comparison's own text comes at the end.
+        if !differences.isEmpty {
+            Diagnostics.warn("NOT COMPARABLE, compared anyway (--compare-anyway): " + differences.map { UntrustedText.escape($0, limit: 600) }.joined(separator: "; "))
+        }
         return BaselineInput(path: path, sides: read.sides, notComparable: differences)
     }
 

@@ -126,17 +126,9 @@ enum ReportCommandHints {
             + "Fix or remove those lines of the input to clear it"
     }
 
-    /// `--fail-on expiring:DURATION` on records: whether a target loads worse within `seconds`
-    /// of its forecast's start. Records forecast less far ahead (or not at all) cannot tell:
-    /// bad input naming what it takes.
+    /// `--fail-on expiring:DURATION` on records (`BaselineComparison.Side.worsens`).
     static func expiring(_ sides: [BaselineComparison.Side], within seconds: Int) throws -> Bool {
-        let judged = sides.filter { [.pass, .exception, .noException].contains($0.verdict) }
-        if let short = judged.first(where: { ($0.forecastHorizon ?? 0) < seconds }) {
-            let horizon = short.forecastHorizon.map { "a forecast of \($0) s" } ?? "no forecast"
-            throw InputError("--fail-on expiring:\(seconds)s reads the run's forecast, and '\(UntrustedText.escape(short.name, limit: 300))' has \(horizon): "
-                             + "record the run with audit --forecast \(seconds)s (or more)")
-        }
-        return judged.contains { ($0.secondsUntilWorse ?? Int.max) <= seconds }
+        try BaselineComparison.Side.worsens(sides, within: seconds)
     }
 }
 
