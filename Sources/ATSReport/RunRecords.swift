@@ -20,14 +20,14 @@ import TextSupport
 package enum RunRecords {
     /// `paths` as `ReportInput.read` takes them (files, `-`, directories of shards), read as one
     /// run; a target named twice anywhere in it is bad input (exit 64).
-    package static func read(_ paths: [String]) throws -> [AuditRecord] {
+    package static func read(_ paths: [String], allowEmpty: Bool = false) throws -> [AuditRecord] {
         let files = try paths.flatMap(ReportInput.expand)
         var read: [(name: String, records: [(line: Int?, record: AuditRecord)])] = []
         for file in files {
             let bytes = try FileStream.readAll(file, limit: ReportInput.fileLimit)
             let name = ReportInput.name(file)
             do {
-                read.append((name, try ReportReader.numberedRecords(from: bytes, name: name, allowEmpty: files.count > 1)))
+                read.append((name, try ReportReader.numberedRecords(from: bytes, name: name, allowEmpty: allowEmpty || files.count > 1)))
             } catch {
                 throw InputError(error.message)
             }
@@ -48,10 +48,12 @@ package enum RunRecords {
     /// a time, so memory grows with the number of targets, not with the file (20,000 targets:
     /// docs/reports.md, "Baselines"). Any other shape (a document, an array, standard input,
     /// several shards), or a line that is no record, is read by `read`, which says what is wrong.
-    package static func sides(_ paths: [String]) throws -> (sides: [BaselineComparison.Side], run: RunInfo?) {
+    /// `allowEmpty`: an empty run is no targets (`report --diff`'s NEW after an emptied input:
+    /// every baseline target absent, as `audit --baseline` of that input says).
+    package static func sides(_ paths: [String], allowEmpty: Bool = false) throws -> (sides: [BaselineComparison.Side], run: RunInfo?) {
         let files = try paths.flatMap(ReportInput.expand)
         if files.count == 1, files[0] != "-", let streamed = try stream(files[0]) { return streamed }
-        let records = try read(paths)
+        let records = try read(paths, allowEmpty: allowEmpty)
         return (records.map(BaselineComparison.Side.init), records.lazy.compactMap(\.run).first)
     }
 

@@ -88,6 +88,13 @@ import TestSupport
         let diff = try await BinaryRunner.run(["report", "--diff", baseline, directory.path("new.jsonl"), "--fail-on", "absent"], timeout: 60)
         #expect(diff.status == 1 && diff.stdout.contains("ABSENT"), "\(diff.status) \(diff.stdout)")
         #expect(try await BinaryRunner.run(["report", "--diff", baseline, directory.path("new.jsonl")], timeout: 60).status == 0)
+        // An emptied input: audit --baseline and report --diff give one answer (every target absent).
+        let empty = try directory.write("empty.txt", "# nothing left\n")
+        let emptied = try await BinaryRunner.run(["audit", "--input", empty, "--baseline", baseline, "--fail-on", "absent", "--timeout", "3",
+                                                  "--records", directory.path("empty.jsonl")], timeout: 60)
+        #expect(emptied.status == 1, "\(emptied.stderr)")
+        let emptiedDiff = try await BinaryRunner.run(["report", "--diff", baseline, directory.path("empty.jsonl"), "--fail-on", "absent"], timeout: 60)
+        #expect(emptiedDiff.status == 1 && emptiedDiff.stdout.contains("2 in the baseline not audited"), "\(emptiedDiff.stdout)\(emptiedDiff.stderr)")
     }
 
     @Test func aTargetNamedTwiceIsRefusedByItsInputLines() async throws {
