@@ -102,7 +102,16 @@ public enum AuditRecord: Codable, Sendable {
             guard ![.timeout, .error].contains(verdict) else {
                 throw DecodingError.dataCorruptedError(forKey: .verdict, in: c, debugDescription: "not a result's verdict")
             }
-            self = .result(try DiagnosticsJSON(from: decoder), verdict: verdict, entry: try Self.entry(c))
+            let document = try DiagnosticsJSON(from: decoder)
+            // The stored verdict must be the one the live run derives from the same tests and
+            // advice (`DiagnosticsJSON.verdict`): a record saying "pass" whose default connection
+            // fails is refused, never believed (docs/reports.md, "Records that contradict themselves").
+            guard verdict == document.verdict else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .verdict, in: c,
+                    debugDescription: "'\(verdict.rawValue)' disagrees with the record's own tests and advice, which give '\(document.verdict.rawValue)'")
+            }
+            self = .result(document, verdict: verdict, entry: try Self.entry(c))
         case "timeout":
             self = .timeout(try c.decode(TargetReport.self, forKey: .target),
                             deadlineSeconds: try CheckedNumber.deadline(c, .deadlineSeconds), entry: try Self.entry(c),
@@ -118,12 +127,30 @@ public enum AuditRecord: Codable, Sendable {
     }
 
     private static func entry(_ c: KeyedDecodingContainer<Key>) throws -> Entry {
-        Entry(input: try c.decode(String.self, forKey: .input), line: try c.decodeIfPresent(Int.self, forKey: .line))
+        let line = try c.decodeIfPresent(Int.self, forKey: .line)
+        if let line, line < 1 {
+            throw DecodingError.dataCorruptedError(forKey: .line, in: c, debugDescription: "out of range (input lines count from 1)")
+        }
+        return Entry(input: try c.decode(String.self, forKey: .input), line: line)
     }
 
 }
 
 extension AuditRecord {
+    /// What a record stands for when runs are compared (`audit --baseline`, `report --diff`)
+    /// and when a run is refused for holding one twice: a target, by its URL, or an input line
+    /// that never became one, by its text. The two never match: a bad line whose text is a URL
+    /// is not that target (issue 40: it stood for it in a baseline, and a regression read CHANGED).
+    public enum Identity: Hashable, Sendable {
+        case target(url: String)
+        case badLine(text: String)
+    }
+
+    public var identity: Identity {
+        if let url = target?.url { return .target(url: url) }
+        return .badLine(text: input ?? "")
+    }
+
     /// A `diagnose` document as a record (it names no input line), its verdict as the audit gives it.
     public static func document(_ document: DiagnosticsJSON) -> AuditRecord {
         .result(document, verdict: document.verdict, entry: nil)

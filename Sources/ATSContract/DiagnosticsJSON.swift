@@ -35,6 +35,37 @@ public struct DiagnosticsJSON: Codable, Sendable {
     public let forecast: [ForecastChangeJSON]?
     public let renewal: RenewalJSON?
 
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, target, ruleSet, handshakes, wallMilliseconds, reachability, defaultPasses, tests, suggestion, run,
+             finishedAt, missingIntermediate, forecastWindow, forecast, renewal
+    }
+
+    /// Read with every number in range (`CheckedNumber`) and the default connection's outcome
+    /// equal to the first test's, as the live run derives it (`DiagnosticsReport.defaultPasses`):
+    /// a document that contradicts itself is bad input, never a verdict (docs/reports.md).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        target = try c.decode(TargetReport.self, forKey: .target)
+        ruleSet = try c.decode(String.self, forKey: .ruleSet)
+        handshakes = try CheckedNumber.integer(c, .handshakes, in: CheckedNumber.handshakeRange, "0 to 1000000")
+        wallMilliseconds = try CheckedNumber.real(c, .wallMilliseconds, in: CheckedNumber.wallMillisecondsRange, "0 to 2592000000 ms, 30 days")
+        reachability = try c.decode(String.self, forKey: .reachability)
+        defaultPasses = try c.decode(Bool.self, forKey: .defaultPasses)
+        tests = try c.decode([TestJSON].self, forKey: .tests)
+        guard defaultPasses == (tests.first?.verdict.passed ?? false) else {
+            throw DecodingError.dataCorruptedError(forKey: .defaultPasses, in: c,
+                                                   debugDescription: "\(defaultPasses) disagrees with the first test (the default connection)")
+        }
+        suggestion = try c.decode(SuggestionJSON.self, forKey: .suggestion)
+        run = try c.decodeIfPresent(RunInfo.self, forKey: .run)
+        finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
+        missingIntermediate = try c.decodeIfPresent(MissingIntermediate.self, forKey: .missingIntermediate)
+        forecastWindow = try c.decodeIfPresent(ForecastWindowJSON.self, forKey: .forecastWindow)
+        forecast = try c.decodeIfPresent([ForecastChangeJSON].self, forKey: .forecast)
+        renewal = try c.decodeIfPresent(RenewalJSON.self, forKey: .renewal)
+    }
+
     public struct MissingIntermediate: Codable, Sendable {
         public let warning: String
         public let fix: String
@@ -93,6 +124,9 @@ public struct DiagnosticsJSON: Codable, Sendable {
             dictionary = try CheckedNumber.plist(c, .dictionary)
             result = try c.decode(String.self, forKey: .result)
             verdict = try c.decode(Verdict.self, forKey: .verdict)
+            guard result == (verdict.passed ? "PASS" : "FAIL") else {
+                throw DecodingError.dataCorruptedError(forKey: .result, in: c, debugDescription: "disagrees with the test's verdict")
+            }
             hops = try c.decode([HopJSON].self, forKey: .hops)
         }
     }

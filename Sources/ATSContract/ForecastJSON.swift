@@ -15,10 +15,34 @@ public struct ForecastWindowJSON: Codable, Sendable, Hashable {
     /// The verdict and exception at `from`, as the forecast judges them.
     public let now: ForecastStateJSON
 
+    /// The longest horizon a run forecasts (ten years): `--forecast` and the run context refuse
+    /// longer ones, and a record holding one is bad input.
+    public static let maximumHorizonSeconds = 3_650 * 86_400
+
     public init(from: Date, horizonSeconds: Int, now: ForecastStateJSON) {
         self.from = from
         self.horizonSeconds = horizonSeconds
         self.now = now
+    }
+
+    private enum CodingKeys: String, CodingKey { case from, horizonSeconds, now }
+
+    /// Read with the horizon in 1 s ... `maximumHorizonSeconds` (2^63-1 trapped every renderer: issue 40).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        from = try c.decode(Date.self, forKey: .from)
+        horizonSeconds = try CheckedNumber.integer(c, .horizonSeconds, in: 1...Self.maximumHorizonSeconds, "1 to 315360000 seconds, 3650 days")
+        now = try c.decode(ForecastStateJSON.self, forKey: .now)
+    }
+
+    /// Whether the target could be judged at all: false when nothing answered TLS (unreachable,
+    /// timed out, a bad line), whose forecast is unknown rather than "no change" (nothing was
+    /// observed that could change).
+    public var judged: Bool {
+        switch now.verdict {
+        case .pass, .exception, .noException: true
+        case .unreachable, .timeout, .error: false
+        }
     }
 }
 
@@ -31,8 +55,6 @@ public struct ForecastStateJSON: Codable, Sendable, Hashable {
         self.verdict = verdict
         self.exception = exception
     }
-
-
 }
 
 public struct ForecastChangeJSON: Codable, Sendable, Hashable {
@@ -127,6 +149,10 @@ public enum ForecastText {
         guard let window else { return [] }
         var lines: [String] = []
         let horizon = duration(window.horizonSeconds)
+        if !window.judged {
+            // Nothing observed: the forecast is unknown, not "no change" (issue 41).
+            return ["unknown: the target could not be judged (\(window.now.verdict.rawValue)), so nothing is forecast"]
+        }
         if let changes, !changes.isEmpty {
             for change in changes {
                 let ahead = Int(change.at.timeIntervalSince(window.from))

@@ -32,11 +32,16 @@ public enum ReportReader {
         }
         // diagnose --format json: one pretty-printed document, or an array of them.
         if first == UInt8(ascii: "[") {
-            do { return try decoder.decode([AuditRecord].self, from: Data(bytes)).map { (nil, $0.withoutHandshakes) } } catch {
+            let documents: [AuditRecord]
+            do { documents = try decoder.decode([AuditRecord].self, from: Data(bytes)) } catch {
+                try refuseDuplicateKeys(bytes[...], name: name, firstLine: 1)
                 throw ReportInputError("\(name) is not an array of atsprobe diagnostics documents: \(describe(error))")
             }
+            try refuseDuplicateKeys(bytes[...], name: name, firstLine: 1)
+            return documents.map { (nil, $0.withoutHandshakes) }
         }
         if let single = try? decoder.decode(AuditRecord.self, from: Data(bytes)) {
+            try refuseDuplicateKeys(bytes[...], name: name, firstLine: 1)
             // One JSON Lines record (a line of its own) is line 1; a pretty-printed document has no line.
             let body = bytes.reversed().drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
             return [(body.contains(0x0A) ? nil : 1, single.withoutHandshakes)]
@@ -45,13 +50,32 @@ public enum ReportReader {
         var records: [(line: Int?, record: AuditRecord)] = []
         for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             guard line.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
-            do {
-                records.append((index + 1, try decoder.decode(AuditRecord.self, from: Data(line)).withoutHandshakes))
-            } catch {
-                throw ReportInputError("\(name) line \(index + 1): not an atsprobe record: \(describe(error))")
-            }
+            records.append((index + 1, try record(line: line, decoder: decoder, name: name, number: index + 1).withoutHandshakes))
         }
         return records
+    }
+
+    /// One JSON Lines record, the `number`th line of the file `name`: decoded (numbers checked,
+    /// verdict agreeing with its tests) and refused when an object holds a key twice. What every
+    /// reader of records calls, the whole-file one and `report --diff`'s streaming one alike.
+    public static func record(line: ArraySlice<UInt8>, decoder: JSONDecoder, name: String, number: Int) throws(ReportInputError) -> AuditRecord {
+        let record: AuditRecord
+        do { record = try decoder.decode(AuditRecord.self, from: Data(line)) } catch {
+            // A key held twice is said first: which value the decoder read decided its error.
+            try refuseDuplicateKeys(line, name: name, firstLine: number)
+            throw ReportInputError("\(name) line \(number): not an atsprobe record: \(describe(error))")
+        }
+        try refuseDuplicateKeys(line, name: name, firstLine: number)
+        return record
+    }
+
+    /// Refuses `bytes` (starting at line `firstLine` of `name`) when some object holds a key twice,
+    /// naming the line of the second one.
+    static func refuseDuplicateKeys(_ bytes: ArraySlice<UInt8>, name: String, firstLine: Int) throws(ReportInputError) {
+        guard let (key, offset) = JSONDuplicateKeys.first(in: bytes) else { return }
+        let line = firstLine + bytes.prefix(offset).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        throw ReportInputError("\(name) line \(line): not an atsprobe record: the key '\(UntrustedText.escape(key, limit: 100))' appears twice in one object "
+                               + "(JSON readers disagree on which value counts)")
     }
 
     /// Several files' records as one run's (audit's shards, docs/audit.md): in input order, and

@@ -102,6 +102,35 @@ enum CheckedNumber {
         return value
     }
 
+    /// A target's handshakes: a live run makes a few dozen (16 tests, their redirects, one
+    /// widest probe); the bound keeps every sum over a run's records far from Int's end.
+    static let handshakeRange = 0...1_000_000
+    /// A target's wall time: a run stops each target within a day (`--deadline`'s range) or
+    /// its probes' timeouts; 30 days is far beyond either and keeps every conversion exact.
+    static let wallMillisecondsRange = 0.0...2_592_000_000.0
+    /// A port of a URL (RFC 3986 with TCP's range; `Target(parsing:)` reads the same).
+    static let portRange = 1...65_535
+
+    /// An integer within `range`, else bad input naming the field and the range (`words`).
+    static func integer<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K, in range: ClosedRange<Int>,
+                                      _ words: String) throws -> Int {
+        let value = try container.decode(Int.self, forKey: key)
+        guard range.contains(value) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "out of range (\(words))")
+        }
+        return value
+    }
+
+    /// A finite number within `range`, else bad input naming the field and the range (`words`).
+    static func real<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K, in range: ClosedRange<Double>,
+                                   _ words: String) throws -> Double {
+        let value = try container.decode(Double.self, forKey: key)
+        guard value.isFinite, range.contains(value) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "out of range (\(words))")
+        }
+        return value
+    }
+
     /// 2^53: beyond it a double no longer holds every integer, and no ATS value comes close.
     static let realBound = 9_007_199_254_740_992.0
 

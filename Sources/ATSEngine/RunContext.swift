@@ -1,3 +1,4 @@
+import ATSContract
 import ATSPolicy
 import ATSProbe
 import ATSTrust
@@ -93,7 +94,7 @@ public struct RunContext: Sendable {
     }
 
     /// Ten years, far beyond any certificate a public CA issues today: the longest forecast.
-    public static let maximumForecastHorizonSeconds = 3_650 * 86_400
+    public static let maximumForecastHorizonSeconds = ForecastWindowJSON.maximumHorizonSeconds
 
     /// Checks the values once; throws `RunContextError` for a timeout, redirect limit or forecast
     /// horizon out of range, or anchors an app sets given beside user-installed roots (which they replace).

@@ -21,6 +21,15 @@ package struct AuditEntry: Sendable {
     package let text: String
     /// Why the line cannot be a target before it is even parsed (too long, not UTF-8).
     package let defect: String?
+
+    /// `text` with the password of a URL's userinfo redacted (`UntrustedText.redactingPassword`):
+    /// every output that names the entry (the record's `input`, stderr, the metrics' label) names it so.
+    package init(line: Int?, position: Int, text: String, defect: String?) {
+        self.line = line
+        self.position = position
+        self.text = UntrustedText.redactingPassword(text)
+        self.defect = defect
+    }
 }
 
 /// Targets from the arguments, then from the input, one at a time: the input is never read

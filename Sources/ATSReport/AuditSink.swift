@@ -69,8 +69,10 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// standard error: the caller opens them.
     package init(format: AuditSinkFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, output: FileStream,
                  records: FileStream?, errors: FileStream, progress: Progress, baseline: BaselineInput? = nil,
-                 junitCases: ReportJUnit.Cases = .targets, sarifCategory: String? = nil, replacement: PendingReplacement? = nil) {
+                 junitCases: ReportJUnit.Cases = .targets, sarifCategory: String? = nil, metricsLabels: MetricsLabels = MetricsLabels(),
+                 replacement: PendingReplacement? = nil) {
         self.sarifCategory = sarifCategory
+        self.metricsLabels = metricsLabels
         self.junitCases = junitCases
         self.replacement = replacement
         self.format = format
@@ -93,6 +95,8 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     private let junitCases: ReportJUnit.Cases
     /// `--sarif-category`.
     private let sarifCategory: String?
+    /// `--metrics-label`: labels on every series of the metrics formats.
+    private let metricsLabels: MetricsLabels
     /// The --output file being replaced: `output` writes its temporary, and the end of the run
     /// (its finish, or an interrupt) puts it in place (docs/robustness.md, "Files").
     private let replacement: PendingReplacement?
@@ -219,7 +223,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// The report of what finished; SARIF with its category, cut to GitHub's limit with a warning.
     private func writeReport(_ format: ReportFormat) {
         let report = Report(collected)
-        guard format == .sarif else { return handle.write(report.render(format, verbose: verbose, junitCases: junitCases)) }
+        guard format == .sarif else { return handle.write(report.render(format, verbose: verbose, junitCases: junitCases, metricsLabels: metricsLabels)) }
         let (log, warning) = ReportSARIF.audit(report).finished(category: sarifCategory)
         handle.write(log.json)
         if let warning { warn(warning) }

@@ -90,9 +90,9 @@ public struct BaselineComparison: Sendable {
             forecastHorizon = record.document?.forecastWindow?.horizonSeconds
         }
 
-        /// What a side is matched by: its name, but a bad input line (verdict `error`) apart from
-        /// every target, so that a rejected line spelled as a URL never stands for that target.
-        public var key: String { verdict == .error ? "\u{0}bad line \(input ?? name)" : name }
+        /// What matches it to the other run's side (`AuditRecord.identity`): a target by its URL, a
+        /// bad input line (verdict `error`, no target) by its text, never one for the other.
+        public var identity: AuditRecord.Identity { verdict == .error ? .badLine(text: input ?? "") : .target(url: name) }
 
         /// `AuditRecord.inputOrder`, on what a side keeps.
         static func inputOrder(_ a: Side, _ b: Side) -> Bool {
@@ -131,20 +131,20 @@ public struct BaselineComparison: Sendable {
     /// `accepted`: `--accept` (URLs or input lines): each such target's new state is taken as
     /// its baseline (`accepted`, never worse), and an absent one as removed on purpose.
     public init(old: [Side], new: [Side], accepted: [String] = []) {
-        var before: [String: Side] = [:]
+        var before: [AuditRecord.Identity: Side] = [:]
         for record in old {
-            if let held = before[record.key], Self.rank(held.verdict) >= Self.rank(record.verdict) { continue }
-            before[record.key] = record
+            if let held = before[record.identity], Self.rank(held.verdict) >= Self.rank(record.verdict) { continue }
+            before[record.identity] = record
         }
-        var now: [String: Side] = [:]
-        var order: [String] = []
+        var now: [AuditRecord.Identity: Side] = [:]
+        var order: [AuditRecord.Identity] = []
         for record in new.sorted(by: Side.inputOrder) {
-            if let held = now[record.key] {
-                if Self.rank(held.verdict) < Self.rank(record.verdict) { now[record.key] = record }
+            if let held = now[record.identity] {
+                if Self.rank(held.verdict) < Self.rank(record.verdict) { now[record.identity] = record }
                 continue
             }
-            now[record.key] = record
-            order.append(record.key)
+            now[record.identity] = record
+            order.append(record.identity)
         }
         entries = order.compactMap { key in
             guard let side = now[key] else { return nil }
@@ -155,8 +155,8 @@ public struct BaselineComparison: Sendable {
             }
             return entry
         }
-        var listed: Set<String> = []
-        absent = old.filter { side in now[side.key] == nil && !accepted.contains(where: side.named) && listed.insert(side.key).inserted }
+        var listed: Set<AuditRecord.Identity> = []
+        absent = old.filter { side in now[side.identity] == nil && !accepted.contains(where: side.named) && listed.insert(side.identity).inserted }
             .map(\.name)
     }
 

@@ -112,12 +112,12 @@ public enum CompactBaseline {
             throw InputError("--accept '\(UntrustedText.escape(target, limit: 300))': neither the baseline nor the run holds it (give its URL or its input line)")
         }
         var out: [BaselineComparison.Side] = []
-        var taken: Set<String> = []
+        var taken: Set<AuditRecord.Identity> = []
         for side in baseline {
             guard targets.contains(where: side.named) else { out.append(side); continue }
-            if let now = run.first(where: { $0.key == side.key }) { out.append(now); taken.insert(now.key) }
+            if let now = run.first(where: { $0.identity == side.identity }) { out.append(now); taken.insert(now.identity) }
         }
-        for side in run where targets.contains(where: side.named) && !taken.contains(side.key) && !baseline.contains(where: { $0.key == side.key }) {
+        for side in run where targets.contains(where: side.named) && !taken.contains(side.identity) && !baseline.contains(where: { $0.identity == side.identity }) {
             out.append(side)
         }
         return out

@@ -24,8 +24,10 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     case junit
     /// SARIF 2.1.0, each failing target at its URL (`ReportSARIF.audit`).
     case sarif
-    /// Prometheus' text exposition, for a monitoring system (`ReportOpenMetrics`).
+    /// OpenMetrics 1.0, for a monitoring system (`ReportMetrics`, docs/monitoring.md).
     case openmetrics
+    /// Prometheus' text exposition 0.0.4, what node_exporter's textfile collector reads (`ReportMetrics`).
+    case prometheus
 }
 
 /// Everything a report shows: the targets in input order, the counts and the run's metadata.
@@ -143,7 +145,9 @@ public struct Report: Sendable {
 
     public static func iso(_ date: Date) -> String { date.formatted(.iso8601) }
 
-    public func render(_ format: ReportFormat, verbose: Bool, junitCases: ReportJUnit.Cases = .targets) -> String {
+    /// `metricsLabels`: the labels `--metrics-label` adds to every series (openmetrics, prometheus).
+    public func render(_ format: ReportFormat, verbose: Bool, junitCases: ReportJUnit.Cases = .targets,
+                       metricsLabels: MetricsLabels = MetricsLabels()) -> String {
         switch format {
         case .html: ReportHTML.render(self)
         case .csv: ReportCSV.render(self)
@@ -152,7 +156,8 @@ public struct Report: Sendable {
         // The log is plain Codable values: encoding cannot fail.
         case .sarif: ((try? JSONEncoder.atsprobe().encode(ReportSARIF.audit(self))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
         case .text: ReportText.render(self, verbose: verbose, palette: Palette(enabled: false))
-        case .openmetrics: ReportOpenMetrics.render(self)
+        case .openmetrics: ReportMetrics.render(self, dialect: .openMetrics, labels: metricsLabels)
+        case .prometheus: ReportMetrics.render(self, dialect: .prometheus, labels: metricsLabels)
         }
     }
 }

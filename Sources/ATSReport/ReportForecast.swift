@@ -60,7 +60,9 @@ enum ReportForecast {
     static let csvColumns = ["next_change_at", "next_change_verdict", "next_change_cause", "renewal"]
 
     static func csvCells(_ record: AuditRecord) -> [String] {
-        guard let document = record.document, document.forecastWindow != nil else { return ["", "", "", ""] }
+        guard let document = record.document, let window = document.forecastWindow else { return ["", "", "", ""] }
+        // A target that could not be judged: its forecast is unknown, not "no change".
+        guard window.judged else { return ["", "unknown", "", ""] }
         let next = document.forecast?.first
         let renewal: String
         if let check = document.renewal {

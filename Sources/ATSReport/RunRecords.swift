@@ -12,8 +12,9 @@ import Darwin
 import TextSupport
 
 /// One run's records read to be compared (`audit --baseline OLD`, `report --diff OLD NEW`):
-/// each side is matched to the other by the target's name (`BaselineComparison`), so a name
-/// held twice on one side is refused, as the shard reader refuses a target two shards hold.
+/// each side is matched to the other by the target's URL, or a bad line's text, never one for the
+/// other (`AuditRecord.identity`, `BaselineComparison`), so a target held twice on one side is
+/// refused, as the shard reader refuses a target two shards hold.
 /// Neither the first nor the best of two records may stand in for the other: a line prepended to
 /// a baseline would otherwise mask a real regression (issue 31). The error names the file(s),
 /// the target and both lines.
@@ -88,7 +89,7 @@ package enum RunRecords {
                 case .target(let target): side = target
                 }
             } else {
-                guard !compact, let record = try? decoder.decode(AuditRecord.self, from: Data(line)) else { return false }
+                guard !compact, let record = try? ReportReader.record(line: line, decoder: decoder, name: name, number: lineNumber) else { return false }
                 side = BaselineComparison.Side(record)
                 if run == nil { run = record.run }
             }
@@ -122,16 +123,16 @@ package enum RunRecords {
     /// input lines that named it (the records' lines when they name none).
     package struct Duplicates {
         let file: String
-        var first: [String: (input: Int?, record: Int)] = [:]
+        var first: [AuditRecord.Identity: (input: Int?, record: Int)] = [:]
 
         package init(file: String) { self.file = file }
 
         package mutating func add(_ side: BaselineComparison.Side, recordLine: Int) throws {
-            if let earlier = first[side.key] {
+            if let earlier = first[side.identity] {
                 throw InputError(RunRecords.duplicate(file: file, name: side.name, first: (earlier.input, earlier.record),
                                                       second: (side.line, recordLine)))
             }
-            first[side.key] = (side.line, recordLine)
+            first[side.identity] = (side.line, recordLine)
         }
     }
 
@@ -151,17 +152,17 @@ package enum RunRecords {
     /// Throws when two records (in one file or two) name the same target, naming the input
     /// lines that named it (`duplicate`).
     package static func refuseDuplicates(_ files: [(name: String, records: [(line: Int?, record: AuditRecord)])]) throws(ReportInputError) {
-        var first: [String: (file: String, input: Int?, record: Int)] = [:]
+        var first: [AuditRecord.Identity: (file: String, input: Int?, record: Int)] = [:]
         for file in files {
             for (index, numbered) in file.records.enumerated() {
                 let side = BaselineComparison.Side(numbered.record)
                 let place = numbered.line ?? index + 1
-                if let earlier = first[side.key] {
+                if let earlier = first[side.identity] {
                     let name = earlier.file == file.name ? file.name : "\(earlier.file) and \(file.name)"
                     throw ReportInputError(duplicate(file: name, name: side.name, first: (earlier.input, earlier.record),
                                                      second: (side.line, place)))
                 }
-                first[side.key] = (file.name, side.line, place)
+                first[side.identity] = (file.name, side.line, place)
             }
         }
     }

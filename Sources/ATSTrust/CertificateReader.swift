@@ -65,17 +65,21 @@ package enum CertificateReader {
         return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
     }
 
-    package static func subjectAltNames(of cert: OpaquePointer) -> (dns: [String], ip: [String]) {
+    /// The DNS and IP entries of the subjectAltName, up to `limit` of each kind, read from every
+    /// entry (an IP address after 300 other names is found). The facts keep `listLimit` of each,
+    /// for display; the name check reads them all (`dnsNames(of:)`), as Apple matches every name.
+    package static func subjectAltNames(of cert: OpaquePointer, limit: Int = listLimit) -> (dns: [String], ip: [String]) {
         guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return ([], []) }
         let names = OpaquePointer(raw)
         defer { CATSProbeShims_GENERAL_NAMES_free(names) }
         var dns: [String] = [], ip: [String] = []
-        for index in 0..<min(CATSProbeShims_sk_GENERAL_NAME_num(names), Int32(listLimit)) {
+        for index in 0..<CATSProbeShims_sk_GENERAL_NAME_num(names) {
+            if dns.count >= limit && ip.count >= limit { break }
             guard let entry = CATSProbeShims_sk_GENERAL_NAME_value(names, index) else { continue }
             switch entry.pointee.type {
-            case GEN_DNS:
+            case GEN_DNS where dns.count < limit:
                 dns.append(asn1String(UnsafePointer(entry.pointee.d.dNSName)))
-            case GEN_IPADD:
+            case GEN_IPADD where ip.count < limit:
                 guard let octets = entry.pointee.d.iPAddress, let data = ASN1_STRING_get0_data(octets) else { continue }
                 let length = Int(ASN1_STRING_length(octets))
                 ip.append(ipText(UnsafeRawBufferPointer(start: data, count: length)))
@@ -83,6 +87,13 @@ package enum CertificateReader {
             }
         }
         return (dns, ip)
+    }
+
+    /// Every DNS entry of the subjectAltName, however many: what the name check matches against
+    /// (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads them all). The work is bounded
+    /// by the certificate's size, which the reader already bounds, not by cutting the list.
+    package static func dnsNames(of cert: OpaquePointer) -> [String] {
+        subjectAltNames(of: cert, limit: .max).dns
     }
 
     package static func ipText(_ bytes: UnsafeRawBufferPointer) -> String {

@@ -160,9 +160,9 @@ package struct TrustEvaluator: Sendable {
                 problems.append(TrustProblem(kind: .invalidChain, certificateIndex: nil, detail: detail))
             }
         }
-        if let name, !matches(leaf: leaf, name: name, dnsNames: facts[0].dnsNames) {
+        if let name, !matches(leaf: leaf, name: name) {
             problems.append(TrustProblem(kind: .nameMismatch, certificateIndex: 0,
-                                         detail: "certificate is not valid for '\(name)'; \(coveredNames(facts[0]))"))
+                                         detail: "certificate is not valid for '\(name)'; \(coveredNames(leaf))"))
         }
 
         var anchor: AnchorSource?
@@ -176,12 +176,14 @@ package struct TrustEvaluator: Sendable {
                                pinningPolicy: name.flatMap { Target.isIPAddress($0) ? nil : AppleSystemPinning.entry(for: $0)?.policyName })
     }
 
-    /// "it covers DNS:a.example, IP:192.0.2.1" (at most 20), or that it names none.
-    private func coveredNames(_ leaf: CertificateFacts) -> String {
-        let names = leaf.dnsNames.map { "DNS:" + $0 } + leaf.ipAddresses.map { "IP:" + $0 }
-        guard !names.isEmpty else { return "it has no subjectAltName DNS or IP entry (the CommonName is never used)" }
-        let shown = names.prefix(20).joined(separator: ", ")
-        return "it covers " + shown + (names.count > 20 ? " and \(names.count - 20) more" : "")
+    /// "it covers DNS:a.example, IP:192.0.2.1" (at most 20) and how many more it holds (every
+    /// one, not the facts' `listLimit`), or that it names none.
+    private func coveredNames(_ leaf: X509Certificate) -> String {
+        let all = CertificateReader.subjectAltNames(of: leaf.pointer, limit: .max)
+        let count = all.dns.count + all.ip.count
+        guard count > 0 else { return "it has no subjectAltName DNS or IP entry (the CommonName is never used)" }
+        let shown = (all.dns.prefix(20).map { "DNS:" + $0 } + all.ip.prefix(20).map { "IP:" + $0 }).prefix(20).joined(separator: ", ")
+        return "it covers " + shown + (count > 20 ? " and \(count - 20) more" : "")
     }
 
     /// The depth of the certificate whose issuer no source had, when that is what stopped the chain.
@@ -271,7 +273,9 @@ package struct TrustEvaluator: Sendable {
     /// entry (SecCertificate.c SecCertificateCopyDNSNamesFromSAN drops DNS entries that look like
     /// addresses); one trailing dot of the host is removed (SecDNSMatch), while a SAN with a
     /// trailing dot has one label more and never matches.
-    private func matches(leaf: X509Certificate, name: String, dnsNames: [String]) -> Bool {
+    /// Every name the leaf holds is matched, not the `listLimit` the facts keep for display (a
+    /// host named 100,000th was a mismatch: issue 40).
+    private func matches(leaf: X509Certificate, name: String) -> Bool {
         // No partial wildcards ("w*.example.com" matches nothing), as SecPolicyLeafCallbacks.c.
         let flags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
         if Target.isIPAddress(name) { return X509_check_ip_asc(leaf.pointer, name, flags) == 1 }
@@ -280,7 +284,7 @@ package struct TrustEvaluator: Sendable {
         // compares label by label; a leading dot makes an empty first label).
         guard !host.isEmpty, !host.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else { return false }
         guard X509_check_host(leaf.pointer, host, host.utf8.count, flags, nil) == 1 else { return false }
-        return matchesWithoutPublicSuffixWildcard(dnsNames: dnsNames, host: host)
+        return matchesWithoutPublicSuffixWildcard(dnsNames: CertificateReader.dnsNames(of: leaf.pointer), host: host)
     }
 
     /// OpenSSL matched `host`; Apple also refuses a wildcard whose remainder is a top-level

@@ -277,7 +277,8 @@ package struct CommandLineRepair {
         values.count < 2 ? values.joined() : values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1]
     }
 
+    /// A word as the hint echoes it: escaped, and a URL's password redacted (RFC 3986 7.5).
     private func shown(_ text: String) -> String {
-        UntrustedText.escape(text, limit: 60)
+        UntrustedText.escape(UntrustedText.redactingPassword(text), limit: 60)
     }
 }

@@ -52,7 +52,7 @@ public struct ConnectToRule: Hashable, Sendable {
 public struct ConnectToRuleError: Error, Equatable, Sendable, CustomStringConvertible {
     public let input: String
     public init(input: String) { self.input = input }
-    public var description: String { "'\(UntrustedText.escape(input, limit: 100))' is not HOST:PORT:ADDR:PORT" }
+    public var description: String { "'\(UntrustedText.escape(UntrustedText.redactingPassword(input), limit: 100))' is not HOST:PORT:ADDR:PORT" }
 }
 
 extension Target {

@@ -58,8 +58,14 @@ public struct Target: Hashable, Sendable, Codable, CustomStringConvertible {
 
 /// Why a target string was refused. The description is one line naming the input.
 public struct TargetParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The input as typed, the password of a URL's userinfo redacted (`UntrustedText.redactingPassword`).
     public let input: String
     public let reason: String
+
+    public init(input: String, reason: String) {
+        self.input = UntrustedText.redactingPassword(input)
+        self.reason = reason
+    }
     public var description: String { "invalid target '\(UntrustedText.escape(input, limit: 200))': \(reason)" }
 }
 

@@ -94,6 +94,18 @@ public final class SpawnedProcess: @unchecked Sendable {
         return stdout.firstIndex(of: UInt8(ascii: "\n")).map { String(decoding: stdout[..<$0], as: UTF8.self) }
     }
 
+    /// Reads the output until stderr holds `text` or `seconds` pass (a server's "listening" log
+    /// line); whether it does. The output read so far stays in `stdout` and `stderr`.
+    public func stderrContains(_ text: String, within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        func found() -> Bool { String(decoding: stderr, as: UTF8.self).contains(text) }
+        while Date() < deadline {
+            if found() { return true }
+            if !pump(until: deadline), stderrFD < 0 { break }
+        }
+        return found()
+    }
+
     /// Collects output until the child exits and its pipes close, or `seconds` pass. At the
     /// deadline: SIGTERM, 5 more seconds, then SIGKILL. Returns whether the deadline was hit.
     @discardableResult

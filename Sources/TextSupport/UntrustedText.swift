@@ -1,6 +1,31 @@
 /// Text that came from the network (certificate names, HTTP headers, alerts): escape it before
 /// it reaches a terminal, and bound its size.
 public enum UntrustedText {
+    /// What replaces a password (`redactingPassword`).
+    public static let redactedPassword = "REDACTED"
+
+    /// `text` (a target as typed: a URL, HOST or HOST:PORT, with or without a scheme) with the
+    /// password of its userinfo replaced by `REDACTED`: RFC 3986 section 7.5, "applications should
+    /// not render as clear text any data after the first colon (":") character found within a
+    /// userinfo subcomponent". `https://user:secret@host/` is `https://user:REDACTED@host/`; the
+    /// user name stays (it says which line it was); text without a password is returned as it is.
+    /// The authority ends at the first `/`, `?` or `#` (RFC 3986 3.2); its userinfo ends at its
+    /// last `@`, so a password holding an `@` is hidden whole.
+    public static func redactingPassword(_ text: String) -> String {
+        guard text.contains("@") else { return text }
+        var start = text.startIndex
+        if let separator = text.firstRange(of: "://"), !text[..<separator.lowerBound].isEmpty,
+           text[..<separator.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
+            start = separator.upperBound
+        }
+        let end = text[start...].firstIndex { "/?#".contains($0) } ?? text.endIndex
+        let authority = text[start..<end]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        let password = text.index(after: colon)..<at
+        guard !password.isEmpty else { return text }
+        return String(text[..<password.lowerBound]) + redactedPassword + String(text[password.upperBound...])
+    }
+
     /// Control characters (C0, DEL, C1, bidi overrides) become `\xNN`/`\u{NNNN}` escapes; the
     /// result is at most `limit` characters plus a trailing "…" when cut. Backslashes are left
     /// alone so that escaping is idempotent: text escaped by the policy (reasons) and again by

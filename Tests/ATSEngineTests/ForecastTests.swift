@@ -95,6 +95,34 @@ struct ForecastTests {
         try await Self.checkExact(forecast, target: target, caFile: caFile)
     }
 
+    /// Issue 41: a renewal from the same CA is judged with the issuing CA's and the anchor's
+    /// validity through the horizon, at the forecast's own instants. A root ending in 40 days, and
+    /// an intermediate ending in 20 under it: a renewal passes today and fails from the instant
+    /// the forecast names for the CA's expiry (it read "passes" before).
+    @Test func aRenewalFailsFromTheIssuingCAsOrTheAnchorsExpiry() async throws {
+        let rootEnd = Self.whole(Date(timeIntervalSinceNow: 40 * Self.day))
+        let intermediateEnd = Self.whole(Date(timeIntervalSinceNow: 20 * Self.day))
+        let cases: [(TestPKI, Date, ForecastCause.Kind)] = [
+            (try TestPKI(rootNotAfter: rootEnd), rootEnd, .anchorExpires),
+            (try TestPKI(withIntermediate: true, intermediateNotAfter: intermediateEnd, rootNotAfter: rootEnd), intermediateEnd, .intermediateExpires),
+        ]
+        for (pki, end, kind) in cases {
+            let caFile = try pki.writeRootPEM()
+            let server = try TestTLSServer.start(TLSServerConfiguration(
+                identity: try pki.issue(CertificateSpec(notAfter: Date(timeIntervalSinceNow: 60 * Self.day)))))
+            defer { server.stop() }
+            let (report, _) = try await Self.run(Target(host: "127.0.0.1", port: server.port), caFile: caFile)
+            let forecast = try #require(report.forecast)
+            let worse = try #require(forecast.firstWorsening)
+            #expect(worse.at == end.addingTimeInterval(1) && worse.causes.map(\.kind) == [kind], "\(forecast.changes)")
+            let renewal = try #require(forecast.renewal)
+            #expect(renewal.passes, "\(renewal.violations)")
+            #expect(renewal.failsFrom == worse.at, "\(kind): \(renewal)")
+            #expect(renewal.failsFromViolations.map(\.rule) == [.caValidity], "\(renewal.failsFromViolations)")
+            #expect(renewal.advice.contains { $0.hasPrefix("renewal from this CA will fail on Apple devices:") }, "\(renewal.advice)")
+        }
+    }
+
     @Test func aTargetWithNoChangeWithinTheHorizon() async throws {
         let pki = try TestPKI()
         let caFile = try pki.writeRootPEM()

@@ -60,7 +60,20 @@ struct CTLogListFileTests {
         (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": "\#(id(1))", "state": {"usable": {"timestamp": "2024-01-01T00:00:00Z"}, "retired": {"timestamp": "2025-01-01T00:00:00Z"}}}]}]}"#,
          "CT log list 'list.json': log 'L': more than one state"),
         (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": "\#(id(1))", "state": {"usable": {"timestamp": "last week"}}}]}]}"#,
-         "CT log list 'list.json': log 'L': state timestamp 'last week' is not ISO 8601"),
+         "CT log list 'list.json': log 'L': state timestamp 'last week' is not an RFC 3339 instant: expected a four-digit year"),
+        // Issue 40: timestamps that name no instant, read as --at reads one (RequestedInstant).
+        (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": "\#(id(1))", "state": {"usable": {"timestamp": "2024-02-30T00:00:00Z"}}}]}]}"#,
+         "CT log list 'list.json': log 'L': state timestamp '2024-02-30T00:00:00Z' is not an RFC 3339 instant: February 2024 has 29 days, not 30"),
+        (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": "\#(id(1))", "state": {"usable": {"timestamp": "2024-01-01T25:00:00Z"}}}]}]}"#,
+         "CT log list 'list.json': log 'L': state timestamp '2024-01-01T25:00:00Z' is not an RFC 3339 instant: hour 25 does not exist (00-23)"),
+        (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": "\#(id(1))", "state": {"usable": {"timestamp": "2024-01-01T00:00:00Zjunk"}}}]}]}"#,
+         "CT log list 'list.json': log 'L': state timestamp '2024-01-01T00:00:00Zjunk' is not an RFC 3339 instant: unexpected text after the offset"),
+        (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": "\#(id(1))", "state": {"usable": {"timestamp": "2024-01-01T00:00:00"}}}]}]}"#,
+         "CT log list 'list.json': log 'L': state timestamp '2024-01-01T00:00:00' is not an RFC 3339 instant: a time needs 'Z' or an offset such as +01:00 (a local time names no single instant)"),
+        // A log listed twice (here in two operators, two states) is not decided by the file's order.
+        (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": "\#(id(1))", "state": {"usable": {"timestamp": "2024-01-01T00:00:00Z"}}}]}, "#
+            + #"{"name": "Y", "tiled_logs": [{"description": "M", "log_id": "\#(id(1))", "state": {"retired": {"timestamp": "2024-01-01T00:00:00Z"}}}]}]}"#,
+         "CT log list 'list.json': log_id \(id(1)) is listed twice ('L' and 'M')"),
         (#"{"operators": [{"name": "X", "logs": [{"description": "L", "log_id": 7, "state": {}}]}]}"#,
          "CT log list 'list.json': not a log list: wrong type at operators[0].logs[0].log_id"),
     ])

@@ -40,6 +40,21 @@ struct CertificateRuleTests {
         #expect(F.nonCTRules(F.chain(clientOnly), anchor: .user) == [CertificateRuleID.serverAuthEKU])
     }
 
+    /// Issue 40: an empty EKU extension (x509-limbo rfc5280::eku::ee-eku-empty) is refused
+    /// whatever the root, as Apple refuses it: SecCertificateCopyExtendedKeyUsage gives an empty,
+    /// non-NULL array, extendedkeyusage_allows finds no usage in it, and the "no EKU" allowance
+    /// applies to a NULL array only. No extension at all stays fine under a user root.
+    @Test func anEmptyEKUExtensionAllowsNoUsage() {
+        let empty = F.leaf(notBefore: F.date(2019, 6, 30), days: 365, extendedKeyUsage: [])
+        let absent = F.leaf(notBefore: F.date(2019, 6, 30), days: 365, extendedKeyUsage: nil)
+        for anchor: AnchorSource? in [.user, .system, nil, .app] {
+            #expect(F.nonCTRules(F.chain(empty), anchor: anchor) == [CertificateRuleID.serverAuthEKU], "\(String(describing: anchor))")
+        }
+        #expect(F.nonCTRules(F.chain(absent), anchor: .user) == [])
+        let detail = AppleCertificatePolicy.violations(chain: F.chain(empty), anchor: .user, at: F.date(2019, 8, 1)).first?.detail ?? ""
+        #expect(detail.contains("lists no usage"), "\(detail)")
+    }
+
     @Test func leafWithoutAnySubjectAltName() {
         let none = F.leaf(dnsNames: [], ipAddresses: [])
         let ipOnly = F.leaf(dnsNames: [], ipAddresses: ["127.0.0.1"])

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `--format openmetrics` over records whose names are hostile (an input line is untrusted text):
 /// each label value escaped as Prometheus' text format asks, and the whole accepted by
-/// `promtool check metrics` (skipped with a message without promtool).
+/// `promtool check metrics` (a missing promtool fails under CI: RequiredTool).
 @Suite("OpenMetrics")
 struct OpenMetricsTests {
     static let run = RunInfo(toolVersion: "0.1.0", openSSLVersion: "OpenSSL 3", ruleSet: "ios26", trustStore: nil, ctLogList: nil,
@@ -24,19 +24,20 @@ struct OpenMetricsTests {
         #expect(text.contains("atsprobe_run_targets{verdict=\"error\"} 4\n"))
         #expect(text.contains("atsprobe_run_start_timestamp_seconds 1795000000\n"))
         #expect(text.contains("atsprobe_run_end_timestamp_seconds 1795000060\n"))
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") else {
-            print("OpenMetricsTests: promtool check metrics skipped, no /usr/bin/promtool (apt-get install prometheus)")
-            return
-        }
-        let check = try await ChildProcess.run("/usr/bin/promtool", ["check", "metrics"], stdin: text, timeout: 60)
+        guard let promtool = try Self.promtool() else { return }
+        let check = try await ChildProcess.run(promtool, ["check", "metrics"], stdin: text, timeout: 60)
         #expect(check.status == 0 && check.stdout.isEmpty && check.stderr.isEmpty, "\(check.stdout)\(check.stderr)")
     }
 
     @Test func anEmptyRunIsStillValid() async throws {
         let text = Report([]).render(.openmetrics, verbose: false)
         #expect(text.contains("atsprobe_run_handshakes 0\n"))
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") else { return }
-        let check = try await ChildProcess.run("/usr/bin/promtool", ["check", "metrics"], stdin: text, timeout: 60)
+        guard let promtool = try Self.promtool() else { return }
+        let check = try await ChildProcess.run(promtool, ["check", "metrics"], stdin: text, timeout: 60)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    }
+
+    static func promtool() throws -> String? {
+        try RequiredTool.executable(["/usr/bin/promtool"], install: "apt-get install prometheus", for: "OpenMetricsTests: promtool check metrics")
     }
 }

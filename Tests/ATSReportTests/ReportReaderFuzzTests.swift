@@ -141,6 +141,95 @@ import TLSFacts
         }
     }
 
+    // MARK: hostile records that stay JSON (issue 40)
+
+    /// `result` (line 1 of 'f') with `field` replaced: each is refused in one line naming the
+    /// file, the line and the field, and none reaches a renderer (their numbers trapped: SIGILL).
+    static let hostileRecords: [(what: String, from: String, to: String, error: String)] = [
+        ("a wall time of 1e300", #""wallMilliseconds":12.5"#, #""wallMilliseconds":1e300"#,
+         "'wallMilliseconds': out of range (0 to 2592000000 ms, 30 days)"),
+        ("a wall time of -1e300", #""wallMilliseconds":12.5"#, #""wallMilliseconds":-1e300"#,
+         "'wallMilliseconds': out of range (0 to 2592000000 ms, 30 days)"),
+        ("handshakes of 2^63-1", #""handshakes":2"#, #""handshakes":9223372036854775807"#,
+         "'handshakes': out of range (0 to 1000000)"),
+        ("a horizon of 2^63-1", #""handshakes":2,"#, #""handshakes":2,"forecastWindow":{"from":"2026-01-01T00:00:00Z","horizonSeconds":9223372036854775807,"now":{"verdict":"exception","exception":[]}},"forecast":[],"#,
+         "'forecastWindow.horizonSeconds': out of range (1 to 315360000 seconds, 3650 days)"),
+        ("a horizon of 0", #""handshakes":2,"#, #""handshakes":2,"forecastWindow":{"from":"2026-01-01T00:00:00Z","horizonSeconds":0,"now":{"verdict":"exception","exception":[]}},"#,
+         "'forecastWindow.horizonSeconds': out of range (1 to 315360000 seconds, 3650 days)"),
+        ("port 0", #""port":443}"#, #""port":0}"#, "'target.port': out of range (1 to 65535)"),
+        ("a connect port of 70000", #""port":443}"#, #""port":443,"connectAddress":"192.0.2.1","connectPort":70000}"#,
+         "'target.connectPort': out of range (1 to 65535)"),
+        ("line 0", #""line":1,"#, #""line":0,"#, "'line': out of range (input lines count from 1)"),
+        // A record whose stored verdict its own tests contradict is refused, not believed.
+        ("'pass' over failing tests", #""verdict":"exception""#, #""verdict":"pass""#,
+         "'verdict': 'pass' disagrees with the record's own tests and advice, which give 'exception'"),
+        ("defaultPasses over a failing first test", #""defaultPasses":false"#, #""defaultPasses":true"#,
+         "'defaultPasses': true disagrees with the first test (the default connection)"),
+        ("a FAIL test saying PASS", #""result":"FAIL""#, #""result":"PASS""#, "'tests.[0].result': disagrees with the test's verdict"),
+        // The same key twice: Foundation read the first, jq and Python the last.
+        ("verdict twice", #""verdict":"exception""#, #""verdict":"pass","verdict":"exception""#,
+         "the key 'verdict' appears twice in one object (JSON readers disagree on which value counts)"),
+        ("verdict twice, the second spelled with an escape", #""verdict":"exception""#, #""verdict":"exception","\u0076erdict":"pass""#,
+         "the key 'verdict' appears twice in one object (JSON readers disagree on which value counts)"),
+        ("passed twice in a test", #""verdict":{"passed":false,"#, #""verdict":{"passed":false,"passed":true,"#,
+         "the key 'passed' appears twice in one object (JSON readers disagree on which value counts)"),
+    ]
+
+    @Test func hostileNumbersVerdictsAndKeysAreRefusedInOneLineNamingTheFileLineAndField() throws {
+        for hostile in Self.hostileRecords {
+            #expect(Self.result.contains(hostile.from), "\(hostile.what): the corpus changed")
+            let line = Self.result.replacing(hostile.from, with: hostile.to)
+            for (bytes, number) in [(line + "\n", 1), (Self.timeout + "\n" + Self.error + "\n" + line + "\n", 3)] {
+                do {
+                    let records = try ReportReader.records(from: Array(bytes.utf8), name: "'f'")
+                    Issue.record("\(hostile.what) was read: \(records.map(\.verdict))")
+                } catch {
+                    #expect(error.message == "'f' line \(number): not an atsprobe record: \(hostile.error)", "\(hostile.what)")
+                }
+            }
+        }
+        // The same numbers at their bounds are read and rendered by every format.
+        let sane = Self.result.replacing(#""handshakes":2,"#, with: #""handshakes":2,"forecastWindow":{"from":"2026-01-01T00:00:00Z","horizonSeconds":315360000,"now":{"verdict":"exception","exception":[]}},"forecast":[],"#)
+            .replacing(#""wallMilliseconds":12.5"#, with: #""wallMilliseconds":2592000000"#)
+        let report = Report(try ReportReader.records(from: Array((sane + "\n").utf8), name: "'f'"))
+        for format in ReportFormat.allCases { _ = report.render(format, verbose: true) }
+        #expect(report.render(.text, verbose: false).contains("no change within 3650d"))
+    }
+
+    /// A pretty-printed diagnose document holding a key twice names the line of the second.
+    @Test func aDocumentHoldingAKeyTwiceNamesTheLine() throws {
+        let pretty = Self.document.replacing(#""handshakes":1,"#, with: "\n\"handshakes\":1,\n\"handshakes\":1,\n")
+        do {
+            _ = try ReportReader.records(from: Array(pretty.utf8), name: "'d.json'")
+            Issue.record("read")
+        } catch {
+            #expect(error.message == "'d.json' line 3: not an atsprobe record: the key 'handshakes' appears twice in one object (JSON readers disagree on which value counts)")
+        }
+        // A key repeated in different objects is no duplicate; one spelled with escapes is.
+        #expect(JSONDuplicateKeys.first(in: Array(#"{"a":{"a":1},"b":[{"a":2},{"a":3}],"c":"\"a\":"}"#.utf8)[...]) == nil)
+        #expect(JSONDuplicateKeys.first(in: Array(#"{"a":1,"b":{"x":[1,{"y":2}],"x":3}}"#.utf8)[...])?.key == "x")
+        #expect(JSONDuplicateKeys.first(in: Array(#"{"\ud83d\ude00":1,"😀":2}"#.utf8)[...])?.key == "😀")
+    }
+
+    /// A bad-line record (an input line that never became a target) whose text is a URL does not
+    /// stand for that target in a baseline: the target is new and fails, not CHANGED (issue 40).
+    @Test func aBadLineNeverStandsForTheTargetItsTextNames() throws {
+        let badLine = Self.error.replacing(#""input":"bad host""#, with: #""input":"https://a.test/""#)
+        let old = try ReportReader.records(from: Array((badLine + "\n").utf8), name: "'old'")
+        let new = try ReportReader.records(from: Array((Self.result + "\n").utf8), name: "'new'")
+        #expect(old[0].name == new[0].name, "the two name the same text")
+        let comparison = BaselineComparison(old: old.map(BaselineComparison.Side.init), new: new.map(BaselineComparison.Side.init))
+        #expect(comparison.entries.map(\.state) == [.new])
+        #expect(comparison.worse.count == 1)
+        #expect(comparison.absent == ["https://a.test/"])
+        // A bad line matches the same bad line in the other run.
+        let again = BaselineComparison(old: old.map(BaselineComparison.Side.init), new: old.map(BaselineComparison.Side.init))
+        #expect(again.entries.map(\.state) == [.unchanged] && again.absent.isEmpty)
+        // Nor is one run refused for holding both.
+        let both = try ReportReader.numberedRecords(from: Array((badLine + "\n" + Self.result + "\n").utf8), name: "'both'")
+        try RunRecords.refuseDuplicates([("'both'", both)])
+    }
+
     static func fuzz() -> (inputs: Int, read: Int, problems: [String]) {
         var random = run.random(salt: 13)
         var problems: [String] = []

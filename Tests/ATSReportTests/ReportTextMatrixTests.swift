@@ -14,6 +14,7 @@ import Testing
 
     /// A result record at input line `line` for `url`, its 16 tests passing where `cells` has a ".".
     static func record(line: Int, url: String, host: String, port: Int, verdict: String, cells: String) -> String {
+        let suggestion = Self.suggestion(verdict, host: host)
         let tests = zip(titles, cells).map { title, cell in
             #"{"section":"S","title":"\#(title)","dictionary":{},"result":"\#(cell == "." ? "PASS" : "FAIL")","#
                 + #""verdict":{"passed":\#(cell == "."),"reasons":[]},"hops":[]}"#
@@ -21,7 +22,13 @@ import Testing
         return #"{"schemaVersion":2,"kind":"result","verdict":"\#(verdict)","input":"\#(url)","line":\#(line),"#
             + #""target":{"url":"\#(url)","host":"\#(host)","port":\#(port)},"ruleSet":"ios26","handshakes":1,"#
             + #""wallMilliseconds":1.5,"reachability":"answered","defaultPasses":\#(verdict == "pass"),"tests":[\#(tests)],"#
-            + #""suggestion":{"kind":"none"}}"#
+            + #""suggestion":\#(suggestion)}"#
+    }
+
+    /// What makes `verdict` the record's own (the reader refuses a verdict its tests and advice contradict).
+    static func suggestion(_ verdict: String, host: String) -> String {
+        verdict == "exception" ? #"{"kind":"exception","domain":"\#(host)","exception":{"NSExceptionAllowsInsecureHTTPLoads":true}}"#
+                               : #"{"kind":"none"}"#
     }
 
     static let allPass = String(repeating: ".", count: 16)

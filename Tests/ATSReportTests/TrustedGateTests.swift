@@ -67,11 +67,8 @@ import TLSFacts
 
     /// GitHub's flavour as cmark-gfm renders it, autolinks on, raw HTML kept (GitHub keeps <img>).
     static func renderGFM(_ markdown: String) async throws -> String? {
-        let tool = "/usr/bin/cmark-gfm"
-        guard FileManager.default.isExecutableFile(atPath: tool) else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("cmark-gfm is missing (.ci/run installs Debian's cmark-gfm)") }
-            return nil
-        }
+        guard let tool = try RequiredTool.executable(["/usr/bin/cmark-gfm"], install: "apt-get install cmark-gfm",
+                                                      for: "TrustedGateTests: rendering Markdown as GitHub does") else { return nil }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.write("comment.md", markdown)
@@ -226,16 +223,15 @@ import TLSFacts
     /// Validates against the full SARIF 2.1.0 schema (../shared/data/sarif) with Debian's jsonschema.
     static func validate(_ sarif: String) throws {
         let schema = repository.deletingLastPathComponent().appendingPathComponent("shared/data/sarif/sarif-schema-2.1.0.json").path
-        guard FileManager.default.fileExists(atPath: schema), FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else {
-            if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("the SARIF schema or /usr/bin/python3 is missing") }
-            return
-        }
+        guard try RequiredTool.condition(FileManager.default.fileExists(atPath: schema), "no \(schema)", for: "TrustedGateTests: the full SARIF schema"),
+              let python = try RequiredTool.pythonModule("jsonschema", install: "apt-get install python3-jsonschema", for: "TrustedGateTests: SARIF validation")
+        else { return }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.write("log.sarif", sarif)
         let script = "import json,sys,jsonschema\ns=json.load(open(sys.argv[1]))\nd=json.load(open(sys.argv[2]))\njsonschema.Draft4Validator(s).validate(d)\nprint('ok')"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", script, schema, file]
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -70,6 +70,29 @@ final class TableIssuerSource: IssuerSource {
         #expect(failure == "not fetched: 1000 caIssuers URLs (Apple fetches none from 10 on)")
     }
 
+    /// Issue 40: a leaf of 100,000 subjectAltName entries is trusted for its last name, as Apple
+    /// matches every name the certificate holds (SecPolicyCheckCertSSLHostname); only what is
+    /// shown is cut (`CertificateReader.listLimit`). It was NOT TRUSTED: the name check read the
+    /// first 256 names.
+    @Test func everySubjectAltNameIsMatchedAndOnlyTheDisplayIsCut() async throws {
+        let pki = try TestPKI()
+        let names = (0..<100_000).map { String($0, radix: 36) + ".a" }
+        // CPU-heavy (the extension is built from 100,000 names): on a thread of its own.
+        let identity = try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try pki.issue(CertificateSpec(dnsNames: names, ipAddresses: [])) }) }.start()
+        }
+        let (trust, _) = try Self.chainTrust(root: try pki.writeRootPEM())
+        let chain = try Self.served([identity.certificatePEM])
+        #expect(chain[0].facts.dnsNames.count == CertificateReader.listLimit)
+        let started = Date()
+        let last = await trust.judge(served: chain, name: names[names.count - 1], source: nil, policy: nil, fetchedIssuer: { _ in nil })
+        #expect(last.trust.isTrusted, "\(last.trust.problems)")
+        #expect(Date().timeIntervalSince(started) < 10, "took \(Date().timeIntervalSince(started)) s")
+        let other = await trust.judge(served: chain, name: "absent.a", source: nil, policy: nil, fetchedIssuer: { _ in nil })
+        let problem = try #require(other.trust.problems.first { $0.kind == .nameMismatch })
+        #expect(problem.detail.hasSuffix("and 99980 more"), "\(problem.detail)")
+    }
+
     /// Issue 24: a PKCS#7 of 17 certificates keeps all 17 (it kept 16 and so missed an issuer
     /// placed last); Apple takes every certificate of a certs-only message within the size bound.
     @Test func pkcs7KeepsEveryCertificate() async throws {

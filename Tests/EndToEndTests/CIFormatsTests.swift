@@ -17,16 +17,11 @@ import TLSFacts
     /// Validates `xml` against Golden/junit-jenkins.xsd with lxml, then reads it as Jenkins'
     /// parser does: suites (nested ones too) by name, each testcase's classname (the suite's
     /// name when absent) split at its last dot into package and class, error before failure,
-    /// the outcome's message attribute, the time as a float. nil where python3 has no lxml
-    /// (a message says so; `pip install lxml` or apt's python3-lxml).
+    /// the outcome's message attribute, the time as a float. nil where Debian's python3 has no lxml
+    /// away from CI (a message says so); under CI that throws (RequiredTool).
     static func readAsJenkins(_ xml: String) async throws -> [JenkinsCase]? {
-        let python = "/usr/bin/env"
-        let probe = try await ChildProcess.run(python, ["python3", "-c", "import lxml.etree"], timeout: 120)
-        #expect(!probe.timedOut)
-        guard probe.status == 0 else {
-            print("CIFormatsTests: JUnit schema check skipped, no python3 lxml (apt-get install python3-lxml)")
-            return nil
-        }
+        guard let python = try RequiredTool.pythonModule("lxml.etree", install: "apt-get install python3-lxml",
+                                                         for: "CIFormatsTests: JUnit schema check") else { return nil }
         let files = try TemporaryDirectory(prefix: "atsprobe-junit")
         defer { files.remove() }
         let file = files.url.appendingPathComponent("junit.xml")
@@ -56,7 +51,7 @@ import TLSFacts
                 print("\\t".join(field(x) for x in [name, package, cls, case.get("name"), status, message]))
         suite(root)
         """
-        let run = try await ChildProcess.run(python, ["python3", "-c", script, file.path, schema], timeout: 120)
+        let run = try await ChildProcess.run(python, ["-c", script, file.path, schema], timeout: 120)
         #expect(run.status == 0, "JUnit as Jenkins reads it: \(run.stdout)\(run.stderr)")
         return run.stdout.split(separator: "\n").map { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -136,13 +131,22 @@ import TLSFacts
         }
     }
 
-    @Test func diagnoseJUnitHasOneTestcasePerNscurlTest() async throws {
+    /// JUnit from diagnose: a testcase per target by default (issue 31), failing as its verdict
+    /// fails; `--junit-cases tests` gives one per nscurl test instead.
+    @Test func diagnoseJUnitHasOneTestcasePerTargetOrPerNscurlTest() async throws {
         let fixture = try ExceptionFixture()
         try await fixture.withServer(configure: { $0.minVersion = .tls10; $0.maxVersion = .tls10 }) { port in
             let result = try await fixture.diagnose(port: port, ["--format", "junit"])
             #expect(result.status == 1, "\(result.stderr)")
-            guard let cases = try await Self.readAsJenkins(result.stdout) else { return }
-            #expect(cases.count == 16)
+            if let cases = try await Self.readAsJenkins(result.stdout) {
+                #expect(cases.count == 1, "\(cases)")
+                let target = try #require(cases.first)
+                #expect(target.name == "https://localhost:\(port)/" && target.status == "FAILED", "\(target)")
+            }
+            let perTest = try await fixture.diagnose(port: port, ["--format", "junit", "--junit-cases", "tests"])
+            #expect(perTest.status == 1, "\(perTest.stderr)")
+            guard let cases = try await Self.readAsJenkins(perTest.stdout) else { return }
+            #expect(cases.count == 16, "nscurl's 16 tests: \(cases.count)")
             let first = try #require(cases.first)
             #expect(first.name == "ATS Default Connection" && first.status == "FAILED")
             #expect(first.className == "https___localhost_\(port)_", "\(first.className)")
@@ -166,10 +170,19 @@ import TLSFacts
         #expect(junit.status == 64, "an error record: \(junit.stderr)")
         #expect(!junit.stdout.contains("<testcase name=\"evil\""))
         #expect(!junit.stdout.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || $0.value == 0xFFFF || $0.value == 0x202E })
+        let escaped = #"x\x0A<testcase name="evil"/>&\x1B[31m\x01\u{FFFF}\u{202E}'"#
         if let cases = try await Self.readAsJenkins(junit.stdout) {
+            // A testcase per target (the default): the input line names the case.
             #expect(cases.count == 1)
             #expect(cases.first?.status == "ERROR")
-            #expect(cases.first?.suite == #"x\x0A<testcase name="evil"/>&\x1B[31m\x01\u{FFFF}\u{202E}'"#, "\(cases)")
+            #expect(cases.first?.name == escaped, "\(cases)")
+        }
+        // Per nscurl test, the target names the suite.
+        let perTest = try await BinaryRunner.run(["report", path, "--format", "junit", "--junit-cases", "tests", "-q"], timeout: 30)
+        #expect(perTest.status == 64 && !perTest.stdout.contains("<testcase name=\"evil\""))
+        if let cases = try await Self.readAsJenkins(perTest.stdout) {
+            #expect(cases.count == 1 && cases.first?.status == "ERROR")
+            #expect(cases.first?.suite == escaped, "\(cases)")
         }
         let sarif = try await BinaryRunner.run(["report", path, "--format", "sarif", "-q"], timeout: 30)
         try await PlistFormatsTests.validateSARIF(sarif.stdout, fixture: try PlistFixture())

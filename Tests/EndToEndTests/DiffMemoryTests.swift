@@ -9,11 +9,8 @@ import TestSupport
 /// near the process's own size. Whole records held 156 MB here (189 MB at 1,500).
 @Suite struct DiffMemoryTests {
     @Test func aLargeDiffKeepsOnlyWhatTheComparisonReads() async throws {
-        let time = "/usr/bin/time"
-        guard FileManager.default.isExecutableFile(atPath: time) else {
-            print("DiffMemoryTests: skipped, no \(time) (apt-get install time)")
-            return
-        }
+        guard let time = try RequiredTool.executable(["/usr/bin/time"], install: "apt-get install time",
+                                                     for: "DiffMemoryTests: the diff's peak resident set") else { return }
         let records = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("ATSReportTests/Records/audit.jsonl")
         let lines = try String(contentsOf: records, encoding: .utf8).split(separator: "\n")

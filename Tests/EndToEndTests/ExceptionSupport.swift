@@ -51,7 +51,7 @@ enum PythonPlist {
         if a and a[0]=="only": d=d.get(a[1])
         print(json.dumps(d, sort_keys=True, default=repr))
         """
-        let process = try SpawnedProcess("/usr/bin/env", ["python3", "-c", script] + (drop.map { ["drop", $0] } ?? only.map { ["only", $0] } ?? []),
+        let process = try SpawnedProcess(RequiredTool.python, ["-c", script] + (drop.map { ["drop", $0] } ?? only.map { ["only", $0] } ?? []),
                                          environment: ProcessInfo.processInfo.environment)
         process.writeStdin(Array(data))
         if process.finish(within: timeout) { throw Failure(description: "python3 timed out") }

@@ -16,6 +16,10 @@ struct ForecastCommandTests {
 
     static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
+    /// The renewal under the intermediate that ends 2026-06-20: it fails from the instant after.
+    static let renewalLine = "renewal fails from 2026-06-20T00:00:01Z: renewal from this CA will fail on Apple devices: "
+        + "'O=atsprobe tests,CN=Forecast Root Intermediate' has expired (judged at 2026-06-20T00:00:01Z): renew under a CA and root valid then"
+
     /// Leaf valid 2026-05-01 to 2026-07-01T12:00:00Z under an intermediate that ends 2026-06-20:
     /// judged on 2026-06-01, it passes and stops passing at 2026-06-20T00:00:01Z.
     static func withServer(_ body: (_ common: [String], _ url: String) async throws -> Void) async throws {
@@ -103,6 +107,9 @@ struct ForecastCommandTests {
             let metrics = try await BinaryRunner.run(["report", records, "--format", "openmetrics"])
             #expect(metrics.stdout.contains("atsprobe_target_forecast_worse_seconds{target=\"https://forecast.test/\",cause=\"intermediate-expires\"} 1641601\n"), "\(metrics.stdout)")
             #expect(metrics.stdout.contains("atsprobe_target_verdict{target=\"https://forecast.test/\",verdict=\"pass\"} 1\n"))
+            // The instant beside the seconds (issue 41), and the renewal failing with the intermediate.
+            #expect(metrics.stdout.contains("atsprobe_target_forecast_worse_timestamp_seconds{target=\"https://forecast.test/\",cause=\"intermediate-expires\"} 1781913601\n"))
+            #expect(metrics.stdout.contains("atsprobe_target_renewal_trusted{target=\"https://forecast.test/\"} 0\n"))
             try await Self.promtoolCheckMetrics(metrics.stdout)
             // The live audit writes the same metrics as the report of its records.
             let live = try await BinaryRunner.run(["audit", "--forecast", "90d", "--quiet", "--format", "openmetrics"] + common + [url])
@@ -133,6 +140,9 @@ struct ForecastCommandTests {
             let changes = try #require(document["forecast"] as? [[String: Any]])
             #expect(changes.map { $0["at"] as? String } == ["2026-06-20T00:00:01Z"])
             #expect((document["renewal"] as? [String: Any])?["passes"] as? Bool == true)
+            // Issue 41: the renewal fails at the instant the forecast names, not "passes" beside it.
+            #expect((document["renewal"] as? [String: Any])?["failsFrom"] as? String == "2026-06-20T00:00:01Z")
+            #expect(cert.stdout.contains("FORECAST \(Self.renewalLine)\n") && !cert.stdout.contains("renewal from the same CA passes"), "\(cert.stdout)")
         }
     }
 
@@ -158,7 +168,8 @@ struct ForecastCommandTests {
             #expect(text.stdout.contains("\nForecast, by rule set:\n"), "\(text.stdout)")
             for ruleSet in ruleSets {
                 #expect(text.stdout.contains("\n  \(ruleSet): \(change)\n"), "\(ruleSet): \(text.stdout)")
-                #expect(text.stdout.contains("\n  \(ruleSet): FORECAST renewal from the same CA passes\n"), "\(ruleSet)")
+                // The intermediate ends the renewal too (issue 41: it read "renewal from the same CA passes").
+                #expect(text.stdout.contains("\n  \(ruleSet): FORECAST \(Self.renewalLine)\n"), "\(ruleSet)")
             }
             let markdown = try await BinaryRunner.run(["diagnose", "--rules", "all", "--forecast", "90d", "--format", "markdown"] + common + [url])
             #expect(markdown.stdout.contains("**Forecast, by rule set:**"), "\(markdown.stdout)")
@@ -181,28 +192,23 @@ struct ForecastCommandTests {
         }
     }
 
-    static func promtool() -> String? {
-        ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static func promtool(for check: String) throws -> String? {
+        try RequiredTool.executable(["/usr/bin/promtool", "/usr/local/bin/promtool"], install: "apt-get install prometheus",
+                                    for: "ForecastCommandTests: \(check)")
     }
 
     static func promtoolCheckMetrics(_ text: String) async throws {
-        guard let promtool = promtool() else {
-            print("ForecastCommandTests: promtool check metrics skipped, no promtool (apt-get install prometheus)")
-            return
-        }
+        guard let promtool = try promtool(for: "promtool check metrics") else { return }
         let check = try await ChildProcess.run(promtool, ["check", "metrics"], stdin: text, timeout: 60)
         #expect(check.status == 0 && check.stderr.isEmpty && check.stdout.isEmpty, "promtool: \(check.stdout)\(check.stderr)")
     }
 
     @Test func theAlertRulesInTheDocsAreValid() async throws {
-        guard let promtool = Self.promtool() else {
-            print("ForecastCommandTests: promtool check rules skipped, no promtool (apt-get install prometheus)")
-            return
-        }
+        guard let promtool = try Self.promtool(for: "promtool check rules") else { return }
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("docs/examples/atsprobe-alerts.yml")
         let check = try await ChildProcess.run(promtool, ["check", "rules", file.path], timeout: 60)
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-        #expect(check.stdout.contains("SUCCESS: 4 rules found"))
+        #expect(check.stdout.contains("SUCCESS: 5 rules found"))
     }
 }

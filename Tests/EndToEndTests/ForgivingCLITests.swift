@@ -32,7 +32,7 @@ import TLSFacts
         #expect(lint.stdout.contains("(values: text, json, xcode, sarif;"), "\(lint.stdout)")
         let audit = try await BinaryRunner.run(["audit", "--help"], timeout: 30)
         let flat = audit.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-        #expect(flat.contains("(values: text, json, plist, html, csv, markdown, junit, sarif, openmetrics; default: text)"), "\(audit.stdout)")
+        #expect(flat.contains("(values: text, json, plist, html, csv, markdown, junit, sarif, openmetrics, prometheus; default: text)"), "\(audit.stdout)")
         let refused = try await BinaryRunner.run(["probe", "--format", "plist", "example.com"], timeout: 30)
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("Please provide one of 'text' and 'json'"))

@@ -9,7 +9,7 @@ import TestSupport
 /// nginx binary when one is installed (apt-get install nginx-light), and says why it skips
 /// otherwise. nginx -t reads the configuration and the certificate only: nothing listens.
 @Suite struct NginxFixTests {
-    static let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let nginxCandidates = ["/usr/sbin/nginx", "/usr/bin/nginx"]
 
     /// A server block with the directives the fixes change, as a TLS 1.1 + static RSA server has them.
     static func configuration(directory: String, serverLines: [String]) -> String {
@@ -30,10 +30,8 @@ import TestSupport
     }
 
     @Test func theMergedNginxLinesPassNginxT() async throws {
-        guard let nginx = Self.nginx else {
-            print("NginxFixTests: skipped, no nginx binary (apt-get install nginx-light)")
-            return
-        }
+        guard let nginx = try RequiredTool.executable(Self.nginxCandidates, install: "apt-get install nginx-light",
+                                                      for: "NginxFixTests: nginx -t") else { return }
         let scenario = ExceptionScenarioTests.scenarios.first { $0.name == "TLS 1.1 + static RSA" }!
         let result = try await ExceptionScenarioTests.run(scenario, ["--json"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

@@ -43,10 +43,8 @@ import TestSupport
 
     /// As root (CI), a file owned by someone else keeps its owner and group.
     @Test func replacedFileKeepsItsOwner() async throws {
-        guard geteuid() == 0 else {
-            print("replacedFileKeepsItsOwner: skipped, needs root to give the file another owner")
-            return
-        }
+        guard try RequiredTool.condition(geteuid() == 0, "not root, cannot give the file another owner",
+                                         for: "replacedFileKeepsItsOwner") else { return }
         let directory = try TemporaryDirectory(prefix: "atsprobe-output")
         let output = try directory.write("report.txt", "old\n")
         #expect(chown(output, 4321, 4322) == 0)
@@ -101,15 +99,14 @@ import TestSupport
 
     /// A full disk (a 64 KiB tmpfs, filled): the write fails with one line, exit 64, and the old
     /// content is still there, whether --output names the file or a symlink to it. Needs root
-    /// to mount (CI runs as root); skipped with a message otherwise.
+    /// to mount (CI runs as root, where failing to mount fails the test); left out with a message otherwise.
     @Test func fullDiskNeverLosesTheOldContent() async throws {
         let directory = try TemporaryDirectory(prefix: "atsprobe-output")
         let mountPoint = directory.path("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
-        guard geteuid() == 0, mount("tmpfs", mountPoint, "tmpfs", 0, "size=64k") == 0 else {
-            print("fullDiskNeverLosesTheOldContent: skipped, cannot mount a tmpfs here (needs root): \(String(cString: strerror(errno)))")
-            return
-        }
+        let mounted = geteuid() == 0 && mount("tmpfs", mountPoint, "tmpfs", 0, "size=64k") == 0
+        guard try RequiredTool.condition(mounted, "cannot mount a tmpfs here (needs root): \(String(cString: strerror(errno)))",
+                                         for: "fullDiskNeverLosesTheOldContent") else { return }
         defer { umount2(mountPoint, Int32(MNT_DETACH)) }
         let old = String(repeating: "old content line\n", count: 200)
         let target = mountPoint + "/report.txt"

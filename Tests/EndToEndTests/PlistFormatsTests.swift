@@ -164,16 +164,10 @@ import TestSupport
     }
 
     /// The SARIF log against the full OASIS SARIF 2.1.0 schema (read from shared/data/sarif) and
-    /// GitHub code scanning's expectations, with Python's jsonschema: skipped with a message where it is not installed (.ci/run installs it).
+    /// GitHub code scanning's expectations, with Debian's Python and its jsonschema (.ci/run installs it; missing under CI fails).
     static func validateSARIF(_ text: String, fixture: PlistFixture) async throws {
-        // The python3 on PATH (a pyenv one may hold jsonschema where /usr/bin/python3 does not).
-        let python = "/usr/bin/env"
-        let probe = try await ChildProcess.run(python, ["python3", "-c", "import jsonschema"], timeout: 120)
-        #expect(!probe.timedOut)
-        guard probe.status == 0 else {
-            print("PlistFormatsTests: SARIF schema check skipped, no python3 jsonschema (apt-get install python3-jsonschema)")
-            return
-        }
+        guard let python = try RequiredTool.pythonModule("jsonschema", install: "apt-get install python3-jsonschema",
+                                                         for: "PlistFormatsTests: SARIF schema check") else { return }
         let log = try fixture.write(Data(text.utf8), name: "log.sarif")
         let schema = try #require(fullSARIFSchema, "the full SARIF 2.1.0 schema (shared/data/sarif/sarif-schema-2.1.0.json) beside the project")
         // The full OASIS schema (draft-04), then what GitHub code scanning expects of an upload
@@ -207,7 +201,7 @@ import TestSupport
         for e in errors: print(e)
         sys.exit(1 if errors else 0)
         """
-        let check = try await ChildProcess.run(python, ["python3", "-c", script, log, schema], timeout: 120)
+        let check = try await ChildProcess.run(python, ["-c", script, log, schema], timeout: 120)
         #expect(check.status == 0, "SARIF schema and GitHub's expectations: \(check.stdout)\(check.stderr)")
     }
 

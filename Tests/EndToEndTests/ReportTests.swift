@@ -175,9 +175,9 @@ import TLSFacts
 }
 
 /// Headless Chromium from Debian's `chromium` package (.ci/run installs it): the page loads with
-/// no console error. Skipped, with a message, where no Chromium is installed.
+/// no console error. Left out, with a message, where no Chromium is installed away from CI; under CI that fails.
 enum Chromium {
-    static let path = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
 
     struct Load: Sendable {
         var timedOut: Bool, status: Int32, dom: String, consoleLines: [String]
@@ -185,10 +185,8 @@ enum Chromium {
 
     /// Loads the page and dumps its DOM; nil (with a message) when Chromium is not installed.
     static func load(html: String) throws -> Load? {
-        guard let path else {
-            print("Chromium not installed (apt-get install chromium): the HTML report was not loaded in a browser")
-            return nil
-        }
+        guard let path = try RequiredTool.executable(candidates, install: "apt-get install chromium",
+                                                     for: "the HTML page loaded in a browser") else { return nil }
         let profileDirectory = try TemporaryDirectory(prefix: "atsprobe-chromium")
         defer { profileDirectory.remove() }
         let profile = profileDirectory.path

@@ -262,4 +262,116 @@ import TestSupport
         // Every target's probes run at once and each ends by --timeout (5 s), redirects aside.
         #expect(seconds < 60 * Self.scale, "the audit took \(seconds) s")
     }
+
+    // Issue 40, items 1 and 5: `report` refuses what it cannot believe, in one line naming the
+    // file and the line, exit 64, in every format: numbers out of range (a wall time of 1e300
+    // and a horizon of 2^63-1 trapped, SIGILL), a stored verdict its own tests contradict (it
+    // was believed: PASS, exit 0), a key held twice (atsprobe read the first value, jq the last).
+    @Test func recordsReportCannotBelieveAreRefusedInOneLine() async throws {
+        let golden = PlistFormatsTests.golden.appendingPathComponent("ci-records.jsonl")
+        let lines = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").map(String.init)
+        let failing = try #require(lines.first { $0.contains(#""verdict":"no-exception""#) })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(failing.utf8)) as? [String: Any])
+        func edited(_ change: (inout [String: Any]) -> Void) throws -> String {
+            var copy = object
+            change(&copy)
+            return String(decoding: try JSONSerialization.data(withJSONObject: copy, options: [.sortedKeys]), as: UTF8.self)
+        }
+        let horizon: (Int64) -> (inout [String: Any]) -> Void = { seconds in
+            { $0["forecastWindow"] = ["from": "2026-01-01T00:00:00Z", "horizonSeconds": NSNumber(value: seconds),
+                                      "now": ["verdict": "no-exception", "exception": [String]()]] as [String: Any]
+              $0["forecast"] = [Any]() }
+        }
+        let formats = ["text", "markdown", "html", "junit", "openmetrics", "csv", "sarif"]
+        let cases: [(what: String, record: String, error: String)] = [
+            ("a wall time of 1e300", try edited { $0["wallMilliseconds"] = 1e300 }, "'wallMilliseconds': out of range"),
+            ("a wall time of -1e300", try edited { $0["wallMilliseconds"] = -1e300 }, "'wallMilliseconds': out of range"),
+            ("a horizon of 2^63-1", try edited(horizon(Int64.max)), "'forecastWindow.horizonSeconds': out of range"),
+            ("'pass' over failing tests", try edited { $0["verdict"] = "pass" },
+             "'verdict': 'pass' disagrees with the record's own tests and advice, which give 'no-exception'"),
+            ("verdict twice", failing.replacingOccurrences(of: #""verdict":"no-exception""#, with: #""verdict":"pass","verdict":"no-exception""#),
+             "the key 'verdict' appears twice in one object"),
+        ]
+        try await Self.withDirectory { directory in
+            for (index, hostile) in cases.enumerated() {
+                let path = directory + "/\(index).jsonl"
+                try Data((lines[0] + "\n" + hostile.record + "\n").utf8).write(to: URL(fileURLWithPath: path))
+                for format in formats {
+                    let result = try await BinaryRunner.run(["report", "--format", format, path], timeout: 30)
+                    #expect(result.status == 64, "\(hostile.what), \(format): \(result.status) \(result.stderr.prefix(300))")
+                    #expect(result.stderr.hasPrefix("atsprobe: '\(path)' line 2: not an atsprobe record: \(hostile.error)"),
+                            "\(hostile.what), \(format): \(result.stderr.prefix(300))")
+                    #expect(result.stderr.split(separator: "\n").count == 1 && result.stdout.isEmpty, "\(hostile.what), \(format)")
+                }
+            }
+            // The horizon's longest value (3650 days) is read and rendered.
+            let sane = directory + "/sane.jsonl"
+            try Data((try edited(horizon(3_650 * 86_400)) + "\n").utf8).write(to: URL(fileURLWithPath: sane))
+            for format in formats {
+                let result = try await BinaryRunner.run(["report", "--format", format, sane], timeout: 30)
+                #expect(result.status == 1, "\(format): \(result.status) \(result.stderr.prefix(300))")
+            }
+        }
+    }
+
+    // Issue 40, item 5: a bad line whose text is a URL (an input line that never became a
+    // target) does not stand for that target in a baseline. It did: the target's failure read
+    // CHANGED, exit 0; it is NEW and fails, exit 1.
+    @Test func aBadLineInTheBaselineNeverStandsForATarget() async throws {
+        let golden = PlistFormatsTests.golden.appendingPathComponent("ci-records.jsonl")
+        let lines = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").map(String.init)
+        let failing = try #require(lines.first { $0.contains(#""verdict":"no-exception""#) })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(failing.utf8)) as? [String: Any])
+        let url = try #require((object["target"] as? [String: Any])?["url"] as? String)
+        var bad = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        bad["input"] = url
+        try await Self.withDirectory { directory in
+            let old = directory + "/old.jsonl", new = directory + "/new.jsonl"
+            try JSONSerialization.data(withJSONObject: bad, options: [.sortedKeys]).write(to: URL(fileURLWithPath: old))
+            try Data((failing + "\n").utf8).write(to: URL(fileURLWithPath: new))
+            let result = try await BinaryRunner.run(["report", "--diff", old, new], timeout: 30)
+            #expect(result.status == 1, "\(result.status) \(result.stderr)")
+            #expect(result.stdout.contains("NEW (fails)  \(url): not in the baseline -> no exception helps"), "\(result.stdout)")
+            #expect(result.stdout.contains("ABSENT       \(url): in the baseline, not audited this time"), "\(result.stdout)")
+            #expect(!result.stdout.contains("CHANGED"), "\(result.stdout)")
+        }
+    }
+
+    // Issue 40, item 7 (RFC 3986 section 7.5): a password in a URL reaches no output channel:
+    // not stderr, the text, the JSON record or the records file, the metrics' label, the
+    // reports of the records; the line is named with the password redacted.
+    @Test func aPasswordInAURLReachesNoOutput() async throws {
+        let refused = try unusedLoopbackPort()
+        let url = "https://user:secret@127.0.0.1:\(refused)/"
+        let redacted = "https://user:REDACTED@127.0.0.1:\(refused)/"
+        try await Self.withDirectory { directory in
+            let input = directory + "/targets.txt", records = directory + "/records.jsonl"
+            try Data("\(url)\nuser:secret@127.0.0.1:\(refused)\n".utf8).write(to: URL(fileURLWithPath: input))
+            let plist = directory + "/Info.plist"
+            try Data("<?xml version=\"1.0\"?><plist><dict><key>NSAppTransportSecurity</key><dict/></dict></plist>".utf8)
+                .write(to: URL(fileURLWithPath: plist))
+            let runs: [[String]] = [
+                ["audit", url], ["audit", "--json", url], ["audit", "--format", "openmetrics", url],
+                ["audit", "--format", "markdown", "--input", input, "--records", records],
+                ["diagnose", url], ["diagnose", "--json", url], ["probe", url], ["pins", url], ["plist", "explain", plist, url], ["plist", "check", plist, url],
+                [url], ["cert", plist, "--host", url], ["probe", "--connect-to", "\(url):127.0.0.1:\(refused)", "127.0.0.1:\(refused)"],
+            ]
+            var named = false
+            for arguments in runs {
+                let result = try await BinaryRunner.run(arguments, timeout: 30)
+                #expect(result.status != 0)
+                for (channel, text) in [("stdout", result.stdout), ("stderr", result.stderr)] {
+                    #expect(!text.contains("secret"), "\(arguments) \(channel): \(text.prefix(600))")
+                    named = named || text.contains(redacted)
+                }
+            }
+            #expect(named, "no output named the line with its password redacted")
+            let written = try String(contentsOfFile: records, encoding: .utf8)
+            #expect(!written.contains("secret") && written.contains(redacted) && written.contains("user:REDACTED@127.0.0.1"), "\(written)")
+            for format in ["text", "openmetrics", "html", "junit", "sarif"] {
+                let report = try await BinaryRunner.run(["report", "--format", format, records], timeout: 30)
+                #expect(!report.stdout.contains("secret") && !report.stderr.contains("secret"), "report \(format)")
+            }
+        }
+    }
 }

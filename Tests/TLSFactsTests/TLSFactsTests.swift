@@ -37,6 +37,28 @@ import TLSFacts
         #expect(throws: TargetParseError.self) { try Target(parsing: input) }
     }
 
+    /// Issue 40 (RFC 3986 section 7.5): the password of a URL's userinfo is never shown; the
+    /// parse error that names the input names it redacted.
+    @Test(arguments: [
+        ("https://user:secret@host/", "https://user:REDACTED@host/"),
+        ("HTTPS://user:secret@host:8443/p?q=1#f", "HTTPS://user:REDACTED@host:8443/p?q=1#f"),
+        ("user:secret@host", "user:REDACTED@host"),
+        ("https://user:p@ss:w@rd@host/", "https://user:REDACTED@host/"),
+        ("https://user:@host/", "https://user:@host/"),
+        ("https://user@host/", "https://user@host/"),
+        ("https://host/path@x:y", "https://host/path@x:y"),
+        ("https://host/?to=https://u:p@h/", "https://host/?to=https://u:p@h/"),
+        ("host:443", "host:443"),
+    ])
+    func userinfoPasswordsAreRedacted(input: String, shown: String) {
+        #expect(UntrustedText.redactingPassword(input) == shown)
+        do {
+            _ = try Target(parsing: input)
+        } catch {
+            #expect(!error.description.contains("secret") && !error.input.contains("secret"), "\(error)")
+        }
+    }
+
     @Test func canonicalOfferDropsUnusableSuites() {
         let suites = [CipherSuite(rawValue: 0x1301), CipherSuite(rawValue: 0xC02F)]
         #expect(ClientOffer(minVersion: .tls13, maxVersion: .tls13, suites: suites).canonical.suites == [CipherSuite(rawValue: 0x1301)])

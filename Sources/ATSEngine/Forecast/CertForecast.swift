@@ -38,7 +38,7 @@ extension ChainJudgement {
         }
         let renewal = RenewalJudge(rules: ruleSet.certificateRules, logs: logs, distrust: .apple, chain: facts, trust: trust,
                                    deliveredSCTs: [], serverName: name)
-            .check(at: from, until: end, candidates: candidates.renewalInstants)
+            .check(at: from, until: end, candidates: candidates)
         return (now, TargetForecast(from: from, horizonSeconds: horizonSeconds, now: state(now), changes: changes, renewal: renewal))
     }
 }

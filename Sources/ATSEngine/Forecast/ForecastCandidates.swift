@@ -13,8 +13,20 @@ import TLSFacts
 struct ForecastCandidates {
     /// Instants at which the target's verdict may change, with what happens there, in order.
     private(set) var verdictInstants: [(Date, [ForecastCause])] = []
-    /// Instants at which a renewal's verdict may change (a root's distrust date), in order.
-    private(set) var renewalInstants: [(Date, [ForecastCause])] = []
+    /// Instants at which only a renewal's verdict may change (a root's distrust date), in order.
+    private(set) var distrustInstants: [(Date, [ForecastCause])] = []
+
+    /// Instants at which a renewal's verdict may change, in order: the forecast's own instants
+    /// (the path's validity, among them an issuing CA's or the anchor's notAfter + 1 s, and the CT
+    /// log dates) and the distrust dates. The renewal check reads these, the instants the forecast
+    /// sees, rather than working out its own.
+    var renewalInstants: [(Date, [ForecastCause])] {
+        var table: [Date: [ForecastCause]] = [:]
+        for (instant, causes) in verdictInstants + distrustInstants {
+            for cause in causes where !(table[instant] ?? []).contains(cause) { table[instant, default: []].append(cause) }
+        }
+        return table.keys.sorted().map { ($0, table[$0] ?? []) }
+    }
 
     /// Candidates in (start, end] of the completed handshakes.
     init(observations: [Observation], ctLogs: CTLogList, distrust: AppleDistrustList, within start: Date, _ end: Date) {
@@ -27,7 +39,7 @@ struct ForecastCandidates {
     init(chains: [(served: [CertificateFacts], trust: TrustEvaluation, deliveredSCTs: [SignedCertificateTimestamp])],
          ctLogs: CTLogList, distrust: AppleDistrustList, within start: Date, _ end: Date) {
         var verdict: [Date: [ForecastCause]] = [:]
-        var renewal: [Date: [ForecastCause]] = [:]
+        var distrustDates: [Date: [ForecastCause]] = [:]
         func add(_ cause: ForecastCause, at instant: Date, to table: inout [Date: [ForecastCause]]) {
             guard instant > start, instant <= end else { return }
             if !(table[instant] ?? []).contains(cause) { table[instant, default: []].append(cause) }
@@ -49,7 +61,7 @@ struct ForecastCandidates {
                 for root in distrust.roots where root.sha256 == fingerprint {
                     add(ForecastCause(kind: .rootDistrusted, subject: root.name, sha256: certificate.sha256Fingerprint,
                                       date: root.distrustedFrom, source: root.source),
-                        at: root.distrustedFrom, to: &renewal)
+                        at: root.distrustedFrom, to: &distrustDates)
                 }
             }
             let scts = (observation.served.first?.embeddedSCTs ?? []) + observation.deliveredSCTs
@@ -61,7 +73,7 @@ struct ForecastCandidates {
             }
         }
         verdictInstants = verdict.keys.sorted().map { ($0, verdict[$0]!) }
-        renewalInstants = renewal.keys.sorted().map { ($0, renewal[$0]!) }
+        distrustInstants = distrustDates.keys.sorted().map { ($0, distrustDates[$0]!) }
     }
 }
 

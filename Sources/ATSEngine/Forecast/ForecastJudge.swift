@@ -63,7 +63,7 @@ extension DiagnosticsRun {
         }
         let renewal = successful.first.flatMap {
             RenewalJudge(options: runner.options, logs: runner.prober.options.ctLogs, observation: $0)
-                .check(at: from, until: end, candidates: candidates.renewalInstants)
+                .check(at: from, until: end, candidates: candidates)
         }
         return TargetForecast(from: from, horizonSeconds: horizonSeconds, now: now, changes: changes, renewal: renewal)
     }

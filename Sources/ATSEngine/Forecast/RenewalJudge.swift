@@ -1,3 +1,4 @@
+import ATSContract
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -7,9 +8,11 @@ import Foundation
 import TLSFacts
 
 /// The renewal check: the leaf the run saw, issued again at an instant by the same issuer (same
-/// names, key, extensions and lifetime; its SCTs dated at issue), judged by Apple's certificate
-/// rules (`AppleCertificatePolicy`, the rules every load is judged by) on the path the run built.
-/// Only a chain that reached an anchor is checked: otherwise no issuer is known to renew from.
+/// names, key, extensions and lifetime; its SCTs dated at issue), judged on the path the run built
+/// by Apple's certificate rules (`AppleCertificatePolicy`, the rules every load is judged by) and
+/// by the path's validity at that instant (`TrustEvaluation.judged(at:served:)`, what the forecast
+/// reads: an issuing CA or anchor past its notAfter fails every leaf it issues). Only a chain that
+/// reached an anchor is checked: otherwise no issuer is known to renew from.
 struct RenewalJudge {
     let rules: CertificateRuleSet
     let logs: CTLogList
@@ -37,15 +40,19 @@ struct RenewalJudge {
         self.serverName = serverName
     }
 
-    func check(at issuedAt: Date, until end: Date, candidates: [(Date, [ForecastCause])]) -> RenewalCheck? {
+    /// Judged at `issuedAt`, then at each of the forecast's instants in (issuedAt, end]
+    /// (`ForecastCandidates.renewalInstants`: the instants the forecast judges, and the distrust
+    /// dates); `failsFrom` is the first at which the renewal breaks a rule it does not break now.
+    func check(at issuedAt: Date, until end: Date, candidates: ForecastCandidates) -> RenewalCheck? {
         guard let path = trust.path, trust.anchor != nil, let leaf = chain.first else { return nil }
         let lifetime = Int64(leaf.notAfter.timeIntervalSince(leaf.notBefore).rounded())
         let now = violations(issuedAt: issuedAt, leaf: leaf, path: path, lifetime: lifetime)
         var failsFrom: Date?
         var later: [CertificateRuleViolation] = []
-        for (instant, _) in candidates where instant > issuedAt && instant <= end {
+        for (instant, _) in candidates.renewalInstants where instant > issuedAt && instant <= end {
             let then = violations(issuedAt: instant, leaf: leaf, path: path, lifetime: lifetime)
-            let added = then.filter { found in !now.contains { $0.rule == found.rule } }
+            // A validity violation names its certificate: another CA expiring later is a new one.
+            let added = then.filter { found in !now.contains { Self.sameBreach($0, found) } }
             if !added.isEmpty {
                 failsFrom = instant
                 later = added
@@ -57,7 +64,9 @@ struct RenewalJudge {
                             failsFrom: failsFrom, failsFromViolations: later)
     }
 
-    /// The rules a leaf issued at `instant` breaks, judged at that instant.
+    /// The rules a leaf issued at `instant` breaks, judged at that instant: Apple's certificate
+    /// rules, and each certificate of the path outside its validity (the CAs: the renewed leaf is
+    /// valid at its issue).
     private func violations(issuedAt instant: Date, leaf: CertificateFacts, path: [CertificateFacts], lifetime: Int64) -> [CertificateRuleViolation] {
         var renewed = leaf
         renewed.notBefore = instant
@@ -66,9 +75,26 @@ struct RenewalJudge {
         let delivered = deliveredSCTs.map { var sct = $0; sct.timestamp = instant; return sct }
         let renewedPath = [renewed] + path.dropFirst()
         let renewedChain = [renewed] + chain.dropFirst()
-        return AppleCertificatePolicy.violations(chain: renewedChain, anchor: trust.anchor, deliveredSCTs: delivered,
-                                                 serverName: serverName, at: instant, rules: rules, logs: logs,
-                                                 path: renewedPath, ocspStaple: nil, distrust: distrust)
+        let policy = AppleCertificatePolicy.violations(chain: renewedChain, anchor: trust.anchor, deliveredSCTs: delivered,
+                                                       serverName: serverName, at: instant, rules: rules, logs: logs,
+                                                       path: renewedPath, ocspStaple: nil, distrust: distrust)
+        var renewedTrust = trust
+        renewedTrust.path = renewedPath
+        let validity = renewedTrust.judged(at: instant, served: renewedChain).problems
+            .filter { $0.kind == .expired || $0.kind == .notYetValid }
+            .map { CertificateRuleViolation(rule: .caValidity, certificateIndex: $0.certificateIndex,
+                                            detail: "\($0.detail)\(Self.judgedAt)\(ForecastText.iso(instant)))") }
+        return policy + validity
+    }
+
+    static let judgedAt = " (judged at "
+
+    /// The same rule broken, and for a CA's validity the same certificate (whatever instant it was judged at).
+    static func sameBreach(_ a: CertificateRuleViolation, _ b: CertificateRuleViolation) -> Bool {
+        guard a.rule == b.rule else { return false }
+        guard a.rule == .caValidity else { return true }
+        func certificate(_ detail: String) -> Substring { detail[..<(detail.firstRange(of: Self.judgedAt)?.lowerBound ?? detail.endIndex)] }
+        return a.certificateIndex == b.certificateIndex && certificate(a.detail) == certificate(b.detail)
     }
 
     /// One line per broken rule, saying what the operator changes.
@@ -79,6 +105,8 @@ struct RenewalJudge {
             switch violation.rule {
             case .distrustedRoot:
                 line = "renewal from this CA will fail on Apple devices: change CA"
+            case .caValidity:
+                line = "renewal from this CA will fail on Apple devices: \(violation.detail): renew under a CA and root valid then"
             case .validity398:
                 line = "a renewal with the same lifetime will fail on Apple devices: ask for at most \(rules.publicMaximumLifetimeDays) days"
             case .validity825:

@@ -128,8 +128,9 @@ public struct ForecastCause: Sendable, Hashable {
 }
 
 /// Would a certificate issued now by the same issuer, with the same names, key and lifetime, be
-/// trusted? Apple's certificate rules (`AppleCertificatePolicy`) judge that leaf on the path the
-/// run built, at the instant of issue.
+/// trusted, and stay so within the horizon? Apple's certificate rules (`AppleCertificatePolicy`)
+/// and the path's validity (the issuing CA's and the anchor's) judge that leaf on the path the run
+/// built, at the instant of issue and at each of the forecast's instants (`RenewalJudge`).
 public struct RenewalCheck: Sendable, Hashable {
     /// The instant the renewed certificate is taken as issued and judged.
     public var issuedAt: Date
@@ -140,7 +141,7 @@ public struct RenewalCheck: Sendable, Hashable {
     /// What the operator should do, one line per broken rule ("change CA", "ask for at most 398 days").
     public var advice: [String]
     /// Within the horizon, the first instant from which a renewal breaks a rule it does not break now
-    /// (a root's distrust date), and why.
+    /// (a root's distrust date, an issuing CA's or the anchor's notAfter + 1 s), and why.
     public var failsFrom: Date?
     public var failsFromViolations: [CertificateRuleViolation]
 

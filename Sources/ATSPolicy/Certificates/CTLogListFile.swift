@@ -37,6 +37,7 @@ extension CTLogList {
         }
         var logs: [CTLog] = []
         var keys: [String: [UInt8]] = [:]
+        var listed: [Data: String] = [:]
         for op in file.operators {
             for (entries, api) in [(op.logs ?? [], CTLog.API.rfc6962), (op.tiled_logs ?? [], .staticCTAPI)] {
                 for entry in entries {
@@ -44,6 +45,11 @@ extension CTLogList {
                     guard let id = Data(base64Encoded: entry.log_id), id.count == 32 else {
                         throw fail("log '\(name)': log_id is not 32 bytes of base64")
                     }
+                    // A log listed twice would be decided by the file's order: refused instead.
+                    if let earlier = listed[id] {
+                        throw fail("log_id \(UntrustedText.escape(entry.log_id, limit: 60)) is listed twice ('\(earlier)' and '\(name)')")
+                    }
+                    listed[id] = name
                     guard let (state, since) = try entry.state.only(source: source, log: name) else {
                         throw fail("log '\(name)': no state")
                     }
@@ -111,18 +117,18 @@ extension CTLogList {
             guard present.count == 1 else {
                 throw CTLogListError(source: source, reason: "log '\(log)': more than one state")
             }
-            guard let date = Self.day(of: stamp.timestamp) else {
-                throw CTLogListError(source: source, reason: "log '\(log)': state timestamp '\(UntrustedText.escape(stamp.timestamp, limit: 40))' is not ISO 8601")
+            let date: Date
+            do { date = try Self.day(of: stamp.timestamp) } catch {
+                throw CTLogListError(source: source, reason: "log '\(log)': state timestamp '\(UntrustedText.escape(stamp.timestamp, limit: 40))' "
+                                     + "is not an RFC 3339 instant: \(error.reason)")
             }
             return (state, date)
         }
 
-        /// The UTC day (midnight) of an ISO 8601 time, with or without fractional seconds.
-        static func day(of text: String) -> Date? {
-            let plain = Date.ISO8601FormatStyle()
-            guard let time = (try? plain.parse(text)) ?? (try? plain.year().month().day().time(includingFractionalSeconds: true)
-                .timeZone(separator: .omitted).parse(text)) else { return nil }
-            let seconds = time.timeIntervalSince1970
+        /// The UTC day (midnight) of an RFC 3339 time, read as `--at` reads one
+        /// (`RequestedInstant`: a day the month has, hours 00-23, an offset, nothing after it).
+        static func day(of text: String) throws(RequestedInstant.ParseError) -> Date {
+            let seconds = try RequestedInstant(parsing: text).date.timeIntervalSince1970
             return Date(timeIntervalSince1970: (seconds / 86_400).rounded(.down) * 86_400)
         }
     }

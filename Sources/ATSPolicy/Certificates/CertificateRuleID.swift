@@ -54,6 +54,12 @@ public struct CertificateRuleID: RawRepresentable, Hashable, Sendable, Codable, 
     /// A stapled OCSP response says the leaf is revoked (SecRevocationServer.c).
     public static let ocspRevoked: CertificateRuleID = "ocsp-revoked"
 
+    /// The renewal check's (docs/forecast.md), not a registered rule: a CA certificate of the path
+    /// (an issuing CA or the anchor) outside its validity at the renewal's instant, so a leaf it
+    /// issues then is not trusted (SecCertificate.c SecCertificateIsValid, every certificate of
+    /// the path; OpenSSL's time check as `TrustEvaluator` reads it).
+    public static let caValidity: CertificateRuleID = "ca-validity"
+
     /// Every id a registered rule can report, in registration order.
     public static var all: [CertificateRuleID] { AppleCertificatePolicy.rules.flatMap { type(of: $0).ids } }
 }

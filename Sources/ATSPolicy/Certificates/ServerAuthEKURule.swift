@@ -3,7 +3,8 @@ import TLSFacts
 /// The leaf's extendedKeyUsage, as Apple checks it (SecPolicyServer.c):
 /// - every TLS chain (SecPolicyCheckExtendedKeyUsage with the SSL server EKUs of SecPolicy.c
 ///   set_ssl_ekus): an EKU extension, when present, must allow id-kp-serverAuth,
-///   anyExtendedKeyUsage, Netscape SGC or Microsoft SGC; no extension is fine;
+///   anyExtendedKeyUsage, Netscape SGC or Microsoft SGC; no extension is fine, an empty one is
+///   not (SecPolicyLeafCallbacks.c extendedkeyusage_allows: "no EKU" matches a NULL array only);
 /// - the strict check (SecPolicyCheckServerAuthEKU, HT210176): an EKU extension that contains
 ///   id-kp-serverAuth itself, for chains to a system root (any date) and for chains to neither
 ///   a system nor a user root issued on or after 2019-07-01: anchors an app sets itself ("for
@@ -43,8 +44,12 @@ public struct ServerAuthEKURule: CertificateRule {
                 : "extendedKeyUsage lacks id-kp-serverAuth (\(CertificateFacts.serverAuthOID)); \(requirement)"
             return [context.violation(CertificateRuleID.serverAuthEKU, 0, what)]
         }
-        guard let usages, !usages.isEmpty, Self.looseUsages.isDisjoint(with: usages) else { return [] }
-        return [context.violation(CertificateRuleID.serverAuthEKU, 0,
-                                  "extendedKeyUsage allows neither id-kp-serverAuth nor anyExtendedKeyUsage; Apple checks it whatever the root")]
+        // An empty extension is an extension: SecCertificateCopyExtendedKeyUsage returns an empty,
+        // non-NULL array, extendedkeyusage_allows searches it and finds nothing, and only a NULL
+        // array (no extension) meets the policy's "no EKU" entry (docs/trust.md, "Leaf EKU").
+        guard let usages, Self.looseUsages.isDisjoint(with: usages) else { return [] }
+        let what = usages.isEmpty ? "extendedKeyUsage is present but lists no usage"
+                                  : "extendedKeyUsage allows neither id-kp-serverAuth nor anyExtendedKeyUsage"
+        return [context.violation(CertificateRuleID.serverAuthEKU, 0, "\(what); Apple checks it whatever the root")]
     }
 }

@@ -22,7 +22,8 @@ extension ATSProbeCommand {
             line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
             reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
             --format plist writes one merged NSExceptionDomains dictionary; html, csv, markdown, junit and sarif write \
-            a report (docs/reports.md) once every target is done; openmetrics the run as metrics (docs/monitoring.md). \
+            a report (docs/reports.md) once every target is done; openmetrics (OpenMetrics 1.0) and prometheus (the 0.0.4 text \
+            node_exporter's textfile collector reads) the run as metrics, --metrics-label run=nightly adding a label to every series (docs/monitoring.md). \
             --forecast 90d adds when each target's verdict changes (docs/forecast.md). --baseline OLD.jsonl compares with an earlier run.
             Exit codes (narrowed by --fail-on; with --fail-on new, 1 only when a target got worse than in --baseline): 0 every target passes; 1 a target needs an exception or cannot \
             load; 2 a target is unreachable or timed out; 64 bad options or bad input lines.
@@ -68,6 +69,7 @@ extension ATSProbeCommand {
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions<AuditFormats>
         @OptionGroup var forecast: ForecastOptions
+        @OptionGroup var metrics: MetricsOptions
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -96,6 +98,7 @@ extension ATSProbeCommand {
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
+            let metricsLabels = try metrics.labels(format: format)
             // --output is replaced when the run ends (or is interrupted): until then the old file stays whole.
             let replacement = try output.output.map { try FileReplacement.begin($0) }
             let sink = AuditSink(format: try Self.sinkFormat(format), verbose: diagnostics.verbose, quiet: diagnostics.quiet,
@@ -104,7 +107,8 @@ extension ATSProbeCommand {
                                  output: replacement?.stream ?? .standardOutput,
                                  records: try records.map { try FileStream(creating: $0) }, errors: .standardError,
                                  progress: progress, baseline: baseline,
-                                 junitCases: diagnostics.junitCases.cases, sarifCategory: try sarif.category(format: format), replacement: replacement)
+                                 junitCases: diagnostics.junitCases.cases, sarifCategory: try sarif.category(format: format),
+                                 metricsLabels: metricsLabels, replacement: replacement)
             // Redraws the progress line twice a second, so a silent host's time is seen growing.
             let ticker = progress.enabled ? Task {
                 while !Task.isCancelled {

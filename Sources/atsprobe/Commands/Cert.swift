@@ -67,7 +67,7 @@ extension ATSProbeCommand {
                 // A name with an empty label (".test.apple.com") is evaluated and matches nothing,
                 // as Apple's SecDNSMatch does (SSLTrustPolicyTest Test20), rather than refused.
                 guard let name = ServerName.normalized(host) ?? Self.emptyLabelName(host) else {
-                    throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is not a DNS name or an IP address")
+                    throw InputError("--host '\(UntrustedText.escape(UntrustedText.redactingPassword(host), limit: 200))' is not a DNS name or an IP address")
                 }
                 let bytes = try readChain()
                 let parsed: ChainFile.Chain

@@ -155,8 +155,8 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
         sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose,
                                                                                junitCases: diagnostics.junitCases.cases))
-    case .xcode, .openmetrics:
-        // DiagnosticsFormats does not parse them (plist lint and plist check write xcode, audit and report openmetrics).
+    case .xcode, .openmetrics, .prometheus:
+        // DiagnosticsFormats does not parse them (plist lint and plist check write xcode, audit and report the metrics).
         throw InputError("diagnose writes text, json, plist, html, csv, markdown, junit or sarif only")
     }
     try sink.finish()

@@ -28,8 +28,10 @@ enum OutputFormat: String, Sendable {
     case sarif
     /// JUnit XML, for CI test reports (Jenkins, GitLab).
     case junit
-    /// Prometheus' text exposition, for a monitoring system (docs/monitoring.md).
+    /// OpenMetrics 1.0, for a monitoring system (docs/monitoring.md).
     case openmetrics
+    /// Prometheus' text exposition 0.0.4, for node_exporter's textfile collector (docs/monitoring.md).
+    case prometheus
 }
 
 /// The formats one command writes.
@@ -66,9 +68,9 @@ enum PlistCheckFormats: FormatSet { static let formats: [OutputFormat] = [.text,
 /// diagnose and audit: also reports to hand over (docs/reports.md) and the CI formats.
 enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown, .junit, .sarif] }
 /// report: renders a JSON Lines file again, in any report format the run writes.
-enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .html, .csv, .markdown, .junit, .sarif, .openmetrics] }
+enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .html, .csv, .markdown, .junit, .sarif, .openmetrics, .prometheus] }
 /// audit: diagnose's formats and the metrics (docs/monitoring.md).
-enum AuditFormats: FormatSet { static let formats: [OutputFormat] = DiagnosticsFormats.formats + [.openmetrics] }
+enum AuditFormats: FormatSet { static let formats: [OutputFormat] = DiagnosticsFormats.formats + [.openmetrics, .prometheus] }
 /// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).
 enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html, .sarif] }
 

@@ -13,7 +13,7 @@ extension ATSProbeCommand {
     /// `atsprobe report FILE... --format html`: a report of results already written, without probing again.
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Render results already written (audit's JSON Lines, diagnose's JSON) as text, HTML, CSV, Markdown, JUnit or SARIF, without connecting; --diff compares two runs.",
+            abstract: "Render results already written (audit's JSON Lines, diagnose's JSON) as text, HTML, CSV, Markdown, JUnit, SARIF or metrics (OpenMetrics, Prometheus), without connecting; --diff compares two runs.",
             discussion: """
             The report equals the one the run itself would have written with the same --format: write both at once \
             with `audit --format html --output report.html --records results.jsonl`, or keep the JSON Lines and \
@@ -59,6 +59,7 @@ extension ATSProbeCommand {
         var update: String?
 
         @OptionGroup var sarif: SARIFOptions
+        @OptionGroup var metrics: MetricsOptions
 
         @Option(name: .customLong("junit-cases"), help: ArgumentHelp("JUnit: a testcase per target, failing as its verdict fails (targets, the default), or per nscurl test (tests).", valueName: "targets|tests"))
         var junitCases: JUnitCaseChoice = .targets
@@ -77,9 +78,10 @@ extension ATSProbeCommand {
                 if failOn.needsBaseline {
                     throw InputError("--fail-on \(failOn.defaultValueDescription) compares two runs: give them with --diff OLD NEW")
                 }
-                let records = try ReportInput.read(files).records
                 let format = output.effectiveFormat
                 let category = try sarif.category(format: format)
+                let metricsLabels = try metrics.labels(format: format)
+                let records = try ReportInput.read(files).records
                 let report = ATSReport.Report(records)
                 var sink = OutputSink(path: output.output)
                 switch format {
@@ -95,7 +97,7 @@ extension ATSProbeCommand {
                     sink.write(log.json)
                     if let warning { Diagnostics.warn(warning) }
                 default:
-                    sink.write(report.render(format.reportFormat, verbose: verbose, junitCases: junitCases.cases))
+                    sink.write(report.render(format.reportFormat, verbose: verbose, junitCases: junitCases.cases, metricsLabels: metricsLabels))
                 }
                 try sink.finish()
                 if !quiet { FileStream.standardError.write(report.tally.summary(command: "report")) }
