@@ -102,7 +102,11 @@ import TLSFacts
             #expect(Set(tests.map(\.suite)).count == 4, "one suite per target: \(Set(tests.map(\.suite)))")
             let bySuite = Dictionary(grouping: tests, by: \.suite)
             for (suite, cases) in bySuite { #expect(cases.count == 16, "\(suite): \(cases.count) testcases") }
-            #expect(!tests.contains { $0.status == "ERROR" }, "every target was tested: no error elements")
+            // The refused port: nothing answered TLS, so its 16 tests are errors, not failures (issue 42);
+            // every other target was tested.
+            let erring = Dictionary(grouping: tests.filter { $0.status == "ERROR" }, by: \.suite)
+            #expect(erring.count == 1 && erring.values.first?.count == 16, "\(erring.mapValues(\.count))")
+            #expect(tests.filter { $0.suite == erring.keys.first }.allSatisfy { $0.status == "ERROR" })
         }
     }
 
