@@ -25,6 +25,16 @@ public struct RunInfo: Codable, Hashable, Sendable {
     /// `audit --input FILE`: the file as given (not `-`), so SARIF can place each result at the
     /// line that named its target, live or from the records (`atsprobe report`).
     public var input: String?
+    /// The anchors by content: "sha256:" and a hex digest of the system store's name and version
+    /// and of every user-installed root's and app anchor's fingerprint (schema 2 addition; absent
+    /// in older records). Two runs whose anchors differ are not comparable (`report --diff`,
+    /// `audit --baseline`), whatever the --ca-file's path.
+    public var anchorsDigest: String?
+    /// The options given that change a verdict, as a command line spells them, in a fixed order
+    /// (`--rules ID`, `--at INSTANT`, `--trust-store apple|system`, `--ca-file FILE`, `--ca-dir DIR`,
+    /// `--ct-log-list FILE`, `--no-aia`, `--allow-private-fetch`): what a comparable baseline is
+    /// recorded with (schema 2 addition; absent in older records).
+    public var verdictOptions: [String]?
 
     /// `startedAt` is kept in whole seconds: the JSON carries ISO 8601 without fractions, and a
     /// report rendered from the JSON must equal the live one.

@@ -69,6 +69,9 @@ public final class Prober: Sendable {
     /// Served certificates read so far (each distinct one once; CertificateFactsCache).
     public var certificatesRead: Int { certificates.certificatesRead }
 
+    /// The anchors by content (`TrustStore.anchorsDigest`): `run.anchorsDigest` in the records.
+    public var anchorsDigest: String { trust.anchorsDigest }
+
     /// The system store judged against, named with its version; nil without one.
     public var trustStoreName: String? { trust.storeName }
     /// Handshakes in flight now, and the most there have been at once (`maxHandshakesInFlight`

@@ -50,10 +50,13 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// Only for --format plist: one entry per host that needs an exception.
     private var exceptions: [String: DomainException] = [:]
     /// For the report formats (html, csv, markdown, junit, sarif), which need every target
-    /// before their first line, and for --baseline: each record without its handshakes.
+    /// before their first line: each record without its handshakes.
     private var collected: [AuditRecord] = []
-    /// --baseline: the earlier run (its file and records), compared with this one at the end.
-    private let baseline: (path: String, records: [AuditRecord])?
+    /// --baseline: the earlier run as the comparison reads it, compared with this one at the end.
+    private let baseline: BaselineInput?
+    /// --baseline: what the comparison reads of each finished target (never the record: a
+    /// 20,000-target run keeps a few MB, as `report --diff` does).
+    private var sides: [BaselineComparison.Side] = []
     /// Set by finish() with --baseline.
     package private(set) var comparison: BaselineComparison?
     /// --forecast: the fewest seconds until any target loads worse than now (`--fail-on expiring:`).
@@ -65,11 +68,12 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// `output` is standard output or the --output file, `records` the --records file, `errors`
     /// standard error: the caller opens them.
     package init(format: AuditSinkFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, output: FileStream,
-                 records: FileStream?, errors: FileStream, progress: Progress, baseline: (path: String, records: [AuditRecord])? = nil,
-                 junitCases: ReportJUnit.Cases = .targets, metricsLabels: MetricsLabels = MetricsLabels(),
+                 records: FileStream?, errors: FileStream, progress: Progress, baseline: BaselineInput? = nil,
+                 junitCases: ReportJUnit.Cases = .targets, sarifCategory: String? = nil, metricsLabels: MetricsLabels = MetricsLabels(),
                  replacement: PendingReplacement? = nil) {
-        self.junitCases = junitCases
+        self.sarifCategory = sarifCategory
         self.metricsLabels = metricsLabels
+        self.junitCases = junitCases
         self.replacement = replacement
         self.format = format
         self.verbose = verbose
@@ -89,6 +93,8 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
 
     /// `--junit-cases`: a testcase per target (the default) or per nscurl test.
     private let junitCases: ReportJUnit.Cases
+    /// `--sarif-category`.
+    private let sarifCategory: String?
     /// `--metrics-label`: labels on every series of the metrics formats.
     private let metricsLabels: MetricsLabels
     /// The --output file being replaced: `output` writes its temporary, and the end of the run
@@ -152,7 +158,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         progress.clear()
         if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
         // A report of what finished (the targets still running are not in it).
-        if case .report(let report) = format { handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases, metricsLabels: metricsLabels)) }
+        if case .report(let report) = format { writeReport(report) }
         let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
         // The matrix of what finished, as `atsprobe report` of the --records file draws it.
         if format == .text { handle.write(matrix.render()) }
@@ -167,7 +173,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         done = true
         switch format {
         case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
-        case .report(let report): handle.write(Report(collected).render(report, verbose: verbose, junitCases: junitCases, metricsLabels: metricsLabels))
+        case .report(let report): writeReport(report)
         case .text, .json: break
         }
         progress.clear()
@@ -175,7 +181,8 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         if let baseline {
             // After the results for text (people read it there); elsewhere the output is a
             // document, so the comparison goes to stderr with the summary.
-            let compared = BaselineComparison(old: baseline.records, new: collected)
+            var compared = BaselineComparison(old: baseline.sides, new: sides)
+            compared.notComparable = baseline.notComparable
             comparison = compared
             let text = compared.text(baseline: baseline.path)
             if format == .text { handle.write(text) } else if !quiet { errors.write(text) }
@@ -207,14 +214,38 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
             // plist is written at the end.
             break
         }
-        if format.isReport || baseline != nil { collected.append(record.withoutHandshakes) }
+        if format.isReport { collected.append(record.withoutHandshakes) }
+        if baseline != nil { sides.append(BaselineComparison.Side(record)) }
         // Drawn again at once: a line written after the bar must not leave it erased.
         progress.update(tally, force: true)
+    }
+
+    /// The report of what finished; SARIF with its category, cut to GitHub's limit with a warning.
+    private func writeReport(_ format: ReportFormat) {
+        let report = Report(collected)
+        guard format == .sarif else { return handle.write(report.render(format, verbose: verbose, junitCases: junitCases, metricsLabels: metricsLabels)) }
+        let (log, warning) = ReportSARIF.audit(report).finished(category: sarifCategory)
+        handle.write(log.json)
+        if let warning { warn(warning) }
     }
 
     /// "atsprobe: <message>" on standard error.
     private func warn(_ message: String) {
         errors.write("atsprobe: \(message)\n")
+    }
+}
+
+/// `--baseline`: the earlier run as the comparison reads it (`RunRecords.sides`), and how it
+/// differs from this run when compared anyway (`Comparability`).
+package struct BaselineInput: Sendable {
+    package var path: String
+    package var sides: [BaselineComparison.Side]
+    package var notComparable: [String]
+
+    package init(path: String, sides: [BaselineComparison.Side], notComparable: [String]) {
+        self.path = path
+        self.sides = sides
+        self.notComparable = notComparable
     }
 }
 

@@ -24,6 +24,8 @@ extension BaselineComparison {
         public var worse: Int
         public var targets: [Target]
         public var absent: [String]
+        /// `--compare-anyway`: how the two runs differ (absent when they are comparable).
+        public var notComparable: [String]?
 
         public struct Target: Codable, Sendable {
             public var name: String
@@ -48,7 +50,7 @@ extension BaselineComparison {
             .init(name: $0.name, state: $0.state.rawValue, worse: $0.worse, before: $0.before, after: $0.after, line: $0.line,
                   nowFailing: $0.nowFailing, nowPassing: $0.nowPassing, keysAdded: $0.keysAdded, keysRemoved: $0.keysRemoved,
                   reason: $0.reason, reasonBefore: $0.reasonBefore)
-        }, absent: absent)
+        }, absent: absent, notComparable: notComparable.isEmpty ? nil : notComparable)
     }
 
     public func json(baseline: String) -> String {
@@ -57,34 +59,42 @@ extension BaselineComparison {
     }
 
     /// A pull-request comment: the verdict in its heading, what got worse first (each with what
-    /// moved), then fixed, new, changed; unchanged folded; absent last. Within GitHub's comment
-    /// limit (ReportMarkdown.commentLimit): sections past it are cut with a line saying so.
+    /// moved), then fixed, new, changed, accepted; unchanged folded; absent last. Under
+    /// `--compare-anyway` its first line says the runs are not comparable and how. Every name,
+    /// test title, key and reason (from a server, the input or a record) is a code span
+    /// (`ReportEscaping.markdown`): nothing a server sends is live Markdown. Within GitHub's
+    /// comment limit (ReportMarkdown.commentLimit): sections past it are cut with a line saying so.
     public func markdown(baseline: String) -> String {
         let md = { (text: String) in ReportEscaping.markdown(text) }
-        var out = worse.isEmpty ? "## ATS: nothing got worse\n\n" : "## ATS: \(worse.count) target\(worse.count == 1 ? "" : "s") got worse\n\n"
-        out += "Compared with \(ReportEscaping.markdownCode(baseline)): \(md(summary)).\n"
+        var out = ""
+        if !notComparable.isEmpty {
+            out += "> **Not comparable: compared anyway** (`--compare-anyway`): " + notComparable.map(md).joined(separator: "; ") + "\n\n"
+        }
+        out += worse.isEmpty ? "## ATS: nothing got worse\n\n" : "## ATS: \(worse.count) target\(worse.count == 1 ? "" : "s") got worse\n\n"
+        out += "Compared with \(md(baseline)): \(summary).\n"
         func section(_ title: String, _ items: [Entry]) {
             guard !items.isEmpty else { return }
             out += "\n### \(title)\n\n"
             for entry in items {
-                out += "- **\(entry.state.rawValue.uppercased())** \(ReportEscaping.markdownCode(entry.name)): "
-                    + "\(md(Self.words(entry.before))) → \(md(Self.words(entry.after)))\n"
-                for line in Self.details(entry) { out += "  - \(md(line))\n" }
+                out += "- **\(entry.state.rawValue.uppercased())** \(md(entry.name)): "
+                    + "\(Self.words(entry.before)) → \(Self.words(entry.after))\n"
+                for detail in Self.details(entry) { out += "  - \(detail.label): \(detail.items.map(md).joined(separator: ", "))\n" }
             }
         }
         section("Got worse", worse)
         section("Fixed", entries.filter { $0.state == .fixed })
         section("New, passing", entries.filter { $0.state == .new && !$0.worse })
         section("Changed, not worse", entries.filter { $0.state == .changed })
+        section("Accepted (--accept)", entries.filter { $0.state == .accepted })
         let unchanged = entries.filter { $0.state == .unchanged }
         if !unchanged.isEmpty {
             out += "\n<details><summary>\(unchanged.count) unchanged</summary>\n\n"
-            out += unchanged.map { "- \(ReportEscaping.markdownCode($0.name)): \(md(Self.words($0.after)))\n" }.joined()
+            out += unchanged.map { "- \(md($0.name)): \(Self.words($0.after))\n" }.joined()
             out += "\n</details>\n"
         }
         if !absent.isEmpty {
             out += "\n### Absent (in the baseline, not audited this time)\n\n"
-            out += absent.map { "- \(ReportEscaping.markdownCode($0))\n" }.joined()
+            out += absent.map { "- \(md($0))\n" }.joined()
         }
         let limit = ReportMarkdown.commentLimit - 200
         guard out.utf8.count > limit else { return out }
@@ -102,20 +112,28 @@ extension BaselineComparison {
             var outcome: ReportJUnit.Outcome?
             if entry.worse {
                 failures += 1
-                let details = Self.details(entry)
+                let details = Self.details(entry).map(Self.text)
                 outcome = .init(tag: "failure", message: "\(entry.state.rawValue): \(Self.words(entry.before)) -> \(Self.words(entry.after))",
                                 type: "baseline/\(entry.state.rawValue)", text: details.joined(separator: "\n"))
             }
             let said = "\(entry.state.rawValue.uppercased()): \(Self.words(entry.before)) -> \(Self.words(entry.after))"
             cases += ReportJUnit.testcase(name: entry.name, classname: "atsprobe." + ReportJUnit.classPart(entry.name), milliseconds: 0,
-                                          outcome: outcome, systemOut: ([said] + Self.details(entry)).joined(separator: "\n"))
+                                          outcome: outcome, systemOut: ([said] + Self.details(entry).map(Self.text)).joined(separator: "\n"))
         }
         for name in absent {
             cases += "    <testcase name=\"\(ReportEscaping.xml(name, limit: 1000))\" classname=\"atsprobe.\(ReportEscaping.xml(ReportJUnit.classPart(name), limit: 1000))\" time=\"0.000\">\n"
                 + "      <skipped message=\"in the baseline, not audited this time\"/>\n    </testcase>\n"
         }
-        let count = entries.count + absent.count
-        let suite = "  <testsuite name=\"atsprobe baseline\" tests=\"\(count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(absent.count)\" time=\"0.000\">\n"
+        var skipped = absent.count
+        // --compare-anyway: a skipped testcase first says the runs are not comparable, seen in
+        // every JUnit reader without failing the build (the step's exit status gates).
+        if let line = notComparableLine {
+            skipped += 1
+            cases = "    <testcase name=\"baseline is comparable\" classname=\"atsprobe.baseline\" time=\"0.000\">\n"
+                + "      <skipped message=\"\(ReportEscaping.xml(line, limit: 4000))\"/>\n    </testcase>\n" + cases
+        }
+        let count = entries.count + skipped
+        let suite = "  <testsuite name=\"atsprobe baseline\" tests=\"\(count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"0.000\">\n"
             + cases + "  </testsuite>\n"
         return ReportJUnit.document(suite, tests: count, failures: failures, errors: 0, milliseconds: 0)
     }
@@ -128,7 +146,7 @@ extension BaselineComparison {
         for entry in worse {
             let message = "\(ReportEscaping.text(entry.name, limit: 300)) \(entry.state == .new ? "is new and fails" : "got worse"): "
                 + "\(Self.words(entry.before)) -> \(Self.words(entry.after))"
-                + Self.details(entry).map { "; \($0)" }.joined()
+                + Self.details(entry).map { "; \(Self.text($0))" }.joined()
             findings.append(.init(rule: "baseline/\(entry.state.rawValue)", level: .error, message: message,
                                   place: ReportSARIF.place(url: entry.name, input: input, line: entry.line),
                                   fingerprint: ReportSARIF.fingerprint(["baseline", entry.state.rawValue, entry.name])))
@@ -138,6 +156,8 @@ extension BaselineComparison {
         let rules = ["baseline/regressed", "baseline/new"].filter(used.contains).map {
             SARIFLog.Rule(id: $0, defaultConfiguration: .init(level: .error))
         }
-        return ReportSARIF.log(findings, rules: rules, toolVersion: toolVersion)
+        var log = ReportSARIF.log(findings, rules: rules, toolVersion: toolVersion)
+        if let line = notComparableLine { log.notify(line) }
+        return log
     }
 }

@@ -16,23 +16,30 @@ public enum ReportEscaping {
         UntrustedText.escape(text, limit: limit)
     }
 
-    /// Markdown inline text: every character with inline meaning (and table pipes) backslash-escaped.
+    /// Untrusted text (a server's, an input file's, a record's) in running Markdown: always a
+    /// code span, the only inline form in which GitHub's flavour makes nothing live (no autolink
+    /// of `www.` or `https://`, no `@org/team` mention, no `:emoji:` shortcode, no link, image or
+    /// HTML: issue 42). The span's fence is one backtick longer than the longest run of backticks
+    /// the text holds, padded with a space where the text starts or ends with one (CommonMark
+    /// 6.1), so no text can close it. Empty text is an empty string. Not for a table cell
+    /// (`markdownCell`): a pipe would split it.
     public static func markdown(_ text: String) -> String {
-        var out = ""
-        for ch in UntrustedText.escape(text, limit: 4000) {
-            if "\\`*_{}[]()<>#+!|~".contains(ch) { out.append("\\") }
-            out.append(ch)
+        let escaped = UntrustedText.escape(text, limit: 4000)
+        guard !escaped.isEmpty else { return "" }
+        var longest = 0, run = 0
+        for ch in escaped {
+            run = ch == "`" ? run + 1 : 0
+            longest = max(longest, run)
         }
-        return out
+        let fence = String(repeating: "`", count: longest + 1)
+        let pad = escaped.first == "`" || escaped.last == "`" || (escaped.first == " " && escaped.last == " ") ? " " : ""
+        return fence + pad + escaped + pad + fence
     }
 
-    /// A Markdown code span, for a key: only when the text (escaped) holds no backtick that could
-    /// close it and no pipe that would split a table cell (escapes do not work inside a span);
-    /// otherwise the text as escaped inline Markdown, outside any span.
-    public static func markdownCode(_ text: String) -> String {
-        let escaped = UntrustedText.escape(text, limit: 4000)
-        guard !escaped.isEmpty, !escaped.contains(where: { $0 == "`" || $0 == "|" }) else { return markdown(text) }
-        return "`" + escaped + "`"
+    /// `markdown` for a GFM table cell: a pipe is `\|`, which the table reads as a pipe before
+    /// the span is parsed (GFM 4.10, example 200), so it cannot split the cell.
+    public static func markdownCell(_ text: String) -> String {
+        markdown(text).replacing("|", with: "\\|")
     }
 
     /// The content of a fenced block: no line can close the fence (``` becomes '''), and each

@@ -18,7 +18,8 @@ import TLSFacts
 /// test's title; a failing test carries `<failure message type>` with the first reason as the
 /// message, its class (FailureReason.code) as the type, and every reason and Apple's error as
 /// the text. A target with no result (timeout) or a bad input line is one testcase with
-/// `<error>`: nothing was tested.
+/// `<error>`: nothing was tested; an unreachable target's tests are each an `<error>`
+/// (`target/unreachable`), never failures.
 ///
 /// The tests of one target share their handshakes (one per distinct offer), so a test has no
 /// time of its own: each per-test testcase's time is 0 and the target's time is on its
@@ -169,6 +170,14 @@ public enum ReportJUnit {
             milliseconds = wholeMilliseconds(document.wallMilliseconds)
             for test in document.tests {
                 guard !test.verdict.passed else { testcase(test.title, nil); continue }
+                // Nothing answered TLS: no test was judged, so each is an error, not a failure
+                // (issue 42), as the per-target testcase errs.
+                if verdict == .unreachable {
+                    errors += 1
+                    let reason = record.reason ?? "unreachable"
+                    testcase(test.title, element("error", message: "unreachable: \(reason)", type: "target/unreachable", text: reason))
+                    continue
+                }
                 failures += 1
                 let first = test.verdict.reasons.first
                 var lines = test.verdict.reasons.map { "reason (\($0.code)): \($0.message)" }

@@ -2,7 +2,8 @@ import ATSEngine
 import TLSFacts
 
 /// `--format markdown`: for tickets and pull-request comments (GitHub-flavoured tables). Text
-/// from the network or the input is escaped so it cannot open a link, an image or a table cell.
+/// from the network, the input or a record sits in code spans (`ReportEscaping.markdown`), so
+/// nothing in it is live: no link, autolink, mention, emoji shortcode, image or HTML.
 ///
 /// It fits one pull-request comment (GitHub's limit: 65,536 characters): the run, the summary
 /// and the matrix (one row per origin) open; each target's details (reason, exception, server
@@ -21,7 +22,7 @@ public enum ReportMarkdown {
         for verdict in AuditVerdict.allCases { out += "| \(ReportHTML.label(verdict)) | \(report.tally.count(verdict)) |\n" }
         if !report.tally.keysByCount.isEmpty {
             out += "\n| Exception key | Targets |\n|---|---:|\n"
-            for (key, count) in report.tally.keysByCount { out += "| \(ReportEscaping.markdownCode(key)) | \(count) |\n" }
+            for (key, count) in report.tally.keysByCount { out += "| \(ReportEscaping.markdownCell(key)) | \(count) |\n" }
         }
         let titles = report.testTitles
         if !titles.isEmpty {
@@ -56,15 +57,16 @@ public enum ReportMarkdown {
 
     /// The matrix's first cell: the target, or the origin and its URLs' paths (at most five named).
     static func targetCell(_ row: Report.OriginRow, _ report: Report) -> String {
-        guard row.members.count > 1 else { return md(report.records[row.members[0]].name) }
-        let paths = row.members.prefix(5).map { md(Report.path(of: report.records[$0], under: row.origin)) }
+        guard row.members.count > 1 else { return cell(report.records[row.members[0]].name) }
+        let paths = row.members.prefix(5).map { cell(Report.path(of: report.records[$0], under: row.origin)) }
         let more = row.members.count > 5 ? ", and \(row.members.count - 5) more" : ""
-        return "\(md(row.origin)) (\(row.members.count) URLs: " + paths.joined(separator: ", ") + more + ")"
+        return "\(cell(row.origin)) (\(row.members.count) URLs: " + paths.joined(separator: ", ") + more + ")"
     }
 
     /// One target, folded: the summary line is HTML (inside the tag), the body Markdown.
     static func details(_ record: AuditRecord) -> String {
-        var out = "\n<details><summary>\(ReportEscaping.html(record.name)): \(ReportHTML.label(record.verdict))</summary>\n\n"
+        // HTML inside the tag: the name in <code>, where GitHub makes no mention or link either.
+        var out = "\n<details><summary><code>\(ReportEscaping.html(record.name))</code>: \(ReportHTML.label(record.verdict))</summary>\n\n"
         if let reason = record.reason { out += "Why: \(md(reason))\n\n" }
         for other in record.otherReasons { out += "- \(md(other))\n" }
         if !record.otherReasons.isEmpty { out += "\n" }
@@ -74,7 +76,7 @@ public enum ReportMarkdown {
             out += fence(ExceptionFragment.xml(domain: domain, exception)) + "```\n\n"
         }
         for fix in record.suggestion?.fixes ?? [] {
-            let removes = fix.keys.isEmpty ? "" : " (removes \(fix.keys.map(ReportEscaping.markdownCode).joined(separator: ", ")))"
+            let removes = fix.keys.isEmpty ? "" : " (removes \(fix.keys.map(ReportEscaping.markdown).joined(separator: ", ")))"
             out += "Server fix\(removes): \(md(fix.change))\n\n```\n"
             out += fence("# nginx\n" + fix.nginx.joined(separator: "\n") + "\n# Apache\n" + fix.apache.joined(separator: "\n") + "\n"
                          + (fix.haproxy.isEmpty ? "" : "# HAProxy\n" + fix.haproxy.joined(separator: "\n") + "\n"))
@@ -84,6 +86,8 @@ public enum ReportMarkdown {
     }
 
     static func md(_ text: String) -> String { ReportEscaping.markdown(text) }
+
+    static func cell(_ text: String) -> String { ReportEscaping.markdownCell(text) }
 
     static func fence(_ text: String) -> String { ReportEscaping.markdownFence(text) }
 }

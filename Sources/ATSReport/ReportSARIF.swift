@@ -1,4 +1,9 @@
 import ATSEngine
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import TLSFacts
 
 /// One result of any command, placed where a SARIF reader shows it: at a key of an Info.plist
@@ -62,9 +67,11 @@ public enum ReportSARIF {
                 [SARIFLog.Location(id: 0, physicalLocation: .init(artifactLocation: .init(uri: SARIFLog.urlURI(url)), region: nil),
                                    message: .init(text: "the target loaded"))]
             }
-            // The file by its name, not its path: the same Info.plist checked out elsewhere (another
-            // runner, a temporary directory) is the same alert.
-            let file = physical.artifactLocation.uri.split(separator: "/").last.map(String.init) ?? ""
+            // The file by its path relative to the source root (the working directory CI runs in),
+            // not its absolute path: the same Info.plist checked out elsewhere (another runner, a
+            // temporary directory) is the same alert, and an app's and its extension's Info.plist
+            // are two (issue 42).
+            let file = sourceRelative(physical.artifactLocation.uri)
             let fingerprint = finding.fingerprint ?? Self.fingerprint([finding.rule, file, finding.target ?? "", finding.message])
             return SARIFLog.Result(ruleId: finding.rule, ruleIndex: index[finding.rule], level: finding.level,
                                    message: .init(text: finding.message), locations: [.init(physicalLocation: physical)],
@@ -73,6 +80,18 @@ public enum ReportSARIF {
         let driver = SARIFLog.Driver(name: "atsprobe", version: toolVersion, informationUri: SARIFRules.documentation,
                                      rules: rules.map(SARIFRules.described))
         return SARIFLog(runs: [.init(tool: .init(driver: driver), artifacts: artifacts, results: results)])
+    }
+
+    /// A SARIF uri as the fingerprint names its file: a relative one as it is (CI gives paths
+    /// from the checkout's root); a file:// one relative to the working directory when under it;
+    /// any other absolute path (a temporary directory, another machine's checkout) by its name
+    /// alone, which no checkout changes.
+    package static func sourceRelative(_ uri: String, root: String = FileManager.default.currentDirectoryPath) -> String {
+        guard uri.hasPrefix("file://") else { return uri }
+        let path = String(uri.dropFirst("file://".count))
+        let prefix = SARIFLog.fileURI(root.hasSuffix("/") ? root : root + "/").dropFirst("file://".count)
+        if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
+        return path.split(separator: "/").last.map(String.init) ?? path
     }
 
     /// A rule for a failure class (`load/` + FailureReason.code), `under` the dictionary the

@@ -1,7 +1,7 @@
 /// `diagnose --rules all --format markdown`: a GitHub-flavoured table per target (tests down,
 /// rule sets across), the default connection's verdict per rule set and what the host needs
 /// under each, for a ticket or a pull-request comment. Text from the input or the network is
-/// escaped so it cannot open a link, an image or a table cell (ReportEscaping).
+/// in code spans so nothing in it is live Markdown (ReportEscaping.markdown).
 public enum RuleSetMatrixMarkdown {
     public static func render(_ grids: [RuleSetMatrixGrid], run: RunInfo?) -> String {
         var out = "# Which releases accept each target\n\n"
@@ -12,13 +12,13 @@ public enum RuleSetMatrixMarkdown {
             out += "## \(md(grid.target))\n\n"
             out += "nscurl's tests under \(grid.ruleSets.count) rule sets, \(grid.handshakes) handshake\(grid.handshakes == 1 ? "" : "s").\n\n"
             // Each column headed by its id and the releases it stands for; Apple's documentation last, apart.
-            out += "| Test | " + grid.columns.map { "\(ReportEscaping.markdownCode($0.ruleSet))<br>\(md($0.header))" }.joined(separator: " | ") + " |\n"
+            out += "| Test | " + grid.columns.map { "\(cell($0.ruleSet))<br>\(cell($0.header))" }.joined(separator: " | ") + " |\n"
             out += "|---|" + String(repeating: ":-:|", count: grid.ruleSets.count) + "\n"
             var section = ""
             for row in grid.rows {
                 if row.section != section {
                     section = row.section
-                    out += "| **\(md(section))** |" + String(repeating: " |", count: grid.ruleSets.count) + "\n"
+                    out += "| **\(cell(section))** |" + String(repeating: " |", count: grid.ruleSets.count) + "\n"
                 }
                 let cells = grid.ruleSets.indices.map { column -> String in
                     switch column < row.passed.count ? row.passed[column] : nil {
@@ -27,16 +27,16 @@ public enum RuleSetMatrixMarkdown {
                     case nil: "—"
                     }
                 }
-                out += "| \(md(row.title)) | " + cells.joined(separator: " | ") + " |\n"
+                out += "| \(cell(row.title)) | " + cells.joined(separator: " | ") + " |\n"
             }
             out += "\n**Default ATS connection:** \(md(grid.defaultSummary))\n\n"
             for (column, needs) in zip(grid.columns, grid.needs) {
-                out += "- \(ReportEscaping.markdownCode(column.ruleSet)) (\(md(column.releases ?? column.header))): \(md(needs))\n"
+                out += "- \(md(column.ruleSet)) (\(md(column.releases ?? column.header))): \(md(needs))\n"
             }
             if grid.hasForecast {
                 out += "\n**Forecast, by rule set:**\n\n"
                 for (column, lines) in zip(grid.columns, grid.forecasts) {
-                    for line in lines { out += "- \(ReportEscaping.markdownCode(column.ruleSet)): \(md(line))\n" }
+                    for line in lines { out += "- \(md(column.ruleSet)): \(md(line))\n" }
                 }
             }
             out += "\n"
@@ -45,4 +45,6 @@ public enum RuleSetMatrixMarkdown {
     }
 
     static func md(_ text: String) -> String { ReportEscaping.markdown(text) }
+
+    static func cell(_ text: String) -> String { ReportEscaping.markdownCell(text) }
 }

@@ -34,12 +34,86 @@ public struct SARIFLog: Codable, Hashable, Sendable {
         public var results: [Result]
         /// "columnKind": atsprobe counts Unicode characters (a tab is one).
         public var columnKind = "unicodeCodePoints"
+        /// `--sarif-category NAME`: `{id: "NAME/"}`, which GitHub reads as the upload's category,
+        /// so a lint upload and an audit upload keep their own alerts (nil without the option).
+        public var automationDetails: AutomationDetails?
+        /// What the run itself says beside its results: results cut to GitHub's limit,
+        /// `--compare-anyway` (`notify`).
+        public var invocations: [Invocation]?
 
         public init(tool: Tool, artifacts: [Artifact]? = nil, results: [Result]) {
             self.tool = tool
             self.artifacts = artifacts
             self.results = results
         }
+    }
+
+    /// SARIF's runAutomationDetails: `id` is "CATEGORY/" (GitHub takes what precedes the last
+    /// slash as the category).
+    public struct AutomationDetails: Codable, Hashable, Sendable {
+        public var id: String
+        public init(id: String) { self.id = id }
+    }
+
+    /// SARIF's invocation: required `executionSuccessful`, and warnings about the run.
+    public struct Invocation: Codable, Hashable, Sendable {
+        public var executionSuccessful: Bool
+        public var toolExecutionNotifications: [Notification]?
+        public init(executionSuccessful: Bool, toolExecutionNotifications: [Notification]?) {
+            self.executionSuccessful = executionSuccessful
+            self.toolExecutionNotifications = toolExecutionNotifications
+        }
+    }
+
+    public struct Notification: Codable, Hashable, Sendable {
+        public var level: Level
+        public var message: Message
+        public init(level: Level, message: Message) {
+            self.level = level
+            self.message = message
+        }
+    }
+
+    /// GitHub's limit of results in one run ("SARIF support for code scanning", upload limits):
+    /// past it GitHub drops results, so `limited` cuts first, the most severe kept.
+    public static let resultsPerRunLimit = 25_000
+
+    /// A warning on every run, shown beside the results (`--compare-anyway`, a cut).
+    public mutating func notify(_ text: String, level: Level = .warning) {
+        for index in runs.indices {
+            var invocation = runs[index].invocations?.first ?? Invocation(executionSuccessful: true, toolExecutionNotifications: [])
+            invocation.toolExecutionNotifications = (invocation.toolExecutionNotifications ?? []) + [Notification(level: level, message: .init(text: text))]
+            runs[index].invocations = [invocation]
+        }
+    }
+
+    /// The log as uploaded: `category` set on every run (`--sarif-category`), and each run's
+    /// results cut to `resultsPerRunLimit`, errors kept before warnings before notes (in their
+    /// order), with a notification in the log and the `warning` returned for standard error.
+    public func finished(category: String?, limit: Int = SARIFLog.resultsPerRunLimit) -> (log: SARIFLog, warning: String?) {
+        var log = self
+        var warning: String?
+        for index in log.runs.indices {
+            if let category { log.runs[index].automationDetails = AutomationDetails(id: category + "/") }
+            let results = log.runs[index].results
+            guard results.count > limit else { continue }
+            let rank: (Level) -> Int = { switch $0 { case .error: 0; case .warning: 1; case .note: 2; case .none: 3 } }
+            let kept = results.enumerated().sorted { (rank($0.element.level), $0.offset) < (rank($1.element.level), $1.offset) }
+                .prefix(limit).sorted { $0.offset < $1.offset }.map(\.element)
+            log.runs[index].results = kept
+            let text = "\(results.count) results, over GitHub's \(limit) a run: the \(limit) most severe are kept, "
+                + "\(results.count - limit) left out (the records and the other formats have every target)"
+            warning = "SARIF: " + text
+            var run = SARIFLog(runs: [log.runs[index]])
+            run.notify(text)
+            log.runs[index] = run.runs[0]
+        }
+        return (log, warning)
+    }
+
+    /// The log as JSON, one line ended by a newline (plain Codable values: encoding cannot fail).
+    public var json: String {
+        ((try? JSONEncoder.atsprobe().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
     }
 
     public struct Tool: Codable, Hashable, Sendable {

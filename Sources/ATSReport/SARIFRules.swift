@@ -14,12 +14,18 @@ public enum SARIFRules {
     /// primaryLocationLineHash itself where it can read the file).
     public static let fingerprintKey = "atsprobeFindingHash/v1"
 
-    /// Where the docs are once the package is installed (scripts/package installs docs/*.md
-    /// there): helpUri must be an absolute URI.
-    public static let documentation = "file:///usr/share/doc/atsprobe/docs/usage.md"
+    /// The project's documentation on the web, the one place it is configured: helpUri and
+    /// informationUri are this base and a page (https, as GitHub's alert panel opens them), and
+    /// absent while it is nil. Never a file:// address: a runner's or a reader's filesystem is
+    /// not the alert viewer's (issue 42). Set it when atsprobe's docs are published.
+    public static let documentationBase: String? = nil
 
-    static func doc(_ page: String, _ anchor: String? = nil) -> String {
-        "file:///usr/share/doc/atsprobe/docs/\(page).md" + (anchor.map { "#" + $0 } ?? "")
+    /// The page about every command (`driver.informationUri`), nil without `documentationBase`.
+    public static var documentation: String? { doc("usage") }
+
+    static func doc(_ page: String, _ anchor: String? = nil) -> String? {
+        guard let base = documentationBase, base.hasPrefix("https://") else { return nil }
+        return base + (base.hasSuffix("/") ? "" : "/") + "\(page).md" + (anchor.map { "#" + $0 } ?? "")
     }
 
     /// `rule` with every field code scanning reads: the command's own text kept, the rest by family.
@@ -31,7 +37,7 @@ public enum SARIFRules {
         if rule.fullDescription == nil { rule.fullDescription = .init(text: "\(capitalized(short)). \(family.full)") }
         if rule.help == nil {
             rule.help = .init(text: "\(family.requirement) Fix: \(family.fix)",
-                              markdown: "**\(family.title)** (`\(rule.id)`)\n\n**What ATS requires:** \(family.requirement)\n\n**The fix:** \(family.fix)\n\nSee [\(family.docName)](\(family.uri)).")
+                              markdown: "**\(family.title)** (`\(rule.id)`)\n\n**What ATS requires:** \(family.requirement)\n\n**The fix:** \(family.fix)\n\nSee " + (family.uri.map { "[\(family.docName)](\($0))" } ?? "`\(family.docName)` in atsprobe's documentation") + ".")
         }
         if rule.helpUri == nil { rule.helpUri = family.uri }
         if rule.properties == nil { rule.properties = .init(securitySeverity: family.severity, tags: ["security", "ats"] + family.tags) }
@@ -39,7 +45,7 @@ public enum SARIFRules {
     }
 
     struct Family {
-        var title: String, full: String, requirement: String, fix: String, uri: String, docName: String, severity: String, tags: [String]
+        var title: String, full: String, requirement: String, fix: String, uri: String?, docName: String, severity: String, tags: [String]
     }
 
     static func family(_ rule: SARIFLog.Rule) -> Family {

@@ -33,6 +33,12 @@ package final class TrustStore: @unchecked Sendable {
     /// SHA-256 fingerprints (normalised: upper-case hex, no colons) of the system anchors known
     /// by fingerprint: Apple's roots when Apple's store is chosen, and the test seam's file.
     package let systemAnchorFingerprints: Set<String>
+    /// The anchors by content (`run.anchorsDigest`, docs/json-schema.md): "sha256:" and the hex
+    /// SHA-256 of the system store's name with its version, then each user-installed root's and
+    /// each app anchor's fingerprint, sorted. Two runs with the same digest ended chains at the
+    /// same roots, wherever their --ca-file was; a baseline and a run whose digests differ are
+    /// not comparable (BaselineComparison, issue 42).
+    package let anchorsDigest: String
     package static let anchorFileLimit = 4096
     package static let anchorLimit = 10_000
     /// At most this many certificates in one --ca-file, --app-anchor or --ca-dir file: a bundle
@@ -131,7 +137,20 @@ package final class TrustStore: @unchecked Sendable {
         }
         userAnchorFingerprints = fingerprints
         systemAnchorFingerprints = systemFingerprints
+        anchorsDigest = TrustStore.digest(system: storeName, user: fingerprints, app: appFingerprints, added: systemFingerprints,
+                                          addedFile: options.additionalSystemAnchorsFile != nil)
         finished = true
+    }
+
+    static func digest(system: String?, user: Set<String>, app: Set<String>, added: Set<String>, addedFile: Bool) -> String {
+        var text = "system \(system ?? "none")\n"
+        for fingerprint in user.map(normalized).sorted() { text += "user \(fingerprint)\n" }
+        for fingerprint in app.map(normalized).sorted() { text += "app \(fingerprint)\n" }
+        if addedFile { for fingerprint in added.sorted() { text += "system+ \(fingerprint)\n" } }
+        var digest = [UInt8](repeating: 0, count: 32)
+        let bytes = Array(text.utf8)
+        guard EVP_Digest(bytes, bytes.count, &digest, nil, EVP_sha256(), nil) == 1 else { return "sha256:unavailable" }
+        return "sha256:" + digest.hexEncoded()
     }
 
     /// "AB:CD:..." or "abcd..." as "ABCD...". Byte by byte: fingerprints are ASCII hex, and

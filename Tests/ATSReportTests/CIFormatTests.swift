@@ -70,7 +70,7 @@ import Testing
             Self.record("moved.test", verdict: "exception", results: [("ATS Default Connection", false), ("TLSv1.3", false)], key: "K"),
             Self.record("added.test", verdict: "pass", results: both),
         ])
-        let comparison = BaselineComparison(old: old, new: new)
+        let comparison = BaselineComparison(old: old.map(BaselineComparison.Side.init), new: new.map(BaselineComparison.Side.init))
         let states = Dictionary(uniqueKeysWithValues: comparison.entries.map { ($0.name, $0.state) })
         // worse.test was in the baseline: it regressed (not NEW); added.test was not: NEW, and passing, not worse.
         #expect(states == ["https://same.test/": .unchanged, "https://worse.test/": .regressed, "https://fixed.test/": .fixed,
@@ -88,7 +88,7 @@ import Testing
 
         // The other way round only fixed.test got worse (it fails again); gone.test, not in that
         // baseline and passing, is not worse.
-        let back = BaselineComparison(old: new, new: old)
+        let back = BaselineComparison(old: new.map(BaselineComparison.Side.init), new: old.map(BaselineComparison.Side.init))
         #expect(back.worse.map(\.name) == ["https://fixed.test/"], "\(back.worse.map(\.name))")
         #expect(back.entries.first { $0.name == "https://gone.test/" }?.state == .new)
     }
@@ -135,8 +135,8 @@ import Testing
         #expect(html.contains(##"<tr><th scope="row"><a href="#t2">https://b.test:8443/</a></th>"##))
         #expect(html.components(separatedBy: "<tr><th scope=\"row\"><").count - 1 == 4, "4 matrix rows")
         let markdown = report.render(.markdown, verbose: false)
-        #expect(markdown.contains("| https://a.test (2 URLs: /one, /two) | pass |" + String(repeating: " ✓ PASS |", count: 16) + "\n"), "\(markdown)")
-        #expect(markdown.contains("| https://a.test/three | exception | ✗ FAIL |" + String(repeating: " ✓ PASS |", count: 15) + "\n"), "\(markdown)")
+        #expect(markdown.contains("| `https://a.test` (2 URLs: `/one`, `/two`) | pass |" + String(repeating: " ✓ PASS |", count: 16) + "\n"), "\(markdown)")
+        #expect(markdown.contains("| `https://a.test/three` | exception | ✗ FAIL |" + String(repeating: " ✓ PASS |", count: 15) + "\n"), "\(markdown)")
         #expect(markdown.components(separatedBy: "<details>").count - 1 == 5, "each target folded")
         #expect(markdown.contains("Each target's details (why, the minimal exception, the server fixes) are folded: open a target to read them.\n"))
         #expect(!markdown.contains("left out"))

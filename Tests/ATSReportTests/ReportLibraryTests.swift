@@ -37,10 +37,12 @@ import Testing
     @Test func everySinkKeepsHostileTextInItsPlace() {
         let hostile = "K\n```\n<b>|`x`\u{1B}[31m\u{202E}"
         #expect(!ReportEscaping.text(hostile).contains("\n") && !ReportEscaping.text(hostile).contains("\u{1B}"))
-        let code = ReportEscaping.markdownCode(hostile)
-        #expect(!code.hasPrefix("`"), "a backtick inside: not a code span")
-        #expect(!code.contains("\n") && code.contains("\\<b\\>") && code.contains("\\|"))
-        #expect(ReportEscaping.markdownCode("NSExceptionMinimumTLSVersion") == "`NSExceptionMinimumTLSVersion`")
+        // Untrusted text is always a code span (issue 42), its fence longer than any backtick run inside.
+        let code = ReportEscaping.markdown(hostile)
+        #expect(code.hasPrefix("````") && code.hasSuffix("````") && !code.hasPrefix("`````"), "three backticks inside: a fence of four: \(code)")
+        #expect(!code.contains("\n") && code.contains("<b>|"))
+        #expect(ReportEscaping.markdownCell(hostile).contains("<b>\\|"), "a pipe in a table cell is \\|")
+        #expect(ReportEscaping.markdown("NSExceptionMinimumTLSVersion") == "`NSExceptionMinimumTLSVersion`")
         let fence = ReportEscaping.markdownFence("a\n```\nb\u{202E}")
         #expect(!fence.split(separator: "\n").contains { $0.hasPrefix("```") })
         #expect(fence.split(separator: "\n").count == 3, "line breaks kept")

@@ -218,12 +218,12 @@ import TLSFacts
         let old = try ReportReader.records(from: Array((badLine + "\n").utf8), name: "'old'")
         let new = try ReportReader.records(from: Array((Self.result + "\n").utf8), name: "'new'")
         #expect(old[0].name == new[0].name, "the two name the same text")
-        let comparison = BaselineComparison(old: old, new: new)
+        let comparison = BaselineComparison(old: old.map(BaselineComparison.Side.init), new: new.map(BaselineComparison.Side.init))
         #expect(comparison.entries.map(\.state) == [.new])
         #expect(comparison.worse.count == 1)
         #expect(comparison.absent == ["https://a.test/"])
         // A bad line matches the same bad line in the other run.
-        let again = BaselineComparison(old: old, new: old)
+        let again = BaselineComparison(old: old.map(BaselineComparison.Side.init), new: old.map(BaselineComparison.Side.init))
         #expect(again.entries.map(\.state) == [.unchanged] && again.absent.isEmpty)
         // Nor is one run refused for holding both.
         let both = try ReportReader.numberedRecords(from: Array((badLine + "\n" + Self.result + "\n").utf8), name: "'both'")
@@ -314,29 +314,44 @@ import TLSFacts
                 continue
             }
             if inFence { continue }
-            // The renderer's own folding: `<details><summary>NAME: VERDICT</summary>` with the
-            // record's name HTML-escaped (no tag can open inside it), and `</details>`.
+            // The renderer's own folding: `<details><summary><code>NAME</code>: VERDICT</summary>`
+            // with the record's name HTML-escaped (no tag can open inside it), and `</details>`.
             if line == "</details>" { continue }
-            if line.hasPrefix("<details><summary>"), line.hasSuffix("</summary>") {
-                let inner = line.dropFirst("<details><summary>".count).dropLast("</summary>".count)
-                if inner.contains("<") || inner.contains(">") { problems.append("HTML inside a summary: \(line)") }
+            if line.hasPrefix("<details><summary><code>"), line.hasSuffix("</summary>") {
+                let inner = line.dropFirst("<details><summary><code>".count).dropLast("</summary>".count)
+                guard let close = inner.range(of: "</code>: ", options: .backwards) else { problems.append("a summary without its code: \(line)"); continue }
+                let name = inner[..<close.lowerBound], verdict = inner[close.upperBound...]
+                if name.contains("<") || name.contains(">") || verdict.contains("<") { problems.append("HTML inside a summary: \(line)") }
                 continue
             }
-            if line.contains("```") { problems.append("a fence inside a line: \(line)") }
-            // Outside code spans, a `<` after an even number of backslashes is live.
-            var backslashes = 0, inSpan = false
-            // Inside a code span a backslash is literal (CommonMark 6.1): "`\\`" is a span
-            // holding one backslash, closed by its second backtick.
-            for ch in line {
-                if inSpan {
-                    if ch == "`" { inSpan = false }
+            // Code spans as CommonMark reads them (6.1): a run of N backticks opens one, closed by
+            // the next run of exactly N; inside, nothing is live. Outside, a `<` after an even
+            // number of backslashes is live HTML.
+            let characters = Array(line)
+            var index = 0, backslashes = 0
+            while index < characters.count {
+                let ch = characters[index]
+                if ch == "`", backslashes % 2 == 0 {
+                    var run = 0
+                    while index + run < characters.count, characters[index + run] == "`" { run += 1 }
+                    var search = index + run, closed = false
+                    while search < characters.count {
+                        if characters[search] == "`" {
+                            var other = 0
+                            while search + other < characters.count, characters[search + other] == "`" { other += 1 }
+                            if other == run { closed = true; search += other; break }
+                            search += other
+                        } else { search += 1 }
+                    }
+                    if !closed { problems.append("a code span left open: \(line)"); break }
+                    index = search
+                    backslashes = 0
                     continue
                 }
-                if ch == "`", backslashes % 2 == 0 { inSpan = true }
                 if ch == "<", backslashes % 2 == 0 { problems.append("live HTML: \(line)") }
                 backslashes = ch == "\\" ? backslashes + 1 : 0
+                index += 1
             }
-            if inSpan { problems.append("a code span left open: \(line)") }
             let own = ["# ", "## ", "### ", "- **", "- ", "| ", "|---", "Why: ", "Minimal exception", "Server fix", "Tests: ",
                        "Each target's details", "One row per origin"]
             if !line.isEmpty, !own.contains(where: { line.hasPrefix($0) }) { problems.append("a line of a record's: \(line)") }

@@ -193,7 +193,7 @@ import TLSFacts
         defer { silent.stop() }
         let refused = try unusedLoopbackPort()
         let result = try await BinaryRunner.run(["audit", "--json", "--concurrency", "2", "--per-host", "1", "--deadline", "1",
-                                                 "--timeout", "60"] + Array(repeating: "127.0.0.1:\(silent.port)", count: 3)
+                                                 "--timeout", "60"] + (1...3).map { "https://127.0.0.1:\(silent.port)/\($0)" }
                                                 + ["[::1]:\(refused)"], timeout: 120)
         let records = try Self.records(result.stdout)
         #expect(records.map(\.verdict) == ["unreachable", "timeout", "timeout", "timeout"], "\(result.stdout)")
@@ -206,7 +206,7 @@ import TLSFacts
         let started = Date()
         // Five starts at 4 per second: the last starts a second after the first.
         let result = try await BinaryRunner.run(["audit", "--json", "--rate", "4", "--timeout", "2", "--per-host", "8"]
-                                                + Array(repeating: "127.0.0.1:\(refused)", count: 5), timeout: 60)
+                                                + (1...5).map { "https://127.0.0.1:\(refused)/\($0)" }, timeout: 60)
         #expect(try Self.records(result.stdout).count == 5)
         #expect(Date().timeIntervalSince(started) >= 1)
         let bad = try await BinaryRunner.run(["audit", "--rate", "0", "127.0.0.1:1"], timeout: 30)

@@ -23,7 +23,7 @@ import TestSupport
     /// shell has nothing to offer. A new option with a closed set of values, or a path, gives
     /// it to the parser instead (`ExpressibleByArgument` with `allValueStrings`, or `completion:`).
     static let freeText: Set<String> = ["listen", "allow", "pin-leaf-spki", "pin-ca-spki", "connect-to", "dns-servers", "timeout", "at", "host", "concurrency", "per-host", "rate", "deadline", "shard",
-                                          "include", "exclude", "bundle", "max-entries", "direct", "metrics-label"]
+                                          "include", "exclude", "bundle", "max-entries", "direct", "metrics-label", "sarif-category", "accept"]
 
     static func model() async throws -> [Command] {
         let result = try await BinaryRunner.run(["--experimental-dump-help"], timeout: 30)

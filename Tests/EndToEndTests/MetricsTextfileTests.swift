@@ -16,11 +16,11 @@ import Glibc
 struct MetricsTextfileTests {
     static let nodeExporter = "/usr/bin/prometheus-node-exporter"
 
-    /// The inputs repeating one target: the target twice, a bad line twice, and two URLs equal in
-    /// their first 300 characters.
+    /// The inputs repeating one target: a bad line twice, and two URLs equal in their first 300
+    /// characters. (The same URL on two lines is refused at the second since issue 42: a bad line.)
     static func repeatingInput(_ url: String) -> String {
         let long = url + String(repeating: "a", count: 300)
-        return [url, url, "not a url ::", "not a url ::", long + "1", long + "2"].joined(separator: "\n") + "\n"
+        return [url, "not a url ::", "not a url ::", long + "1", long + "2"].joined(separator: "\n") + "\n"
     }
 
     @Test func nodeExporterReadsTwoRunsOneSeriesPerTarget() async throws {

@@ -173,7 +173,7 @@ import TestSupport
         // The full OASIS schema (draft-04), then what GitHub code scanning expects of an upload
         // ("SARIF support for code scanning"): every result's rule in the driver's rules, a
         // partialFingerprints entry, a location with an artifact uri and, for a file, a start
-        // line; every rule with fullDescription, help (text and markdown), helpUri and a
+        // line; every rule with fullDescription, help (text and markdown), helpUri https or absent, and a
         // security-severity that is a number from 0.0 to 10.0, tagged "security".
         let script = """
         import json, sys, jsonschema
@@ -183,8 +183,10 @@ import TestSupport
         for run in log["runs"]:
             rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
             for r in rules.values():
-                for field in ["fullDescription", "help", "helpUri", "properties"]:
+                for field in ["fullDescription", "help", "properties"]:
                     if field not in r: errors.append(f"rule {r['id']}: no {field}")
+                # helpUri: an https address the project configures, or absent; never file:// (issue 42).
+                if "helpUri" in r and not r["helpUri"].startswith("https://"): errors.append(f"rule {r['id']}: helpUri {r['helpUri']}")
                 if "markdown" not in r.get("help", {}): errors.append(f"rule {r['id']}: help has no markdown")
                 severity = float(r.get("properties", {}).get("security-severity", "-1"))
                 if not 0.0 <= severity <= 10.0: errors.append(f"rule {r['id']}: security-severity {severity}")

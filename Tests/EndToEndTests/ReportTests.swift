@@ -156,7 +156,7 @@ import TLSFacts
             let live = try await BinaryRunner.run(["diagnose", "--ca-file", fixture.rootPath, "--format", "markdown"] + targets, timeout: 120)
             #expect(live.status == 0)
             #expect(live.stdout.contains("| pass | 2 |"))
-            #expect(live.stdout.contains("- **OpenSSL:** OpenSSL 3"))
+            #expect(live.stdout.contains("- **OpenSSL:** `OpenSSL 3"))
         }
     }
 

@@ -59,6 +59,7 @@ extension ATSProbeCommand {
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions<AppFormats>
+        @OptionGroup var sarif: SARIFOptions
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -138,7 +139,9 @@ extension ATSProbeCommand {
                         sink.write(try ExceptionPlist.tightened(result?.bundle.atsDictionary ?? [:]))
                     }
                 case .sarif:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(AppSARIF.log(report, toolVersion: ToolVersion.current, sources: sources)), as: UTF8.self) + "\n")
+                    let (finished, warning) = AppSARIF.log(report, toolVersion: ToolVersion.current, sources: sources).finished(category: try sarif.category(format: .sarif))
+                    sink.write(finished.json)
+                    if let warning { Diagnostics.warn(warning) }
                 default:
                     throw InputError("app writes text, json, plist, markdown, html or sarif only")
                 }

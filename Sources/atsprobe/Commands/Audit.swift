@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TextSupport
 import TLSFacts
 
 extension ATSProbeCommand {
@@ -54,11 +55,16 @@ extension ATSProbeCommand {
         @Option(name: .long, help: ArgumentHelp("Also write the JSON Lines records to FILE, whatever --format is; `atsprobe report FILE` renders them again.", valueName: "file"), completion: .file())
         var records: String?
 
-        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any; new (with --baseline): only what got worse; expiring:DURATION (e.g. expiring:30d): as any, and also a target whose --forecast loads worse within DURATION.")
+        @Option(name: .customLong("fail-on"), help: "Which findings fail the run: none, unreachable, exception, any; new (with --baseline): only what got worse; absent (with --baseline): what got worse and a baseline target no longer audited; expiring:DURATION (e.g. expiring:30d): as any, and also a target whose --forecast loads worse within DURATION.")
         var failOn: AuditFailOnChoice = .level(.any)
 
-        @Option(name: .long, help: ArgumentHelp("Compare with an earlier run's JSON Lines (--records or --format json): each target new, fixed, changed or unchanged.", valueName: "file"), completion: .file())
+        @Option(name: .long, help: ArgumentHelp("Compare with an earlier run's JSON Lines (--records, --format json, or report --baseline-of): each target new, fixed, changed or unchanged. It must be comparable (the same rule set, --at, anchors and verdict options, and older).", valueName: "file"), completion: .file())
         var baseline: String?
+
+        @Flag(name: .customLong("compare-anyway"), help: "With --baseline: compare a baseline recorded under other options (or newer) all the same; every output says so first.")
+        var compareAnyway = false
+
+        @OptionGroup var sarif: SARIFOptions
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
@@ -84,9 +90,12 @@ extension ATSProbeCommand {
             let context = try connection.context(ruleSet: try diagnostics.ruleSet(),
                                                  forecastHorizonSeconds: try forecast.horizonSeconds(atLeast: failOn.expiringSeconds))
             let share = try shard.map(Self.share) ?? .whole
-            let baseline = try AuditBaseline.read(self.baseline, failOn: failOn)
             let source = try AuditInput(arguments: targets, path: input, option: "--input")
             let runner = try context.runner(naming: connection)
+            let run = runInfo(context: context, runner: runner)
+            // Read and checked against this run before any connection: a missing, bad or
+            // incomparable baseline is 64 at once.
+            let baseline = try AuditBaseline.read(self.baseline, failOn: failOn, run: run, compareAnyway: compareAnyway)
             var progress = AuditProgress.onTerminal(quiet: diagnostics.quiet)
             if progress.enabled { progress.expected = AuditInput.expectedCount(arguments: targets, path: input) }
             let format = output.effectiveFormat
@@ -95,11 +104,12 @@ extension ATSProbeCommand {
             let replacement = try output.output.map { try FileReplacement.begin($0) }
             let sink = AuditSink(format: try Self.sinkFormat(format), verbose: diagnostics.verbose, quiet: diagnostics.quiet,
                                  palette: colors.palette(format: format, path: output.output),
-                                 run: runInfo(context: context),
+                                 run: run,
                                  output: replacement?.stream ?? .standardOutput,
                                  records: try records.map { try FileStream(creating: $0) }, errors: .standardError,
-                                 progress: progress, baseline: baseline.map { (path: $0.path, records: $0.records) },
-                                 junitCases: diagnostics.junitCases.cases, metricsLabels: metricsLabels, replacement: replacement)
+                                 progress: progress, baseline: baseline,
+                                 junitCases: diagnostics.junitCases.cases, sarifCategory: try sarif.category(format: format),
+                                 metricsLabels: metricsLabels, replacement: replacement)
             // Redraws the progress line twice a second, so a silent host's time is seen growing.
             let ticker = progress.enabled ? Task {
                 while !Task.isCancelled {
@@ -142,10 +152,13 @@ extension ATSProbeCommand {
                                         soonestWorsening: await sink.soonestWorseningSeconds)
         }
 
-        /// The run's metadata, with the --input file SARIF places results in.
-        private func runInfo(context: RunContext) -> RunInfo {
+        /// The run's metadata, with the --input file SARIF places results in, the anchors by
+        /// content and the options that change a verdict (what a comparable baseline needs).
+        private func runInfo(context: RunContext, runner: DiagnosticsRunner) -> RunInfo {
             var run = RunInfo(context: context, ruleSet: context.ruleSet.id)
             if let input, input != "-" { run.input = input }
+            run.anchorsDigest = runner.prober.anchorsDigest
+            run.verdictOptions = connection.verdictOptions(ruleSet: context.ruleSet.id, judgedAt: run.judgedAt)
             return run
         }
 
@@ -195,11 +208,22 @@ struct AuditJobs: AsyncSequence, Sendable {
         let source: AuditInput
         let parse: @Sendable (String) throws -> Target
 
+        /// Each target's first place (input line or argument), by its URL: a target named twice is
+        /// refused at its second line (64, the rest go on), as `report --diff` refuses a run that
+        /// holds it twice (issue 42).
+        var named: [String: String] = [:]
+
         mutating func next() async -> AuditJob<AuditEntry>? {
             guard let entry = await source.next() else { return nil }
             do {
                 if let defect = entry.defect { throw InputError(defect) }
-                return .target(try parse(entry.text), tag: entry)
+                let target = try parse(entry.text)
+                let place = entry.line.map { "line \($0)" } ?? "argument \(entry.position)"
+                if let first = named[target.url] {
+                    throw InputError("names '\(UntrustedText.escape(target.url, limit: 300))' as \(first) does: a run audits each target once; remove one of the lines")
+                }
+                named[target.url] = place
+                return .target(target, tag: entry)
             } catch {
                 let message = (error as? InputError)?.message ?? String(describing: error)
                 return .rejected(message, shardKey: "#\(entry.position)", tag: entry)

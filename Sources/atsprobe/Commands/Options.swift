@@ -96,6 +96,25 @@ struct OutputOptions<Formats: FormatSet>: ParsableArguments {
     }
 }
 
+/// `--sarif-category NAME` (every command that writes SARIF): `runs[].automationDetails.id`,
+/// which GitHub code scanning reads as the upload's category, so uploads of different commands
+/// (a lint and an audit) keep their own alerts (docs/ci.md, docs/lint.md).
+struct SARIFOptions: ParsableArguments {
+    @Option(name: .customLong("sarif-category"), help: ArgumentHelp("SARIF: the category code scanning files the results under (runs[].automationDetails.id); distinct per workflow step.", valueName: "name"))
+    var sarifCategory: String?
+
+    /// The category, checked: 1-100 of letters, digits and . _ - / (not ending in /); only with --format sarif.
+    func category(format: OutputFormat) throws -> String? {
+        guard let name = sarifCategory else { return nil }
+        guard format == .sarif else { throw InputError("--sarif-category goes with --format sarif") }
+        let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-/".contains($0)) }
+        guard allowed, (1...100).contains(name.count), !name.hasSuffix("/"), !name.hasPrefix("/") else {
+            throw InputError("--sarif-category '\(UntrustedText.escape(name, limit: 100))': give 1 to 100 letters, digits, '.', '_', '-' or '/' (not first or last), e.g. atsprobe-audit")
+        }
+        return name
+    }
+}
+
 /// `--color`, for the commands whose text output has something to colour (verdict words).
 /// Also accepted before the subcommand (`atsprobe --color never diagnose ...`, see Main).
 struct ColorOptions: ParsableArguments {
@@ -165,6 +184,20 @@ struct ConnectionOptions: ParsableArguments {
             throw InputError("--ct-log-list: \(error.description)")
         }
         return list
+    }
+
+    /// The options given that change a verdict, as a command line spells them (`run.verdictOptions`):
+    /// what a comparable baseline is recorded with.
+    func verdictOptions(ruleSet: String, judgedAt: Date?) -> [String] {
+        var out = ["--rules", ruleSet]
+        if let judgedAt { out += ["--at", RequestedInstant.iso(judgedAt)] }
+        if trustStore != .apple { out += ["--trust-store", trustStore.rawValue] }
+        if let caFile { out += ["--ca-file", caFile] }
+        if let caDir { out += ["--ca-dir", caDir] }
+        if let ctLogList { out += ["--ct-log-list", ctLogList] }
+        if noAIA { out.append("--no-aia") }
+        if allowPrivateFetch { out.append("--allow-private-fetch") }
+        return out
     }
 
     /// --at as a Date; nil means now.

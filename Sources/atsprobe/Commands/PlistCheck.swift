@@ -39,6 +39,7 @@ extension ATSProbeCommand {
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions<PlistCheckFormats>
+        @OptionGroup var sarif: SARIFOptions
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -81,7 +82,9 @@ extension ATSProbeCommand {
                     let locations = PlistLocations(path: file, document: document, bytes: bytes)
                     let diagnostics = PlistDiagnostics.check(checks, tightening)
                     let log = PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: locations, toolVersion: ToolVersion.current)
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
+                    let (finished, warning) = log.finished(category: try sarif.category(format: .sarif))
+                    sink.write(finished.json)
+                    if let warning { Diagnostics.warn(warning) }
                 default:
                     throw InputError("plist check writes text, json, plist, xcode or sarif only")
                 }

@@ -33,6 +33,7 @@ extension ATSProbeCommand {
         var quiet = false
 
         @OptionGroup var output: OutputOptions<LintFormats>
+        @OptionGroup var sarif: SARIFOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -51,7 +52,9 @@ extension ATSProbeCommand {
                 case .sarif:
                     let locations = PlistLocations(path: file, document: document, bytes: bytes)
                     let log = PlistDiagnostics.sarif(PlistDiagnostics.lint(findings), rules: PlistDiagnostics.lintRules, locations: locations, toolVersion: ToolVersion.current)
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(log), as: UTF8.self) + "\n")
+                    let (finished, warning) = log.finished(category: try sarif.category(format: .sarif))
+                    sink.write(finished.json)
+                    if let warning { Diagnostics.warn(warning) }
                 default:
                     // OutputOptions<LintFormats> parses no other format.
                     throw InputError("plist lint writes text, json, xcode or sarif only")
