@@ -154,8 +154,9 @@ public struct Report: Sendable {
         case .csv: ReportCSV.render(self)
         case .markdown: ReportMarkdown.render(self)
         case .junit: ReportJUnit.render(self, cases: junitCases)
-        // The log is plain Codable values: encoding cannot fail.
-        case .sarif: ((try? JSONEncoder.atsprobe().encode(ReportSARIF.audit(self))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
+        // As every command writes SARIF: cut to GitHub's limit (a caller with a category or a
+        // warning to show calls `ReportSARIF.audit(_:).finished(category:)` itself).
+        case .sarif: ReportSARIF.audit(self).finished(category: nil).log.json
         case .text: ReportText.render(self, verbose: verbose, palette: Palette(enabled: false))
         case .openmetrics: ReportMetrics.render(self, dialect: .openMetrics, labels: metricsLabels)
         case .prometheus: ReportMetrics.render(self, dialect: .prometheus, labels: metricsLabels)

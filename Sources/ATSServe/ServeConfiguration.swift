@@ -32,7 +32,7 @@ public struct ServeConfiguration: Sendable {
 
     public init(listen: ListenAddress = ServeConfiguration.defaultListen, cacheTTLSeconds: Int = ServeConfiguration.defaultCacheTTLSeconds,
                 maxInFlight: Int = ServeConfiguration.defaultMaxInFlight, allow: AllowList = AllowList(),
-                modules: [String: Module] = ["default": Module()]) {
+                modules: [String: Module]) {
         self.listen = listen
         self.cacheTTLSeconds = cacheTTLSeconds
         self.maxInFlight = maxInFlight
@@ -75,7 +75,7 @@ public struct ServeConfiguration: Sendable {
 
     /// How one kind of scrape judges: cli.md's `modules.NAME` keys.
     public struct Module: Sendable {
-        public var ruleSet: RuleSet = .current
+        public var ruleSet: RuleSet
         /// User-installed roots (PEM), as --ca-file.
         public var caFile: String?
         public var timeoutSeconds: Double = 10
@@ -88,7 +88,11 @@ public struct ServeConfiguration: Sendable {
         /// same rules for them, as the command line's `--metrics-label` (ATSReport's `MetricsLabels`).
         public var labels = MetricsLabels()
 
-        public init() {}
+        /// A module judging by `ruleSet`, every other key its default.
+        public init(ruleSet: RuleSet) { self.ruleSet = ruleSet }
+
+        /// A module the config leaves empty: the command line's defaults (`RuleSet.current`).
+        static var commandLineDefaults: Module { Module(ruleSet: .current) }
     }
 
     /// A bad config: the file, the line and column of the value (or of the key, for a missing
@@ -133,7 +137,7 @@ public struct ServeConfiguration: Sendable {
             throw LoadError(file: file, line: error.mark.line, column: error.mark.column, message: "not valid YAML: \(error.message)")
         }
         var reader = Reader(file: file)
-        guard let root else { return ServeConfiguration() }
+        guard let root else { return ServeConfiguration(modules: ["default": .commandLineDefaults]) }
         return try reader.configuration(root)
     }
 }
@@ -230,12 +234,12 @@ private struct Reader {
                 break
             }
         }
-        if !sawModules { config.modules = ["default": ServeConfiguration.Module()] }
+        if !sawModules { config.modules = ["default": .commandLineDefaults] }
         return config
     }
 
     func module(_ node: ConfigYAML.Node, _ path: String) throws(ServeConfiguration.LoadError) -> ServeConfiguration.Module {
-        var module = ServeConfiguration.Module()
+        var module = ServeConfiguration.Module.commandLineDefaults
         // An empty module (`default:` alone) takes every default.
         if node.isNull { return module }
         let known: Set<String> = ["rules", "ca_file", "timeout", "forecast", "connect_to", "dns_servers", "labels"]
@@ -295,7 +299,7 @@ private struct Reader {
                     }
                     let text = try string(labelValue, "\(key).\(label)")
                     do throws(MetricsLabelError) {
-                        _ = try MetricsLabels(parsing: ["\(label)=\(text)"], option: "\(key).\(label)")
+                        _ = try MetricsLabels(parsing: ["\(label)=\(text)"], option: "label")
                     } catch {
                         throw fail(labelKey, "\(key).\(label)", error.message)
                     }

@@ -155,8 +155,10 @@ import TLSFacts
             #expect(first.name == "ATS Default Connection" && first.status == "FAILED")
             #expect(first.className == "https___localhost_\(port)_", "\(first.className)")
             // diagnose writes SARIF too, each failing target at its URL.
-            let sarif = try await fixture.diagnose(port: port, ["--format", "sarif"])
+            let sarif = try await fixture.diagnose(port: port, ["--format", "sarif", "--sarif-category", "atsprobe-diagnose"])
             #expect(sarif.status == 1)
+            // Its category as audit's and report's (issue 42): GitHub keeps each upload's alerts apart.
+            #expect(sarif.stdout.contains("\"id\" : \"atsprobe-diagnose/\""), "\(sarif.stdout)")
             try await PlistFormatsTests.validateSARIF(sarif.stdout, fixture: try PlistFixture())
             #expect(sarif.stdout.contains("\"uri\" : \"https://localhost:\(port)/\""), "\(sarif.stdout)")
         }
@@ -332,8 +334,17 @@ import TLSFacts
             #expect(diff.status == 1, "\(diff.stderr)")
             let compared = try #require(worse.stdout.range(of: "Compared with "))
             #expect(diff.stdout == String(worse.stdout[compared.lowerBound...]), "report --diff prints what audit --baseline printed")
-            // The other way round the baseline is the newer run: refused (issue 42), unless compared anyway.
-            let refused = try await BinaryRunner.run(["report", "--diff", new, old], timeout: 60)
+            // A baseline that started after the run it is compared with: refused (issue 42), unless
+            // compared anyway. The two runs above may start within one second (a run's start is
+            // kept in whole seconds), which orders neither; so NEW's records, moved a day on, are
+            // the baseline here.
+            let newText = try String(contentsOfFile: new, encoding: .utf8)
+            let started = try #require(newText.firstMatch(of: /"startedAt" ?: ?"([0-9T:\-]+)Z"/))
+            let startedDate = try #require(ISO8601DateFormatter().date(from: String(started.output.1) + "Z"))
+            let dayLater = ISO8601DateFormatter().string(from: startedDate.addingTimeInterval(86_400))
+            let later = files.path("later.jsonl")
+            try newText.replacingOccurrences(of: String(started.output.1) + "Z", with: dayLater).write(toFile: later, atomically: true, encoding: .utf8)
+            let refused = try await BinaryRunner.run(["report", "--diff", later, old], timeout: 60)
             #expect(refused.status == 64 && refused.stderr.contains("the order: the baseline started at"), "\(refused.stderr)")
             let back = try await BinaryRunner.run(["report", "--diff", new, old, "--compare-anyway"], timeout: 60)
             #expect(back.status == 0, "the other way round it got better")

@@ -147,11 +147,12 @@ struct ServeTestError: Error, CustomStringConvertible {
         defer { directory.remove() }
         let cases: [(String, String)] = [
             ("listen: 127.0.0.1:0\nallow:\n  - 127.0.0.1\ncache_ttl: 5x\n", "serve.yml:4:12: cache_ttl: '5x' is not a duration"),
-            ("modules:\n  default:\n    rules: ios99\n", "serve.yml:3:12: modules.default.rules: unknown rule set 'ios99'"),
+            // A release no set covers (rules: takes an id or a release, as --rules does).
+            ("modules:\n  default:\n    rules: ios12\n", "serve.yml:3:12: modules.default.rules: 'ios12' is neither a rule set nor a release one covers"),
             ("modules:\n  default:\n    timeuot: 10s\n", "serve.yml:3:5: modules.default.timeuot: unknown key"),
             ("allow: [127.0.0.1\nmodules: {}\n", "serve.yml:"),
             ("allow:\n  - 10.0.0.0/33\n", "serve.yml:2:5: allow: '10.0.0.0/33': the prefix length must be 0 to 32"),
-            ("modules:\n  default:\n    labels: {__bad: x}\n", "serve.yml:3:14: modules.default.labels.__bad: not a Prometheus label name"),
+            ("modules:\n  default:\n    labels: {__bad: x}\n", "serve.yml:3:14: modules.default.labels.__bad: label '__bad=x': names starting with __ are Prometheus' own"),
         ]
         for (text, expected) in cases {
             let path = try Self.config(directory, text)

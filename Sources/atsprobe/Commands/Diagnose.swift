@@ -56,12 +56,13 @@ extension ATSProbeCommand {
         @OptionGroup var colors: ColorOptions
         @OptionGroup var exceptions: MergeOptions
         @OptionGroup var forecast: ForecastOptions
+        @OptionGroup var sarif: SARIFOptions
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 try await runDiagnostics(targets: targets + exceptions.inputTargets(), diagnostics: diagnostics,
                                          connection: connection, output: output, colors: colors, exceptions: exceptions,
-                                         forecastSeconds: try forecast.horizonSeconds())
+                                         forecastSeconds: try forecast.horizonSeconds(), sarif: sarif)
             }
         }
     }
@@ -70,8 +71,9 @@ extension ATSProbeCommand {
 /// Shared by `--ats-diagnostics` and `diagnose`.
 func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, connection: ConnectionOptions,
                     output: OutputOptions<DiagnosticsFormats>, colors: ColorOptions, exceptions: MergeOptions,
-                    forecastSeconds: Int? = nil) async throws -> ExitStatus {
+                    forecastSeconds: Int? = nil, sarif: SARIFOptions = SARIFOptions()) async throws -> ExitStatus {
     guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT)") }
+    let sarifCategory = try sarif.category(format: output.effectiveFormat)
     if diagnostics.allRuleSets {
         return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions,
                                           forecastSeconds: forecastSeconds)
@@ -146,7 +148,12 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         let encoder = JSONEncoder.atsprobe()
         let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
         sink.write(String(decoding: data, as: UTF8.self) + "\n")
-    case .html, .csv, .markdown, .junit, .sarif:
+    case .sarif:
+        // As `atsprobe report` writes the JSON file's SARIF: its category, GitHub's limit.
+        let (log, warning) = ReportSARIF.audit(Report(documents.map(AuditRecord.document))).finished(category: sarifCategory)
+        sink.write(log.json)
+        if let warning { Diagnostics.warn(warning) }
+    case .html, .csv, .markdown, .junit:
         // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
         sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose,
                                                                                junitCases: diagnostics.junitCases.cases))

@@ -25,7 +25,7 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
-                var configuration = ServeConfiguration()
+                var configuration = ServeConfiguration(modules: ["default": ServeConfiguration.Module(ruleSet: .current)])
                 if let config {
                     do throws(ServeConfiguration.LoadError) {
                         configuration = try ServeConfiguration.load(path: config)
