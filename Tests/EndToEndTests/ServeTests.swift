@@ -283,9 +283,13 @@ struct ServeTestError: Error, CustomStringConvertible {
         }
         #expect(answers.count == 200)
         #expect(answers.allSatisfy { $0.status == 200 && $0.body.contains("probe_success 1") })
-        // Server side: each target saw one probe's connections, not ten.
+        // Server side: each target saw one probe's connections, not ten. One probe's count varies
+        // by one: the widest-offer handshake starts speculatively with the first wave and, cancelled
+        // at the first completed handshake, may or may not have reached the server (issue 43). Two
+        // probes would make at least twice the smaller count.
         for server in servers {
-            #expect(server.acceptedConnections == perProbe, "port \(server.port): \(server.acceptedConnections) connections, one probe makes \(perProbe)")
+            #expect((perProbe - 1)...(perProbe + 1) ~= server.acceptedConnections && server.acceptedConnections < 2 * (perProbe - 1),
+                    "port \(server.port): \(server.acceptedConnections) connections, one probe makes \(perProbe) (one more or less)")
         }
         let metrics = try await serve.get("/metrics")
         #expect(metrics.body.contains("atsprobe_serve_probes_total{module=\"default\"} 21"), "\(metrics.body)")
