@@ -9,13 +9,13 @@ import TLSFacts
 /// An .app or .xcarchive directory, walked with lstat: symlinks are recorded, never followed
 /// (a link out of the bundle is refused by AppBundle, as in an archive), and the walk stops at
 /// `maximumEntries` files or `maximumDepth` (64) levels.
-public final class DirectoryTree: FileTree {
-    public let source: String
-    public private(set) var entries: [TreeEntry] = []
+package final class DirectoryTree: FileTree {
+    package let source: String
+    package private(set) var entries: [TreeEntry] = []
     private let root: String
     private let limits: ArchiveLimits
 
-    public init(path: String, limits: ArchiveLimits = ArchiveLimits()) throws(AppReadError) {
+    package init(path: String, limits: ArchiveLimits = ArchiveLimits()) throws(AppReadError) {
         source = path
         root = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
         self.limits = limits
@@ -63,7 +63,7 @@ public final class DirectoryTree: FileTree {
         }
     }
 
-    public func read(_ entry: TreeEntry, limit: Int) throws(AppReadError) -> [UInt8] {
+    package func read(_ entry: TreeEntry, limit: Int) throws(AppReadError) -> [UInt8] {
         // O_NOFOLLOW: the entry was a regular file when walked; if it has become a symlink, refuse.
         let full = root + "/" + entry.path
         // O_NONBLOCK: a file swapped for a FIFO since the walk must not block the open.
@@ -84,7 +84,7 @@ public final class DirectoryTree: FileTree {
         }
     }
 
-    public func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
+    package func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
         let shown = UntrustedText.escape(entry.path, limit: 200)
         let fd = open(root + "/" + entry.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { throw fail("cannot read '\(shown)': \(String(cString: strerror(errno)))") }

@@ -1,19 +1,19 @@
 /// One file, directory or symbolic link of an app, its path relative to the tree's root with
 /// "/" separators and no "." or ".." components (readers refuse those before this exists).
-public struct TreeEntry: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+package struct TreeEntry: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         case file
         case directory
         /// The link's text, as stored: never followed outside the tree (TreePath.resolve).
         case symlink(target: String)
     }
 
-    public var path: String
-    public var kind: Kind
+    package var path: String
+    package var kind: Kind
     /// Bytes (uncompressed, for an archive entry).
-    public var size: Int
+    package var size: Int
 
-    public init(path: String, kind: Kind, size: Int) {
+    package init(path: String, kind: Kind, size: Int) {
         self.path = path
         self.kind = kind
         self.size = size
@@ -22,7 +22,7 @@ public struct TreeEntry: Sendable, Hashable {
 
 /// An app's files, wherever they are: an .ipa read in place (ZipArchive) or a directory
 /// (DirectoryTree). Nothing is ever extracted to disk, so no hostile entry can land anywhere.
-public protocol FileTree: AnyObject {
+package protocol FileTree: AnyObject {
     /// What the input was called, for messages.
     var source: String { get }
     var entries: [TreeEntry] { get }

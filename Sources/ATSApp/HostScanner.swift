@@ -3,16 +3,16 @@
 /// plain ASCII (C strings, Swift string literals, binary-plist strings). The rules are in
 /// docs/app.md, "What the app talks to"; they are deliberately narrow for bare names, which
 /// are found only with a known top-level domain.
-public enum HostScanner {
+package enum HostScanner {
     /// One name found, as written.
-    public struct Hit: Sendable, Hashable {
-        public enum Form: String, Sendable, Hashable, Codable { case https, http, bare }
-        public var form: Form
-        public var host: String
+    package struct Hit: Sendable, Hashable {
+        package enum Form: String, Sendable, Hashable, Codable { case https, http, bare }
+        package var form: Form
+        package var host: String
         /// Only when written in the URL.
-        public var port: Int?
+        package var port: Int?
         /// The URL or name as written (untrusted text; escape before printing).
-        public var written: String
+        package var written: String
     }
 
     /// The top-level domains a bare name must end in: the common generic ones and the largest
@@ -46,14 +46,14 @@ public enum HostScanner {
     /// piece is scanned up to its last separator byte (neither a URL nor a name byte, so no hit
     /// spans it), and the rest is carried into the next piece. A run of URL bytes longer than
     /// four windows (16 KiB) is cut (a URL is read up to 2048 bytes anyway).
-    public struct Stream {
+    package struct Stream {
         private var carry: [UInt8] = []
-        public private(set) var hits: [Hit] = []
+        package private(set) var hits: [Hit] = []
         let window = 4096
 
-        public init() {}
+        package init() {}
 
-        public mutating func feed(_ chunk: ArraySlice<UInt8>) {
+        package mutating func feed(_ chunk: ArraySlice<UInt8>) {
             var buffer = carry
             buffer.append(contentsOf: chunk)
             guard buffer.count > window else { carry = buffer; return }
@@ -69,7 +69,7 @@ public enum HostScanner {
             carry = Array(buffer[cut...])
         }
 
-        public mutating func finish() -> [Hit] {
+        package mutating func finish() -> [Hit] {
             hits += HostScanner.scanText(carry)
             carry = []
             return hits
@@ -77,7 +77,7 @@ public enum HostScanner {
     }
 
     /// Every hit in `bytes`, in order; UTF-16 text (a .strings file with a BOM) is read as such.
-    public static func scan(_ bytes: [UInt8]) -> [Hit] {
+    package static func scan(_ bytes: [UInt8]) -> [Hit] {
         scanText(utf16Narrowed(bytes) ?? bytes)
     }
 

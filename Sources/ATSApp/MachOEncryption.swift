@@ -2,7 +2,7 @@
 /// text, string literals included, is ciphertext, so no host can be found in it. Read from
 /// the load commands (`LC_ENCRYPTION_INFO` / `LC_ENCRYPTION_INFO_64`, cryptid != 0; Apple's
 /// <mach-o/loader.h>), so the report can say why an executable yielded nothing.
-public enum MachOEncryption {
+package enum MachOEncryption {
     static let magic32: UInt32 = 0xFEED_FACE, magic64: UInt32 = 0xFEED_FACF
     static let fatMagic: UInt32 = 0xCAFE_BABE
     static let encryptionInfo: UInt32 = 0x21, encryptionInfo64: UInt32 = 0x2C
@@ -10,7 +10,7 @@ public enum MachOEncryption {
     /// true encrypted, false a Mach-O that is not, nil not a (thin, little-endian) Mach-O or
     /// its load commands are not all in `head`. A fat binary is judged by its first slice when
     /// that slice lies in `head`.
-    public static func isEncrypted(_ head: ArraySlice<UInt8>) -> Bool? {
+    package static func isEncrypted(_ head: ArraySlice<UInt8>) -> Bool? {
         let bytes = Array(head)
         guard bytes.count >= 8 else { return nil }
         if bytes.be32(0) == fatMagic {

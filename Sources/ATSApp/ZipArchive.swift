@@ -16,9 +16,9 @@ import TLSFacts
 ///
 /// Why not ZIPFoundation: it imports Foundation, which would bring libFoundation and the
 /// ICU data into every run (docs/design.md, "Reading .ipa archives").
-public final class ZipArchive: FileTree {
-    public let source: String
-    public private(set) var entries: [TreeEntry] = []
+package final class ZipArchive: FileTree {
+    package let source: String
+    package private(set) var entries: [TreeEntry] = []
     private let descriptor: Int32
     private let fileSize: Int
     private let limits: ArchiveLimits
@@ -34,7 +34,7 @@ public final class ZipArchive: FileTree {
         var localHeaderOffset: Int
     }
 
-    public init(path: String, limits: ArchiveLimits = ArchiveLimits()) throws(AppReadError) {
+    package init(path: String, limits: ArchiveLimits = ArchiveLimits()) throws(AppReadError) {
         source = path
         self.limits = limits
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -175,12 +175,12 @@ public final class ZipArchive: FileTree {
         }
     }
 
-    public func read(_ entry: TreeEntry, limit: Int) throws(AppReadError) -> [UInt8] {
+    package func read(_ entry: TreeEntry, limit: Int) throws(AppReadError) -> [UInt8] {
         guard let record = records[entry.path] else { throw fail("no file '\(UntrustedText.escape(entry.path, limit: 200))' in the archive") }
         return try inflate(record, name: UntrustedText.escape(entry.path, limit: 200), limit: limit)
     }
 
-    public func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
+    package func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
         guard let record = records[entry.path] else { throw fail("no file '\(UntrustedText.escape(entry.path, limit: 200))' in the archive") }
         try stream(record, name: UntrustedText.escape(entry.path, limit: 200), limit: limit, body)
     }

@@ -7,26 +7,16 @@ import PropertyList
 import TextSupport
 import TLSFacts
 
-/// The version of every JSON document atsprobe writes; bumped on any incompatible change.
-/// 2: every document and record carries `run` (tool, OpenSSL, rule set, trust store, CT list,
-/// start) and `finishedAt`; server fixes carry `haproxy` and appear for "impossible" too; probe
-/// documents carry `appleRules`, `certificateTransparency` and `failed`.
-public let jsonSchemaVersion = 2
-
-/// The schema versions `atsprobe report` reads back (docs/json-schema.md): 1 lacks `run`,
-/// `finishedAt` and the fixes' `haproxy`, which are optional when reading for that reason.
-public let readableSchemaVersions = 1...jsonSchemaVersion
-
 /// JSONEncoder escapes C0 controls but writes C1 controls, DEL, bidi overrides and line
 /// separators raw: valid JSON, yet a `jq -r` or a terminal shows them live. This encoder writes
 /// them as \uXXXX, the same value in every JSON reader (UntrustedText's list, one rule for
 /// every output channel). The markup is ASCII, so such scalars only ever sit inside strings.
-public final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
+package final class EscapingJSONEncoder: JSONEncoder, @unchecked Sendable {
     /// Set by `JSONEncoder.atsprobe`: dates are `JSONEncoder.civilTimestamp` (its custom
     /// strategy), which CompactJSONWriter writes too.
     fileprivate(set) var writesCivilDates = false
 
-    override public func encode<T: Encodable>(_ value: T) throws -> Data {
+    override package func encode<T: Encodable>(_ value: T) throws -> Data {
         let data = try writesCompactly ? CompactJSONWriter.encode(value) : super.encode(value)
         // Only scalars from U+007F up are rewritten below, and every one of them has a byte at
         // or above 0x7F in UTF-8: output that is all below is returned as it is, without
@@ -75,7 +65,7 @@ extension JSONEncoder {
     /// The stable JSON contract: sorted keys, ISO 8601 dates in the proleptic Gregorian
     /// calendar (`civilTimestamp`), no escaped slashes, no raw invisible or control characters
     /// (EscapingJSONEncoder).
-    public static func atsprobe(pretty: Bool = true) -> JSONEncoder {
+    package static func atsprobe(pretty: Bool = true) -> JSONEncoder {
         let encoder = EscapingJSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -88,7 +78,7 @@ extension JSONEncoder {
 
     /// "2027-01-31T12:00:00Z": UTC, whole seconds, the proleptic Gregorian calendar for every
     /// year (CivilCalendar; Foundation's `.iso8601` writes dates before 1582-10-15 Julian).
-    public static func civilTimestamp(_ date: Date) -> String {
+    package static func civilTimestamp(_ date: Date) -> String {
         CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970)
     }
 }
@@ -97,7 +87,7 @@ extension JSONDecoder {
     /// Reads what `JSONEncoder.atsprobe` writes: RFC 3339 dates read in the proleptic Gregorian
     /// calendar (RequestedInstant, the reader of `--at`), so a date written before 1582 reads
     /// back as the same instant.
-    public static func atsprobe() -> JSONDecoder {
+    package static func atsprobe() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
@@ -181,8 +171,8 @@ enum CheckedNumber {
 }
 
 /// "60 s", "2.5 s": whole seconds as integers only when the conversion is exact.
-public enum NumberFormatting {
-    public static func seconds(_ value: Double) -> String {
+package enum NumberFormatting {
+    package static func seconds(_ value: Double) -> String {
         if value == value.rounded(), let whole = Int(exactly: value) { return "\(whole) s" }
         return "\(value) s"
     }

@@ -17,13 +17,13 @@ import PropertyList
 /// NSPinnedDomains' NSIncludesSubdomains is read differently: `OSX/sec/Security/SecPolicy.c`,
 /// `parseNSPinnedDomains`, compares the value with `kCFBooleanTrue` by identity, so only
 /// `<true/>` turns it on (`<integer>1</integer>` does not).
-public enum ATSValueReading: String, Sendable, Hashable, Codable {
+package enum ATSValueReading: String, Sendable, Hashable, Codable {
     case yes, no
     /// Not a number: Apple ignores it and the key keeps its default (absent).
     case ignored
 
     /// The boolean Apple's ATS reader takes from `value` (nil: ignored, the key's default applies).
-    public static func boolean(_ value: PropertyListValue?) -> Bool? {
+    package static func boolean(_ value: PropertyListValue?) -> Bool? {
         guard let value else { return nil }
         switch read(value) {
         case .yes: return true
@@ -33,7 +33,7 @@ public enum ATSValueReading: String, Sendable, Hashable, Codable {
     }
 
     /// `[value isEqual:@YES]` when the value is an NSNumber; `.ignored` otherwise.
-    public static func read(_ value: PropertyListValue) -> ATSValueReading {
+    package static func read(_ value: PropertyListValue) -> ATSValueReading {
         switch value {
         case .boolean(let flag): flag ? .yes : .no
         case .integer(let number): number == 1 ? .yes : .no
@@ -43,13 +43,13 @@ public enum ATSValueReading: String, Sendable, Hashable, Codable {
     }
 
     /// NSPinnedDomains' NSIncludesSubdomains: only the boolean true (`== kCFBooleanTrue`).
-    public static func isBooleanTrue(_ value: PropertyListValue?) -> Bool {
+    package static func isBooleanTrue(_ value: PropertyListValue?) -> Bool {
         value == .boolean(true)
     }
 
     /// What a load does with this boolean value, for a lint message: "ATS reads it as YES",
     /// "... as NO", "ATS ignores it: the key keeps its default".
-    public static func effectSentence(_ value: PropertyListValue) -> String {
+    package static func effectSentence(_ value: PropertyListValue) -> String {
         switch read(value) {
         case .yes: "Apple's reader takes it as YES (an NSNumber equal to YES)"
         case .no: "Apple's reader takes it as NO (an NSNumber not equal to YES)"
@@ -60,7 +60,7 @@ public enum ATSValueReading: String, Sendable, Hashable, Codable {
     /// One note per value Apple's reader ignores or reads as something other than its spelling
     /// suggests, among the global boolean keys and (when given) the NSExceptionDomains entry
     /// `entryKey`: what `plist explain` says beside the verdict the values produced. Not escaped.
-    public static func valueNotes(_ ats: [String: PropertyListValue], entryKey: String?) -> [String] {
+    package static func valueNotes(_ ats: [String: PropertyListValue], entryKey: String?) -> [String] {
         var notes: [String] = []
         let globals: [ATSKey] = [.allowsArbitraryLoads, .allowsArbitraryLoadsForMedia, .allowsArbitraryLoadsInMedia,
                                  .allowsArbitraryLoadsInWebContent, .allowsLocalNetworking]

@@ -9,11 +9,11 @@ import TLSFacts
 /// Sources: SecureTransport.h (errSSL*), SecBase.h (errSec*), NSURLError.h, Security's
 /// SecPolicyChecks.list (which OSStatus each certificate check fails with), and nscurl output
 /// (docs/rules.md, "Error codes").
-public enum AppleErrorCodes {
+package enum AppleErrorCodes {
     /// The error a load fails with for `kind`. `layer` tells a suite ATS refuses (-9882) from one
     /// the platform does not offer at all (-9824); `alert` is the fatal alert the server sent,
     /// when it sent one (errSSLPeer*); `host` names the server in -1202's description.
-    public static func error(for kind: FailureReason.Kind, layer: FailureReason.Layer, alert: TLSAlert? = nil,
+    package static func error(for kind: FailureReason.Kind, layer: FailureReason.Layer, alert: TLSAlert? = nil,
                              host: String? = nil) -> AppleError {
         switch kind {
         case .unreachable(let failure), .handshakeFailed(let failure):
@@ -72,7 +72,7 @@ public enum AppleErrorCodes {
 
     /// The trust codes of a chain problem, with the OSStatus of the policy check that fails
     /// (SecPolicyChecks.list).
-    public static func trustCodes(for problem: TrustProblem.Kind) -> AppleTrustCodes {
+    package static func trustCodes(for problem: TrustProblem.Kind) -> AppleTrustCodes {
         switch problem {
         case .untrustedRoot, .selfSigned: untrusted(SecureTransportCode.noRootCertificate, -67843, "errSecNotTrusted")
         case .incompleteChain: untrusted(SecureTransportCode.noRootCertificate, -25318, "errSecCreateChainFailed")
@@ -84,7 +84,7 @@ public enum AppleErrorCodes {
     }
 
     /// The trust codes of an Apple certificate rule.
-    public static func trustCodes(forRule rule: CertificateRuleID) -> AppleTrustCodes {
+    package static func trustCodes(forRule rule: CertificateRuleID) -> AppleTrustCodes {
         let invalid = SecureTransportCode.certificateChainInvalid
         switch rule {
         case .subjectAltNameMissing: return untrusted(SecureTransportCode.hostNameMismatch, -67602, "errSecHostNameMismatch")
@@ -104,32 +104,32 @@ public enum AppleErrorCodes {
 }
 
 /// Secure Transport's status codes (SecureTransport.h) that atsprobe reports.
-public enum SecureTransportCode {
-    public static let protocolError = -9800
-    public static let negotiation = -9801
-    public static let fatalAlert = -9802
-    public static let closedAbort = -9806
-    public static let closedNoNotify = -9816
-    public static let certificateChainInvalid = -9807
-    public static let badCertificate = -9808
-    public static let noRootCertificate = -9813
-    public static let certificateExpired = -9814
-    public static let certificateNotYetValid = -9815
-    public static let peerHandshakeFailure = -9824
-    public static let peerProtocolVersion = -9836
-    public static let peerInsufficientSecurity = -9837
-    public static let hostNameMismatch = -9843
-    public static let atsViolation = -9880
-    public static let atsMinimumVersionViolation = -9881
-    public static let atsCipherSuiteViolation = -9882
-    public static let atsMinimumKeySizeViolation = -9883
-    public static let atsLeafCertificateHashViolation = -9884
-    public static let atsCertificateHashViolation = -9885
-    public static let atsCertificateTrustViolation = -9886
+package enum SecureTransportCode {
+    package static let protocolError = -9800
+    package static let negotiation = -9801
+    package static let fatalAlert = -9802
+    package static let closedAbort = -9806
+    package static let closedNoNotify = -9816
+    package static let certificateChainInvalid = -9807
+    package static let badCertificate = -9808
+    package static let noRootCertificate = -9813
+    package static let certificateExpired = -9814
+    package static let certificateNotYetValid = -9815
+    package static let peerHandshakeFailure = -9824
+    package static let peerProtocolVersion = -9836
+    package static let peerInsufficientSecurity = -9837
+    package static let hostNameMismatch = -9843
+    package static let atsViolation = -9880
+    package static let atsMinimumVersionViolation = -9881
+    package static let atsCipherSuiteViolation = -9882
+    package static let atsMinimumKeySizeViolation = -9883
+    package static let atsLeafCertificateHashViolation = -9884
+    package static let atsCertificateHashViolation = -9885
+    package static let atsCertificateTrustViolation = -9886
 
     /// errSSLPeer* for an alert received from the server (errSSLPeerUnexpectedMsg -9819 ... errSSLPeerNoRenegotiation -9840),
     /// errSSLFatalAlert for the rest.
-    public static func forPeerAlert(_ alert: TLSAlert) -> Int {
+    package static func forPeerAlert(_ alert: TLSAlert) -> Int {
         let table: [UInt8: Int] = [
             10: -9819, 20: -9820, 21: -9821, 22: -9822, 30: -9823, 40: -9824, 42: -9825, 43: -9826, 44: -9827,
             45: -9828, 46: -9829, 47: -9830, 48: -9831, 49: -9832, 50: -9833, 51: -9834, 60: -9835, 70: -9836,

@@ -1,13 +1,5 @@
 import TLSFacts
 
-/// How far NSIncludesSubdomains reaches. Sources disagree (ats-reference section 3).
-public enum SubdomainReading: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Apple's code: every subdomain, at any depth (the default).
-    case anyDepth
-    /// Apple's documentation: one extra label only.
-    case oneLabel
-}
-
 /// The one place a host meets an NSExceptionDomains or NSPinnedDomains key, written from Apple's
 /// code (docs/rules.md, "Domain keys"). Lint, explain, check, app, `diagnose --merge`, the
 /// tightener and the advisor all ask it, through `ATSConfiguration.match(host:reading:ruleSet:)`,
@@ -32,8 +24,8 @@ public enum SubdomainReading: String, Sendable, Hashable, Codable, CaseIterable 
 ///   immediate parent (`CopyParentDomainNameFromHostName`: the text after the first ".") whose
 ///   NSIncludesSubdomains is the boolean true: one label only, IP-address hosts included. So a pin
 ///   key never reaches two labels up, and a pin key ending in a dot matches no host.
-public enum DomainKeys {
-    public enum Table: Sendable, Hashable {
+package enum DomainKeys {
+    package enum Table: Sendable, Hashable {
         case exceptionDomains, pinnedDomains
     }
 
@@ -97,7 +89,7 @@ public enum DomainKeys {
     /// The key an entry for `host` is written under so that the lookup finds it: the host as URL
     /// parsing gives it (lower case) for NSExceptionDomains; also without a trailing dot for
     /// NSPinnedDomains.
-    public static func key(for host: String, in table: Table) -> String {
+    package static func key(for host: String, in table: Table) -> String {
         switch table {
         case .exceptionDomains: host.lowercased()
         case .pinnedDomains: pinLookupName(host)
@@ -105,8 +97,8 @@ public enum DomainKeys {
     }
 
     /// Why a key the lookup can never (or hardly ever) find misses, and the key that would match.
-    public struct Unmatchable: Sendable, Hashable {
-        public enum Reason: Sendable, Hashable {
+    package struct Unmatchable: Sendable, Hashable {
+        package enum Reason: Sendable, Hashable {
             /// An NSExceptionDomains key with an upper-case letter: hosts are looked up exactly and
             /// URL hosts are lower case.
             case upperCase
@@ -114,15 +106,15 @@ public enum DomainKeys {
             /// with the dot (`https://example.com./`); an NSPinnedDomains key matches no host.
             case trailingDot
         }
-        public var reasons: [Reason]
+        package var reasons: [Reason]
         /// The key as it should be written.
-        public var rename: String
+        package var rename: String
     }
 
     /// Whether `key` misses the hosts it names, and how to write it; nil when the lookup finds
     /// it as written. Address and CIDR keys are judged by their own rules (`IPAddressRange`);
     /// other malformed keys (schemes, ports, wildcards) are lint's.
-    public static func unmatchable(_ key: String, in table: Table) -> Unmatchable? {
+    package static func unmatchable(_ key: String, in table: Table) -> Unmatchable? {
         guard !key.isEmpty, IPAddressRange(key) == nil, !key.contains("/") else { return nil }
         var reasons: [Unmatchable.Reason] = []
         if table == .exceptionDomains && key.contains(where: \.isUppercase) { reasons.append(.upperCase) }

@@ -4,9 +4,9 @@ import TLSFacts
 /// literal ([IPv6] brackets dropped). One trailing dot is removed before matching, as Apple
 /// does with the host it is given (SecPolicyServer.c SecPolicyCheckSSLHostname); names are
 /// matched lowercased.
-public enum ServerName {
+package enum ServerName {
     /// The name to match, or nil when `text` is neither a DNS name nor an IP address.
-    public static func normalized(_ text: String) -> String? {
+    package static func normalized(_ text: String) -> String? {
         var name = text
         if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         if IPAddress(name) != nil { return name }

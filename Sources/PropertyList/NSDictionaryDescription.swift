@@ -9,8 +9,8 @@ import TextSupport
 /// (the old-style plist form nscurl prints): keys sorted, `key = value;`, four spaces per level,
 /// a nested container starting on its key's line after its own indentation, booleans as
 /// nscurl shows them (`true`/`false`).
-public enum NSDictionaryDescription {
-    public static func render(_ value: PropertyListValue, indent: Int = 0) -> String {
+package enum NSDictionaryDescription {
+    package static func render(_ value: PropertyListValue, indent: Int = 0) -> String {
         let pad = String(repeating: "    ", count: indent)
         switch value {
         case .dictionary(let dict):
@@ -28,7 +28,7 @@ public enum NSDictionaryDescription {
     }
 
     /// A dictionary's description (the ATS dictionary, an exception entry).
-    public static func render(_ dictionary: [String: PropertyListValue], indent: Int = 0) -> String {
+    package static func render(_ dictionary: [String: PropertyListValue], indent: Int = 0) -> String {
         render(.dictionary(dictionary), indent: indent)
     }
 

@@ -1,8 +1,8 @@
 /// Host name checks and internationalised names to ASCII (RFC 3492 punycode, "xn--" labels).
 /// Only what a client needs: lower-case, per-label punycode, LDH and length checks.
-public enum IDNA {
+package enum IDNA {
     /// The ASCII form of a host name, or nil when it cannot be a DNS host name.
-    public static func toASCII(_ name: String) -> String? {
+    package static func toASCII(_ name: String) -> String? {
         var text = name.lowercased()
         // Ideographic and full-width dots separate labels too (UTS 46).
         for dot in ["\u{3002}", "\u{FF0E}", "\u{FF61}"] { text = text.replacing(dot, with: ".") }

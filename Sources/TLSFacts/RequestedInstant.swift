@@ -18,16 +18,16 @@ import TextSupport
 /// POSIX time), an offset past 23:59 (RFC 3339's `time-numoffset`), a date-time without an
 /// offset (a local time names no single instant), a year outside 0001-9999, and anything after
 /// the offset.
-public struct RequestedInstant: Sendable, Hashable {
-    public let date: Date
+package struct RequestedInstant: Sendable, Hashable {
+    package let date: Date
 
     /// Why the text is not an instant, in a few words (the caller names the option).
-    public struct ParseError: Error, Sendable, CustomStringConvertible {
-        public let reason: String
-        public var description: String { reason }
+    package struct ParseError: Error, Sendable, CustomStringConvertible {
+        package let reason: String
+        package var description: String { reason }
     }
 
-    public init(parsing text: String) throws(ParseError) {
+    package init(parsing text: String) throws(ParseError) {
         var reader = Reader(Array(text.utf8))
         let year = try reader.number(digits: 4, "a four-digit year")
         try reader.expect(UInt8(ascii: "-"), "'-' after the year")
@@ -95,7 +95,7 @@ public struct RequestedInstant: Sendable, Hashable {
     }
 
     /// The instant as the reports print it: UTC, whole seconds (`2025-01-31T12:00:00Z`).
-    public static func iso(_ date: Date) -> String {
+    package static func iso(_ date: Date) -> String {
         CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970)
     }
 

@@ -1,14 +1,14 @@
 /// RFC 3986 reference resolution for redirects, and the one check every path passes before it
 /// is written into a request line. Location values are untrusted: the server chooses them.
-public enum URIReference {
+package enum URIReference {
     /// True for C0 controls (CR, LF, NUL among them), DEL and C1 controls: none may reach the wire.
-    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// The scheme of an absolute reference ("https" in "HTTPS://x"), lower-cased; nil for a
     /// relative one. RFC 3986 3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) before the first ':'.
-    public static func scheme(of reference: String) -> String? {
+    package static func scheme(of reference: String) -> String? {
         let bytes = Array(reference.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
         func letter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
@@ -18,7 +18,7 @@ public enum URIReference {
     }
 
     /// RFC 3986 5.2.4: "/a/b/../c/./d" is "/a/c/d"; "../../up" never climbs above the root.
-    public static func removingDotSegments(_ path: String) -> String {
+    package static func removingDotSegments(_ path: String) -> String {
         var input = Substring(path)
         var output: [Substring] = []
         var trailingSlash = false
@@ -47,7 +47,7 @@ public enum URIReference {
     /// Resolves `reference` against a base path-and-query ("/dir/page?x") on the same
     /// authority (RFC 3986 5.2.2, for references with no scheme and no authority). Nil when
     /// the reference holds a control character.
-    public static func resolve(_ reference: String, againstPath base: String) -> String? {
+    package static func resolve(_ reference: String, againstPath base: String) -> String? {
         guard !reference.unicodeScalars.contains(where: isControl) else { return nil }
         var reference = Substring(reference)
         if let hash = reference.firstIndex(of: "#") { reference = reference[..<hash] }
@@ -71,7 +71,7 @@ public enum URIReference {
     /// A path and query safe for a request line: C0 controls and DEL refused (nil), and space, non-ASCII (C1 included)
     /// and the characters RFC 3986 never allows raw percent-encoded, as browsers send them.
     /// Existing escapes are kept, so encoding twice changes nothing.
-    public static func requestTarget(_ pathAndQuery: String) -> String? {
+    package static func requestTarget(_ pathAndQuery: String) -> String? {
         guard !pathAndQuery.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         var out = ""
         for byte in pathAndQuery.utf8 {

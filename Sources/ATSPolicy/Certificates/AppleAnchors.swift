@@ -6,8 +6,8 @@
 /// AppleRootG3Hash, ApplePlatformBackportRSARootG1Hash, ApplePlatformBackportECCRootG1Hash);
 /// Apple Root CA, G2 and G3 are in Apple's root store as built in, the Backport roots are not
 /// (AppleRootStoreTests checks it).
-public enum AppleAnchors {
-    public static let sha256Fingerprints: Set<String> = [
+package enum AppleAnchors {
+    package static let sha256Fingerprints: Set<String> = [
         "B0B1730ECBC7FF4505142C49F1295E6EDA6BCAED7E2C68C5BE91B5A11001F024",  // Apple Root CA
         "C2B9B042DD57830E7D117DAC55AC8AE19407D38E41D88F3215BC3A890444A050",  // Apple Root CA - G2
         "63343ABFB89A6A03EBB57E9B3F5FA7BE7C4F5C756F3017B3A8C488C3653E9179",  // Apple Root CA - G3
@@ -16,7 +16,7 @@ public enum AppleAnchors {
     ]
 
     /// Whether the certificate with this SHA-256 fingerprint (hex, colons or not, any case) is one of Apple's own roots.
-    public static func contains(_ fingerprint: String) -> Bool {
+    package static func contains(_ fingerprint: String) -> Bool {
         sha256Fingerprints.contains(String(fingerprint.uppercased().filter { $0 != ":" }))
     }
 }

@@ -23,16 +23,16 @@ import TLSFacts
 /// public root's chain for a host Apple's system pinning list names (`pinningPolicy`: trustd
 /// then judges under the list's policy, and the system-root CT check asks for the SSL server
 /// policy by name; docs/trust.md "Apple's system pinning list").
-public struct CTPolicy: Sendable {
-    public var logs: CTLogList
-    public var rules: CertificateRuleSet
+package struct CTPolicy: Sendable {
+    package var logs: CTLogList
+    package var rules: CertificateRuleSet
 
-    public init(logs: CTLogList = .apple, rules: CertificateRuleSet) {
+    package init(logs: CTLogList = .apple, rules: CertificateRuleSet) {
         self.logs = logs
         self.rules = rules
     }
 
-    public func evaluate(leaf: CertificateFacts?, deliveredSCTs: [SignedCertificateTimestamp],
+    package func evaluate(leaf: CertificateFacts?, deliveredSCTs: [SignedCertificateTimestamp],
                          anchor: AnchorSource?, requireCertificateTransparency: Bool,
                          at date: Date, anchorFingerprint: String? = nil, pinningPolicy: String? = nil) -> CTPolicyResult {
         let all = (leaf?.embeddedSCTs ?? []) + deliveredSCTs

@@ -5,7 +5,7 @@
 /// A new rule is one file with a type conforming to this protocol, its ids in
 /// `CertificateRuleID`, its codes in `AppleErrorCodes`, and one line in
 /// `AppleCertificatePolicy.rules` (docs/rules.md, "Adding a rule").
-public protocol CertificateRule: Sendable {
+package protocol CertificateRule: Sendable {
     /// The ids this rule can report.
     static var ids: [CertificateRuleID] { get }
     /// Every violation of the rule by the chain in `context`, in chain order.

@@ -1,12 +1,12 @@
 /// Certificate Transparency, as Apple requires it (SecPolicyServer.c SecPVCCheckRequireCTConstraints,
 /// support article 103214): `CTPolicy` counts the SCTs; a non-compliant leaf fails the chain.
 /// Which leaves need CT, and how many SCTs from how many operators, is in CTPolicy.swift.
-public struct CertificateTransparencyRule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.certificateTransparency]
+package struct CertificateTransparencyRule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.certificateTransparency]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         let ct = CTPolicy(logs: context.logs, rules: context.rules).evaluate(
             leaf: context.leaf, deliveredSCTs: context.deliveredSCTs, anchor: context.anchor,
             requireCertificateTransparency: context.requireCertificateTransparency, at: context.date,

@@ -10,12 +10,12 @@ import TLSFacts
 /// WoSign/StartCom root has a child issued on or after 2016-12-01. Judged on the chain as
 /// built (the anchor is usually not served). Applies to system-anchored chains only: a root
 /// the user installed is trusted as the user says.
-public struct DistrustedRootRule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.distrustedRoot]
+package struct DistrustedRootRule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.distrustedRoot]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         guard context.anchor == .system, let (issued, fromSCT) = context.issuance else { return [] }
         let path = context.builtPath
         var found: [CertificateRuleViolation] = []

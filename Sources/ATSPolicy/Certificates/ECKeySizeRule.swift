@@ -5,13 +5,13 @@ import TLSFacts
 /// SecPolicyServer.c SecPolicyCheckKeySize loops over the whole path, the anchor included, and
 /// skips a user-anchored leaf). A P-192 or P-224 key fails under every ATS dictionary: no
 /// exception relaxes it (x509-limbo webpki::forbidden-p192-leaf, webpki::forbidden-p192-root).
-public struct ECKeySizeRule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.ecKeySize]
-    public static let minimumBits = 256
+package struct ECKeySizeRule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.ecKeySize]
+    package static let minimumBits = 256
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         guard !context.leafIsUserAnchor else { return [] }
         return context.builtPath.indices.compactMap { index in
             let key = context.builtPath[index].publicKey

@@ -6,12 +6,12 @@ import TLSFacts
 /// anyExtendedKeyUsage (SecPolicyServer.c: SecPolicyCheckServerAuthEKU for system roots,
 /// SecPolicyCheckExtendedKeyUsage for every chain, which also accepts the SGC usages).
 /// The anchor itself is not checked.
-public struct IntermediateEKURule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.caServerAuthEKU]
+package struct IntermediateEKURule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.caServerAuthEKU]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         let path = context.builtPath
         guard path.count > 2 else { return [] }
         let accepted: Set<String> = context.anchor == .system

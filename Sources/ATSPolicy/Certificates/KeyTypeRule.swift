@@ -5,12 +5,12 @@ import TLSFacts
 /// any certificate of the chain fails. A leaf must also sign the handshake with a scheme
 /// Apple offers: its ClientHellos (shared/data/apple/client-hellos.md) offer ECDSA and RSA
 /// (PKCS#1, PSS-RSAE) only, so an Ed25519 or Ed448 leaf cannot be used either.
-public struct KeyTypeRule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.keyTypeUnsupported]
+package struct KeyTypeRule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.keyTypeUnsupported]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         // The chain as built, anchor included (a DSA root fails: x509-limbo webpki::forbidden-dsa-root).
         context.builtPath.indices.compactMap { index in
             let key = context.builtPath[index].publicKey

@@ -4,12 +4,12 @@ import TLSFacts
 /// anchor (HT210176), 398 days for leaves chaining to a public root issued on or after
 /// 2020-09-01 (HT211025). User-installed roots are exempt from 398 days only; a leaf that is
 /// itself the user's anchor is exempt from both (SecPolicyServer.c SecPolicyCheckValidityPeriodMaximums).
-public struct LifetimeRules: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.validity825, .validity398]
+package struct LifetimeRules: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.validity825, .validity398]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         guard let leaf = context.leaf, !context.leafIsUserAnchor else { return [] }
         let rules = context.rules
         let lifetime = CertificateLifetime(leaf)

@@ -5,8 +5,8 @@ import TLSFacts
 /// CA certificate of the served chain (index >= 1) to match, leaf pins need the leaf to match,
 /// and with both present both must match. Apple matches against the chain it built, which can
 /// include a root from its store that the server did not send; atsprobe sees only what was served.
-public enum PinningPolicy {
-    public static func evaluate(chain: [CertificateFacts], pins: PinSet) -> PinResult {
+package enum PinningPolicy {
+    package static func evaluate(chain: [CertificateFacts], pins: PinSet) -> PinResult {
         // An empty set is a key present with no usable identity: it matches nothing (SecPolicyServer.c).
         let caPins = pins.caIdentities.map(Set.init)
         let leafPins = pins.leafIdentities.map(Set.init)
@@ -43,7 +43,7 @@ public enum PinningPolicy {
     /// A ready-to-paste NSPinnedDomains dictionary pinning what was served: every CA certificate
     /// (index >= 1) under NSPinnedCAIdentities and the leaf under NSPinnedLeafIdentities.
     /// Pinning both means both must match: drop one of the two keys to pin only CAs or only the leaf.
-    public static func suggestedPinnedDomains(host: String, chain: [CertificateFacts]) -> [String: PropertyListValue] {
+    package static func suggestedPinnedDomains(host: String, chain: [CertificateFacts]) -> [String: PropertyListValue] {
         func identities(_ certificates: some Sequence<CertificateFacts>) -> [PropertyListValue] {
             var seen = Set<String>()
             return certificates.compactMap { certificate in

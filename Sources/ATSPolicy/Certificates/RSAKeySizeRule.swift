@@ -8,12 +8,12 @@ import TLSFacts
 /// included whether served or not: a user's or an app's 1024-bit root fails (x509-limbo
 /// webpki::forbidden-weak-rsa-key-in-root); before the chain reaches an anchor, the served ones. A modulus above 8192 bits is one Apple cannot parse
 /// (SecRSAKey.c kMaximumRSAKeyBits), so the certificate fails as well.
-public struct RSAKeySizeRule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.rsaKeySize, .rsaKeyTooLarge]
+package struct RSAKeySizeRule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.rsaKeySize, .rsaKeyTooLarge]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         let minimum = context.rules.minimumRSABits
         let maximum = context.rules.maximumRSABits
         return context.builtPath.indices.compactMap { index in

@@ -11,16 +11,16 @@ import TLSFacts
 ///   system and app anchors"; "all other anchor types must be compliant if issued on or after
 ///   1 July 2019"). User-installed roots skip it.
 /// `LeafEKUScope.everyAnchor` applies the strict check to every anchor from 2019-07-01 instead.
-public struct ServerAuthEKURule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.serverAuthEKU]
+package struct ServerAuthEKURule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.serverAuthEKU]
 
-    public init() {}
+    package init() {}
 
     /// Usages the looser SSL server check accepts besides serverAuth.
     static let looseUsages: Set<String> = [CertificateFacts.serverAuthOID, CertificateFacts.anyExtendedKeyUsageOID,
                                            "2.16.840.1.113730.4.1", "1.3.6.1.4.1.311.10.3.3"]
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         guard let leaf = context.leaf else { return [] }
         let issuedSinceRule = leaf.notBefore >= context.rules.serverAuthAndLifetimeFrom
         let strict: Bool

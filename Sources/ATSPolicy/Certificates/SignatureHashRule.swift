@@ -6,12 +6,12 @@ import TLSFacts
 /// and so is a self-signed leaf that is itself the anchor (SecPolicyLeafCallbacks.c skips the
 /// weak-hash check for a self-signed leaf trusted as an anchor); a user-trusted anchor is not
 /// checked either, self-signed or not (SecPolicyCheckSignatureHashAlgorithms).
-public struct SignatureHashRule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.sha1Signature, .md5Signature]
+package struct SignatureHashRule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.sha1Signature, .md5Signature]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         context.chain.indices.compactMap { index in
             let certificate = context.chain[index]
             guard !context.isSelfIssuedRoot(index), !context.isSelfSignedAnchorLeaf(index),

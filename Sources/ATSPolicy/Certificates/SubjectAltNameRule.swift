@@ -4,12 +4,12 @@ import TLSFacts
 /// Since iOS 13 / macOS 10.15 the CommonName is never used as a host name: a leaf without any
 /// subjectAltName entry can match no host. Whether the SAN matches the host is the probe's
 /// nameMismatch; this rule only flags a leaf that has no SAN at all.
-public struct SubjectAltNameRule: CertificateRule {
-    public static let ids: [CertificateRuleID] = [.subjectAltNameMissing]
+package struct SubjectAltNameRule: CertificateRule {
+    package static let ids: [CertificateRuleID] = [.subjectAltNameMissing]
 
-    public init() {}
+    package init() {}
 
-    public func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
+    package func violations(_ context: CertificateRuleContext) -> [CertificateRuleViolation] {
         guard let leaf = context.leaf, leaf.dnsNames.isEmpty, leaf.ipAddresses.isEmpty else { return [] }
         var violation = context.violation(CertificateRuleID.subjectAltNameMissing, 0,
                                           "no subjectAltName DNS or IP entry; Apple ignores the CommonName")

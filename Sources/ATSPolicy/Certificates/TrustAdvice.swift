@@ -2,10 +2,10 @@ import TextSupport
 import TLSFacts
 
 /// What to tell a server's operator about its chain beyond the verdict.
-public enum TrustAdvice {
+package enum TrustAdvice {
     /// When the chain verified only because a missing intermediate was fetched by caIssuers:
     /// Apple devices load, clients that do not fetch fail.
-    public static func missingIntermediateWarning(_ trust: TrustEvaluation) -> String? {
+    package static func missingIntermediateWarning(_ trust: TrustEvaluation) -> String? {
         guard trust.anchor != nil, let fetched = trust.fetchedIssuers?.filter({ $0.failure == nil && !$0.certificates.isEmpty }),
               let first = fetched.first else { return nil }
         let names = fetched.flatMap(\.certificates).map { "'\(UntrustedText.escape($0.subject, limit: 200))'" }.joined(separator: ", ")
@@ -14,31 +14,31 @@ public enum TrustAdvice {
     }
 
     /// The server change that removes the warning.
-    public static let missingIntermediateFix = "send the intermediate(s) with the leaf: nginx: ssl_certificate names a file with the leaf "
+    package static let missingIntermediateFix = "send the intermediate(s) with the leaf: nginx: ssl_certificate names a file with the leaf "
         + "followed by its intermediates; Apache 2.4.8+: SSLCertificateFile with the leaf then its intermediates (or SSLCertificateChainFile)"
 }
 
 /// The codes an Apple client reports for a trust failure: the NSURLError, the SecureTransport
 /// status (_kCFStreamErrorCodeKey) and the OSStatus of SecTrustEvaluateWithError, with the
 /// OSStatus taken from the policy check that fails (Security's SecPolicyChecks.list).
-public struct AppleTrustCodes: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var urlError: Int
-    public var secureTransport: Int
-    public var osStatus: Int
+package struct AppleTrustCodes: Hashable, Sendable, Codable, CustomStringConvertible {
+    package var urlError: Int
+    package var secureTransport: Int
+    package var osStatus: Int
     /// errSec... name of `osStatus`.
-    public var osStatusName: String
+    package var osStatusName: String
 
-    public var description: String {
+    package var description: String {
         "NSURLError \(urlError), SecureTransport \(secureTransport), OSStatus \(osStatus) \(osStatusName)"
     }
 
     /// The codes of a trust problem (the table is `AppleErrorCodes`).
-    public static func codes(for kind: TrustProblem.Kind) -> AppleTrustCodes {
+    package static func codes(for kind: TrustProblem.Kind) -> AppleTrustCodes {
         AppleErrorCodes.trustCodes(for: kind)
     }
 
     /// The codes of a certificate rule (the table is `AppleErrorCodes`).
-    public static func codes(forRule rule: CertificateRuleID) -> AppleTrustCodes {
+    package static func codes(forRule rule: CertificateRuleID) -> AppleTrustCodes {
         AppleErrorCodes.trustCodes(forRule: rule)
     }
 }

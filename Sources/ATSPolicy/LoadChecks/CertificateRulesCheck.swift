@@ -4,11 +4,11 @@ import TLSFacts
 /// Apple's certificate rules (2A: `AppleCertificatePolicy.rules`), judged before the load at the
 /// time of judgement and handed in as violations. A rule set from before iOS 13 has none of them
 /// (the 398-day and CT rules came later still), so it reads no violation.
-public struct CertificateRulesCheck: LoadCheck {
-    public let id: LoadCheckID = "certificate-rules"
-    public init() {}
+package struct CertificateRulesCheck: LoadCheck {
+    package let id: LoadCheckID = "certificate-rules"
+    package init() {}
 
-    public func failures(_ context: LoadCheckContext) -> [FailureReason] {
+    package func failures(_ context: LoadCheckContext) -> [FailureReason] {
         guard context.ruleSet.appliesIOS13CertificateRules else { return [] }
         return context.certificateViolations.map { violation in
             let codes = AppleErrorCodes.trustCodes(forRule: violation.rule)

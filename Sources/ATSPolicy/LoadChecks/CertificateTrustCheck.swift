@@ -3,11 +3,11 @@ import TLSFacts
 
 /// Default trust evaluation (2A), under every configuration: each problem the chain check found
 /// (expired, name mismatch, untrusted root, incomplete chain, ...), with the codes Apple reports.
-public struct CertificateTrustCheck: LoadCheck {
-    public let id: LoadCheckID = "certificate-trust"
-    public init() {}
+package struct CertificateTrustCheck: LoadCheck {
+    package let id: LoadCheckID = "certificate-trust"
+    package init() {}
 
-    public func failures(_ context: LoadCheckContext) -> [FailureReason] {
+    package func failures(_ context: LoadCheckContext) -> [FailureReason] {
         let trust = context.observation.trust
         return trust.problems.map { problem in
             let codes = AppleErrorCodes.trustCodes(for: problem.kind)

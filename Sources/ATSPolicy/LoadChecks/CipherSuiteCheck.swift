@@ -3,11 +3,11 @@ import TLSFacts
 /// The suite the server chose is one the policy allows: the ATS forward-secret group (plus the
 /// TLS_RSA suites when NSExceptionRequiresForwardSecrecy is NO), or the platform's whole list
 /// when ATS does not apply. A suite outside the platform's list fails the handshake itself.
-public struct CipherSuiteCheck: LoadCheck {
-    public let id: LoadCheckID = "cipher-suite"
-    public init() {}
+package struct CipherSuiteCheck: LoadCheck {
+    package let id: LoadCheckID = "cipher-suite"
+    package init() {}
 
-    public func failures(_ context: LoadCheckContext) -> [FailureReason] {
+    package func failures(_ context: LoadCheckContext) -> [FailureReason] {
         let suite = context.observation.cipherSuite
         let policy = context.policy, ruleSet = context.ruleSet
         guard !policy.allows(suite, ruleSet: ruleSet) else { return [] }

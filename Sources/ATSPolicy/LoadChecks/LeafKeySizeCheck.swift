@@ -3,11 +3,11 @@ import TLSFacts
 /// ATS extended requirement (2B): the leaf key is at least the rule set's minimum for its
 /// algorithm (`RuleSet.leafMinimumKeyBits`, RSA 2048 and EC 256), compared in whole bytes as
 /// Apple's code does (SecCertificateIsAtLeastMinKeySize). Dropped where the policy says so.
-public struct LeafKeySizeCheck: LoadCheck {
-    public let id: LoadCheckID = "leaf-key-size"
-    public init() {}
+package struct LeafKeySizeCheck: LoadCheck {
+    package let id: LoadCheckID = "leaf-key-size"
+    package init() {}
 
-    public func failures(_ context: LoadCheckContext) -> [FailureReason] {
+    package func failures(_ context: LoadCheckContext) -> [FailureReason] {
         guard context.policy.checksLeafKeySize, let leaf = context.observation.leaf,
               let needed = context.ruleSet.leafKeyShortfall(leaf.publicKey) else { return [] }
         return [FailureReason(.leafKeyTooSmall, layer: .ats,

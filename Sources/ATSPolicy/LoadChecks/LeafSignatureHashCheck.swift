@@ -2,11 +2,11 @@ import TextSupport
 import TLSFacts
 
 /// ATS extended requirement (2B): the leaf is signed with SHA-256 or stronger.
-public struct LeafSignatureHashCheck: LoadCheck {
-    public let id: LoadCheckID = "leaf-signature-hash"
-    public init() {}
+package struct LeafSignatureHashCheck: LoadCheck {
+    package let id: LoadCheckID = "leaf-signature-hash"
+    package init() {}
 
-    public func failures(_ context: LoadCheckContext) -> [FailureReason] {
+    package func failures(_ context: LoadCheckContext) -> [FailureReason] {
         guard context.policy.checksLeafSignatureHash, let leaf = context.observation.leaf,
               !leaf.signatureHash.isSHA256OrStronger else { return [] }
         let algorithm = UntrustedText.escape(leaf.signatureAlgorithm, limit: 80)

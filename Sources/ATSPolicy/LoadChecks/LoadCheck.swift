@@ -7,29 +7,29 @@ import TLSFacts
 ///
 /// A new check is one file with a type conforming to this protocol, its failure kind's codes in
 /// `AppleErrorCodes`, and one line in `ATSEvaluator.loadChecks` (docs/rules.md, "Adding a rule").
-public protocol LoadCheck: Sendable {
+package protocol LoadCheck: Sendable {
     var id: LoadCheckID { get }
     /// Every failure of this check for the load in `context`; empty when it passes.
     func failures(_ context: LoadCheckContext) -> [FailureReason]
 }
 
 /// A load check's stable name ("protocol-version", "leaf-key-size", ...), for tests and docs.
-public struct LoadCheckID: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
+package struct LoadCheckID: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package init(stringLiteral value: String) { rawValue = value }
+    package var description: String { rawValue }
 }
 
 /// What every load check reads: the handshake's facts, the effective policy for the host, the
 /// rule set, and the Apple certificate rules the chain breaks (judged before, at a given date).
-public struct LoadCheckContext: Sendable {
-    public var observation: Observation
-    public var policy: EffectivePolicy
-    public var ruleSet: RuleSet
-    public var certificateViolations: [CertificateRuleViolation]
+package struct LoadCheckContext: Sendable {
+    package var observation: Observation
+    package var policy: EffectivePolicy
+    package var ruleSet: RuleSet
+    package var certificateViolations: [CertificateRuleViolation]
 
-    public init(observation: Observation, policy: EffectivePolicy, ruleSet: RuleSet,
+    package init(observation: Observation, policy: EffectivePolicy, ruleSet: RuleSet,
                 certificateViolations: [CertificateRuleViolation] = []) {
         self.observation = observation
         self.policy = policy

@@ -2,11 +2,11 @@ import TLSFacts
 
 /// NSPinnedDomains: when the host has pins, one of them matches a certificate of the chain.
 /// Apple matches pins against the chain it built (fetched intermediates, the store's root).
-public struct PinningCheck: LoadCheck {
-    public let id: LoadCheckID = "pinning"
-    public init() {}
+package struct PinningCheck: LoadCheck {
+    package let id: LoadCheckID = "pinning"
+    package init() {}
 
-    public func failures(_ context: LoadCheckContext) -> [FailureReason] {
+    package func failures(_ context: LoadCheckContext) -> [FailureReason] {
         guard let pins = context.policy.pins else { return [] }
         let observation = context.observation
         let pinning = PinningPolicy.evaluate(chain: observation.trust.path ?? observation.chain, pins: pins)

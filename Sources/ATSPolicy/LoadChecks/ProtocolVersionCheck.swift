@@ -3,11 +3,11 @@ import TLSFacts
 /// The protocol the server chose is at least the policy's minimum (NSExceptionMinimumTLSVersion,
 /// TLS 1.2 by default): a client never accepts a version it did not offer. Below the platform's
 /// own minimum the handshake fails whatever the dictionary says.
-public struct ProtocolVersionCheck: LoadCheck {
-    public let id: LoadCheckID = "protocol-version"
-    public init() {}
+package struct ProtocolVersionCheck: LoadCheck {
+    package let id: LoadCheckID = "protocol-version"
+    package init() {}
 
-    public func failures(_ context: LoadCheckContext) -> [FailureReason] {
+    package func failures(_ context: LoadCheckContext) -> [FailureReason] {
         let version = context.observation.protocolVersion
         let policy = context.policy, ruleSet = context.ruleSet
         guard version < policy.minimumVersion else { return [] }

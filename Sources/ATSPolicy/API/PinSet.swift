@@ -21,24 +21,3 @@ public struct PinSet: Hashable, Sendable {
         caIdentities?.isEmpty != true && leafIdentities?.isEmpty != true
     }
 }
-
-/// The pinning judgement for one served chain.
-public struct PinResult: Hashable, Sendable, Codable {
-    public enum Verdict: String, Hashable, Sendable, Codable {
-        /// The entry pins nothing: pinning does not restrict the connection.
-        case noPins
-        case matched
-        case mismatched
-    }
-    public var verdict: Verdict
-    /// nil when the entry has no CA pins; otherwise whether a served CA matched.
-    public var caPinMatched: Bool?
-    /// nil when the entry has no leaf pins; otherwise whether the leaf matched.
-    public var leafPinMatched: Bool?
-    /// Chain indices (>= 1) of the CA certificates whose SPKI matched a CA pin.
-    public var matchedCAIndices: [Int]
-    /// One line for people.
-    public var reason: String
-
-    public var isSatisfied: Bool { verdict != .mismatched }
-}

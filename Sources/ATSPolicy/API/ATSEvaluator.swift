@@ -31,7 +31,7 @@ public enum ATSEvaluator {
     /// (protocol, suite), default trust evaluation (2A: chain, Apple's certificate rules, pins),
     /// then the ATS extended requirements (2B: leaf key size, leaf hash), then the request.
     /// A new check is one file and one line here.
-    public static let loadChecks: [any LoadCheck] = [
+    package static let loadChecks: [any LoadCheck] = [
         ProtocolVersionCheck(),
         CipherSuiteCheck(),
         CertificateTrustCheck(),

@@ -64,7 +64,7 @@ public enum AppleCertificatePolicy {
 
     /// Apple's certificate rules, in the order their violations are reported (JSON and text
     /// output keep this order). A new rule is one file and one line here.
-    public static let rules: [any CertificateRule] = [
+    package static let rules: [any CertificateRule] = [
         SubjectAltNameRule(),
         ServerAuthEKURule(),
         IntermediateEKURule(),

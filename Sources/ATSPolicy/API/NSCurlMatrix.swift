@@ -14,14 +14,14 @@ public struct DiagnosticTest: Sendable, Hashable, Codable {
 }
 
 /// nscurl's 16 tests, in nscurl's order, with nscurl's section and test titles (ats-reference 4).
-public enum NSCurlMatrix {
+package enum NSCurlMatrix {
     /// The tests' titles, in nscurl's order (they name no host): the one list the reports'
     /// matrix columns come from; nothing else counts the tests.
-    public static let titles: [String] = tests(host: "").map(\.title)
+    package static let titles: [String] = tests(host: "").map(\.title)
 
     /// Each test as a CSV column name (`default`, `allow_all_loads`, `tls13`, `no_pfs`,
     /// `tls12_no_pfs_insecure_http`...), derived from its dictionary, in the same order.
-    public static let columnNames: [String] = tests(host: "h").map { test in
+    package static let columnNames: [String] = tests(host: "h").map { test in
         if test.configuration.allowsArbitraryLoads { return "allow_all_loads" }
         guard let exception = test.configuration.exceptionDomains["h"] else { return "default" }
         var parts: [String] = []
@@ -32,9 +32,9 @@ public enum NSCurlMatrix {
     }
 
     /// The versions of the TLS-exception tests, in nscurl's order.
-    public static let versions: [TLSVersion] = [.tls13, .tls12, .tls11, .tls10]
+    package static let versions: [TLSVersion] = [.tls13, .tls12, .tls11, .tls10]
 
-    public static func tests(host: String) -> [DiagnosticTest] {
+    package static func tests(host: String) -> [DiagnosticTest] {
         func exception(_ version: TLSVersion?, pfsOff: Bool = false, insecureHTTP: Bool = false) -> ATSConfiguration {
             ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): DomainException(
                 allowsInsecureHTTPLoads: insecureHTTP, minimumTLSVersion: version?.plistName,
