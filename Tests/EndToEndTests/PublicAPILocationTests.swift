@@ -18,7 +18,7 @@ import TestSupport
         // library is split out (issue 39, item 5); until then its files keep their place.
         "ATSReport/": "ATSReport's split (item 5)",
         // Next in this branch (issue 39, item 6), one commit each.
-        "ATSAdvice/": "next", "ATSTrust/": "next", "ATSProbe/": "next", "ATSEngine/": "next",
+        "ATSTrust/": "next", "ATSProbe/": "next", "ATSEngine/": "next",
         "TextSupport/": "next", "ATSTestServers/": "next", "TestSupport/": "next", "ATSServe/": "next",
         "PropertyListPositions/": "next", "ATSAppFixtures/": "next", "ATSPolicyFixtures/": "next",
     ]

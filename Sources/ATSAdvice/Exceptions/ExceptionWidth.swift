@@ -5,7 +5,7 @@ import TLSFacts
 /// fill in absent keys), so entries written differently but meaning the same compare equal.
 extension DomainException {
     /// The relaxing keys where this entry allows less than `needed`: they must be widened.
-    public func keysNarrower(than needed: DomainException) -> [String] {
+    package func keysNarrower(than needed: DomainException) -> [String] {
         var keys: [String] = []
         if effectiveMinimumTLSVersion > needed.effectiveMinimumTLSVersion { keys.append(ATSKey.exceptionMinimumTLSVersion.name) }
         if effectiveRequiresForwardSecrecy && !needed.effectiveRequiresForwardSecrecy { keys.append(ATSKey.exceptionRequiresForwardSecrecy.name) }
@@ -16,7 +16,7 @@ extension DomainException {
 
     /// The relaxing keys where this entry allows more than `needed`: it could be tightened.
     /// NSIncludesSubdomains is not judged: it covers hosts that were not probed.
-    public func keysWider(than needed: DomainException) -> [String] {
+    package func keysWider(than needed: DomainException) -> [String] {
         var keys: [String] = []
         if effectiveMinimumTLSVersion < needed.effectiveMinimumTLSVersion { keys.append(ATSKey.exceptionMinimumTLSVersion.name) }
         if !effectiveRequiresForwardSecrecy && needed.effectiveRequiresForwardSecrecy { keys.append(ATSKey.exceptionRequiresForwardSecrecy.name) }
@@ -26,7 +26,7 @@ extension DomainException {
 
     /// This entry with every key widened just far enough to also allow what `other` allows;
     /// keys already wide enough keep their spelling.
-    public func widened(toCover other: DomainException) -> DomainException {
+    package func widened(toCover other: DomainException) -> DomainException {
         var result = self
         if effectiveMinimumTLSVersion > other.effectiveMinimumTLSVersion { result.minimumTLSVersion = other.effectiveMinimumTLSVersion.plistName }
         if effectiveRequiresForwardSecrecy && !other.effectiveRequiresForwardSecrecy { result.requiresForwardSecrecy = false }

@@ -3,24 +3,24 @@ import TLSFacts
 
 /// The suggested NSExceptionDomains entries for many probed targets, merged into one
 /// dictionary: hosts that need nothing are left out, and so are hosts no entry can help.
-public struct SuggestedExceptions: Sendable, Hashable {
+package struct SuggestedExceptions: Sendable, Hashable {
     /// A target no exception makes load, and why.
-    public struct Unhelpable: Sendable, Hashable {
-        public var target: String
-        public var host: String
-        public var reason: String
+    package struct Unhelpable: Sendable, Hashable {
+        package var target: String
+        package var host: String
+        package var reason: String
     }
 
     /// NSExceptionDomains, keyed by domain.
-    public private(set) var domains: [String: DomainException] = [:]
-    public private(set) var unhelpable: [Unhelpable] = []
+    package private(set) var domains: [String: DomainException] = [:]
+    package private(set) var unhelpable: [Unhelpable] = []
     /// Hosts whose need is served by a parent entry with NSIncludesSubdomains, host -> key.
-    public private(set) var coveredBy: [String: String] = [:]
+    package private(set) var coveredBy: [String: String] = [:]
 
     /// `includeSubdomains`: when every probed host under a parent domain (and the parent, if
     /// probed) needs the same entry, and there are at least two, write one parent entry with
     /// NSIncludesSubdomains instead of one entry each (docs/exceptions.md).
-    public init(_ advice: [HostAdvice], includeSubdomains: Bool = false) {
+    package init(_ advice: [HostAdvice], includeSubdomains: Bool = false) {
         // One need per host: the same host on several ports needs the widest of its entries.
         var needs: [String: DomainException] = [:]
         var probed: Set<String> = []
@@ -65,5 +65,5 @@ public struct SuggestedExceptions: Sendable, Hashable {
     }
 
     /// The NSAppTransportSecurity dictionary: only NSExceptionDomains, and only when non-empty.
-    public var configuration: ATSConfiguration { ATSConfiguration(exceptionDomains: domains) }
+    package var configuration: ATSConfiguration { ATSConfiguration(exceptionDomains: domains) }
 }

@@ -2,12 +2,12 @@ import ATSPolicy
 
 /// Every rule the ATS linter applies, as data: a stable id, its severity, and one line on what
 /// it catches. docs/lint.md describes each with examples; ids never change meaning.
-public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertible {
-    public let id: String
-    public let severity: LintFinding.Severity
-    public let summary: String
+package struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertible {
+    package let id: String
+    package let severity: LintFinding.Severity
+    package let summary: String
 
-    public var description: String { id }
+    package var description: String { id }
 
     init(_ id: String, _ severity: LintFinding.Severity, _ summary: String) {
         self.id = id
@@ -16,41 +16,41 @@ public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertibl
     }
 
     // Keys and values.
-    public static let noATSDictionary = LintRule("no-ats-dictionary", .info, "no NSAppTransportSecurity dictionary: ATS defaults apply")
-    public static let unknownKey = LintRule("unknown-key", .error, "a key ATS does not know (often a misspelling); it is ignored")
-    public static let misplacedKey = LintRule("misplaced-key", .error, "a real ATS key at the wrong level; it is ignored there")
-    public static let wrongType = LintRule("wrong-type", .error, "a value of the wrong property-list type (\"YES\" for a boolean, ...)")
-    public static let tlsVersionUnparsed = LintRule("tls-version-unparsed", .error, "a minimum TLS version Apple does not parse; TLSv1.2 stays in force")
-    public static let niapValue = LintRule("niap-value", .error, "an NIAP TLS package version other than \"none\" or \"FCP_v2.1\"")
-    public static let precedenceIgnored = LintRule("precedence-ignored", .warning, "NSAllowsArbitraryLoads ignored on iOS 10+ because a finer global key is present")
-    public static let deprecatedKey = LintRule("deprecated-key", .warning, "an iOS 9-era NSThirdParty*/NSTemporary* key; use the modern name")
-    public static let obsoleteKey = LintRule("obsolete-key", .info, "NSRequiresCertificateTransparency: changes nothing for Apple's CT-required roots; makes CT required for user-installed roots and app anchors")
-    public static let reviewJustification = LintRule("review-justification", .warning, "a key App Store review asks you to justify")
-    public static let redundantDefault = LintRule("redundant-default", .info, "a value equal to the default: the key changes nothing")
-    public static let noOpExceptionDomain = LintRule("no-op-exception-domain", .info, "an exception domain whose entries change nothing")
-    public static let builtInExceptionReplaced = LintRule("builtin-exception-replaced", .info, "an NSExceptionDomains key equal to one of Apple's built-in exceptions (apple.com, ...): the app's entry replaces it")
-    public static let emptyDictionary = LintRule("empty-dictionary", .info, "an empty NSExceptionDomains or NSPinnedDomains")
+    package static let noATSDictionary = LintRule("no-ats-dictionary", .info, "no NSAppTransportSecurity dictionary: ATS defaults apply")
+    package static let unknownKey = LintRule("unknown-key", .error, "a key ATS does not know (often a misspelling); it is ignored")
+    package static let misplacedKey = LintRule("misplaced-key", .error, "a real ATS key at the wrong level; it is ignored there")
+    package static let wrongType = LintRule("wrong-type", .error, "a value of the wrong property-list type (\"YES\" for a boolean, ...)")
+    package static let tlsVersionUnparsed = LintRule("tls-version-unparsed", .error, "a minimum TLS version Apple does not parse; TLSv1.2 stays in force")
+    package static let niapValue = LintRule("niap-value", .error, "an NIAP TLS package version other than \"none\" or \"FCP_v2.1\"")
+    package static let precedenceIgnored = LintRule("precedence-ignored", .warning, "NSAllowsArbitraryLoads ignored on iOS 10+ because a finer global key is present")
+    package static let deprecatedKey = LintRule("deprecated-key", .warning, "an iOS 9-era NSThirdParty*/NSTemporary* key; use the modern name")
+    package static let obsoleteKey = LintRule("obsolete-key", .info, "NSRequiresCertificateTransparency: changes nothing for Apple's CT-required roots; makes CT required for user-installed roots and app anchors")
+    package static let reviewJustification = LintRule("review-justification", .warning, "a key App Store review asks you to justify")
+    package static let redundantDefault = LintRule("redundant-default", .info, "a value equal to the default: the key changes nothing")
+    package static let noOpExceptionDomain = LintRule("no-op-exception-domain", .info, "an exception domain whose entries change nothing")
+    package static let builtInExceptionReplaced = LintRule("builtin-exception-replaced", .info, "an NSExceptionDomains key equal to one of Apple's built-in exceptions (apple.com, ...): the app's entry replaces it")
+    package static let emptyDictionary = LintRule("empty-dictionary", .info, "an empty NSExceptionDomains or NSPinnedDomains")
 
     // Domain keys (NSExceptionDomains and NSPinnedDomains).
-    public static let domainEmpty = LintRule("domain-empty", .error, "an empty domain key")
-    public static let domainWhitespace = LintRule("domain-whitespace", .error, "a domain key containing white space")
-    public static let domainScheme = LintRule("domain-scheme", .error, "a domain key with a scheme (\"https://\")")
-    public static let domainPort = LintRule("domain-port", .error, "a domain key with a port; keys never match one")
-    public static let domainPath = LintRule("domain-path", .error, "a domain key with a path")
-    public static let domainWildcard = LintRule("domain-wildcard", .error, "a wildcard domain key; use NSIncludesSubdomains")
-    public static let domainUppercase = LintRule("domain-uppercase", .error, "a domain key with upper-case letters; keys are matched in lower case")
-    public static let domainTrailingDot = LintRule("domain-trailing-dot", .error, "a domain key ending in a dot: hosts are looked up without their trailing dot, so it matches no host")
-    public static let ipKeyRelease = LintRule("ip-key-release", .info, "an IP or CIDR exception key: read only on iOS 17 / macOS 14 and later")
-    public static let cidrMalformed = LintRule("cidr-malformed", .error, "an IP or CIDR key that does not parse")
+    package static let domainEmpty = LintRule("domain-empty", .error, "an empty domain key")
+    package static let domainWhitespace = LintRule("domain-whitespace", .error, "a domain key containing white space")
+    package static let domainScheme = LintRule("domain-scheme", .error, "a domain key with a scheme (\"https://\")")
+    package static let domainPort = LintRule("domain-port", .error, "a domain key with a port; keys never match one")
+    package static let domainPath = LintRule("domain-path", .error, "a domain key with a path")
+    package static let domainWildcard = LintRule("domain-wildcard", .error, "a wildcard domain key; use NSIncludesSubdomains")
+    package static let domainUppercase = LintRule("domain-uppercase", .error, "a domain key with upper-case letters; keys are matched in lower case")
+    package static let domainTrailingDot = LintRule("domain-trailing-dot", .error, "a domain key ending in a dot: hosts are looked up without their trailing dot, so it matches no host")
+    package static let ipKeyRelease = LintRule("ip-key-release", .info, "an IP or CIDR exception key: read only on iOS 17 / macOS 14 and later")
+    package static let cidrMalformed = LintRule("cidr-malformed", .error, "an IP or CIDR key that does not parse")
 
     // NSPinnedDomains.
-    public static let pinMissingIdentities = LintRule("pin-missing-identities", .error, "a pinned domain with neither NSPinnedCAIdentities nor NSPinnedLeafIdentities")
-    public static let pinEmptyIdentities = LintRule("pin-empty-identities", .error, "an empty or unreadable identity array: it pins the domain to nothing, every load fails")
-    public static let pinMissingSPKI = LintRule("pin-missing-spki", .error, "an identity without SPKI-SHA256-BASE64")
-    public static let pinBadBase64 = LintRule("pin-bad-base64", .error, "an SPKI-SHA256-BASE64 value that is not base64")
-    public static let pinDigestLength = LintRule("pin-digest-length", .error, "an SPKI-SHA256-BASE64 value that does not decode to 32 bytes")
+    package static let pinMissingIdentities = LintRule("pin-missing-identities", .error, "a pinned domain with neither NSPinnedCAIdentities nor NSPinnedLeafIdentities")
+    package static let pinEmptyIdentities = LintRule("pin-empty-identities", .error, "an empty or unreadable identity array: it pins the domain to nothing, every load fails")
+    package static let pinMissingSPKI = LintRule("pin-missing-spki", .error, "an identity without SPKI-SHA256-BASE64")
+    package static let pinBadBase64 = LintRule("pin-bad-base64", .error, "an SPKI-SHA256-BASE64 value that is not base64")
+    package static let pinDigestLength = LintRule("pin-digest-length", .error, "an SPKI-SHA256-BASE64 value that does not decode to 32 bytes")
 
-    public static let all: [LintRule] = [
+    package static let all: [LintRule] = [
         .noATSDictionary, .unknownKey, .misplacedKey, .wrongType, .tlsVersionUnparsed, .niapValue,
         .precedenceIgnored, .deprecatedKey, .obsoleteKey, .reviewJustification, .redundantDefault,
         .noOpExceptionDomain, .emptyDictionary, .builtInExceptionReplaced,
@@ -59,5 +59,5 @@ public struct LintRule: Hashable, Sendable, Identifiable, CustomStringConvertibl
         .pinMissingIdentities, .pinEmptyIdentities, .pinMissingSPKI, .pinBadBase64, .pinDigestLength,
     ]
 
-    public static func withID(_ id: String) -> LintRule? { all.first { $0.id == id } }
+    package static func withID(_ id: String) -> LintRule? { all.first { $0.id == id } }
 }
