@@ -3,18 +3,18 @@ import PropertyList
 
 /// A small app built at test time: Info.plists, executable-like binaries holding URL strings
 /// among random bytes, resources; written out as an .app directory or packed as an .ipa.
-public struct AppFixture {
+package struct AppFixture {
     /// The app's directory name without ".app".
-    public var name: String
+    package var name: String
     /// App-relative path -> contents.
-    public var files: [String: [UInt8]] = [:]
+    package var files: [String: [UInt8]] = [:]
     /// App-relative path -> link text.
-    public var symlinks: [String: String] = [:]
+    package var symlinks: [String: String] = [:]
 
-    public init(name: String = "Demo") { self.name = name }
+    package init(name: String = "Demo") { self.name = name }
 
     /// An XML Info.plist with the bundle keys every app has, and `ats` as NSAppTransportSecurity.
-    public static func infoPlist(identifier: String, executable: String, packageType: String = "APPL",
+    package static func infoPlist(identifier: String, executable: String, packageType: String = "APPL",
                                  ats: [String: PropertyListValue]?, extra: [String: PropertyListValue] = [:], binary: Bool = false) -> [UInt8] {
         var root: [String: PropertyListValue] = ["CFBundleIdentifier": .string(identifier), "CFBundleExecutable": .string(executable),
                                                  "CFBundlePackageType": .string(packageType), "CFBundleName": .string(executable)]
@@ -43,7 +43,7 @@ public struct AppFixture {
 
     /// `size` pseudo-random bytes (fixed seed: the same every run) with each string planted as a
     /// C string at spread-out offsets, as a compiler would leave string literals in a binary.
-    public static func executable(strings: [String], size: Int = 16 * 1024, seed: UInt64 = 0x5EED) -> [UInt8] {
+    package static func executable(strings: [String], size: Int = 16 * 1024, seed: UInt64 = 0x5EED) -> [UInt8] {
         var state = seed
         var bytes = (0..<size).map { _ -> UInt8 in
             state &+= 0x9E37_79B9_7F4A_7C15
@@ -63,7 +63,7 @@ public struct AppFixture {
 
     /// Every file and link under "Payload/NAME.app/", as an App Store .ipa is laid out; `more`
     /// adds entries of its own (hostile ones) before the archive is finished.
-    public func ipa(method: ZipWriter.Method = .deflate, more: (inout ZipWriter) -> Void = { _ in }) -> [UInt8] {
+    package func ipa(method: ZipWriter.Method = .deflate, more: (inout ZipWriter) -> Void = { _ in }) -> [UInt8] {
         var zip = ZipWriter()
         zip.addDirectory("Payload/\(name).app")
         for path in files.keys.sorted() { zip.add("Payload/\(name).app/\(path)", files[path]!, method: method) }
@@ -74,7 +74,7 @@ public struct AppFixture {
 
     /// Writes NAME.app under `directory`; returns its path.
     @discardableResult
-    public func writeApp(in directory: String) throws -> String {
+    package func writeApp(in directory: String) throws -> String {
         let root = directory + "/" + name + ".app"
         let manager = FileManager.default
         try manager.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -94,7 +94,7 @@ public struct AppFixture {
     /// The app the tests share: a main app and a share extension with dictionaries of their own,
     /// a framework, planted hosts in each executable and resource, and noise to be filtered.
     /// `mainATS` and `extensionATS` are the NSAppTransportSecurity dictionaries.
-    public static func demo(mainATS: [String: PropertyListValue]?, extensionATS: [String: PropertyListValue]?,
+    package static func demo(mainATS: [String: PropertyListValue]?, extensionATS: [String: PropertyListValue]?,
                             mainHosts: [String], extensionHosts: [String], frameworkHosts: [String] = [],
                             resourceJSON: String? = nil, noise: [String] = AppFixture.noise) -> AppFixture {
         var app = AppFixture()
@@ -114,7 +114,7 @@ public struct AppFixture {
     }
 
     /// Strings every real app carries that are not hosts it loads.
-    public static let noise = [
+    package static let noise = [
         "http://www.apple.com/DTDs/PropertyList-1.0.dtd", "http://www.w3.org/2001/XMLSchema-instance",
         "https://developer.apple.com/documentation/", "https://www.example.com/sample",
         "http://www.apache.org/licenses/LICENSE-2.0", "com.apple.security.application-groups", "UIKit.framework",

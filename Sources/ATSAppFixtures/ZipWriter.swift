@@ -2,8 +2,8 @@ internal import CZlib
 
 /// Writes zip archives in memory for tests: stored or DEFLATE entries, Unix modes (symlinks),
 /// and whatever names and sizes a hostile archive needs (traversal names, lying sizes).
-public struct ZipWriter {
-    public enum Method: Sendable { case stored, deflate }
+package struct ZipWriter {
+    package enum Method: Sendable { case stored, deflate }
 
     struct Central {
         var name: [UInt8], method: UInt16, crc: UInt32, compressed: UInt32, uncompressed: UInt32, offset: UInt32, mode: UInt32
@@ -11,15 +11,15 @@ public struct ZipWriter {
         var zip64Size: UInt64?
     }
 
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     private var central: [Central] = []
 
-    public init() {}
+    package init() {}
 
     /// One entry. `declaredSize` overrides the uncompressed size written in the headers (a lie).
     /// `zip64`: the central directory's uncompressed size is 0xFFFFFFFF and the real one is in a
     /// ZIP64 extra field (0x0001), as `zip -fz` writes every entry.
-    public mutating func add(_ name: String, _ data: [UInt8], method: Method = .deflate, mode: UInt32 = 0o100644,
+    package mutating func add(_ name: String, _ data: [UInt8], method: Method = .deflate, mode: UInt32 = 0o100644,
                              declaredSize: Int? = nil, zip64: Bool = false) {
         let payload = method == .deflate ? ZipWriter.deflate(data) : data
         let crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
@@ -36,18 +36,18 @@ public struct ZipWriter {
         central.append(record)
     }
 
-    public mutating func addSymlink(_ name: String, to target: String) {
+    package mutating func addSymlink(_ name: String, to target: String) {
         add(name, Array(target.utf8), method: .stored, mode: 0o120777)
     }
 
-    public mutating func addDirectory(_ name: String) {
+    package mutating func addDirectory(_ name: String) {
         add(name.hasSuffix("/") ? name : name + "/", [], method: .stored, mode: 0o040755)
     }
 
     /// The archive: entries, central directory, end record. `zip64End`: a ZIP64 end record and
     /// locator, and the classic end record's directory offset saturated (0xFFFFFFFF), as `zip -fz`
     /// writes them.
-    public func finished(zip64End: Bool = false) -> [UInt8] {
+    package func finished(zip64End: Bool = false) -> [UInt8] {
         var out = bytes
         let start = out.count
         for record in central {

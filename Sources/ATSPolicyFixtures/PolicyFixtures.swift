@@ -6,12 +6,12 @@ import Foundation
 import TLSFacts
 import ATSPolicy
 
-public let referenceDate = Date(timeIntervalSince1970: 1_760_000_000)
+package let referenceDate = Date(timeIntervalSince1970: 1_760_000_000)
 
-public func suite(_ code: UInt16) -> CipherSuite { CipherSuite(rawValue: code) }
+package func suite(_ code: UInt16) -> CipherSuite { CipherSuite(rawValue: code) }
 
 /// A completed handshake with the facts a test cares about; everything else is a plain default.
-public func testObservation(version: TLSVersion = .tls12, suite: CipherSuite = CipherSuite(rawValue: 0xC02F),
+package func testObservation(version: TLSVersion = .tls12, suite: CipherSuite = CipherSuite(rawValue: 0xC02F),
                      key: PublicKeyFacts = PublicKeyFacts(algorithm: .rsa, bits: 2048),
                      hash: SignatureHash = .sha256, trustProblems: [TrustProblem] = [],
                      chainSPKIs: [String] = ["leafSPKI", "caSPKI"], http: HTTPExchange? = HTTPExchange(statusCode: 200)) -> Observation {
@@ -37,15 +37,15 @@ public func testObservation(version: TLSVersion = .tls12, suite: CipherSuite = C
 /// A TLS server as a table of what it speaks: it answers an offer the way servers do, with the
 /// highest shared protocol and its own first suite the offer allows at that protocol, and does
 /// not fall back when it has no suite there.
-public struct SimulatedServer {
-    public var versions: [TLSVersion]
+package struct SimulatedServer {
+    package var versions: [TLSVersion]
     /// In the server's preference order.
-    public var suites: [CipherSuite]
-    public var key = PublicKeyFacts(algorithm: .rsa, bits: 2048)
-    public var hash = SignatureHash.sha256
-    public var trustProblems: [TrustProblem] = []
+    package var suites: [CipherSuite]
+    package var key = PublicKeyFacts(algorithm: .rsa, bits: 2048)
+    package var hash = SignatureHash.sha256
+    package var trustProblems: [TrustProblem] = []
 
-    public init(versions: [TLSVersion], suites: [CipherSuite], key: PublicKeyFacts = PublicKeyFacts(algorithm: .rsa, bits: 2048),
+    package init(versions: [TLSVersion], suites: [CipherSuite], key: PublicKeyFacts = PublicKeyFacts(algorithm: .rsa, bits: 2048),
                 hash: SignatureHash = .sha256, trustProblems: [TrustProblem] = []) {
         self.versions = versions
         self.suites = suites
@@ -54,7 +54,7 @@ public struct SimulatedServer {
         self.trustProblems = trustProblems
     }
 
-    public static func usable(_ suite: CipherSuite, at version: TLSVersion) -> Bool {
+    package static func usable(_ suite: CipherSuite, at version: TLSVersion) -> Bool {
         if version == .tls13 { return suite.isTLS13 }
         if suite.isTLS13 { return false }
         let name = suite.ianaName
@@ -62,7 +62,7 @@ public struct SimulatedServer {
         return version == .tls12 || !tls12Only
     }
 
-    public func handshake(_ offer: ClientOffer) -> ProbeResult {
+    package func handshake(_ offer: ClientOffer) -> ProbeResult {
         guard let version = versions.filter({ $0 >= offer.minVersion && $0 <= offer.maxVersion }).max() else {
             return .failure(ProbeFailure(kind: .noSharedProtocol, alert: .protocolVersion, detail: ""))
         }
@@ -73,7 +73,7 @@ public struct SimulatedServer {
     }
 
     /// nscurl's 16 tests against this server, each judged under its own dictionary.
-    public func diagnose(host: String = "example.com", ruleSet: RuleSet) -> [(DiagnosticTest, Verdict)] {
+    package func diagnose(host: String = "example.com", ruleSet: RuleSet) -> [(DiagnosticTest, Verdict)] {
         NSCurlMatrix.tests(host: host).map { test in
             let policy = EffectivePolicy(configuration: test.configuration, host: host, ruleSet: ruleSet)
             return (test, ATSEvaluator.evaluate(handshake(policy.clientOffer(ruleSet: ruleSet)), under: policy, ruleSet: ruleSet))
@@ -81,7 +81,7 @@ public struct SimulatedServer {
     }
 
     /// The titles of the tests that pass.
-    public func passing(ruleSet: RuleSet) -> [String] {
+    package func passing(ruleSet: RuleSet) -> [String] {
         diagnose(ruleSet: ruleSet).filter { $0.1.passed }.map { $0.0.title }
     }
 }

@@ -20,15 +20,15 @@ import TLSFacts
 ///   passes; an address outside every allowed network passes only when it is global and was
 ///   reached through a name a pattern admits. So no name, whatever it resolves to, aims a probe
 ///   at loopback, a private or link-local network unless that network is listed.
-public struct AllowList: Sendable {
+package struct AllowList: Sendable {
     private var names: Set<String> = []
     private var suffixes: [String] = []
     private var anyName = false
     private var networks: [Network] = []
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { names.isEmpty && suffixes.isEmpty && !anyName && networks.isEmpty }
+    package var isEmpty: Bool { names.isEmpty && suffixes.isEmpty && !anyName && networks.isEmpty }
 
     struct Network: Sendable, Hashable {
         let address: IPAddress
@@ -48,12 +48,12 @@ public struct AllowList: Sendable {
         }
     }
 
-    public struct EntryError: Error, Sendable, CustomStringConvertible {
-        public var description: String
+    package struct EntryError: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Adds one entry: a network (`ADDR/BITS` or an address) or a host pattern.
-    public mutating func add(_ entry: String) throws(EntryError) {
+    package mutating func add(_ entry: String) throws(EntryError) {
         let text = entry.trimmingWhitespace().lowercased()
         let shown = UntrustedText.escape(entry, limit: 120)
         guard !text.isEmpty else { throw EntryError(description: "an empty entry admits nothing: give a host pattern or a network") }
@@ -91,7 +91,7 @@ public struct AllowList: Sendable {
     }
 
     /// The target's host as asked (before any lookup): nil when it may be probed, else why not.
-    public func refusal(host: String) -> String? {
+    package func refusal(host: String) -> String? {
         let name = host.lowercased().hasSuffix(".") ? String(host.lowercased().dropLast()) : host.lowercased()
         if let address = IPAddress(name) {
             return networks.contains(where: { $0.contains(address) }) ? nil : "\(name) is in no network the allow list gives"
@@ -104,7 +104,7 @@ public struct AllowList: Sendable {
     }
 
     /// An address a connection for `host` is about to use: nil when allowed, else why not.
-    public func refusal(host: String, address text: String) -> String? {
+    package func refusal(host: String, address text: String) -> String? {
         guard let address = IPAddress(text) else { return "\(text) is not an address" }
         if networks.contains(where: { $0.contains(address) }) { return nil }
         let name = host.lowercased().hasSuffix(".") ? String(host.lowercased().dropLast()) : host.lowercased()

@@ -14,12 +14,12 @@ import TLSFacts
 /// What serve needs from the program it runs in: the probe runtime (the command line's, with its
 /// watchdog) and the run metadata every JSON document carries (the binary's version, its OpenSSL),
 /// made as `diagnose` makes it.
-public struct ServeEnvironment: Sendable {
-    public var runtime: ProbeRuntime
+package struct ServeEnvironment: Sendable {
+    package var runtime: ProbeRuntime
     /// `RunInfo(context:ruleSet:)` as the command line builds it.
-    public var runInfo: @Sendable (RunContext, String) -> RunInfo
+    package var runInfo: @Sendable (RunContext, String) -> RunInfo
 
-    public init(runtime: ProbeRuntime, runInfo: @escaping @Sendable (RunContext, String) -> RunInfo) {
+    package init(runtime: ProbeRuntime, runInfo: @escaping @Sendable (RunContext, String) -> RunInfo) {
         self.runtime = runtime
         self.runInfo = runInfo
     }

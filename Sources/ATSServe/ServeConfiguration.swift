@@ -13,24 +13,24 @@ import TLSFacts
 /// long a result is reused, how many probes run at once, which targets may be probed, and the
 /// modules a scrape names. Read from YAML by `ServeConfiguration.load(path:)`; every value is
 /// checked there, so a running server never meets a bad one.
-public struct ServeConfiguration: Sendable {
-    public var listen: ListenAddress
+package struct ServeConfiguration: Sendable {
+    package var listen: ListenAddress
     /// Seconds a result is reused per target and module.
-    public var cacheTTLSeconds: Int
+    package var cacheTTLSeconds: Int
     /// Probes (targets' diagnostics) at once; more wait for a slot.
-    public var maxInFlight: Int
-    public var allow: AllowList
+    package var maxInFlight: Int
+    package var allow: AllowList
     /// By name; `default` is used when a scrape names none.
-    public var modules: [String: Module]
+    package var modules: [String: Module]
 
-    public static let defaultListen = ListenAddress(host: "127.0.0.1", port: 9155)
-    public static let defaultCacheTTLSeconds = 300
-    public static let defaultMaxInFlight = 16
-    public static let maximumInFlight = 1024
+    package static let defaultListen = ListenAddress(host: "127.0.0.1", port: 9155)
+    package static let defaultCacheTTLSeconds = 300
+    package static let defaultMaxInFlight = 16
+    package static let maximumInFlight = 1024
     /// The longest cache_ttl: a day (a verdict older than that is not what a scrape asks about).
-    public static let maximumCacheTTLSeconds = 86_400
+    package static let maximumCacheTTLSeconds = 86_400
 
-    public init(listen: ListenAddress = ServeConfiguration.defaultListen, cacheTTLSeconds: Int = ServeConfiguration.defaultCacheTTLSeconds,
+    package init(listen: ListenAddress = ServeConfiguration.defaultListen, cacheTTLSeconds: Int = ServeConfiguration.defaultCacheTTLSeconds,
                 maxInFlight: Int = ServeConfiguration.defaultMaxInFlight, allow: AllowList = AllowList(),
                 modules: [String: Module]) {
         self.listen = listen
@@ -41,17 +41,17 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// `HOST:PORT` (`[v6]:PORT`).
-    public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
-        public var host: String
-        public var port: Int
+    package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+        package var host: String
+        package var port: Int
 
-        public init(host: String, port: Int) {
+        package init(host: String, port: Int) {
             self.host = host
             self.port = port
         }
 
         /// "127.0.0.1:9155", "[::1]:9155", "0.0.0.0:9155"; port 0 asks the system for a free one.
-        public init?(parsing text: String) {
+        package init?(parsing text: String) {
             let host: Substring, port: Substring
             if text.hasPrefix("[") {
                 guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
@@ -70,26 +70,26 @@ public struct ServeConfiguration: Sendable {
             self.port = number
         }
 
-        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     }
 
     /// How one kind of scrape judges: cli.md's `modules.NAME` keys.
-    public struct Module: Sendable {
-        public var ruleSet: RuleSet
+    package struct Module: Sendable {
+        package var ruleSet: RuleSet
         /// User-installed roots (PEM), as --ca-file.
-        public var caFile: String?
-        public var timeoutSeconds: Double = 10
+        package var caFile: String?
+        package var timeoutSeconds: Double = 10
         /// serve forecasts 90 days ahead unless the module says otherwise (docs/serve.md: an
         /// exporter's point is the warning before the change).
-        public var forecastSeconds: Int? = 90 * 86_400
-        public var connectTo: [ConnectToRule] = []
-        public var dnsServers: DNSServerList?
+        package var forecastSeconds: Int? = 90 * 86_400
+        package var connectTo: [ConnectToRule] = []
+        package var dnsServers: DNSServerList?
         /// Added to every series of the module's scrapes, sorted by name: the same labels, and the
         /// same rules for them, as the command line's `--metrics-label` (ATSReport's `MetricsLabels`).
-        public var labels = MetricsLabels()
+        package var labels = MetricsLabels()
 
         /// A module judging by `ruleSet`, every other key its default.
-        public init(ruleSet: RuleSet) { self.ruleSet = ruleSet }
+        package init(ruleSet: RuleSet) { self.ruleSet = ruleSet }
 
         /// A module the config leaves empty: the command line's defaults (`RuleSet.current`).
         static var commandLineDefaults: Module { Module(ruleSet: .current) }
@@ -97,14 +97,14 @@ public struct ServeConfiguration: Sendable {
 
     /// A bad config: the file, the line and column of the value (or of the key, for a missing
     /// or unknown one), the key's path and what is wrong, on one line.
-    public struct LoadError: Error, Sendable, CustomStringConvertible {
-        public var file: String
-        public var line: Int?
-        public var column: Int?
-        public var key: String?
-        public var message: String
+    package struct LoadError: Error, Sendable, CustomStringConvertible {
+        package var file: String
+        package var line: Int?
+        package var column: Int?
+        package var key: String?
+        package var message: String
 
-        public var description: String {
+        package var description: String {
             var text = UntrustedText.escape(file, limit: 300)
             if let line { text += ":\(line)" + (column.map { ":\($0)" } ?? "") }
             text += ": "
@@ -114,10 +114,10 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// The largest config read: far beyond any hand-written one.
-    public static let maximumFileBytes = 1 << 20
+    package static let maximumFileBytes = 1 << 20
 
     /// Reads and checks the file at `path`.
-    public static func load(path: String) throws(LoadError) -> ServeConfiguration {
+    package static func load(path: String) throws(LoadError) -> ServeConfiguration {
         let bytes: [UInt8]
         do {
             bytes = try BoundedFile.read(path, limit: maximumFileBytes, allowPipes: false)
@@ -129,7 +129,7 @@ public struct ServeConfiguration: Sendable {
     }
 
     /// Checks `text`, a YAML config named `file` in errors.
-    public static func parse(_ text: String, file: String) throws(LoadError) -> ServeConfiguration {
+    package static func parse(_ text: String, file: String) throws(LoadError) -> ServeConfiguration {
         let root: ConfigYAML.Node?
         do throws(ConfigYAML.SyntaxError) {
             root = try ConfigYAML.parse(text)

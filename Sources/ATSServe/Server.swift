@@ -20,24 +20,24 @@ import Glibc
 
 /// `atsprobe serve` (docs/serve.md): Prometheus' multi-target exporter pattern over nscurl's
 /// diagnostics, and a small web service, on Hummingbird.
-public enum ATSServer {
+package enum ATSServer {
     /// Seconds a connection may wait for a complete request head (the first, or the next on a
     /// kept-alive connection). Hummingbird's idle timeout counts only whole HTTP parts, so a
     /// client trickling header bytes is cut off after this too.
-    public static let headerTimeoutSeconds: Int64 = 10
+    package static let headerTimeoutSeconds: Int64 = 10
     /// Request heads larger than this are refused by the HTTP decoder.
-    public static let maximumHeaderBytes = 16 * 1024
+    package static let maximumHeaderBytes = 16 * 1024
     /// The longest request target (path and query).
-    public static let maximumURIBytes = 4096
+    package static let maximumURIBytes = 4096
     /// How long SIGTERM lets probes in flight finish before they are cancelled.
-    public static let drainSeconds = 10.0
+    package static let drainSeconds = 10.0
     /// How long a request without a scrape timeout waits for its probe.
-    public static let defaultWaitSeconds = 120.0
+    package static let defaultWaitSeconds = 120.0
 
     /// Runs until SIGTERM or SIGINT. `configPath`: reread on SIGHUP (nil: the configuration is
     /// fixed). Prints "listening on HOST:PORT" on standard error once bound. Throws when the
     /// address cannot be bound.
-    public static func run(configuration: ServeConfiguration, configPath: String?, overrides: @escaping @Sendable (inout ServeConfiguration) -> Void,
+    package static func run(configuration: ServeConfiguration, configPath: String?, overrides: @escaping @Sendable (inout ServeConfiguration) -> Void,
                            environment: ServeEnvironment) async throws {
         var logger = Logger(label: "atsprobe-serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .info

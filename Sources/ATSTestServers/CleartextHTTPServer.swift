@@ -7,17 +7,17 @@ import Darwin
 
 /// A cleartext HTTP/1.1 server on a loopback port, one thread per connection: the http:// end
 /// of a redirect, or an http:// target ATS lets through.
-public final class CleartextHTTPServer: Sendable {
+package final class CleartextHTTPServer: Sendable {
     private let listener: LoopbackListener
 
-    public var port: Int { listener.port }
-    public var host: String { listener.host }
+    package var port: Int { listener.port }
+    package var host: String { listener.host }
     /// TCP connections accepted so far.
-    public var acceptedConnections: Int { listener.acceptedConnections }
+    package var acceptedConnections: Int { listener.acceptedConnections }
 
     private init(listener: LoopbackListener) { self.listener = listener }
 
-    public static func start(_ http: HTTPBehavior = .ok, bindAddress: String = "127.0.0.1") throws -> CleartextHTTPServer {
+    package static func start(_ http: HTTPBehavior = .ok, bindAddress: String = "127.0.0.1") throws -> CleartextHTTPServer {
         let listener = try LoopbackListener(bindAddress: bindAddress) { connection in
             serve(connection, http: http)
         }
@@ -25,7 +25,7 @@ public final class CleartextHTTPServer: Sendable {
     }
 
     /// Idempotent; closes the listener and every open connection and waits (bounded) for their threads.
-    public func stop() { listener.stop() }
+    package func stop() { listener.stop() }
 
     deinit { stop() }
 

@@ -4,24 +4,24 @@ import Foundation
 /// `deadline` seconds after the first one, whichever comes first (`TLSServerConfiguration.hold`).
 /// A test reads how the hold ended: the server answers nothing before then, so a client that
 /// makes a handshake only after another's answer cannot have made it while the hold lasted.
-public struct HandshakeHold: Sendable {
+package struct HandshakeHold: Sendable {
     /// Connections to wait for before any handshake is answered.
-    public var connections: Int
+    package var connections: Int
     /// Seconds from the first connection after which the hold ends anyway.
-    public var deadline: Double
+    package var deadline: Double
 
-    public init(connections: Int, deadline: Double) {
+    package init(connections: Int, deadline: Double) {
         self.connections = connections
         self.deadline = deadline
     }
 }
 
 /// How a `HandshakeHold` ended.
-public struct HoldRelease: Sendable, Equatable {
+package struct HoldRelease: Sendable, Equatable {
     /// Connections that had arrived when the hold ended.
-    public var arrived: Int
+    package var arrived: Int
     /// True when they reached the count, false when the deadline ended it.
-    public var byCount: Bool
+    package var byCount: Bool
 }
 
 /// The hold's state, shared by the server's connection threads.

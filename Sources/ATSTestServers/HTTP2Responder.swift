@@ -2,7 +2,7 @@ internal import NIOCore
 internal import NIOHPACK
 
 /// How a test server's HTTP/2 goes wrong, for failure tests.
-public enum HTTP2Fault: Sendable, Hashable {
+package enum HTTP2Fault: Sendable, Hashable {
     /// A frame header announcing 1 MiB, over the client's 16 KiB maximum.
     case oversizedFrame
     /// HEADERS without END_HEADERS, then CONTINUATION frames that never end (until stopped).

@@ -1,5 +1,5 @@
 /// How a test server answers the HTTP request after the handshake.
-public indirect enum HTTPBehavior: Sendable {
+package indirect enum HTTPBehavior: Sendable {
     /// 200 OK with a small text body.
     case ok
     /// 301 Moved Permanently with this Location.
@@ -66,14 +66,14 @@ public indirect enum HTTPBehavior: Sendable {
 }
 
 /// Which requests `HTTPBehavior.held` holds: the first `count`, counted across connections.
-public final class HTTPHold: Sendable {
-    public let count: Int
+package final class HTTPHold: Sendable {
+    package let count: Int
     private let taken = Locked(0)
 
-    public init(count: Int) { self.count = count }
+    package init(count: Int) { self.count = count }
 
     /// Requests held so far.
-    public var held: Int { taken.withLock { min($0, count) } }
+    package var held: Int { taken.withLock { min($0, count) } }
 
     /// True for the first `count` calls.
     func takes() -> Bool {

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// Ways a server can misbehave, for failure tests.
-public enum HostileBehavior: Sendable, Hashable {
+package enum HostileBehavior: Sendable, Hashable {
     /// Accept, read, never answer (until stopped).
     case silent
     /// Answer anything with "HTTP/1.1 400 Bad Request" and close.
@@ -31,19 +31,19 @@ public enum HostileBehavior: Sendable, Hashable {
 }
 
 /// A loopback server that misbehaves on purpose, one thread per connection.
-public final class HostileServer: Sendable {
+package final class HostileServer: Sendable {
     /// The longest `silent` holds a connection when nobody stops the server.
     static let silentLimitSeconds: TimeInterval = 120
 
     private let listener: LoopbackListener
 
-    public var port: Int { listener.port }
-    public var host: String { listener.host }
-    public var acceptedConnections: Int { listener.acceptedConnections }
+    package var port: Int { listener.port }
+    package var host: String { listener.host }
+    package var acceptedConnections: Int { listener.acceptedConnections }
 
     private init(listener: LoopbackListener) { self.listener = listener }
 
-    public static func start(_ behavior: HostileBehavior, bindAddress: String = "127.0.0.1") throws -> HostileServer {
+    package static func start(_ behavior: HostileBehavior, bindAddress: String = "127.0.0.1") throws -> HostileServer {
         let listener = try LoopbackListener(bindAddress: bindAddress) { connection in
             misbehave(behavior, on: connection)
         }
@@ -51,7 +51,7 @@ public final class HostileServer: Sendable {
     }
 
     /// Idempotent; closes the listener and every open connection and waits (bounded) for their threads.
-    public func stop() { listener.stop() }
+    package func stop() { listener.stop() }
 
     deinit { stop() }
 

@@ -10,9 +10,9 @@ import Darwin
 /// truncated, garbage), so a probe run with `--dns-servers 127.0.0.1:PORT` never depends on
 /// the machine's resolv.conf. One thread runs a poll loop; a late answer is a timer in that
 /// loop, so a slow name never delays another. `stop()` ends the thread (bounded wait).
-public final class LoopbackDNSServer: @unchecked Sendable {
+package final class LoopbackDNSServer: @unchecked Sendable {
     /// How the server treats one name (both record types unless said otherwise).
-    public enum Behavior: Sendable, Hashable {
+    package enum Behavior: Sendable, Hashable {
         /// A and AAAA records (either list may be empty: NOERROR with no answer), after `delay` seconds.
         case answer(v4: [String], v6: [String] = [], ttl: UInt32 = 60, delay: Double = 0)
         /// Name error, after `delay` seconds.
@@ -32,11 +32,11 @@ public final class LoopbackDNSServer: @unchecked Sendable {
         case lyingCounts
     }
 
-    public let port: Int
+    package let port: Int
     /// The loopback address it listens on: "127.0.0.1" or "::1".
-    public let bindAddress: String
+    package let bindAddress: String
     /// `--dns-servers` value for this server ("127.0.0.1:PORT", "[::1]:PORT").
-    public var address: String { bindAddress.contains(":") ? "[\(bindAddress)]:\(port)" : "\(bindAddress):\(port)" }
+    package var address: String { bindAddress.contains(":") ? "[\(bindAddress)]:\(port)" : "\(bindAddress):\(port)" }
 
     private let names: [String: Behavior]
     private let fallback: Behavior
@@ -54,13 +54,13 @@ public final class LoopbackDNSServer: @unchecked Sendable {
     }
 
     /// Queries received (UDP + TCP), and per lower-cased name.
-    public var queries: Int { counters.withLock { $0.udpQueries + $0.tcpQueries } }
-    public var tcpQueries: Int { counters.withLock { $0.tcpQueries } }
-    public func queries(for name: String) -> Int { counters.withLock { $0.byName[name.lowercased(), default: 0] } }
+    package var queries: Int { counters.withLock { $0.udpQueries + $0.tcpQueries } }
+    package var tcpQueries: Int { counters.withLock { $0.tcpQueries } }
+    package func queries(for name: String) -> Int { counters.withLock { $0.byName[name.lowercased(), default: 0] } }
 
     /// `names` by lower-case name without the final dot; anything else gets `fallback`.
     /// `bindAddress`: "127.0.0.1" or "::1" (IPv6 loopback, for `--dns-servers` given IPv6).
-    public init(names: [String: Behavior], fallback: Behavior = .nxdomain(), bindAddress: String = "127.0.0.1") throws {
+    package init(names: [String: Behavior], fallback: Behavior = .nxdomain(), bindAddress: String = "127.0.0.1") throws {
         guard bindAddress == "127.0.0.1" || bindAddress == "::1" else { throw TestServerError("bind 127.0.0.1 or ::1, not \(bindAddress)") }
         self.names = Dictionary(uniqueKeysWithValues: names.map { ($0.key.lowercased(), $0.value) })
         self.fallback = fallback
@@ -95,7 +95,7 @@ public final class LoopbackDNSServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Idempotent: ends the server thread (waiting at most 10 s) and closes its sockets.
-    public func stop() {
+    package func stop() {
         let first = counters.withLock { counters -> Bool in
             defer { counters.stopped = true }
             return !counters.stopped

@@ -179,7 +179,7 @@ final class LoopbackListener: @unchecked Sendable {
 /// took it stays bound, never listening, for the life of the test process: closed, its port went
 /// back to the pool, another test's server (port 0) could be given it, and a "refused" target
 /// answered (seen with the tests running in parallel).
-public func unusedLoopbackPort() throws -> Int {
+package func unusedLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestServerError.system("socket") }
     var kept = false

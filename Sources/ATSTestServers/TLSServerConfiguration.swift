@@ -1,45 +1,45 @@
 import TLSFacts
 
 /// What a `TestTLSServer` serves and how.
-public struct TLSServerConfiguration: Sendable {
-    public var identity: TestIdentity
-    public var minVersion: TLSVersion
-    public var maxVersion: TLSVersion
+package struct TLSServerConfiguration: Sendable {
+    package var identity: TestIdentity
+    package var minVersion: TLSVersion
+    package var maxVersion: TLSVersion
     /// OpenSSL cipher string for TLS <= 1.2 ("ECDHE-RSA-AES256-SHA"); nil = "ALL". "@SECLEVEL=0" is appended.
-    public var cipherList: String?
+    package var cipherList: String?
     /// TLS 1.3 suites ("TLS_AES_128_GCM_SHA256"); nil = OpenSSL default.
-    public var tls13Suites: String?
+    package var tls13Suites: String?
     /// Key exchange groups ("P-384", "ffdhe2048:X25519"); nil = OpenSSL default.
-    public var groups: String?
+    package var groups: String?
     /// Signature algorithms the server may sign its handshake with ("ECDSA+SHA1",
     /// "rsa_pss_pss_sha256"); nil = OpenSSL default.
-    public var signatureAlgorithms: String?
+    package var signatureAlgorithms: String?
     /// Send the intermediates after the leaf (false simulates an incomplete chain).
-    public var sendChain: Bool
+    package var sendChain: Bool
     /// DER OCSP response to staple when the client asks (status_request); nil = none.
-    public var ocspResponseDER: [UInt8]?
+    package var ocspResponseDER: [UInt8]?
     /// Serialized SCT list (RFC 6962 TLS encoding, see `serializedSCTList`) for the
     /// signed_certificate_timestamp extension, sent only when the client asks; nil = none.
-    public var sctListExtension: [UInt8]?
+    package var sctListExtension: [UInt8]?
     /// Application protocols the server accepts, in its order of preference ("h2", "http/1.1");
     /// nil ignores the client's ALPN extension.
-    public var alpn: [String]?
+    package var alpn: [String]?
     /// When no offered protocol is in `alpn`: true sends the no_application_protocol alert
     /// (RFC 7301), false goes on without ALPN.
-    public var alpnMismatchIsFatal: Bool
+    package var alpnMismatchIsFatal: Bool
     /// How to answer HTTP requests after the handshake (over HTTP/2 when ALPN chose h2).
-    public var http: HTTPBehavior
+    package var http: HTTPBehavior
     /// When ALPN chose h2: how the server's HTTP/2 goes wrong; nil answers correctly.
-    public var http2Fault: HTTP2Fault?
+    package var http2Fault: HTTP2Fault?
     /// "127.0.0.1" or "::1".
-    public var bindAddress: String
+    package var bindAddress: String
     /// Send a CertificateRequest (the handshake goes on without a client certificate).
-    public var requestClientCertificate = false
+    package var requestClientCertificate = false
     /// Answer no handshake until this many connections have arrived, or its deadline has passed
     /// (`TestTLSServer.holdRelease` tells which); nil answers each at once.
-    public var hold: HandshakeHold?
+    package var hold: HandshakeHold?
 
-    public init(identity: TestIdentity,
+    package init(identity: TestIdentity,
                 minVersion: TLSVersion = .tls10,
                 maxVersion: TLSVersion = .tls13,
                 cipherList: String? = nil,

@@ -8,16 +8,16 @@ import Darwin
 /// A plain-HTTP loopback server for caIssuers tests: answers GET PATH with the response set for
 /// that path (404 for any other) and closes, counting requests per path. Port 0, one thread per
 /// connection (LoopbackListener); `stop()` ends them.
-public final class TestHTTPServer: Sendable {
+package final class TestHTTPServer: Sendable {
     /// One canned answer.
-    public struct Response: Sendable {
-        public var status: Int
-        public var body: [UInt8]
-        public var contentType: String
+    package struct Response: Sendable {
+        package var status: Int
+        package var body: [UInt8]
+        package var contentType: String
         /// Extra header lines, e.g. "Transfer-Encoding: chunked".
-        public var headers: [String]
+        package var headers: [String]
 
-        public init(status: Int = 200, body: [UInt8], contentType: String = "application/pkix-cert", headers: [String] = []) {
+        package init(status: Int = 200, body: [UInt8], contentType: String = "application/pkix-cert", headers: [String] = []) {
             self.status = status
             self.body = body
             self.contentType = contentType
@@ -29,9 +29,9 @@ public final class TestHTTPServer: Sendable {
     private let routes: Locked<[String: Response]>
     private let hits: Locked<[String: Int]>
 
-    public var port: Int { listener.port }
+    package var port: Int { listener.port }
     /// "http://127.0.0.1:PORT" + path.
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     private init(listener: LoopbackListener, routes: Locked<[String: Response]>, hits: Locked<[String: Int]>) {
         self.listener = listener
@@ -39,7 +39,7 @@ public final class TestHTTPServer: Sendable {
         self.hits = hits
     }
 
-    public static func start() throws -> TestHTTPServer {
+    package static func start() throws -> TestHTTPServer {
         let routes = Locked<[String: Response]>([:])
         let hits = Locked<[String: Int]>([:])
         let listener = try LoopbackListener(bindAddress: "127.0.0.1") { connection in
@@ -49,12 +49,12 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// Sets (or replaces) the answer for `path`.
-    public func set(_ path: String, _ response: Response) { routes.withLock { $0[path] = response } }
+    package func set(_ path: String, _ response: Response) { routes.withLock { $0[path] = response } }
 
     /// Requests seen for `path` so far.
-    public func requests(_ path: String) -> Int { hits.withLock { $0[path] ?? 0 } }
+    package func requests(_ path: String) -> Int { hits.withLock { $0[path] ?? 0 } }
 
-    public func stop() { listener.stop() }
+    package func stop() { listener.stop() }
 
     deinit { stop() }
 

@@ -1,13 +1,13 @@
 /// A certificate and its private key, PEM. `chainPEM` is what a server sends after the leaf (intermediates).
-public struct TestIdentity: Sendable, Hashable {
-    public let certificatePEM: String
-    public let privateKeyPEM: String
-    public let chainPEM: [String]
-    public let certificateDER: [UInt8]
+package struct TestIdentity: Sendable, Hashable {
+    package let certificatePEM: String
+    package let privateKeyPEM: String
+    package let chainPEM: [String]
+    package let certificateDER: [UInt8]
     /// base64(SHA-256(DER SubjectPublicKeyInfo)) of the leaf, the form pinning uses.
-    public let spkiSHA256Base64: String
+    package let spkiSHA256Base64: String
 
-    public init(certificatePEM: String, privateKeyPEM: String, chainPEM: [String],
+    package init(certificatePEM: String, privateKeyPEM: String, chainPEM: [String],
                 certificateDER: [UInt8], spkiSHA256Base64: String) {
         self.certificatePEM = certificatePEM
         self.privateKeyPEM = privateKeyPEM
@@ -17,13 +17,13 @@ public struct TestIdentity: Sendable, Hashable {
     }
 
     /// The leaf followed by the chain, as one PEM text (for files and `openssl -CAfile`).
-    public var fullChainPEM: String {
+    package var fullChainPEM: String {
         ([certificatePEM] + chainPEM).joined()
     }
 
     /// The same leaf and key with no chain: a server that sends its leaf alone (the missing
     /// intermediate left to caIssuers fetching).
-    public var leafOnly: TestIdentity {
+    package var leafOnly: TestIdentity {
         TestIdentity(certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM, chainPEM: [],
                      certificateDER: certificateDER, spkiSHA256Base64: spkiSHA256Base64)
     }

@@ -2,7 +2,7 @@ internal import COpenSSL
 internal import OpenSSLSupport
 
 /// The key pair a test certificate should carry.
-public enum TestKey: Sendable, Hashable {
+package enum TestKey: Sendable, Hashable {
     case rsa(bits: Int)
     /// An RSASSA-PSS SubjectPublicKeyInfo (OID 1.2.840.113549.1.1.10), not rsaEncryption: it can
     /// only sign with rsa_pss_pss_*.
@@ -12,14 +12,14 @@ public enum TestKey: Sendable, Hashable {
 }
 
 /// Named EC curves, by OpenSSL's group name.
-public enum TestCurve: String, Sendable {
+package enum TestCurve: String, Sendable {
     case p256 = "prime256v1"
     case p384 = "secp384r1"
     case p521 = "secp521r1"
 }
 
 /// The hash a certificate is signed with (ignored for Ed25519, which has none).
-public enum TestSignatureHash: Sendable {
+package enum TestSignatureHash: Sendable {
     case sha1, sha256, sha384, sha512
 
     var digest: OpaquePointer? {

@@ -7,16 +7,16 @@ internal import OpenSSLSupport
 /// Keeps only PEM text, so it is a plain Sendable value holder; keys are re-read per use.
 /// The files it writes (`writeRootPEM`) live in one temporary directory of its own, removed
 /// when the PKI goes away, whatever the test's outcome.
-public final class TestPKI: Sendable {
-    public let root: TestIdentity
-    public let intermediate: TestIdentity?
+package final class TestPKI: Sendable {
+    package let root: TestIdentity
+    package let intermediate: TestIdentity?
     private let files = OwnedDirectory(prefix: "atsprobe-pki")
 
-    public var rootPEM: String { root.certificatePEM }
-    public var intermediatePEM: String? { intermediate?.certificatePEM }
+    package var rootPEM: String { root.certificatePEM }
+    package var intermediatePEM: String? { intermediate?.certificatePEM }
 
     /// The root is valid from 2000 for 20 years from now, so leaves dated in the past still chain.
-    public init(rootName: String = "atsprobe Test Root", rootKey: TestKey = .ec(curve: .p256),
+    package init(rootName: String = "atsprobe Test Root", rootKey: TestKey = .ec(curve: .p256),
                 withIntermediate: Bool = false, rootSignatureHash: TestSignatureHash = .sha256,
                 intermediateKey: TestKey = .ec(curve: .p256), intermediateExtendedKeyUsage: [String]? = nil,
                 intermediateNotAfter: Date? = nil, rootNotAfter: Date? = nil) throws {
@@ -46,12 +46,12 @@ public final class TestPKI: Sendable {
 
     /// Writes the root as a PEM file in the PKI's temporary directory and returns its path (for
     /// --ca-file); the file lasts as long as the PKI.
-    public func writeRootPEM() throws -> String {
+    package func writeRootPEM() throws -> String {
         try files.write("root.pem", Data(rootPEM.utf8))
     }
 
     /// A leaf signed by the intermediate when there is one (chainPEM = [intermediate]), else by the root.
-    public func issue(_ spec: CertificateSpec) throws -> TestIdentity {
+    package func issue(_ spec: CertificateSpec) throws -> TestIdentity {
         let issuer = intermediate ?? root
         let signer = Signer(certificate: try X509Certificate(pem: issuer.certificatePEM),
                             key: try EVPKey(privateKeyPEM: issuer.privateKeyPEM))
@@ -63,7 +63,7 @@ public final class TestPKI: Sendable {
 
     /// A certs-only PKCS#7 (CMS SignedData without signers) holding `certificates` (DER), the
     /// form caIssuers URLs may serve (.p7c, RFC 5280 4.2.2.1).
-    public static func certsOnlyPKCS7(_ certificates: [[UInt8]]) throws -> [UInt8] {
+    package static func certsOnlyPKCS7(_ certificates: [[UInt8]]) throws -> [UInt8] {
         let p7 = try checkNotNull("allocating a PKCS#7") { PKCS7_new() }
         defer { PKCS7_free(p7) }
         try check("making it SignedData") { Int32(PKCS7_set_type(p7, NID_pkcs7_signed)) }
@@ -83,7 +83,7 @@ public final class TestPKI: Sendable {
 
     /// A leaf under a ladder of `depth` intermediates from the root (root -> 1 -> ... -> depth ->
     /// leaf), served as leaf + every intermediate: a valid chain of depth + 1 certificates.
-    public func issueUnderLadder(depth: Int, _ spec: CertificateSpec) throws -> TestIdentity {
+    package func issueUnderLadder(depth: Int, _ spec: CertificateSpec) throws -> TestIdentity {
         var signer = Signer(certificate: try X509Certificate(pem: root.certificatePEM), key: try EVPKey(privateKeyPEM: root.privateKeyPEM))
         var ladder: [String] = []
         for step in 1...max(1, depth) {
@@ -101,7 +101,7 @@ public final class TestPKI: Sendable {
     }
 
     /// A self-signed leaf (CA:FALSE), trusted by nothing.
-    public static func selfSigned(_ spec: CertificateSpec) throws -> TestIdentity {
+    package static func selfSigned(_ spec: CertificateSpec) throws -> TestIdentity {
         let key = try spec.key.generate()
         let certificate = try CertificateBuilder(spec: spec, role: .leaf, subjectKey: key, signer: nil).build()
         return try TestIdentity(certificate: certificate, key: key, chainPEM: [])
@@ -109,7 +109,7 @@ public final class TestPKI: Sendable {
 
     /// A DER OCSP response saying "good" for `identity`, signed by the CA that issued it
     /// (the intermediate when there is one, else the root), as RFC 6960 expects of a CA-signed response.
-    public func ocspResponse(for identity: TestIdentity, thisUpdate: Date, nextUpdate: Date, revoked: Bool = false) throws -> [UInt8] {
+    package func ocspResponse(for identity: TestIdentity, thisUpdate: Date, nextUpdate: Date, revoked: Bool = false) throws -> [UInt8] {
         let issuer = intermediate ?? root
         let issuerCertificate = try X509Certificate(pem: issuer.certificatePEM)
         let issuerKey = try EVPKey(privateKeyPEM: issuer.privateKeyPEM)

@@ -4,15 +4,15 @@ internal import OpenSSLSupport
 
 /// A CT log made at test time: an ECDSA P-256 key whose SHA-256 is the log ID, as RFC 6962
 /// defines it. SCTs from it carry real signatures that a prober given its key can verify.
-public final class TestCTLog: @unchecked Sendable, Hashable {
-    public let name: String
-    public let operatorName: String
+package final class TestCTLog: @unchecked Sendable, Hashable {
+    package let name: String
+    package let operatorName: String
     /// DER SubjectPublicKeyInfo.
-    public let keyDER: [UInt8]
-    public let logID: [UInt8]
+    package let keyDER: [UInt8]
+    package let logID: [UInt8]
     private let key: EVPKey
 
-    public init(name: String, operator operatorName: String) throws {
+    package init(name: String, operator operatorName: String) throws {
         self.name = name
         self.operatorName = operatorName
         key = try TestKey.ec(curve: .p256).generate()
@@ -20,7 +20,7 @@ public final class TestCTLog: @unchecked Sendable, Hashable {
         logID = try Digest.sha256(keyDER)
     }
 
-    public var logIDBase64: String { Data(logID).base64EncodedString() }
+    package var logIDBase64: String { Data(logID).base64EncodedString() }
 
     /// An ECDSA signature with SHA-256 over `message` (DER), as the log would make.
     func sign(_ message: [UInt8]) throws -> [UInt8] {
@@ -36,7 +36,7 @@ public final class TestCTLog: @unchecked Sendable, Hashable {
 
     /// A log list in Apple's JSON schema (for --ct-log-list) naming these logs, each `state`
     /// ("usable", ...) since `since`, with their keys.
-    public static func logListJSON(_ logs: [TestCTLog], state: String = "usable", since: Date) -> String {
+    package static func logListJSON(_ logs: [TestCTLog], state: String = "usable", since: Date) -> String {
         let day = ISO8601DateFormatter().string(from: since)
         let operators = Dictionary(grouping: logs, by: \.operatorName).sorted { $0.key < $1.key }.map { name, logs in
             let entries = logs.map { log in
@@ -48,37 +48,37 @@ public final class TestCTLog: @unchecked Sendable, Hashable {
     }
 
     /// Log ID (base64) -> key, as ProbeOptions.ctLogKeys takes them.
-    public static func keys(_ logs: [TestCTLog]) -> [String: [UInt8]] {
+    package static func keys(_ logs: [TestCTLog]) -> [String: [UInt8]] {
         Dictionary(logs.map { ($0.logIDBase64, $0.keyDER) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public static func == (a: TestCTLog, b: TestCTLog) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package static func == (a: TestCTLog, b: TestCTLog) -> Bool { a === b }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// One signed certificate timestamp to embed or serve. From a `TestCTLog` it is signed for
 /// real (over the certificate it ends up in); from a bare log ID its signature is a
 /// well-formed dummy: good enough for parsers, never for verification.
-public struct TestSCT: Sendable, Hashable {
+package struct TestSCT: Sendable, Hashable {
     /// The 32-byte log ID (SHA-256 of the log's key).
-    public var logID: [UInt8]
-    public var timestamp: Date
+    package var logID: [UInt8]
+    package var timestamp: Date
     /// The log that signs it; nil for a dummy signature.
-    public var log: TestCTLog?
+    package var log: TestCTLog?
 
-    public init(logID: [UInt8], timestamp: Date) {
+    package init(logID: [UInt8], timestamp: Date) {
         self.logID = logID
         self.timestamp = timestamp
     }
 
-    public init(log: TestCTLog, timestamp: Date) {
+    package init(log: TestCTLog, timestamp: Date) {
         self.logID = log.logID
         self.timestamp = timestamp
         self.log = log
     }
 
     /// A deterministic 32-byte log ID made from a small number, for tests that need distinct logs.
-    public static func logID(_ number: UInt8) -> [UInt8] {
+    package static func logID(_ number: UInt8) -> [UInt8] {
         [UInt8](repeating: number, count: 32)
     }
 
@@ -120,7 +120,7 @@ enum SignedEntry {
 /// signed_certificate_timestamp TLS extension (`TLSServerConfiguration.sctListExtension`) or an
 /// OCSP response. SCTs from a `TestCTLog` are signed over `certificate` (the leaf's DER) when
 /// it is given; otherwise every signature is a dummy.
-public func serializedSCTList(_ scts: [TestSCT], certificate: [UInt8]? = nil) -> [UInt8] {
+package func serializedSCTList(_ scts: [TestSCT], certificate: [UInt8]? = nil) -> [UInt8] {
     serializedSCTList(scts, entry: certificate.map(SignedEntry.certificate))
 }
 

@@ -2,16 +2,16 @@ import Foundation
 internal import COpenSSL
 
 /// A failure while making certificates or running a test server, with OpenSSL's error queue drained into text.
-public struct TestServerError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public let openSSLErrors: [String]
+package struct TestServerError: Error, Sendable, CustomStringConvertible {
+    package let message: String
+    package let openSSLErrors: [String]
 
-    public init(_ message: String, openSSLErrors: [String] = []) {
+    package init(_ message: String, openSSLErrors: [String] = []) {
         self.message = message
         self.openSSLErrors = openSSLErrors
     }
 
-    public var description: String {
+    package var description: String {
         openSSLErrors.isEmpty ? message : "\(message): \(openSSLErrors.joined(separator: "; "))"
     }
 

@@ -3,24 +3,24 @@ internal import COpenSSL
 
 /// An in-process TLS server on a loopback port, one thread per connection. Security level 0 so it can
 /// serve TLS 1.0, SHA-1, RSA-1024, static RSA and DHE (ffdhe via SSL_CTX_set_dh_auto).
-public final class TestTLSServer: Sendable {
+package final class TestTLSServer: Sendable {
     private let listener: LoopbackListener
     private let handshakes: Locked<Int>
     private let heads: Locked<[String]>
     private let hold: ConnectionHold?
 
-    public var port: Int { listener.port }
+    package var port: Int { listener.port }
     /// The bind address.
-    public var host: String { listener.host }
+    package var host: String { listener.host }
     /// TCP connections accepted so far.
-    public var acceptedConnections: Int { listener.acceptedConnections }
+    package var acceptedConnections: Int { listener.acceptedConnections }
     /// TLS handshakes that completed on the server side.
-    public var completedHandshakes: Int { handshakes.current }
+    package var completedHandshakes: Int { handshakes.current }
     /// Every request head received, as text, in arrival order: what reached the wire.
-    public var requestHeads: [String] { heads.current }
+    package var requestHeads: [String] { heads.current }
     /// How the configuration's `hold` ended: the connections that had arrived, and whether
     /// they reached its count; nil without a hold, or while it lasts.
-    public var holdRelease: HoldRelease? { hold?.released }
+    package var holdRelease: HoldRelease? { hold?.released }
 
     private init(listener: LoopbackListener, handshakes: Locked<Int>, heads: Locked<[String]>, hold: ConnectionHold?) {
         self.listener = listener
@@ -29,7 +29,7 @@ public final class TestTLSServer: Sendable {
         self.hold = hold
     }
 
-    public static func start(_ configuration: TLSServerConfiguration) throws -> TestTLSServer {
+    package static func start(_ configuration: TLSServerConfiguration) throws -> TestTLSServer {
         let context = try ServerContext(configuration)
         let handshakes = Locked(0)
         let heads = Locked<[String]>([])
@@ -44,7 +44,7 @@ public final class TestTLSServer: Sendable {
     }
 
     /// Starts `configuration`, runs `body` with the server, and stops the server whatever happens.
-    public static func serving<T>(_ configuration: TLSServerConfiguration,
+    package static func serving<T>(_ configuration: TLSServerConfiguration,
                                   _ body: (TestTLSServer) async throws -> T) async throws -> T {
         let server = try start(configuration)
         defer { server.stop() }
@@ -52,7 +52,7 @@ public final class TestTLSServer: Sendable {
     }
 
     /// Idempotent; closes the listener and every open connection and waits (bounded) for their threads.
-    public func stop() { listener.stop() }
+    package func stop() { listener.stop() }
 
     deinit { stop() }
 

@@ -5,16 +5,16 @@ import Glibc
 #endif
 
 /// A 1-based line and column in a text file (columns count characters, a tab is one).
-public struct SourcePosition: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+package struct SourcePosition: Sendable, Hashable, Codable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
-    public var description: String { "\(line):\(column)" }
+    package var description: String { "\(line):\(column)" }
 }
 
 /// Where each key of an XML property list starts, by key path: dotted keys from the root
@@ -28,33 +28,33 @@ public struct SourcePosition: Sendable, Hashable, Codable, CustomStringConvertib
 /// (`xmlByteConsumed`, moved back to the tag's `<`). The file is parsed as it is, without
 /// the network, external entities or DTD loading. Binary property lists have no lines:
 /// callers locate their findings at the file.
-public struct KeyPositions: Sendable {
+package struct KeyPositions: Sendable {
     /// Key path -> where its key starts.
-    public private(set) var byPath: [String: SourcePosition]
+    package private(set) var byPath: [String: SourcePosition]
     /// The root `<dict>`: where a path with no key in the file (a missing key) is located
     /// when none of its enclosing keys is in the file either.
-    public private(set) var root: SourcePosition?
+    package private(set) var root: SourcePosition?
     /// Key path ("" for the root dictionary) -> where its value element lies in the bytes, for
     /// edits that keep the rest of the file as it is (`--merge`).
-    public private(set) var valueSpans: [String: ValueSpan] = [:]
+    package private(set) var valueSpans: [String: ValueSpan] = [:]
 
     /// Where one value element lies: `start` at its `<`, `end` just past its last `>`, and for
     /// a dictionary or array written with an end tag, where that `</dict>` starts.
-    public struct ValueSpan: Sendable, Hashable {
-        public var start: Int
-        public var end: Int
+    package struct ValueSpan: Sendable, Hashable {
+        package var start: Int
+        package var end: Int
         /// nil for an empty element (`<dict/>`).
-        public var closingTagStart: Int?
+        package var closingTagStart: Int?
     }
 
     /// The linter's escaping of one key (ATSAdvice LintKeyPath.appending).
-    public static func pathComponent(_ key: String) -> String { UntrustedText.escape(key, limit: 200) }
+    package static func pathComponent(_ key: String) -> String { UntrustedText.escape(key, limit: 200) }
 
     /// Reads `bytes` as an XML property list; nil when libxml2 finds it not well-formed (a
     /// binary plist, or XML that FoundationEssentials reads but libxml2 does not).
     /// libxml2 is loaded on the first call (`LibXML2.loaded`), not when the process starts;
     /// without it (not installed) every file reads as having no positions, as a binary one.
-    public static func read(xml bytes: [UInt8]) -> KeyPositions? {
+    package static func read(xml bytes: [UInt8]) -> KeyPositions? {
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max), let xml = LibXML2.loaded else { return nil }
         let collector = Collector(bytes: bytes)
         let wellFormed: Bool = bytes.withUnsafeBufferPointer { buffer in
@@ -86,7 +86,7 @@ public struct KeyPositions: Sendable {
 
     /// The position of `keyPath`, or of the nearest enclosing key in the file (a finding on a
     /// missing key points at the dictionary that lacks it), or the root dictionary.
-    public func position(of keyPath: String) -> SourcePosition? {
+    package func position(of keyPath: String) -> SourcePosition? {
         var candidate = Substring(keyPath)
         while true {
             if let position = byPath[String(candidate)] { return position }
@@ -97,7 +97,7 @@ public struct KeyPositions: Sendable {
     }
 
     /// Whether `keyPath` is itself a key in the file.
-    public func contains(_ keyPath: String) -> Bool { byPath[keyPath] != nil }
+    package func contains(_ keyPath: String) -> Bool { byPath[keyPath] != nil }
 }
 
 /// The system libxml2, opened with dlopen on first use rather than linked: a linked libxml2

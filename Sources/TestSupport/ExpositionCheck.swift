@@ -6,10 +6,10 @@ import Foundation
 /// counter's `_total`), the text format's for `prometheus`; and, since neither refuses a series
 /// written twice (node_exporter's textfile collector does, dropping it), a check that no series
 /// (name and label set) appears twice.
-public enum ExpositionCheck {
-    public enum Dialect: String, Sendable { case openMetrics = "openmetrics", prometheus }
+package enum ExpositionCheck {
+    package enum Dialect: String, Sendable { case openMetrics = "openmetrics", prometheus }
 
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// Parsed, with this many distinct series.
         case valid(series: Int)
         case invalid(String)
@@ -18,7 +18,7 @@ public enum ExpositionCheck {
         case unavailable(String)
     }
 
-    public static let python = RequiredTool.python
+    package static let python = RequiredTool.python
 
     static let script = """
         import sys
@@ -45,7 +45,7 @@ public enum ExpositionCheck {
         print(len(seen))
         """
 
-    public static func check(_ text: String, dialect: Dialect) async throws -> Outcome {
+    package static func check(_ text: String, dialect: Dialect) async throws -> Outcome {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return .unavailable("no \(python) (apt-get install python3 python3-prometheus-client)")
         }

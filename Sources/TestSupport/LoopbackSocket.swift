@@ -6,14 +6,14 @@ import Glibc
 /// Plain sockets to 127.0.0.1 for tests that talk to a program they started (serve,
 /// node_exporter, Prometheus): a free port for it to bind, and a connected socket whose reads and
 /// writes are bounded.
-public enum LoopbackSocket {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+package enum LoopbackSocket {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// A port free on 127.0.0.1 a moment ago (bound to port 0, read, closed), for a program that
     /// binds it itself.
-    public static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -28,7 +28,7 @@ public enum LoopbackSocket {
 
     /// A socket connected to 127.0.0.1:`port`, each read and write bounded by `timeoutSeconds`.
     /// The caller closes it.
-    public static func connect(port: Int, timeoutSeconds: Int) throws -> Int32 {
+    package static func connect(port: Int, timeoutSeconds: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)

@@ -6,23 +6,23 @@ import Glibc
 /// A child process started with posix_spawn, its standard streams on pipes, and every wait
 /// bounded by a deadline. (Foundation's Process can miss a child's exit on Linux and then spin
 /// in `waitUntilExit` forever; this never waits without a deadline, and SIGKILLs at the end.)
-public final class SpawnedProcess: @unchecked Sendable {
-    public let pid: pid_t
+package final class SpawnedProcess: @unchecked Sendable {
+    package let pid: pid_t
     private var stdinFD: Int32
     private var stdoutFD: Int32
     private var stderrFD: Int32
-    public private(set) var stdout: [UInt8] = []
-    public private(set) var stderr: [UInt8] = []
-    public private(set) var status: Int32?
+    package private(set) var stdout: [UInt8] = []
+    package private(set) var stderr: [UInt8] = []
+    package private(set) var status: Int32?
 
-    public struct SpawnError: Error, CustomStringConvertible {
-        public var description: String
+    package struct SpawnError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Starts `executable` with `arguments` and `environment`; `discardStderr` sends it to /dev/null,
     /// `stderrFile` to that file (created or truncated), for a long-running child whose log the
     /// test reads while it runs without having to drain a pipe.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String], discardStderr: Bool = false,
+    package init(_ executable: String, _ arguments: [String], environment: [String: String], discardStderr: Bool = false,
                 stderrFile: String? = nil) throws {
         var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
         // pipe2(O_CLOEXEC) is not visible to Swift here; set the flag at once, so other tests'
@@ -71,10 +71,10 @@ public final class SpawnedProcess: @unchecked Sendable {
         for fd in [stdinFD, stdoutFD, stderrFD] where fd >= 0 { close(fd) }
     }
 
-    public func writeStdin(_ text: String) { writeStdin(Array(text.utf8)) }
+    package func writeStdin(_ text: String) { writeStdin(Array(text.utf8)) }
 
     /// Writes all of `bytes` (small inputs: the child's output is read only afterwards).
-    public func writeStdin(_ bytes: [UInt8]) {
+    package func writeStdin(_ bytes: [UInt8]) {
         guard stdinFD >= 0 else { return }
         var offset = 0
         while offset < bytes.count {
@@ -85,12 +85,12 @@ public final class SpawnedProcess: @unchecked Sendable {
         }
     }
 
-    public func closeStdin() {
+    package func closeStdin() {
         if stdinFD >= 0 { close(stdinFD); stdinFD = -1 }
     }
 
     /// Reads stdout until it holds a newline or `seconds` pass; the first line, or nil.
-    public func firstStdoutLine(within seconds: Double) -> String? {
+    package func firstStdoutLine(within seconds: Double) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let end = stdout.firstIndex(of: UInt8(ascii: "\n")) { return String(decoding: stdout[..<end], as: UTF8.self) }
@@ -101,7 +101,7 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// Reads the output until stderr holds `text` or `seconds` pass (a server's "listening" log
     /// line); whether it does. The output read so far stays in `stdout` and `stderr`.
-    public func stderrContains(_ text: String, within seconds: Double) -> Bool {
+    package func stderrContains(_ text: String, within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         func found() -> Bool { String(decoding: stderr, as: UTF8.self).contains(text) }
         while Date() < deadline {
@@ -114,7 +114,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// Collects output until the child exits and its pipes close, or `seconds` pass. At the
     /// deadline: SIGTERM, 5 more seconds, then SIGKILL. Returns whether the deadline was hit.
     @discardableResult
-    public func finish(within seconds: Double) -> Bool {
+    package func finish(within seconds: Double) -> Bool {
         closeStdin()
         if waitForExit(until: Date().addingTimeInterval(seconds)) { return false }
         kill(pid, SIGTERM)
@@ -127,7 +127,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// The exit code, or 128 + signal for a killed child; -1 while it runs.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         guard let status else { return -1 }
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
@@ -176,27 +176,27 @@ public final class SpawnedProcess: @unchecked Sendable {
 }
 
 /// A finished child: what `ChildProcess.run` returns.
-public struct ChildProcessResult: Sendable {
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
-    public var timedOut: Bool
+package struct ChildProcessResult: Sendable {
+    package var status: Int32
+    package var stdout: String
+    package var stderr: String
+    package var timedOut: Bool
     /// From spawn to exit, measured on the waiting thread: unlike a clock read after the await,
     /// it does not count the time the test task waits for a cooperative thread to resume on.
-    public var elapsedSeconds: Double
+    package var elapsedSeconds: Double
 }
 
 /// The one way tests run a program to the end: spawned, its output drained while it runs, killed
 /// at the deadline, and awaited off Swift's cooperative pool.
-public enum ChildProcess {
-    public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
+package enum ChildProcess {
+    package static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
                            environment: [String: String] = ProcessInfo.processInfo.environment,
                            timeout: Double) async throws -> ChildProcessResult {
         try await offCooperativePool { try runBlocking(executable, arguments, stdin: stdin, environment: environment, timeout: timeout) }
     }
 
     /// The same, blocking the calling thread (for callers already off the cooperative pool).
-    public static func runBlocking(_ executable: String, _ arguments: [String], stdin: String? = nil,
+    package static func runBlocking(_ executable: String, _ arguments: [String], stdin: String? = nil,
                                    environment: [String: String] = ProcessInfo.processInfo.environment,
                                    timeout: Double) throws -> ChildProcessResult {
         let started = Date()
@@ -211,7 +211,7 @@ public enum ChildProcess {
 
 /// Runs blocking work (waiting on a process) on a thread of its own, so it never holds one of
 /// Swift's few cooperative threads while other tests' servers and probes need them.
-public func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+package func offCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
     }

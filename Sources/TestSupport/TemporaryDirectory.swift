@@ -5,13 +5,13 @@ import Foundation
 /// away (or at once by `remove()`), whatever the test's outcome. The one way tests make
 /// temporary files: its name starts with `atsprobe-`, so `.ci/run` finds any left behind
 /// (docs/contributing.md). `withTemporaryDirectory` scopes one to a closure.
-public final class TemporaryDirectory: @unchecked Sendable {
-    public let url: URL
+package final class TemporaryDirectory: @unchecked Sendable {
+    package let url: URL
 
     /// The directory's path.
-    public var path: String { url.path }
+    package var path: String { url.path }
 
-    public init(prefix: String = "atsprobe-test") throws {
+    package init(prefix: String = "atsprobe-test") throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
@@ -19,35 +19,35 @@ public final class TemporaryDirectory: @unchecked Sendable {
     deinit { remove() }
 
     /// The path of `name` inside the directory (the file need not exist).
-    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    package func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
     /// Writes `name` and returns its path.
     @discardableResult
-    public func write(_ name: String, _ text: String) throws -> String { try write(name, Data(text.utf8)) }
+    package func write(_ name: String, _ text: String) throws -> String { try write(name, Data(text.utf8)) }
 
     @discardableResult
-    public func write(_ name: String, _ bytes: [UInt8]) throws -> String { try write(name, Data(bytes)) }
+    package func write(_ name: String, _ bytes: [UInt8]) throws -> String { try write(name, Data(bytes)) }
 
     @discardableResult
-    public func write(_ name: String, _ data: Data) throws -> String {
+    package func write(_ name: String, _ data: Data) throws -> String {
         let path = path(name)
         try data.write(to: URL(fileURLWithPath: path))
         return path
     }
 
-    public func remove() { try? FileManager.default.removeItem(at: url) }
+    package func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
 /// Runs `body` with a fresh temporary directory and removes the directory when `body` returns
 /// or throws.
-public func withTemporaryDirectory<T>(prefix: String = "atsprobe-test", _ body: (TemporaryDirectory) throws -> T) throws -> T {
+package func withTemporaryDirectory<T>(prefix: String = "atsprobe-test", _ body: (TemporaryDirectory) throws -> T) throws -> T {
     let directory = try TemporaryDirectory(prefix: prefix)
     defer { directory.remove() }
     return try body(directory)
 }
 
 /// The same for an async `body`.
-public func withTemporaryDirectory<T>(prefix: String = "atsprobe-test", _ body: (TemporaryDirectory) async throws -> T) async throws -> T {
+package func withTemporaryDirectory<T>(prefix: String = "atsprobe-test", _ body: (TemporaryDirectory) async throws -> T) async throws -> T {
     let directory = try TemporaryDirectory(prefix: prefix)
     defer { directory.remove() }
     return try await body(directory)
@@ -55,13 +55,13 @@ public func withTemporaryDirectory<T>(prefix: String = "atsprobe-test", _ body: 
 
 /// The XML declaration and the DOCTYPE of an XML property list, then the opening `<plist>`
 /// tag (without a line end after it).
-public let xmlPlistHead = """
+package let xmlPlistHead = """
     <?xml version="1.0" encoding="UTF-8"?>
     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
     <plist version="1.0">
     """
 
 /// A whole XML Info.plist around the content of its root dictionary.
-public func infoPlistXML(_ rootContent: String) -> String {
+package func infoPlistXML(_ rootContent: String) -> String {
     "\(xmlPlistHead)<dict>\(rootContent)</dict></plist>"
 }

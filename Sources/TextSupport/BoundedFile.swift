@@ -12,8 +12,8 @@ import Darwin
 /// caller allows one (`plist lint <(...)`). Devices and sockets are refused without reading, so
 /// `--ca-dir /dev` or a stray FIFO cannot hang a run or wake a device. Read errors (EIO from
 /// /proc/self/mem, a failing disk) are errors, never an early end of file.
-public enum BoundedFile {
-    public enum Failure: Error, Equatable {
+package enum BoundedFile {
+    package enum Failure: Error, Equatable {
         /// open, fstat or read failed with this errno (EISDIR for a directory).
         case system(Int32)
         /// More than `limit` bytes.
@@ -22,7 +22,7 @@ public enum BoundedFile {
         case notAFile(String)
 
         /// One line for an error message after the file's name.
-        public var reason: String {
+        package var reason: String {
             switch self {
             case .system(let code): BoundedFile.describe(errno: code)
             case .tooLarge: "too large"
@@ -32,7 +32,7 @@ public enum BoundedFile {
     }
 
     /// The bytes of `path`; "-" is standard input when `dashIsStandardInput`.
-    public static func read(_ path: String, limit: Int, dashIsStandardInput: Bool = false,
+    package static func read(_ path: String, limit: Int, dashIsStandardInput: Bool = false,
                             allowPipes: Bool = true) throws(Failure) -> [UInt8] {
         let fromStandardInput = dashIsStandardInput && path == "-"
         let descriptor = fromStandardInput ? STDIN_FILENO : try open(path, allowPipes: allowPipes)
@@ -61,7 +61,7 @@ public enum BoundedFile {
     /// Opens `path` for reading after checking its type: regular files always, pipes when
     /// `allowPipes`; EISDIR for a directory. The descriptor is blocking (the open itself is
     /// not, so a FIFO with no writer cannot hang it); the caller closes it.
-    public static func open(_ path: String, allowPipes: Bool) throws(Failure) -> Int32 {
+    package static func open(_ path: String, allowPipes: Bool) throws(Failure) -> Int32 {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .system(errno) }
         try check(info.st_mode, allowPipes: allowPipes)
@@ -81,7 +81,7 @@ public enum BoundedFile {
     }
 
     /// True for a regular file (what `--ca-dir` reads; anything else in it is skipped).
-    public static func isRegularFile(_ path: String) -> Bool {
+    package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
@@ -102,17 +102,17 @@ public enum BoundedFile {
     /// True for the errno values that mean this machine ran out of something (descriptors,
     /// memory, buffers), not that the file is wrong: callers report them as a local failure
     /// (exit 70), never as bad input (issue 40, item 4).
-    public static func isResourceExhaustion(errno code: Int32) -> Bool {
+    package static func isResourceExhaustion(errno code: Int32) -> Bool {
         [EMFILE, ENFILE, ENOMEM, ENOBUFS].contains(code)
     }
 
     /// True when this failure is the machine's (`isResourceExhaustion`), not the file's.
-    public static func isResourceExhaustion(_ failure: Failure) -> Bool {
+    package static func isResourceExhaustion(_ failure: Failure) -> Bool {
         if case .system(let code) = failure { return isResourceExhaustion(errno: code) }
         return false
     }
 
-    public static func describe(errno code: Int32) -> String {
+    package static func describe(errno code: Int32) -> String {
         switch code {
         case ENOENT: "no such file or directory"
         case EACCES: "permission denied"

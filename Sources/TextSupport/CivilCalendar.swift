@@ -4,9 +4,9 @@
 /// "2027-01-31T12:00:00Z" the outputs print use. Foundation's ISO 8601 styles switch to the
 /// Julian calendar before 1582-10-15 (ICU's GregorianCalendar), so `--at 1582-10-14` printed
 /// 1582-10-04 (issue 40, item 10): none of them is used for a date atsprobe shows or reads.
-public enum CivilCalendar {
+package enum CivilCalendar {
     /// Days from 1970-01-01 to the date (negative before it).
-    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+    package static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -16,7 +16,7 @@ public enum CivilCalendar {
     }
 
     /// The date `days` after 1970-01-01: (year, month, day).
-    public static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func civil(days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -29,7 +29,7 @@ public enum CivilCalendar {
     }
 
     /// "2027-01-31T12:00:00Z" for whole seconds since 1970 (rounded down).
-    public static func timestamp(secondsSinceEpoch value: Double) -> String {
+    package static func timestamp(secondsSinceEpoch value: Double) -> String {
         let seconds = Int(value.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let within = seconds - days * 86_400
@@ -37,7 +37,7 @@ public enum CivilCalendar {
     }
 
     /// "2027-01-31" for the day `days` after 1970-01-01.
-    public static func day(days: Int) -> String {
+    package static func day(days: Int) -> String {
         let (year, month, day) = civil(days: days)
         let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         return "\(yearText)-\(two(month))-\(two(day))"
@@ -46,7 +46,7 @@ public enum CivilCalendar {
     /// `seconds` since 1970 moved by `months` calendar months, the time of day kept; a day the
     /// target month lacks is its last day (January 31 + 1 month is February 28 or 29), as
     /// Foundation's Calendar adds months, but proleptic Gregorian for every year.
-    public static func secondsSinceEpoch(_ seconds: Double, addingMonths months: Int) -> Double {
+    package static func secondsSinceEpoch(_ seconds: Double, addingMonths months: Int) -> Double {
         let whole = seconds.rounded(.down)
         let days = Int(whole) >= 0 ? Int(whole) / 86_400 : (Int(whole) - 86_399) / 86_400
         let within = seconds - Double(days * 86_400)

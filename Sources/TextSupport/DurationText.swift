@@ -1,12 +1,12 @@
 /// A duration as people write one on atsprobe's command line and in serve's config: "90d"
 /// (days), "12w" (weeks), "36h", "30m", "3600s" or a bare number of seconds. One parser for
 /// `--forecast` and the config's `cache_ttl`, `timeout` and `forecast` (docs/serve.md).
-public enum DurationText {
+package enum DurationText {
     static let units: [Character: Int] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
 
     /// Whole seconds between 1 and `maximum`, or nil for anything else (no sign, no fraction,
     /// ASCII digits only, no overflow).
-    public static func seconds(_ text: String, maximum: Int) -> Int? {
+    package static func seconds(_ text: String, maximum: Int) -> Int? {
         var digits = Substring(text.lowercased())
         var unit = 1
         if let last = digits.last, let scale = units[last] {

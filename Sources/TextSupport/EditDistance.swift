@@ -1,15 +1,15 @@
 /// How far apart two spellings are, for every "did you mean" atsprobe prints (Info.plist keys
 /// and values in lint, commands and options on the command line): one routine, so a typo is
 /// judged the same way wherever it is made.
-public enum EditDistance {
+package enum EditDistance {
     /// Beyond this many Unicode scalars a word is not a typo of anything atsprobe knows (ATS keys
     /// are 20-45 characters), so it is not compared: distance is `Int.max`.
-    public static let longestCompared = 256
+    package static let longestCompared = 256
 
     /// The optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
     /// two adjacent characters each count one ("NSAllwosArbitraryLoads" is one edit away).
     /// Compares Unicode scalars; `ignoringCase` lowercases both first. Three rows at a time.
-    public static func between(_ first: String, _ second: String, ignoringCase: Bool = false) -> Int {
+    package static func between(_ first: String, _ second: String, ignoringCase: Bool = false) -> Int {
         let a = Array((ignoringCase ? first.lowercased() : first).unicodeScalars)
         let b = Array((ignoringCase ? second.lowercased() : second).unicodeScalars)
         if a.count > longestCompared || b.count > longestCompared { return Int.max }

@@ -3,7 +3,7 @@
 
 extension Sequence where Element == UInt8 {
     /// Upper-case hex, two digits a byte ("%02X" each), joined by `separator`.
-    public func hexEncoded(separator: String = "") -> String {
+    package func hexEncoded(separator: String = "") -> String {
         map { byte in
             let digits = String(byte, radix: 16, uppercase: true)
             return byte < 0x10 ? "0" + digits : digits
@@ -14,7 +14,7 @@ extension Sequence where Element == UInt8 {
 extension Double {
     /// Fixed-point text with `fractionDigits` digits after the point, rounded half away from
     /// zero ("%.1f"); non-finite values print as Swift spells them.
-    public func fixed(_ fractionDigits: Int) -> String {
+    package func fixed(_ fractionDigits: Int) -> String {
         guard isFinite else { return String(self) }
         var scale = 1.0
         for _ in 0..<fractionDigits { scale *= 10 }

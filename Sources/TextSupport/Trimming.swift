@@ -1,7 +1,7 @@
 extension StringProtocol {
     /// The text without leading and trailing whitespace or newlines (Foundation's
     /// `trimmingCharacters(in: .whitespacesAndNewlines)`, which FoundationEssentials lacks).
-    public func trimmingWhitespace() -> String {
+    package func trimmingWhitespace() -> String {
         guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
         let last = lastIndex(where: { !$0.isWhitespace })!
         return String(self[first...last])

@@ -1,8 +1,8 @@
 /// Text that came from the network (certificate names, HTTP headers, alerts): escape it before
 /// it reaches a terminal, and bound its size.
-public enum UntrustedText {
+package enum UntrustedText {
     /// What replaces a password (`redactingPassword`).
-    public static let redactedPassword = "REDACTED"
+    package static let redactedPassword = "REDACTED"
 
     /// `text` (a target as typed: a URL, HOST or HOST:PORT, with or without a scheme) with the
     /// password of its userinfo replaced by `REDACTED`: RFC 3986 section 7.5, "applications should
@@ -11,7 +11,7 @@ public enum UntrustedText {
     /// user name stays (it says which line it was); text without a password is returned as it is.
     /// The authority ends at the first `/`, `?` or `#` (RFC 3986 3.2); its userinfo ends at its
     /// last `@`, so a password holding an `@` is hidden whole.
-    public static func redactingPassword(_ text: String) -> String {
+    package static func redactingPassword(_ text: String) -> String {
         guard text.contains("@") else { return text }
         var start = text.startIndex
         if let separator = text.firstRange(of: "://"), !text[..<separator.lowerBound].isEmpty,
@@ -32,14 +32,14 @@ public enum UntrustedText {
     /// a renderer reads the same, and no control byte survives either way.
     /// The scalars `escape` rewrites: C0, DEL, C1, line and paragraph separators, bidi embeddings,
     /// overrides and isolates. The one list every output channel escapes (text, JSON, plist XML).
-    public static func isInvisibleOrControl(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isInvisibleOrControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00..<0x20, 0x7F, 0x80..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: true
         default: false
         }
     }
 
-    public static func escape(_ text: String, limit: Int = 1024) -> String {
+    package static func escape(_ text: String, limit: Int = 1024) -> String {
         var out = ""
         var count = 0
         for scalar in text.unicodeScalars {

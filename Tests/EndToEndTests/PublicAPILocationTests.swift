@@ -19,8 +19,6 @@ import TestSupport
         "ATSReport/": "ATSReport's split (item 5)",
         // Next in this branch (issue 39, item 6), one commit each.
         "ATSTrust/": "next", "ATSProbe/": "next", "ATSEngine/": "next",
-        "TextSupport/": "next", "ATSTestServers/": "next", "TestSupport/": "next", "ATSServe/": "next",
-        "PropertyListPositions/": "next", "ATSAppFixtures/": "next", "ATSPolicyFixtures/": "next",
     ]
 
     /// The targets of Package.swift's library products, read from the manifest's text (as
