@@ -9,7 +9,7 @@ import ATSTrust
 
 /// Makes real TLS handshakes through the system OpenSSL and reports what each one showed.
 public final class Prober: Sendable {
-    public let options: ProbeOptions
+    package let options: ProbeOptions
     /// The threads, resolver and descriptor budget every probe of this Prober runs on.
     public let runtime: ProbeRuntime
     /// The one date trust is judged at for everything this Prober does: `options.evaluationDate`,
@@ -26,6 +26,11 @@ public final class Prober: Sendable {
     private let certificates = CertificateFactsCache()
     private let counter = Counter()
     private let fetcher: IssuerFetcher
+    /// The caIssuers fetcher of this Prober's probes (its resolver, its once-per-URL answers):
+    /// `NetworkIssuerFetching(prober:timeout:)` fetches a run's `cert` chain through it.
+    var issuerFetcher: IssuerFetcher { fetcher }
+    /// The anchors, read once: a run's `ChainVerifier` judges with this store.
+    package var trustStore: TrustStore { trust }
     /// This Prober's handshakes in flight (`ProbeOptions.maxHandshakesInFlight`).
     private let limiter: TaskSemaphore
     private let evaluations: TrustEvaluationCache
@@ -36,7 +41,7 @@ public final class Prober: Sendable {
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read. `runtime`:
     /// the process-wide one (`ProbeRuntime.shared`) unless given; `RuntimeStartError` when that
     /// cannot start.
-    public init(options: ProbeOptions = .init(), runtime: ProbeRuntime? = nil) throws {
+    package init(options: ProbeOptions = .init(), runtime: ProbeRuntime? = nil) throws {
         let runtime = try runtime ?? ProbeRuntime.shared
         self.options = options
         self.runtime = runtime
@@ -137,21 +142,6 @@ public final class Prober: Sendable {
         return ProbeFailure(kind: .localResources,
                             detail: "this machine did not run for \(seconds) s during the probe (the process was stopped or starved of CPU): \(failure.detail)",
                             elapsedMilliseconds: failure.elapsedMilliseconds)
-    }
-
-    /// A chain read from a file (`atsprobe cert`), leaf first, judged for `name` exactly as a
-    /// served one: the same store, caIssuers fetcher, evaluation cache and SCT check (ChainTrust).
-    /// caIssuers fetches end within `timeout` seconds and follow the address policy for a target
-    /// named `name` (an IP literal that is not global may fetch from its own kind of network).
-    public func evaluate(chain: ChainFile.Chain, name: String, timeout: Double) async -> (chain: [CertificateFacts], trust: TrustEvaluation) {
-        let deadline = Deadline(secondsFromNow: timeout)
-        let policy = IssuerFetchAddressPolicy(targetAddress: name, allowPrivateFetch: options.allowsPrivateIssuerFetch)
-        let fetcher = options.fetchesMissingIssuers ? self.fetcher : nil
-        let (judged, trust) = await chainTrust.judge(
-            served: chain.certificates.map(ServedCertificate.init), name: name,
-            source: fetcher.map { IssuerFetcher.Source(fetcher: $0, policy: policy, deadline: deadline) }, policy: policy,
-            fetchedIssuer: { fetcher?.fetchedIssuer(of: $0) })
-        return (judged.map(\.facts), trust)
     }
 
     /// What `underLimits` gives: the body's value, or why it did not run to its end.
