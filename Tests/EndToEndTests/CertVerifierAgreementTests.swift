@@ -83,7 +83,8 @@ struct CertVerifierAgreementTests {
             let anchors = try files.write("anchors-\(index).pem", test.anchors_pem)
             asked.append(Asked(id: test.id, chain: chain, anchors: anchors, host: host, name: name, at: at))
         }
-        #expect(asked.count >= 150, "\(asked.count) of \(cases.count) limbo cases asked")
+        // 197 cases: one names no peer, one validates at a fraction of a second.
+        #expect(asked.count == 195, "\(asked.count) of \(cases.count) limbo cases asked")
         var disagreements: [String] = []
         var trusted = 0
         // Four binaries at a time: the machine is shared.
