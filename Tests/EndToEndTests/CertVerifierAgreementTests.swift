@@ -160,6 +160,30 @@ struct CertVerifierAgreementTests {
         #expect(!offline.trusted && offline.failures.contains { $0.hasPrefix("[trust.incomplete-chain]") }, "\(offline)")
         #expect(http.requests("/int.cer") == 2, "nothing fetched without caIssuers fetching")
     }
+
+    /// The run's network is the run's own: `cert --dns-servers` looks the caIssuers URL's host up
+    /// through those servers (NetworkIssuerFetching over the run's prober and its resolver), as
+    /// the prober's own fetch did before `cert` ran ChainVerifier. The name exists only in the
+    /// loopback DNS server the test starts.
+    @Test func caIssuersHostsAreResolvedThroughTheRunsDNSServers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let pki = try TestPKI(withIntermediate: true)
+        let intermediate = try #require(pki.intermediate)
+        let http = try TestHTTPServer.start()
+        defer { http.stop() }
+        http.set("/int.cer", .init(body: intermediate.certificateDER))
+        let dns = try LoopbackDNSServer(names: ["aia.example.test": .answer(v4: ["127.0.0.1"])])
+        defer { dns.stop() }
+        let leaf = try pki.issue(CertCommandTests.spec(caIssuers: ["http://aia.example.test:\(http.port)/int.cer"]))
+        let chain = try directory.write("leaf.pem", leaf.certificatePEM)
+        let result = try await Self.cli([chain, "--host", "cert.test", "--ca-file", try pki.writeRootPEM(), "--at", CertCommandTests.judgedAt,
+                                         "--dns-servers", dns.address, "--allow-private-fetch"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.verdict?.chainLength == 3 && result.verdict?.fetchedIssuers == 1, "\(result.output)")
+        #expect(dns.queries(for: "aia.example.test") > 0)
+        #expect(http.requests("/int.cer") == 1)
+    }
 }
 
 /// x509-limbo's server cases, as ATSTrustTests' LimboServerTests reads them.
