@@ -166,7 +166,7 @@ let package = Package(
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSAdvice", "ATSPolicy", "ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe"),
+            dependencies: ["ATSAdvice", "ATSPolicy", "ATSProbe", "ATSTrust", "ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe"),
                            .target(name: "EmbeddingExample")]
         ),
     ]

@@ -56,15 +56,16 @@ do {
     exit(64)
 }
 
-// The engine: nscurl's tests, each a real handshake (shared where two ask the same).
-let runner: DiagnosticsRunner
+// The run, the one way in: it reads the anchors once and owns the prober and nscurl's runner
+// (each test a real handshake, shared where two ask the same).
+let run: Run
 do {
-    runner = try DiagnosticsRunner(context: context)
+    run = try Run(context: context)
 } catch {
     print("cannot set up the run: \(error)")
     exit(64)
 }
-let report = await runner.run(target)
+let report = await run.runner.run(target)
 for test in report.tests {
     print("\(test.verdict.passed ? "PASS" : "FAIL")  \(test.title)")
 }

@@ -8,27 +8,28 @@ import Foundation
 #endif
 import TLSFacts
 
-/// What to judge by and how long to wait.
-public struct DiagnosticsOptions: Sendable {
-    public var ruleSet: RuleSet
-    public var timeout: Double
+/// What to judge by and how long to wait: a `RunContext`'s rule set, timeout, redirect limit and
+/// forecast horizon as the runner reads them (`Run(context:)` makes them; not public).
+package struct DiagnosticsOptions: Sendable {
+    package var ruleSet: RuleSet
+    package var timeout: Double
     /// Redirects followed per load (URLSession follows up to 16; nscurl uses URLSession).
-    public var maxRedirects: Int
+    package var maxRedirects: Int
     // No CT log list here: the prober's (`ProbeOptions.ctLogs`), the list that checks the SCTs'
     // signatures, judges Apple's CT policy too.
 
     /// How far ahead, in seconds, to forecast each target's verdict (docs/forecast.md); nil: no
     /// forecast. `init(context:)` takes it from `RunContext.forecastHorizonSeconds`, checked there.
-    public var forecastHorizonSeconds: Int?
-    /// Apple's date-based distrust of roots (the test seam: `AppleDistrustList.adding`).
-    public var distrust: AppleDistrustList = .apple
+    package var forecastHorizonSeconds: Int?
+    /// Apple's date-based distrust of roots. TEST SEAM (`AppleDistrustList.adding`).
+    package var distrust: AppleDistrustList = .apple
     /// Whether nscurl's run starts the widest offer's handshake with its first wave (issue 43;
     /// `DiagnosticsRun.speculativeRequest`). TEST SEAM, off only where a test compares exact
     /// counts of handshakes made or connections accepted: a passing host withdraws it when its
     /// first test completes a handshake, and whether it had reached the server by then varies.
     var speculatesWidestOffer = true
 
-    public init(ruleSet: RuleSet, timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil) {
+    package init(ruleSet: RuleSet, timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil) {
         self.ruleSet = ruleSet
         self.timeout = timeout
         self.maxRedirects = maxRedirects
@@ -38,23 +39,23 @@ public struct DiagnosticsOptions: Sendable {
 
 /// Runs nscurl's 16 tests against one target: each distinct client offer is one real handshake,
 /// all at once; each test is a load (handshake, then GET, then redirects, each hop judged).
+/// A run's (`Run.runner`): made only from a `RunContext`, over the prober that context made.
 public struct DiagnosticsRunner: Sendable {
-    public let prober: Prober
-    public let options: DiagnosticsOptions
+    package let prober: Prober
+    package let options: DiagnosticsOptions
 
-    public init(prober: Prober, options: DiagnosticsOptions) {
+    package init(prober: Prober, options: DiagnosticsOptions) {
         self.prober = prober
         self.options = options
     }
 
-    /// The run `context` describes: its prober (anchors, instant, CT logs, resolver, runtime),
-    /// rule set, timeout, redirect limit and forecast horizon.
-    public init(context: RunContext) throws(RunContextError) {
-        self.init(context: context, prober: try context.makeProber())
+    /// The run `context` describes (tests: `Run(context:).runner` is the public way).
+    package init(context: RunContext) throws(RunContextError) {
+        self = try Run(context: context).runner
     }
 
-    /// The run `context` describes over `prober`, which `context.makeProber()` made.
-    public init(context: RunContext, prober: Prober) {
+    /// The run `context` describes over `prober`, which the same context's options made (`Run`).
+    package init(context: RunContext, prober: Prober) {
         self.init(prober: prober,
                   options: DiagnosticsOptions(ruleSet: context.ruleSet, timeout: context.timeout, maxRedirects: context.maxRedirects,
                                               forecastHorizonSeconds: context.forecastHorizonSeconds))

@@ -59,12 +59,6 @@ public struct ProbeJudgement: Sendable {
         }
     }
 
-    /// The handshake and its judgement under `ruleSet`: the widest offer, no HTTP request, `timeout` seconds.
-    public static func probe(_ target: Target, prober: Prober, timeout: Double, logs: CTLogList, ruleSet: RuleSet) async -> ProbeJudgement {
-        let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false, timeout: timeout)
-        return ProbeJudgement(target: target, result: await prober.probe(request), logs: logs, ruleSet: ruleSet)
-    }
-
     /// Unreachable when nothing spoke TLS; findings when the handshake failed, or a check
     /// `failOn` names failed; else clear.
     public func severity(failOn: Set<ProbeCheck>) -> AuditSeverity {

@@ -13,9 +13,10 @@ import TLSFacts
 /// How a run judges: the rule set, the instant, trust (the anchors and their kind, caIssuers
 /// fetching, the CT log list with its keys), name resolution and the runtime probes run on.
 /// Built once (the command line from its options, an embedder in code), checked once by its
-/// initialiser, and handed to every entry point: `DiagnosticsRunner(context:)` (diagnose, audit,
-/// plist check, app), `ProbeJudgement.probe(_:context:)`, `ChainJudgement.judge(_:name:context:)`,
-/// `PolicyExplanation(target:configuration:context:)`. Every default is here, once: Apple's
+/// initialiser, and the one way in: `Run(context:)` makes the run that owns the prober and
+/// nscurl's runner (diagnose, audit, plist check, app, probe, pins, cert), and
+/// `PolicyExplanation(target:configuration:context:)` lays out plist explain offline. Every
+/// default is here, once: Apple's
 /// root store, Apple's CT log list (the same list judges the policy and checks the SCT
 /// signatures), caIssuers fetched, the system's resolver, a 10 s timeout, no forecast.
 public struct RunContext: Sendable {
@@ -34,7 +35,7 @@ public struct RunContext: Sendable {
     /// Redirects followed per load (URLSession follows up to 16).
     public var maxRedirects: Int
     /// How far ahead, in seconds, each target's verdict is forecast from what the run observed
-    /// (docs/forecast.md): `DiagnosticsRunner(context:)`'s reports and `ChainJudgement.judgeWithForecast`
+    /// (docs/forecast.md): the reports of `Run(context:)`'s runner and its `judge(_:name:)`
     /// carry it. Between 1 s and `maximumForecastHorizonSeconds`; nil: no forecast.
     public var forecastHorizonSeconds: Int?
     /// The threads, resolver and descriptor budget the run's probes use (never an ambient one);
@@ -122,7 +123,7 @@ public struct RunContext: Sendable {
     }
 
     /// The options a `Prober` of this run takes: these anchors, this instant, this log list.
-    public var probeOptions: ProbeOptions {
+    package var probeOptions: ProbeOptions {
         var options = ProbeOptions(caFile: trust.anchors.caFile, caDirectory: trust.anchors.caDirectory,
                                    useSystemTrustStore: trust.anchors.useSystemTrustStore, evaluationDate: instant,
                                    additionalSystemAnchorsFile: trust.anchors.additionalSystemAnchorsFile, ctLogs: trust.ctLogs,
@@ -131,18 +132,6 @@ public struct RunContext: Sendable {
         options.allowsPrivateIssuerFetch = trust.issuerFetching == .anyAddress
         options.appAnchorFile = trust.anchors.appAnchorFile
         return options
-    }
-
-    /// The run's `Prober` on its runtime; make one per run (it holds the run's caches).
-    public func makeProber() throws(RunContextError) -> Prober {
-        guard let runtime else { throw .offline }
-        do {
-            return try Prober(options: probeOptions, runtime: runtime)
-        } catch let error as TrustSetupError {
-            throw .setup(error)
-        } catch {
-            throw .setup(TrustSetupError(path: nil, reason: String(describing: error)))
-        }
     }
 
     /// `text` (a URL, HOST or HOST:PORT) as a target of this run: the connect-to rules applied.

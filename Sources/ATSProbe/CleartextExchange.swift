@@ -16,7 +16,7 @@ extension Prober {
     /// same limits as a handshake (a descriptor slot, a handshake slot, the runtime's threads):
     /// cancelling the calling task, or shutting the runtime down, ends it at once with a
     /// `.cancelled` failure and closes its socket.
-    public func fetchCleartext(_ request: ProbeRequest) async -> CleartextResult {
+    package func fetchCleartext(_ request: ProbeRequest) async -> CleartextResult {
         let resolver = self.resolver, admission = options.connectionAdmission
         switch await underLimits(timeout: request.timeout, { clock, deadline in
             await CleartextExchange.run(request, deadline: deadline, clock: clock, resolver: resolver, admission: admission)

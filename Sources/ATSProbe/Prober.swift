@@ -7,11 +7,12 @@ import Synchronization
 import TLSFacts
 import ATSTrust
 
-/// Makes real TLS handshakes through the system OpenSSL and reports what each one showed.
-public final class Prober: Sendable {
-    public let options: ProbeOptions
+/// Makes real TLS handshakes through the system OpenSSL and reports what each one showed. Not
+/// public: a run's prober is made and owned by ATSEngine's `Run` from a `RunContext` (the one way in).
+package final class Prober: Sendable {
+    package let options: ProbeOptions
     /// The threads, resolver and descriptor budget every probe of this Prober runs on.
-    public let runtime: ProbeRuntime
+    package let runtime: ProbeRuntime
     /// The one date trust is judged at for everything this Prober does: `options.evaluationDate`,
     /// or the moment the Prober was made (never a fresh `Date()` per handshake, so one run judges
     /// every chain, and the engine every rule, at the same instant), rounded down to a whole
@@ -19,13 +20,18 @@ public final class Prober: Sendable {
     /// starts from this very instant, so the verdict and the forecast's "now" are one judgement
     /// (issue 40, item 10: a leaf expired 0.4 s ago was expired for the verdict and valid for
     /// the forecast).
-    public let evaluationDate: Date
+    package let evaluationDate: Date
     private let trust: TrustStore
     private let chainTrust: ChainTrust
     private let contexts = ClientContextCache()
     private let certificates = CertificateFactsCache()
     private let counter = Counter()
     private let fetcher: IssuerFetcher
+    /// The caIssuers fetcher of this Prober's probes (its resolver, its once-per-URL answers):
+    /// `NetworkIssuerFetching(prober:timeout:)` fetches a run's `cert` chain through it.
+    var issuerFetcher: IssuerFetcher { fetcher }
+    /// The anchors, read once: a run's `ChainVerifier` judges with this store.
+    package var trustStore: TrustStore { trust }
     /// This Prober's handshakes in flight (`ProbeOptions.maxHandshakesInFlight`).
     private let limiter: TaskSemaphore
     private let evaluations: TrustEvaluationCache
@@ -36,7 +42,7 @@ public final class Prober: Sendable {
     /// Throws `ProbeSetupError` when an anchor file or directory cannot be read. `runtime`:
     /// the process-wide one (`ProbeRuntime.shared`) unless given; `RuntimeStartError` when that
     /// cannot start.
-    public init(options: ProbeOptions = .init(), runtime: ProbeRuntime? = nil) throws {
+    package init(options: ProbeOptions = .init(), runtime: ProbeRuntime? = nil) throws {
         let runtime = try runtime ?? ProbeRuntime.shared
         self.options = options
         self.runtime = runtime
@@ -57,39 +63,39 @@ public final class Prober: Sendable {
     }
 
     /// Handshakes attempted so far (a connection was tried).
-    public var handshakesMade: Int { counter.value }
+    package var handshakesMade: Int { counter.value }
 
     /// caIssuers URLs fetched over the network so far (each at most once per Prober).
-    public var issuerFetchesMade: Int { fetcher.fetchesMade }
+    package var issuerFetchesMade: Int { fetcher.fetchesMade }
 
     /// Trust evaluations run so far: one per distinct served chain, name and anchors in a run,
     /// however many handshakes were served it.
-    public var trustEvaluationsMade: Int { evaluations.evaluationsMade }
+    package var trustEvaluationsMade: Int { evaluations.evaluationsMade }
 
     /// Served certificates read so far (each distinct one once; CertificateFactsCache).
-    public var certificatesRead: Int { certificates.certificatesRead }
+    package var certificatesRead: Int { certificates.certificatesRead }
 
     /// The anchors by content (`TrustStore.anchorsDigest`): `run.anchorsDigest` in the records.
-    public var anchorsDigest: String { trust.anchorsDigest }
+    package var anchorsDigest: String { trust.anchorsDigest }
 
     /// The system store judged against, named with its version; nil without one.
-    public var trustStoreName: String? { trust.storeName }
+    package var trustStoreName: String? { trust.storeName }
     /// Handshakes in flight now, and the most there have been at once (`maxHandshakesInFlight`
     /// bounds both).
-    public var handshakesInFlight: Int { limiter.inFlight }
-    public var peakHandshakesInFlight: Int { limiter.peakInFlight }
+    package var handshakesInFlight: Int { limiter.inFlight }
+    package var peakHandshakesInFlight: Int { limiter.peakInFlight }
 
     /// The widest offer this OpenSSL can make: TLS 1.0-1.3 and every authenticated suite, strongest first.
-    public static var widestOffer: ClientOffer {
+    package static var widestOffer: ClientOffer {
         ClientOffer(minVersion: .tls10, maxVersion: .tls13, suites: CipherCatalog.shared.offerableStrongFirst)
     }
 
     /// The key exchange groups this OpenSSL can put in a ClientHello (not X25519MLKEM768).
-    public static var sendableGroups: Set<NamedGroup> { Set(ClientContext.groupNames.keys) }
+    package static var sendableGroups: Set<NamedGroup> { Set(ClientContext.groupNames.keys) }
 
     /// Every cipher suite this OpenSSL build can offer to a web server (authenticated, encrypting),
     /// by IANA code point: the suites of `widestOffer`.
-    public static var supportedSuites: Set<CipherSuite> {
+    package static var supportedSuites: Set<CipherSuite> {
         Set(CipherCatalog.shared.entries.filter(\.isOfferable).map(\.suite))
     }
 
@@ -97,7 +103,7 @@ public final class Prober: Sendable {
     /// at most `options.maxHandshakesInFlight` at once. Cancelling the calling task ends it at once:
     /// its socket is closed and its slot freed, and the result is a `.cancelled` failure. So does
     /// shutting the runtime down.
-    public func probe(_ request: ProbeRequest) async -> ProbeResult {
+    package func probe(_ request: ProbeRequest) async -> ProbeResult {
         let handshake = { @Sendable (clock: Stopwatch, deadline: Deadline) -> Handshake in
             Handshake(request: request, contexts: self.contexts, attempts: self.counter,
                       clock: clock, deadline: deadline,
@@ -137,21 +143,6 @@ public final class Prober: Sendable {
         return ProbeFailure(kind: .localResources,
                             detail: "this machine did not run for \(seconds) s during the probe (the process was stopped or starved of CPU): \(failure.detail)",
                             elapsedMilliseconds: failure.elapsedMilliseconds)
-    }
-
-    /// A chain read from a file (`atsprobe cert`), leaf first, judged for `name` exactly as a
-    /// served one: the same store, caIssuers fetcher, evaluation cache and SCT check (ChainTrust).
-    /// caIssuers fetches end within `timeout` seconds and follow the address policy for a target
-    /// named `name` (an IP literal that is not global may fetch from its own kind of network).
-    public func evaluate(chain: ChainFile.Chain, name: String, timeout: Double) async -> (chain: [CertificateFacts], trust: TrustEvaluation) {
-        let deadline = Deadline(secondsFromNow: timeout)
-        let policy = IssuerFetchAddressPolicy(targetAddress: name, allowPrivateFetch: options.allowsPrivateIssuerFetch)
-        let fetcher = options.fetchesMissingIssuers ? self.fetcher : nil
-        let (judged, trust) = await chainTrust.judge(
-            served: chain.certificates.map(ServedCertificate.init), name: name,
-            source: fetcher.map { IssuerFetcher.Source(fetcher: $0, policy: policy, deadline: deadline) }, policy: policy,
-            fetchedIssuer: { fetcher?.fetchedIssuer(of: $0) })
-        return (judged.map(\.facts), trust)
     }
 
     /// What `underLimits` gives: the body's value, or why it did not run to its end.

@@ -226,11 +226,9 @@ actor ProbeHub {
                                          resolution: RunContext.Resolution(dnsServers: module.dnsServers, connectTo: module.connectTo),
                                          timeout: module.timeoutSeconds, forecastHorizonSeconds: module.forecastSeconds,
                                          runtime: environment.runtime)
-            var options = context.probeOptions
-            options.connectionAdmission = ConnectionAdmission(host: { allow.refusal(host: $0) },
-                                                              address: { allow.refusal(host: $0, address: $1) })
-            let prober = try Prober(options: options, runtime: environment.runtime)
-            let report = await DiagnosticsRunner(context: context, prober: prober).run(target)
+            let run = try Run(context: context, admission: ConnectionAdmission(host: { allow.refusal(host: $0) },
+                                                                               address: { allow.refusal(host: $0, address: $1) }))
+            let report = await run.runner.run(target)
             let document = DiagnosticsJSON(report, run: environment.runInfo(context, module.ruleSet.id))
             return ProbeOutcome(key: key, result: .judged(document), startedAt: startedAt, durationSeconds: seconds())
         } catch {

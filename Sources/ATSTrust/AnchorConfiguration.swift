@@ -13,8 +13,9 @@ public struct AnchorConfiguration: Sendable, Hashable {
     public var useSystemTrustStore: Bool
     /// The system store: Apple's, built in (the default), or the machine's OpenSSL store.
     public var trustStore: TrustStoreChoice
-    /// TEST SEAM (ProbeOptions.additionalSystemAnchorsFile): certificates that join the system store.
-    public var additionalSystemAnchorsFile: String?
+    /// TEST SEAM (ProbeOptions.additionalSystemAnchorsFile), not public: certificates that join
+    /// the system store.
+    package var additionalSystemAnchorsFile: String?
     /// PEM bundle of the anchors an app sets itself (SecTrustSetAnchorCertificates, `cert
     /// --app-anchor`). When set, only these end a chain: Apple's SecTrustSetAnchorCertificates
     /// sets anchorsOnly, and SecPathBuilderInit (SecTrustServer.c) then leaves the Apple, user
@@ -24,7 +25,14 @@ public struct AnchorConfiguration: Sendable, Hashable {
     public var appAnchorFile: String?
 
     public init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
-                trustStore: TrustStoreChoice = .apple, additionalSystemAnchorsFile: String? = nil, appAnchorFile: String? = nil) {
+                trustStore: TrustStoreChoice = .apple, appAnchorFile: String? = nil) {
+        self.init(caFile: caFile, caDirectory: caDirectory, useSystemTrustStore: useSystemTrustStore, trustStore: trustStore,
+                  additionalSystemAnchorsFile: nil, appAnchorFile: appAnchorFile)
+    }
+
+    /// The same with the test seam: `additionalSystemAnchorsFile` given (nil or a file) every time.
+    package init(caFile: String? = nil, caDirectory: String? = nil, useSystemTrustStore: Bool = true,
+                 trustStore: TrustStoreChoice = .apple, additionalSystemAnchorsFile: String?, appAnchorFile: String? = nil) {
         self.caFile = caFile
         self.caDirectory = caDirectory
         self.useSystemTrustStore = useSystemTrustStore

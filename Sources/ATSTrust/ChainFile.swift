@@ -13,7 +13,7 @@ import TLSFacts
 /// certificate, or a PKCS#7 certs-only message (DER or PEM). Every byte is untrusted input:
 /// the file is read through BoundedFile (a FIFO or a device is refused, never waited on), the
 /// size and the number of certificates are bounded, and a bad file is one line saying why.
-public enum ChainFile {
+package enum ChainFile {
     /// A chain of real certificates is a few KB; this bounds a wrong argument (a 50 MB file is refused unread).
     package static let byteLimit = 1024 * 1024
     /// Certificates in one chain at most: a server's certificate message is bounded by OpenSSL
@@ -21,10 +21,10 @@ public enum ChainFile {
     package static let certificateLimit = 256
 
     /// A chain as read: opaque outside the package's modules (the certificates are OpenSSL's).
-    public struct Chain: Sendable {
+    package struct Chain: Sendable {
         package let certificates: [X509Certificate]
         /// How many certificates the file holds.
-        public var count: Int { certificates.count }
+        package var count: Int { certificates.count }
     }
 
     /// The chain in `bytes` (see `certificates(in:)`).

@@ -70,7 +70,7 @@ public struct ChainJudgement: Sendable, Encodable {
     }
 
     /// `given` is the chain as read (its facts, SCT signatures judged), `trust` its evaluation.
-    public init(given: [CertificateFacts], trust: TrustEvaluation, name: String, rules: CertificateRuleSet,
+    package init(given: [CertificateFacts], trust: TrustEvaluation, name: String, rules: CertificateRuleSet,
                 logs: CTLogList, distrust: AppleDistrustList = .apple) {
         evaluatedAt = trust.evaluatedAt
         chain = trust.path ?? given

@@ -26,7 +26,7 @@ import TLSFacts
                                      trust: RunContext.Trust(issuerFetching: .anyAddress, ctLogs: list),
                                      resolution: RunContext.Resolution(connectTo: [try ConnectToRule(parsing: "a.test:443:127.0.0.1:8443")]),
                                      timeout: 3, runtime: try .shared)
-        let runner = try DiagnosticsRunner(context: context)
+        let runner = try Run(context: context).runner
         #expect(runner.prober.evaluationDate == instant)
         #expect(runner.prober.options.ctLogs.source == "a test list")
         #expect(runner.prober.options.allowsPrivateIssuerFetch)
@@ -43,9 +43,9 @@ import TLSFacts
         #expect(throws: RunContextError.appAnchorsWithUserRoots) {
             try RunContext(ruleSet: .current, trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "a.pem", appAnchorFile: "b.pem")), runtime: nil)
         }
-        #expect(throws: RunContextError.offline) { try RunContext(ruleSet: .current, runtime: nil).makeProber() }
+        #expect(throws: RunContextError.offline) { try Run(context: RunContext(ruleSet: .current, runtime: nil)) }
         let unreadable = try RunContext(ruleSet: .current, trust: RunContext.Trust(anchors: AnchorConfiguration(caFile: "/nonexistent/roots.pem")), runtime: try .shared)
-        #expect(throws: RunContextError.self) { try unreadable.makeProber() }
+        #expect(throws: RunContextError.self) { try Run(context: unreadable) }
         let errors: [RunContextError] = [.timeoutOutOfRange(0), .redirectsOutOfRange(-1), .forecastHorizonOutOfRange(0),
                                          .appAnchorsWithUserRoots, .offline,
                                          .setup(TrustSetupError(path: "x.pem", reason: "unreadable"))]
@@ -63,9 +63,9 @@ import TLSFacts
         #expect(try RunContext(ruleSet: .current, forecastHorizonSeconds: 1, runtime: nil).forecastHorizonSeconds == 1)
         #expect(try RunContext(ruleSet: .current, forecastHorizonSeconds: maximum, runtime: nil).forecastHorizonSeconds == maximum)
         #expect(try RunContext(ruleSet: .current, runtime: nil).forecastHorizonSeconds == nil)
-        #expect(try DiagnosticsRunner(context: RunContext(ruleSet: .current, runtime: try .shared)).options.forecastHorizonSeconds == nil)
+        #expect(try Run(context: RunContext(ruleSet: .current, runtime: try .shared)).runner.options.forecastHorizonSeconds == nil)
         let context = try RunContext(ruleSet: .current, forecastHorizonSeconds: 90 * 86_400, runtime: try .shared)
-        #expect(try DiagnosticsRunner(context: context).options.forecastHorizonSeconds == 90 * 86_400)
+        #expect(try Run(context: context).runner.options.forecastHorizonSeconds == 90 * 86_400)
         #expect(RunContextError.forecastHorizonOutOfRange(0).description
                 == "the forecast horizon must be between 1 and 315360000 seconds (3650 days), got 0")
     }

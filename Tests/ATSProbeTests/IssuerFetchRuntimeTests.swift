@@ -6,7 +6,8 @@ import ATSTrust
 import TLSFacts
 
 /// The runtime is never ambient: `cert`'s caIssuers fetch (a chain judged from a file, outside
-/// any probe) runs on the runtime its Prober was given, not on `ProbeRuntime.shared`.
+/// any probe: ChainVerifier with NetworkIssuerFetching over the run's prober) runs on the runtime
+/// its Prober was given, not on `ProbeRuntime.shared`.
 @Suite("caIssuers fetch runtime")
 struct IssuerFetchRuntimeTests {
     @Test("A chain judged outside a probe fetches on its Prober's runtime, and not once that runtime is shut down")
@@ -15,12 +16,19 @@ struct IssuerFetchRuntimeTests {
         defer { setup.http.stop() }
         setup.http.set("/int.cer", .init(body: setup.intermediateDER))
         let leaf = try setup.leafOnly(urls: [setup.http.url("/int.cer")])
-        let chain = try ChainFile.chain(in: Array(leaf.certificatePEM.utf8))
+        let chain = try CertificateChain(pem: leaf.certificatePEM)
         let options = ProbeOptions(useSystemTrustStore: false, additionalSystemAnchorsFile: setup.rootPath)
+        /// The chain judged as `cert` judges it: ChainVerifier over the prober's anchors, caIssuers
+        /// fetched by NetworkIssuerFetching through the prober.
+        func trust(with prober: Prober) async -> TrustEvaluation {
+            let verifier = ChainVerifier(store: prober.trustStore, anchors: prober.options.anchors, at: prober.evaluationDate,
+                                         ruleSet: .current, ctLogs: .apple, issuers: NetworkIssuerFetching(prober: prober, timeout: 5))
+            return await verifier.evaluate(chain, name: "127.0.0.1").trust
+        }
 
         // A runtime of its own, alive: the missing intermediate is fetched and the chain verifies.
         let live = try ProbeRuntime(configuration: .init(engineThreads: 2, threadNamePrefix: "fetch-live"))
-        let (_, trusted) = await (try Prober(options: options, runtime: live)).evaluate(chain: chain, name: "127.0.0.1", timeout: 5)
+        let trusted = await trust(with: try Prober(options: options, runtime: live))
         #expect(trusted.isTrusted, "\(trusted.problems)")
         #expect(setup.http.requests("/int.cer") == 1)
         try await live.shutdown()
@@ -30,7 +38,7 @@ struct IssuerFetchRuntimeTests {
         let stopped = try ProbeRuntime(configuration: .init(engineThreads: 2, threadNamePrefix: "fetch-stop"))
         let prober = try Prober(options: options, runtime: stopped)
         try await stopped.shutdown()
-        let (_, refused) = await prober.evaluate(chain: chain, name: "127.0.0.1", timeout: 5)
+        let refused = await trust(with: prober)
         #expect(!refused.isTrusted)
         #expect(refused.fetchedIssuers?.first?.failure == "not fetched: the probe runtime is shut down", "\(String(describing: refused.fetchedIssuers))")
         #expect(setup.http.requests("/int.cer") == 1, "the fetch ran on another runtime")

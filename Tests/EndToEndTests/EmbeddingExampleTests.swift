@@ -50,6 +50,25 @@ import TestSupport
         #expect(byDefault.stdout.split(separator: "\n").first == "FAIL  ATS Default Connection", "\(byDefault.stdout)")
     }
 
+    /// The example is a target of this package, so the compiler would let it use `package`
+    /// declarations; type-checked as another package's code (scripts/api-description
+    /// --typecheck: no -package-name), it must compile from the public API alone: `Run`, made
+    /// from a `RunContext`, is the way in. A file reaching for the run's prober does not.
+    @Test func theExampleUsesThePublicAPIOnly() async throws {
+        let script = Self.root.appendingPathComponent("scripts/api-description").path
+        let build = BinaryRunner.binaryURL.deletingLastPathComponent().path
+        let example = try await ChildProcess.run(RequiredTool.python, [script, "--typecheck", Self.root.appendingPathComponent("Examples/Embedding/main.swift").path,
+                                                                       "--build", build], timeout: 300)
+        #expect(!example.timedOut)
+        #expect(example.status == 0, "\(example.stdout)\(example.stderr)")
+        let files = try TemporaryDirectory(prefix: "atsprobe-public")
+        defer { files.remove() }
+        let inside = try files.write("inside.swift", "import ATSEngine\nfunc prober(of run: Run) { _ = run.prober }\n")
+        let refused = try await ChildProcess.run(RequiredTool.python, [script, "--typecheck", inside, "--build", build], timeout: 300)
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stdout.contains("'prober' is inaccessible due to 'package' protection level"), "\(refused.stdout)")
+    }
+
     @Test func aBadURLIsAUsageError() async throws {
         let result = try await ChildProcess.run(Self.example.path, ["not a url"], timeout: 30)
         #expect(result.status == 64)

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import TestSupport
 
 /// The curated API (issue 39, item 6; docs/embedding.md, "The public API"): every `public`
 /// declaration of the package sits in a library product's `Sources/PRODUCT/API/` folder, so the
@@ -144,26 +143,6 @@ import TestSupport
             }
             #expect(found, "Sources/\(prefix) has no public declaration left: delete its exemption")
         }
-    }
-
-    /// docs/embedding.md's complete example type-checks as a package depending on atsprobe would
-    /// see it: under another package name, so `package` declarations are out of sight and only the
-    /// API/ folders' declarations are (scripts/api-description --outside, over this build's modules).
-    @Test func theExampleNeedsOnlyThePublicAPI() async throws {
-        let build = BinaryRunner.binaryURL.deletingLastPathComponent()
-        let script = Self.root.appendingPathComponent("scripts/api-description").path
-        let example = Self.root.appendingPathComponent("Examples/Embedding/main.swift").path
-        let check = try await ChildProcess.run(RequiredTool.python, [script, "--outside", "--build", build.path, example], timeout: 300)
-        #expect(!check.timedOut)
-        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
-
-        // And the check can fail: a package declaration (TLSFacts' IDNA) is not found from outside.
-        let directory = try TemporaryDirectory(prefix: "atsprobe-api")
-        defer { directory.remove() }
-        let inside = try directory.write("inside.swift", "import TLSFacts\nlet name = IDNA.toASCII(\"example.com\")\n")
-        let refused = try await ChildProcess.run(RequiredTool.python, [script, "--outside", "--build", build.path, inside], timeout: 300)
-        #expect(!refused.timedOut)
-        #expect(refused.status != 0 && "\(refused.stdout)\(refused.stderr)".contains("IDNA"), "\(refused.stdout)\(refused.stderr)")
     }
 
     /// The scanner finds what it must, so the test can fail.

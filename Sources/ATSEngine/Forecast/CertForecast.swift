@@ -1,5 +1,4 @@
 import ATSPolicy
-import ATSProbe
 import ATSTrust
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -8,7 +7,7 @@ import Foundation
 #endif
 import TLSFacts
 
-extension ChainJudgement {
+extension ChainVerifier {
     /// `cert --forecast`: the chain judged now (as `judge`), and its forecast: at each candidate
     /// instant within the horizon (the certificates' validity, the SCTs' timestamps, the CT log
     /// dates of the leaf's SCTs), the chain's judgement with its trust evaluation as it reads at
@@ -19,16 +18,17 @@ extension ChainJudgement {
     ///
     /// The state one second before a candidate instant is the state at the candidate before it
     /// (or now): the instants are whole seconds and nothing changes between two of them. So each
-    /// instant is judged once, in order, with no new prober and no new path validation: each
+    /// instant is judged once, in order, with no new verifier and no new path validation: each
     /// instant used to build a prober (reading the anchors again) and run OpenSSL's path
     /// validation over the whole chain, twice, which made a 256-certificate chain's forecast
     /// quadratic (issue 40, item 10: 19 s of CPU against 0.1 s without it).
-    public static func judgeWithForecast(_ chain: ChainFile.Chain, name: String, prober: Prober, ruleSet: RuleSet, logs: CTLogList,
-                                         timeout: Double, horizonSeconds: Int) async -> (ChainJudgement, TargetForecast) {
-        let (facts, trust) = await prober.evaluate(chain: chain, name: name, timeout: timeout)
+    package func judgeWithForecast(_ chain: CertificateChain, name: String, horizonSeconds: Int) async -> (ChainJudgement, TargetForecast) {
+        let (facts, trust) = await evaluate(chain, name: name)
+        let logs = ctLogs
         let now = ChainJudgement(given: facts, trust: trust, name: name, rules: ruleSet.certificateRules, logs: logs)
-        // The judgement's own instant (a whole second): the forecast's "now" is the verdict's.
-        let from = prober.evaluationDate
+        // The judgement's own instant (a whole second, `RunContext.instant`): the forecast's
+        // "now" is the verdict's.
+        let from = instant
         let end = from.addingTimeInterval(Double(horizonSeconds))
         let candidates = ForecastCandidates(chains: [(facts, trust, [])], ctLogs: logs, distrust: .apple, within: from, end)
         func state(_ judgement: ChainJudgement) -> ForecastState {

@@ -30,12 +30,12 @@ public struct DateDistrustedRoot: Hashable, Sendable {
 /// roots (the seam: a test root with a date) without touching Apple's.
 public struct AppleDistrustList: Hashable, Sendable {
     /// Roots distrusted for certificates issued (earliest SCT, else notBefore) after a date.
-    public var roots: [DateDistrustedRoot]
+    public package(set) var roots: [DateDistrustedRoot]
     /// Roots whose every child must have notBefore before `notBeforeLimit` (WoSign/StartCom).
-    public var notBeforeConstrained: [String: String]
-    public var notBeforeLimit: Date
+    public package(set) var notBeforeConstrained: [String: String]
+    public package(set) var notBeforeLimit: Date
 
-    public init(roots: [DateDistrustedRoot], notBeforeConstrained: [String: String] = AppleDistrustList.woSignStartCom,
+    package init(roots: [DateDistrustedRoot], notBeforeConstrained: [String: String] = AppleDistrustList.woSignStartCom,
                 notBeforeLimit: Date = AppleDistrustList.woSignStartComNotBeforeLimit) {
         self.roots = roots
         self.notBeforeConstrained = Dictionary(uniqueKeysWithValues: notBeforeConstrained.map { (AppleDistrustList.normalized($0.key), $0.value) })
@@ -87,8 +87,9 @@ public struct AppleDistrustList: Hashable, Sendable {
         "C7BA6567DE93A798AE1FAA791E712D378FAE1F93C4397FEA441BB7CBE6FD5995": "StartCom Certification Authority G2",
     ]
 
-    /// Apple's list with extra date-distrusted roots (the test seam).
-    public func adding(_ root: DateDistrustedRoot) -> AppleDistrustList {
+    /// Apple's list with extra date-distrusted roots. TEST SEAM, not public: an embedder judges
+    /// by Apple's list (`.apple`) only.
+    package func adding(_ root: DateDistrustedRoot) -> AppleDistrustList {
         var copy = self
         copy.roots.append(root)
         return copy

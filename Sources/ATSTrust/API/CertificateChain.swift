@@ -4,7 +4,7 @@ package import OpenSSLSupport
 /// a PKCS#7 certs-only message) or given as DER values. Untrusted input: bounded in size and
 /// count as `atsprobe cert`'s files are (ChainFile), and a bad one is an error saying why.
 public struct CertificateChain: Sendable {
-    let chain: ChainFile.Chain
+    package let chain: ChainFile.Chain
 
     /// How many certificates the chain holds.
     public var count: Int { chain.count }
@@ -44,7 +44,7 @@ public struct CertificateChain: Sendable {
     }
 
     /// A chain `ChainFile` read.
-    public init(_ chain: ChainFile.Chain) {
+    package init(_ chain: ChainFile.Chain) {
         self.chain = chain
     }
 }

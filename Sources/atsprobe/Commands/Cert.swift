@@ -15,8 +15,9 @@ import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe cert CHAIN --host NAME`: a chain file judged as an Apple device judges an SSL
-    /// server's chain, without a server (issue 22). The same evaluator as a handshake's
-    /// (Prober.evaluate(chain:), ATSTrust's ChainTrust) and the same certificate rules.
+    /// server's chain, without a server (issue 22): the public `ChainVerifier` (a `Run`'s
+    /// `judge(_:name:)`, caIssuers fetched by `NetworkIssuerFetching`), whose evaluation is a
+    /// handshake's (ATSTrust's ChainTrust), with the same certificate rules.
     struct Cert: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "cert",
@@ -68,22 +69,22 @@ extension ATSProbeCommand {
                     throw InputError("--host '\(UntrustedText.escape(UntrustedText.redactingPassword(host), limit: 200))' is not a DNS name or an IP address")
                 }
                 let bytes = try readChain()
-                let parsed: ChainFile.Chain
-                do {
-                    parsed = try ChainFile.chain(in: bytes)
-                } catch let error as ChainFile.ReadError {
+                let parsed: CertificateChain
+                do throws(CertificateChainError) {
+                    parsed = try CertificateChain(bytes: bytes)
+                } catch {
                     throw InputError("cert '\(UntrustedText.escape(chain, limit: 400))': \(error.reason)")
                 }
-                let prober = try context.prober(naming: connection)
-                let judged = await ChainJudgement.judgeWithForecast(parsed, name: name, prober: prober, context: context)
-                var judgement = judged.0
-                let forecast = judged.1
+                // The public ChainVerifier, with the run's anchors and NetworkIssuerFetching.
+                let judged = try await context.run(naming: connection).judge(parsed, name: name)
+                var judgement = judged.judgement
+                let forecast = judged.forecast
                 if !pinLeafSPKI.isEmpty || !pinCASPKI.isEmpty {
                     judgement = judgement.applying(pins: PinSet(caIdentities: pinCASPKI.isEmpty ? nil : pinCASPKI,
                                                                 leafIdentities: pinLeafSPKI.isEmpty ? nil : pinLeafSPKI))
                 }
                 let run = RunInfo(context: context, ruleSet: ruleSet.id)
-                let report = CertReport(run: run, host: name, judgement: judgement, bundleOrder: CertAdvice.orderProblem(parsed.facts),
+                let report = CertReport(run: run, host: name, judgement: judgement, bundleOrder: CertAdvice.orderProblem(parsed.chain.facts),
                                         forecast: forecast)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {

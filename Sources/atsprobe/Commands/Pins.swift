@@ -41,10 +41,7 @@ extension ATSProbeCommand {
                 let target = try context.target(self.target)
                 // Bad input first: the plist is read before any connection.
                 let configuration = try plist.map(PinsPlist.configuration(path:))
-                let prober = try context.prober(naming: connection)
-                let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false,
-                                           timeout: context.timeout)
-                let result = await prober.probe(request)
+                let result = try await context.run(naming: connection).handshake(target)
                 var report = PinsReport(target: target, result: result, configuration: configuration)
                 report.run = RunInfo(context: context, ruleSet: nil)
                 var sink = OutputSink(path: output.output)

@@ -38,9 +38,9 @@ extension ATSProbeCommand {
                 let context = try connection.context(ruleSet: .current)
                 let target = try context.target(self.target)
                 let logs = context.trust.ctLogs
-                let prober = try context.prober(naming: connection)
+                let probeRun = try context.run(naming: connection)
                 let run = RunInfo(context: context, ruleSet: nil)
-                let judgement = await ProbeJudgement.probe(target, prober: prober, context: context)
+                let judgement = await probeRun.probe(target)
                 var sink = OutputSink(path: output.output)
                 let report = ProbeReport(judgement, run: run)
                 switch output.effectiveFormat {

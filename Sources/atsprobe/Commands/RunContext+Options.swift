@@ -73,19 +73,20 @@ extension ConnectionOptions {
 }
 
 extension RunContext {
-    /// The run's prober; a file of anchors that cannot be read is bad input (64) naming its option.
-    func prober(naming connection: ConnectionOptions) throws -> Prober {
+    /// The run (its prober and nscurl's runner); a file of anchors that cannot be read is bad
+    /// input (64) naming its option.
+    func run(naming connection: ConnectionOptions) throws -> Run {
         do {
-            return try makeProber()
+            return try Run(context: self)
         } catch {
             let local = if case .setup(let setup) = error { setup.isLocalResource } else { false }
             throw InputError(connection.optionMessage(error, appAnchor: trust.anchors.appAnchorFile), localFailure: local)
         }
     }
 
-    /// nscurl's runner for this context (diagnose, audit, plist check, app), its forecast horizon included.
+    /// nscurl's runner of this context's run (diagnose, audit, plist check, app), its forecast horizon included.
     func runner(naming connection: ConnectionOptions) throws -> DiagnosticsRunner {
-        DiagnosticsRunner(context: self, prober: try prober(naming: connection))
+        try run(naming: connection).runner
     }
 
     /// A target as given on the command line or an input line: parsed, --connect-to applied.
