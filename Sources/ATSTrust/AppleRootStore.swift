@@ -9,22 +9,22 @@ package import OpenSSLSupport
 /// scripts/update-apple-roots from apple-oss-distributions/security_certificates): the
 /// anchors an iPhone or Mac trusts for TLS by default. The data is base64 text so the
 /// static binary needs no resource files.
-public enum AppleRootStore {
-    public struct Root: Sendable, Hashable {
+package enum AppleRootStore {
+    package struct Root: Sendable, Hashable {
         /// Upper-case hex SHA-256 of `der`, as Apple names the file.
-        public let sha256: String
+        package let sha256: String
         /// The subject as Apple's hash_to_human_name.json names it.
-        public let name: String
-        public let der: [UInt8]
+        package let name: String
+        package let der: [UInt8]
     }
 
     /// Every root, decoded once.
-    public static let roots: [Root] = entries.map { entry in
+    package static let roots: [Root] = entries.map { entry in
         Root(sha256: entry.sha256, name: entry.name, der: Data(base64Encoded: entry.der).map { [UInt8]($0) } ?? [])
     }
 
     /// "Apple's root store security_certificates-55349.0.11 (156 roots)": how every output names it.
-    public static var description: String { "Apple's root store \(version) (\(roots.count) roots)" }
+    package static var description: String { "Apple's root store \(version) (\(roots.count) roots)" }
 
     /// The roots as X509 objects.
     package static func certificates() -> [X509Certificate] {

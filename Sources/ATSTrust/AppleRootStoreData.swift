@@ -5,8 +5,8 @@
 // hash_to_human_name.json names it, and the DER in base64 (string literals compile fast).
 
 extension AppleRootStore {
-    public static let version = "security_certificates-55349.0.11"
-    public static let commit = "686038f6795fcc88f51b86f98f8286dadf678fc1"
+    package static let version = "security_certificates-55349.0.11"
+    package static let commit = "686038f6795fcc88f51b86f98f8286dadf678fc1"
 
     static let entries: [(sha256: String, name: String, der: String)] = [
         ("018E13F0772532CF809BD1B17281867283FC48C6E13BE9C69812854A490C1B05",

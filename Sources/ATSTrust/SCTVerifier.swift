@@ -85,10 +85,10 @@ package struct SCTVerifier: Sendable {
 }
 
 /// CT log keys as lists give them.
-public enum CTLogKey {
+package enum CTLogKey {
     /// The log ID a key stands for: base64 of the SHA-256 of its DER SubjectPublicKeyInfo
     /// (RFC 6962 section 3.2). A list whose key does not hash to the log's ID is broken.
-    public static func logID(ofKey der: [UInt8]) -> String {
+    package static func logID(ofKey der: [UInt8]) -> String {
         Data(der.withUnsafeBytes(CertificateReader.sha256)).base64EncodedString()
     }
 }

@@ -12,8 +12,8 @@ import TLSFacts
 
 /// How outputs name the machine's OpenSSL store: where OpenSSL reads it (SSL_CERT_FILE and
 /// SSL_CERT_DIR replace the defaults) and, on Debian, the ca-certificates package's version.
-public enum SystemStoreName {
-    public static let description: String = {
+package enum SystemStoreName {
+    package static let description: String = {
         let environment = ProcessInfo.processInfo.environment
         var places: [String] = []
         for (variable, fallback) in [(String(cString: X509_get_default_cert_file_env()), String(cString: X509_get_default_cert_file())),
