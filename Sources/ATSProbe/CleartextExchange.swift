@@ -6,7 +6,7 @@ import Foundation
 import TLSFacts
 
 /// What an http:// load showed: the response head, or why there was none.
-public typealias CleartextResult = Result<HTTPExchange, ProbeFailure>
+package typealias CleartextResult = Result<HTTPExchange, ProbeFailure>
 
 extension Prober {
     /// An http:// GET as URLSession makes it when ATS allows cleartext to the host: connect, send

@@ -69,7 +69,7 @@ package struct ProbeOptions: Sendable {
 }
 
 /// The errors `Prober.init` throws: an anchor file or directory that cannot be read (ATSTrust).
-public typealias ProbeSetupError = TrustSetupError
+package typealias ProbeSetupError = TrustSetupError
 
 extension ProbeOptions {
     /// The anchors these options describe, as ATSTrust takes them.

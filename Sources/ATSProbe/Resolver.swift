@@ -479,7 +479,7 @@ final class Resolver: @unchecked Sendable {
 }
 
 /// The resolver could not start, or `--dns-servers` named something c-ares cannot use.
-public struct ResolverSetupError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var reason: String
-    public var description: String { reason }
+package struct ResolverSetupError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var reason: String
+    package var description: String { reason }
 }

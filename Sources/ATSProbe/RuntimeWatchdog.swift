@@ -141,7 +141,7 @@ extension ProbeRuntime {
     /// `stuckAfter` seconds while the process ran and the executor started no job (a stop or a
     /// CPU quota is not counted). The command line ends the process there with exit status 70 and one
     /// line, instead of sleeping for ever (docs/robustness.md, "A stuck engine").
-    public func startWatchdog(stuckAfter: Double = 10, onStuck: @escaping @Sendable (_ seconds: Double) -> Void) {
+    package func startWatchdog(stuckAfter: Double = 10, onStuck: @escaping @Sendable (_ seconds: Double) -> Void) {
         _ = RuntimeWatchdog.start(on: self, stuckAfter: stuckAfter, interval: 1, onStuck: onStuck)
     }
 }
