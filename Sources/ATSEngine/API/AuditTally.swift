@@ -35,7 +35,7 @@ public struct AuditTally: Sendable {
     public func count(_ verdict: AuditVerdict) -> Int { byVerdict[verdict, default: 0] }
 
     /// The run's outcome for the exit status: the worst any verdict asks for, after --fail-on.
-    public func severity(failOn: AuditFailOn) -> AuditSeverity {
+    package func severity(failOn: AuditFailOn) -> AuditSeverity {
         if localFailures > 0 { return .localFailure }
         return byVerdict.keys.map { failOn.filter($0.severity) }.max() ?? .clear
     }

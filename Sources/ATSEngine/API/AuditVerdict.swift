@@ -34,7 +34,7 @@ public enum AuditSeverity: Int, Comparable, Sendable {
 }
 
 /// `--fail-on`: which verdicts make the run fail.
-public enum AuditFailOn: String, CaseIterable, Sendable {
+package enum AuditFailOn: String, CaseIterable, Sendable {
     /// Nothing fails the run (exit 0 unless the options themselves are wrong).
     case none
     /// Only unreachable or timed-out targets (exit 2), and bad lines (64).
@@ -44,7 +44,7 @@ public enum AuditFailOn: String, CaseIterable, Sendable {
     /// Everything: the highest of 64, 2, 1, 0 (the default, as for every other command).
     case any
 
-    public func filter(_ severity: AuditSeverity) -> AuditSeverity {
+    package func filter(_ severity: AuditSeverity) -> AuditSeverity {
         switch (self, severity) {
         case (.none, _): .clear
         case (.unreachable, .findings): .clear

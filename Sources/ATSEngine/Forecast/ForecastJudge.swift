@@ -249,7 +249,7 @@ struct ForecastInputs {
 extension AuditVerdict {
     /// The verdict from what decides it: whether default ATS passes, whether anything spoke TLS,
     /// and the exception advice.
-    public init(defaultPasses: Bool, reachability: DiagnosticsReport.Reachability, suggestion: ExceptionSuggestion) {
+    package init(defaultPasses: Bool, reachability: DiagnosticsReport.Reachability, suggestion: ExceptionSuggestion) {
         // The contract's one derivation (ATSContract's AuditVerdict), from the engine's values.
         let exceptionHelps = if case .exception = suggestion { true } else { false }
         self.init(defaultPasses: defaultPasses, reachable: reachability != .unreachable, exceptionHelps: exceptionHelps)
