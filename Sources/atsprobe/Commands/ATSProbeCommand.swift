@@ -3,6 +3,7 @@ import ATSFiles
 import ATSProbe
 import ATSReport
 import ArgumentParser
+import CommandRuns
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -48,21 +49,8 @@ struct ATSProbeCommand: AsyncParsableCommand {
             // /dev/full): say so, and do not exit 0.
             try FileStream.standardOutput.finish()
             status = result
-        } catch let error as InputError {
-            Diagnostics.warn(error.message)
-            status = error.isLocalFailure ? .internalError : .usage
-        } catch let error as RuntimeStartError {
-            // `ulimit -n` or `ulimit -v` left no descriptor, memory or thread for the engine.
-            Diagnostics.warn(error.description)
-            status = .internalError
-        } catch let error as TargetRunError {
-            // This machine, not the input or a server, failed a target of an in-order run
-            // (diagnose, plist check, app: out of descriptors, memory, threads): no verdict.
-            Diagnostics.warn(UntrustedText.escape(ProbeText.describe(error), limit: 1000))
-            status = .internalError
         } catch {
-            Diagnostics.warn("internal error: \(error) (please report it)")
-            status = .internalError
+            status = ExitStatus(reporting: error, warn: Diagnostics.warn)
         }
         if status != .clear { throw status.exitCode }
     }

@@ -1,4 +1,6 @@
+import ATSEngine
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
 import ATSPolicy
@@ -40,12 +42,9 @@ extension ATSProbeCommand {
                 let context = try connection.context(ruleSet: .current)
                 let target = try context.target(self.target)
                 // Bad input first: the plist is read before any connection.
-                let configuration = try plist.map(PinsPlist.configuration(path:))
+                let configuration = try plist.map(PinsRun.configuration(path:))
                 let prober = try context.prober(naming: connection)
-                let request = ProbeRequest(target: target, offer: Prober.widestOffer, httpRequest: false,
-                                           timeout: context.timeout)
-                let result = await prober.probe(request)
-                var report = PinsReport(target: target, result: result, configuration: configuration)
+                var report = await PinsRun.probe(target, context: context, prober: prober, configuration: configuration)
                 report.run = RunInfo(context: context, ruleSet: nil)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
@@ -68,24 +67,5 @@ extension ATSProbeCommand {
                 return ExitStatus(report.severity)
             }
         }
-    }
-}
-
-/// Reading the --plist file into the ATS configuration whose NSPinnedDomains are checked.
-enum PinsPlist {
-    static func configuration(path: String) throws -> ATSConfiguration {
-        let document: PropertyListDocument
-        do {
-            document = try PropertyListFile.read(path: path)
-        } catch {
-            throw InputError(error.description)
-        }
-        guard let ats = document.atsDictionary else {
-            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSAppTransportSecurity dictionary")
-        }
-        guard ats[ATSKey.pinnedDomains.name]?.kind == .dictionary else {
-            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSPinnedDomains dictionary in NSAppTransportSecurity")
-        }
-        return ATSConfiguration(propertyList: ats)
     }
 }

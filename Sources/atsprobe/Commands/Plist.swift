@@ -20,22 +20,3 @@ extension ATSProbeCommand {
         )
     }
 }
-
-/// Reading the files `plist` commands take; every problem is one line naming the file (exit 64).
-enum PlistInput {
-    static func document(_ path: String) throws -> PropertyListDocument {
-        try read(path).document
-    }
-
-    /// The document and the bytes it was parsed from (read once: the file may be a pipe), for
-    /// the formats that locate findings in the file (`PlistLocations`).
-    static func read(_ path: String) throws -> (document: PropertyListDocument, bytes: Data) {
-        do {
-            let bytes = try PropertyListFile.readBounded(path: path, maximumSize: PropertyListFile.defaultMaximumSize)
-            return (try PropertyListFile.parse(bytes, path: path), bytes)
-        } catch {
-            throw InputError(error.description)
-        }
-    }
-
-}

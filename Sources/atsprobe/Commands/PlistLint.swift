@@ -1,4 +1,6 @@
+import ATSEngine
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
 import ATSAdvice
