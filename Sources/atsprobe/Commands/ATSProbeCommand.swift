@@ -1,16 +1,7 @@
 import ATSEngine
 import ATSFiles
-import ATSProbe
-import ATSReport
 import ArgumentParser
 import CommandRuns
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-import TextSupport
-import TLSFacts
 
 /// The root command. `atsprobe --ats-diagnostics URL` keeps nscurl's spelling; everything
 /// else is a subcommand.

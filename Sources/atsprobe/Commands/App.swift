@@ -4,15 +4,11 @@ import ATSReport
 import ArgumentParser
 import ATSApp
 import ATSEngine
-import ATSPolicy
-import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe app PATH`: an app's own dictionaries against the hosts it names (docs/app.md).

@@ -3,14 +3,6 @@ import CommandRuns
 import ATSReport
 import ArgumentParser
 import ATSEngine
-import ATSPolicy
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe audit [--input FILE|-] [TARGET...]`: nscurl's diagnostics for many targets at

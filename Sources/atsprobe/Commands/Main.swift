@@ -7,8 +7,6 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
-import TextSupport
-import TLSFacts
 
 /// Entry point. The command line is repaired first (ArgumentRepair's CommandLineRepair): nscurl's
 /// `--ats-diagnostics` anywhere names `diagnose` (argument-parser cannot mix a root positional

@@ -9,12 +9,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ATSEngine
-import ATSPolicy
-import ATSProbe
 import ATSTrust
 import TextSupport
-import TLSFacts
 
 /// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
 /// its help lists only those. The formats and the commands that write each are declared here,

@@ -3,16 +3,11 @@ import ATSFiles
 import CommandRuns
 import ATSReport
 import ArgumentParser
-import ATSPolicy
-import PropertyList
-import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe pins URL|HOST`: the SPKI-SHA256-BASE64 pins of the served chain, a ready

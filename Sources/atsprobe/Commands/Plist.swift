@@ -1,14 +1,4 @@
-import ATSFiles
 import ArgumentParser
-import ATSAdvice
-import ATSPolicy
-import PropertyList
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe plist lint|check`: audit an app's Info.plist (issue #7).

@@ -2,16 +2,11 @@ import ATSFiles
 import CommandRuns
 import ATSReport
 import ArgumentParser
-import ATSEngine
-import ATSAdvice
-import ATSPolicy
-import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe plist check FILE TARGET...`: the app's dictionary against the hosts it loads.

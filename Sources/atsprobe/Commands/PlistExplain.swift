@@ -2,16 +2,12 @@ import ATSFiles
 import CommandRuns
 import ATSReport
 import ArgumentParser
-import ATSEngine
 import ATSPolicy
-import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe plist explain FILE URL...`: what ATS requires of each URL under the app's

@@ -2,15 +2,11 @@ import ATSEngine
 import ATSFiles
 import ATSReport
 import ArgumentParser
-import ATSPolicy
-import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe probe HOST[:PORT] | URL`: one handshake with the widest offer, every fact observed.

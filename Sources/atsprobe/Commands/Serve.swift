@@ -1,9 +1,5 @@
 import ArgumentParser
-import ATSEngine
-import ATSFiles
-import ATSReport
 import CommandRuns
-import TextSupport
 
 extension ATSProbeCommand {
     /// `atsprobe serve`: the exporter and web service (docs/serve.md). The server is ATSServe's;
