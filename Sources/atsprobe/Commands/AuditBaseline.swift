@@ -1,7 +1,7 @@
 import ArgumentParser
-import ATSEngine
+import CommandRuns
 
-/// `--fail-on` (audit, report, report --diff): ATSEngine's `AuditFailOnChoice`, parsed as the shells complete it.
+/// `--fail-on` (audit, report, report --diff): CommandRuns' `AuditFailOnChoice`, parsed as the shells complete it.
 extension AuditFailOnChoice: ExpressibleByArgument {
     package static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }

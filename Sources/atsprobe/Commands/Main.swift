@@ -1,5 +1,4 @@
 import ArgumentRepair
-import ATSEngine
 import ATSFiles
 import CommandRuns
 import Dispatch

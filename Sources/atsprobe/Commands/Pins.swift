@@ -1,4 +1,3 @@
-import ATSEngine
 import ATSFiles
 import CommandRuns
 import ATSReport

@@ -1,5 +1,6 @@
 import ATSEngine
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)

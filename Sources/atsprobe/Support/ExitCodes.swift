@@ -1,7 +1,7 @@
 import ArgumentParser
-import ATSEngine
+import CommandRuns
 
-/// atsprobe's exit codes are ATSEngine's `ExitStatus` (docs/exit-codes.md); argument-parser ends the process with one.
+/// atsprobe's exit codes are CommandRuns' `ExitStatus` (docs/exit-codes.md); argument-parser ends the process with one.
 extension ExitStatus {
     var exitCode: ExitCode { ExitCode(rawValue) }
 }

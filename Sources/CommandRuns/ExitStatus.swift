@@ -1,3 +1,5 @@
+import ATSEngine
+
 /// atsprobe's exit codes (docs/exit-codes.md). When several targets disagree the highest of
 /// 2, 1, 0 wins; 64 and 70 stop the run.
 package enum ExitStatus: Int32, Comparable, Sendable {

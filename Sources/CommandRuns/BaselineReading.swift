@@ -1,5 +1,6 @@
 import ATSEngine
 import ATSFiles
+import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

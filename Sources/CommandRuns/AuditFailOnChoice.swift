@@ -1,3 +1,4 @@
+import ATSEngine
 import TextSupport
 
 /// `--fail-on` (audit, report, report --diff): the engine's levels (none, unreachable,
