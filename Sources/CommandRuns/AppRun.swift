@@ -45,9 +45,17 @@ package enum AppRun {
         }
     }
 
+    /// The report and the run's metadata: offline, the inventory alone; else `check`'s, with the runner `runner` makes.
+    package static func report(_ inventory: AppInventory, offline: Bool, context: RunContext, runner: () throws -> DiagnosticsRunner,
+                               quiet: Bool, warn: (String) -> Void) async throws -> (AppReport, RunInfo) {
+        if offline { return (.offline(inventory), RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)) }
+        let run = RunInfo(context: context, ruleSet: context.ruleSet.id)
+        return (try await check(inventory, context: context, runner: try runner(), quiet: quiet, warn: warn), run)
+    }
+
     /// Every host loaded under its bundle's dictionary, then each dictionary tightened; progress
     /// for people, one line on stderr, redrawn, only when stderr is a terminal and not `quiet`.
-    package static func check(_ inventory: AppInventory, context: RunContext, runner: DiagnosticsRunner, quiet: Bool,
+    static func check(_ inventory: AppInventory, context: RunContext, runner: DiagnosticsRunner, quiet: Bool,
                               warn: (String) -> Void) async throws -> AppReport {
         let showProgress = isatty(STDERR_FILENO) == 1 && !quiet && !inventory.hosts.isEmpty
         // Said before any load: hosts that only a dictionary key names are loaded too.

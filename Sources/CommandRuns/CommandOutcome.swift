@@ -8,6 +8,18 @@ import Glibc
 import TextSupport
 
 extension ExitStatus {
+    /// A command body's status; results written to standard output are lost if a write failed
+    /// (a full disk, /dev/full): said, and not 0. Any error as `init(reporting:warn:)` tells it.
+    package static func guarded(warn: (String) -> Void, _ body: () async throws -> ExitStatus) async -> ExitStatus {
+        do {
+            let result = try await body()
+            try FileStream.standardOutput.finish()
+            return result
+        } catch {
+            return ExitStatus(reporting: error, warn: warn)
+        }
+    }
+
     /// A command's error as one line told through `warn` and its documented exit status: bad
     /// input 64 (70 when it is this machine's failure), everything else 70.
     package init(reporting error: any Error, warn: (String) -> Void) {

@@ -30,18 +30,9 @@ struct ATSProbeCommand: AsyncParsableCommand {
         throw CleanExit.helpRequest(self)
     }
 
-    /// Runs a command body, turning errors into one-line messages and documented exit codes.
+    /// Runs a command body, turning errors into one-line messages and documented exit codes (`ExitStatus.guarded`).
     static func guarded(_ body: () async throws -> ExitStatus) async throws {
-        let status: ExitStatus
-        do {
-            let result = try await body()
-            // Results written to standard output are lost if a write failed (a full disk,
-            // /dev/full): say so, and do not exit 0.
-            try FileStream.standardOutput.finish()
-            status = result
-        } catch {
-            status = ExitStatus(reporting: error, warn: Diagnostics.warn)
-        }
+        let status = await ExitStatus.guarded(warn: Diagnostics.warn, body)
         if status != .clear { throw status.exitCode }
     }
 }

@@ -72,16 +72,8 @@ extension ATSProbeCommand {
                 if !sourcePlists.isEmpty && output.effectiveFormat != .sarif { throw InputError("--source-plist goes with --format sarif") }
                 let sources = try AppRun.sourcePlistMap(sourcePlists, inventory)
 
-                let report: AppReport
-                let run: RunInfo
-                if offline {
-                    report = .offline(inventory)
-                    run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
-                } else {
-                    run = RunInfo(context: context, ruleSet: ruleSet.id)
-                    report = try await AppRun.check(inventory, context: context, runner: try context.runner(naming: connection),
-                                                    quiet: diagnostics.quiet, warn: Diagnostics.warn)
-                }
+                let (report, run) = try await AppRun.report(inventory, offline: offline, context: context, runner: { try context.runner(naming: connection) },
+                                                            quiet: diagnostics.quiet, warn: Diagnostics.warn)
 
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
