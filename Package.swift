@@ -130,11 +130,17 @@ let package = Package(
                                                  .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                                                  .product(name: "Prometheus", package: "swift-prometheus"),
                                                  .product(name: "NIOCore", package: "swift-nio")]),
+        // What each command does once argument-parser has parsed its options: the run's context from
+        // the options' values (`ConnectionSettings`), the input read, the engine driven (audit's run with
+        // its progress line and signals, app's, plist check's, explain's, pins', serve's), the process's probe
+        // runtime and the exit status (`package` access; not a product).
+        .target(name: "CommandRuns", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe",
+                                                    "ATSEngine", "ATSApp", "ATSReport", "ATSFiles", "ATSServe"]),
         .executableTarget(
             name: "atsprobe",
             dependencies: [
                 "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
-                "ATSFiles", "ArgumentRepair", "ATSServe",
+                "ATSFiles", "ArgumentRepair", "CommandRuns",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident

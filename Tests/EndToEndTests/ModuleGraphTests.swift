@@ -66,6 +66,26 @@ import Testing
         }
     }
 
+    /// The data-flow picture at the top of docs/design.md (its first fenced block) names every
+    /// Swift module the program is built from: each target but the C modules, the test targets,
+    /// test support and fixtures, and the example.
+    @Test func theDataFlowPictureNamesEveryModuleOfTheProgram() throws {
+        let design = try Self.read("docs/design.md")
+        guard let open = design.range(of: "```\n"), let close = design.range(of: "```", range: open.upperBound..<design.endIndex) else {
+            throw GraphError("docs/design.md has no picture")
+        }
+        let words = Set(design[open.upperBound..<close.lowerBound].split { !$0.isLetter && !$0.isNumber }.map(String.init))
+        let notInThePicture: Set<String> = ["TestSupport", "ATSTestServers", "ATSPolicyFixtures", "ATSAppFixtures", "EmbeddingExample"]
+        let modules = try Self.declaredGraph().keys.filter { name in
+            !name.hasSuffix("Tests") && !notInThePicture.contains(name)
+                && !(name.hasPrefix("C") && name.dropFirst().first?.isUppercase == true)  // COpenSSL, CEpoll, CATSProbeShims...
+        }
+        #expect(modules.count >= 15, "the parser found too few modules: \(modules.sorted())")
+        for name in modules.sorted() {
+            #expect(words.contains(name), "docs/design.md's picture does not show \(name)")
+        }
+    }
+
     @Test func everyLibraryHasARowInTheModuleTable() throws {
         let design = try Self.read("docs/design.md")
         let libraries = try Self.declaredGraph().keys.filter { !$0.hasSuffix("Tests") }

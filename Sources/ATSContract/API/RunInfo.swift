@@ -6,7 +6,7 @@ import Foundation
 
 /// What a run was made with and when it started: carried by every JSON document and every
 /// JSON Lines record as `run` (docs/json-schema.md), so each record stands alone. The run's end
-/// is the latest record's `finishedAt`. The executable fills it from its options (RunInfo+Options).
+/// is the latest record's `finishedAt`. CommandRuns fills it from the run (RunInfo+Run).
 public struct RunInfo: Codable, Hashable, Sendable {
     public var tool = "atsprobe"
     public var toolVersion: String

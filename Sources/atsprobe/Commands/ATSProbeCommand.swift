@@ -1,15 +1,6 @@
-import ATSEngine
 import ATSFiles
-import ATSProbe
-import ATSReport
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-import TextSupport
-import TLSFacts
+import CommandRuns
 
 /// The root command. `atsprobe --ats-diagnostics URL` keeps nscurl's spelling; everything
 /// else is a subcommand.
@@ -39,31 +30,9 @@ struct ATSProbeCommand: AsyncParsableCommand {
         throw CleanExit.helpRequest(self)
     }
 
-    /// Runs a command body, turning errors into one-line messages and documented exit codes.
+    /// Runs a command body, turning errors into one-line messages and documented exit codes (`ExitStatus.guarded`).
     static func guarded(_ body: () async throws -> ExitStatus) async throws {
-        let status: ExitStatus
-        do {
-            let result = try await body()
-            // Results written to standard output are lost if a write failed (a full disk,
-            // /dev/full): say so, and do not exit 0.
-            try FileStream.standardOutput.finish()
-            status = result
-        } catch let error as InputError {
-            Diagnostics.warn(error.message)
-            status = error.isLocalFailure ? .internalError : .usage
-        } catch let error as RuntimeStartError {
-            // `ulimit -n` or `ulimit -v` left no descriptor, memory or thread for the engine.
-            Diagnostics.warn(error.description)
-            status = .internalError
-        } catch let error as TargetRunError {
-            // This machine, not the input or a server, failed a target of an in-order run
-            // (diagnose, plist check, app: out of descriptors, memory, threads): no verdict.
-            Diagnostics.warn(UntrustedText.escape(ProbeText.describe(error), limit: 1000))
-            status = .internalError
-        } catch {
-            Diagnostics.warn("internal error: \(error) (please report it)")
-            status = .internalError
-        }
+        let status = await ExitStatus.guarded(warn: Diagnostics.warn, body)
         if status != .clear { throw status.exitCode }
     }
 }

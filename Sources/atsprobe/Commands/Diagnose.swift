@@ -1,4 +1,5 @@
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
 import ATSEngine

@@ -1,13 +1,6 @@
 import ATSFiles
 import ArgumentParser
-import ATSPolicy
 import PropertyList
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-import TLSFacts
 
 /// Options for suggested exception dictionaries: many targets merged into one dictionary, and
 /// that dictionary merged into an app's Info.plist (docs/exceptions.md).

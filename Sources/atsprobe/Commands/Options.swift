@@ -9,12 +9,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ATSEngine
-import ATSPolicy
-import ATSProbe
 import ATSTrust
 import TextSupport
-import TLSFacts
 
 /// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
 /// its help lists only those. The formats and the commands that write each are declared here,
@@ -170,54 +166,4 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("ct-log-list"), help: ArgumentHelp("Apple's CT log list (current_log_list.json from valid.apple.com) to judge SCTs against, instead of the built-in copy.", valueName: "file"),
             completion: .file(extensions: ["json"]))
     var ctLogList: String?
-
-    /// --ct-log-list, read and parsed; Apple's list as built in (version 511) without it. Read
-    /// once per run, into the run's context (`context(ruleSet:)`).
-    func ctLogs() throws -> CTLogList {
-        guard let path = ctLogList else { return .apple }
-        let bytes = try FileStream.readAll(path, limit: 16 * 1024 * 1024, what: "--ct-log-list ")
-        let list: CTLogList
-        do {
-            // Keys checked against their log IDs (ATSTrust): a broken list is refused.
-            list = try CTLogList(appleLogListJSON: Data(bytes), source: path).checkingKeys(file: path)
-        } catch {
-            throw InputError("--ct-log-list: \(error.description)")
-        }
-        return list
-    }
-
-    /// The options given that change a verdict, as a command line spells them (`run.verdictOptions`):
-    /// what a comparable baseline is recorded with.
-    func verdictOptions(ruleSet: String, judgedAt: Date?) -> [String] {
-        var out = ["--rules", ruleSet]
-        if let judgedAt { out += ["--at", RequestedInstant.iso(judgedAt)] }
-        if trustStore != .apple { out += ["--trust-store", trustStore.rawValue] }
-        if let caFile { out += ["--ca-file", caFile] }
-        if let caDir { out += ["--ca-dir", caDir] }
-        if let ctLogList { out += ["--ct-log-list", ctLogList] }
-        if noAIA { out.append("--no-aia") }
-        if allowPrivateFetch { out.append("--allow-private-fetch") }
-        return out
-    }
-
-    /// --at as a Date; nil means now.
-    func evaluationDate() throws -> Date? {
-        guard let at else { return nil }
-        do throws(RequestedInstant.ParseError) {
-            return try RequestedInstant(parsing: at).date
-        } catch {
-            throw InputError("--at '\(UntrustedText.escape(at, limit: 60))': \(error.reason) (give 2025-01-31 or 2025-01-31T12:00:00Z, RFC 3339)")
-        }
-    }
-
-    /// --connect-to, each as curl spells it (TLSFacts' `ConnectToRule`).
-    func parsedConnectTo() throws -> [ConnectToRule] {
-        try connectTo.map { spec in
-            do throws(ConnectToRuleError) {
-                return try ConnectToRule(parsing: spec)
-            } catch {
-                throw InputError("--connect-to \(error.description)")
-            }
-        }
-    }
 }

@@ -1,16 +1,12 @@
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
-import ATSPolicy
-import PropertyList
-import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe pins URL|HOST`: the SPKI-SHA256-BASE64 pins of the served chain, a ready
@@ -40,9 +36,8 @@ extension ATSProbeCommand {
                 let context = try connection.context(ruleSet: .current)
                 let target = try context.target(self.target)
                 // Bad input first: the plist is read before any connection.
-                let configuration = try plist.map(PinsPlist.configuration(path:))
-                let result = try await context.run(naming: connection).handshake(target)
-                var report = PinsReport(target: target, result: result, configuration: configuration)
+                let configuration = try plist.map(PinsRun.configuration(path:))
+                var report = await PinsRun.probe(target, run: try context.run(naming: connection), configuration: configuration)
                 report.run = RunInfo(context: context, ruleSet: nil)
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
@@ -65,24 +60,5 @@ extension ATSProbeCommand {
                 return ExitStatus(report.severity)
             }
         }
-    }
-}
-
-/// Reading the --plist file into the ATS configuration whose NSPinnedDomains are checked.
-enum PinsPlist {
-    static func configuration(path: String) throws -> ATSConfiguration {
-        let document: PropertyListDocument
-        do {
-            document = try PropertyListFile.read(path: path)
-        } catch {
-            throw InputError(error.description)
-        }
-        guard let ats = document.atsDictionary else {
-            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSAppTransportSecurity dictionary")
-        }
-        guard ats[ATSKey.pinnedDomains.name]?.kind == .dictionary else {
-            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSPinnedDomains dictionary in NSAppTransportSecurity")
-        }
-        return ATSConfiguration(propertyList: ats)
     }
 }

@@ -1,16 +1,12 @@
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
-import ATSEngine
-import ATSAdvice
-import ATSPolicy
-import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe plist check FILE TARGET...`: the app's dictionary against the hosts it loads.
@@ -51,15 +47,8 @@ extension ATSProbeCommand {
                 let context = try connection.context(ruleSet: try diagnostics.ruleSet())
                 let parsed = try texts.map { try context.target($0) }
                 let ruleSet = context.ruleSet
-                let runner = try context.runner(naming: connection)
-
-                let ats = document.atsDictionary ?? [:]
-                // A few targets at a time, printed in the order given (AuditLimits.inOrder).
-                let scheduler = AuditScheduler(limits: .inOrder(),
-                                               work: PlistCheckWork(configuration: ATSConfiguration(propertyList: ats), runner: runner))
-                let checks = try TargetRunError.reports(of: await scheduler.runInOrder(parsed), targets: parsed)
-                let tightening = ExceptionTightener.tighten(ats, needs: checks.map(\.need), ruleSet: ruleSet)
-                let tightenedPlist = try ExceptionPlist.tightened(tightening.tightened)
+                let outcome = try await PlistCheckRun.run(document, targets: parsed, runner: try context.runner(naming: connection), ruleSet: ruleSet)
+                let (checks, tightening, tightenedPlist) = (outcome.checks, outcome.tightening, outcome.tightenedPlist)
 
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
@@ -89,15 +78,8 @@ extension ATSProbeCommand {
                     throw InputError("plist check writes text, json, plist, xcode or sarif only")
                 }
                 try sink.finish()
-                return exitStatus(checks, tightening)
+                return outcome.status
             }
-        }
-
-        /// 2 when a host is unreachable, else 1 when a load fails or something can be tightened.
-        func exitStatus(_ checks: [PlistTargetCheck], _ tightening: TighteningReport) -> ExitStatus {
-            if checks.contains(where: \.unreachable) { return .unreachable }
-            if checks.contains(where: { !$0.passes }) || !tightening.isTight { return .findings }
-            return .clear
         }
     }
 }

@@ -1,16 +1,13 @@
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
-import ATSEngine
 import ATSPolicy
-import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe plist explain FILE URL...`: what ATS requires of each URL under the app's
@@ -48,28 +45,7 @@ extension ATSProbeCommand {
             try await ATSProbeCommand.guarded {
                 let document = try PlistInput.document(file)
                 guard !urls.isEmpty else { throw InputError("give at least one URL (or HOST, HOST:PORT) to explain") }
-                var targets: [Target] = []
-                for text in urls {
-                    let target: Target
-                    do { target = try Target(parsing: text) } catch { throw InputError(String(describing: error)) }
-                    targets.append(target)
-                }
-                let directAddresses = try direct.map { text in
-                    var trimmed = Substring(text)
-                    if trimmed.hasPrefix("["), trimmed.hasSuffix("]") { trimmed = trimmed.dropFirst().dropLast() }
-                    guard let address = IPAddress(String(trimmed)) else {
-                        throw InputError("--direct '\(UntrustedText.escape(text, limit: 100))' is not an IP address")
-                    }
-                    return address
-                }
-                let ruleSet = try RulesOption.resolve(rules)
-                let ats = document.atsDictionary ?? [:]
-                let configuration = ATSConfiguration(propertyList: ats)
-                // Offline: the context has the rule set and no runtime.
-                let context = try RunContext(ruleSet: ruleSet, runtime: nil)
-                let explanations = targets.map {
-                    PolicyExplanation(target: $0, configuration: configuration, context: context, directAddresses: directAddresses)
-                }
+                let (ruleSet, explanations) = try PlistExplainRun.explain(document, urls: urls, direct: direct, ruleSet: { try RulesOption.resolve(rules) })
                 var sink = OutputSink(path: output.output)
                 switch output.effectiveFormat {
                 case .json:

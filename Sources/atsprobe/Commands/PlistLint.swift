@@ -1,14 +1,13 @@
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
 import ATSAdvice
-import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TLSFacts
 
 extension LintFailOn: ExpressibleByArgument {}
 

@@ -1,16 +1,13 @@
 import ATSEngine
 import ATSFiles
+import CommandRuns
 import ATSReport
 import ArgumentParser
-import ATSPolicy
-import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import TextSupport
-import TLSFacts
 
 extension ATSProbeCommand {
     /// `atsprobe probe HOST[:PORT] | URL`: one handshake with the widest offer, every fact observed.

@@ -1,4 +1,5 @@
 import ATSFiles
+import CommandRuns
 import ATSEngine
 import ATSReport
 import ArgumentParser

@@ -1,9 +1,5 @@
 import ArgumentParser
-import ATSEngine
-import ATSFiles
-import ATSReport
-import ATSServe
-import TextSupport
+import CommandRuns
 
 extension ATSProbeCommand {
     /// `atsprobe serve`: the exporter and web service (docs/serve.md). The server is ATSServe's;
@@ -24,43 +20,7 @@ extension ATSProbeCommand {
         var allow: [String] = []
 
         func run() async throws {
-            try await ATSProbeCommand.guarded {
-                var configuration = ServeConfiguration(modules: ["default": ServeConfiguration.Module(ruleSet: .current)])
-                if let config {
-                    do throws(ServeConfiguration.LoadError) {
-                        configuration = try ServeConfiguration.load(path: config)
-                    } catch {
-                        throw InputError(error.description)
-                    }
-                }
-                let listenAddress = try listen.map { text in
-                    guard let address = ServeConfiguration.ListenAddress(parsing: text) else {
-                        throw InputError("--listen '\(UntrustedText.escape(text, limit: 80))' is not HOST:PORT (e.g. 127.0.0.1:9155, [::1]:9155)")
-                    }
-                    return address
-                }
-                var extra = AllowList()
-                for entry in allow {
-                    do throws(AllowList.EntryError) { try extra.add(entry) } catch { throw InputError("--allow \(error.description)") }
-                }
-                let allowed = allow
-                // The command line's options win over the config, at start-up and on every reload.
-                let overrides: @Sendable (inout ServeConfiguration) -> Void = { configuration in
-                    if let listenAddress { configuration.listen = listenAddress }
-                    for entry in allowed { try? configuration.allow.add(entry) }
-                }
-                overrides(&configuration)
-                let environment = ServeEnvironment(runtime: try CommandRuntime.runtime) { context, ruleSet in RunInfo(context: context, ruleSet: ruleSet) }
-                do {
-                    try await ATSServer.run(configuration: configuration, configPath: config, overrides: overrides, environment: environment)
-                } catch {
-                    Diagnostics.warn("cannot serve on \(configuration.listen): \(UntrustedText.escape(String(describing: error), limit: 300))")
-                    try? await CommandRuntime.runtime.shutdown()
-                    return .internalError
-                }
-                try? await CommandRuntime.runtime.shutdown()
-                return .clear
-            }
+            try await ATSProbeCommand.guarded { try await ServeRun.run(config: config, listen: listen, allow: allow, warn: Diagnostics.warn) }
         }
     }
 }

@@ -1,39 +1,7 @@
 import ArgumentParser
-import ATSEngine
+import CommandRuns
 
-/// atsprobe's exit codes (docs/exit-codes.md). When several targets disagree the highest of
-/// 2, 1, 0 wins; 64 and 70 stop the run.
-enum ExitStatus: Int32, Comparable {
-    /// Every target passes default ATS; no findings.
-    case clear = 0
-    /// Findings: a target needs an exception, a trust problem, a lint finding.
-    case findings = 1
-    /// A target could not be reached or spoke no TLS at all.
-    case unreachable = 2
-    /// Usage error or bad input.
-    case usage = 64
-    /// A bug, or this machine ran out of resources (TargetRunError).
-    case internalError = 70
-    /// `audit` stopped by SIGINT (128 + 2, the shell's convention); the output holds every
-    /// target finished before it, each record whole.
-    case interrupted = 130
-    /// `audit` stopped by SIGTERM (128 + 15), likewise.
-    case terminated = 143
-
-    var exitCode: ExitCode { ExitCode(rawValue) }
-
-    static func < (lhs: ExitStatus, rhs: ExitStatus) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
+/// atsprobe's exit codes are CommandRuns' `ExitStatus` (docs/exit-codes.md); argument-parser ends the process with one.
 extension ExitStatus {
-    /// An audit's outcome as its exit code (docs/exit-codes.md).
-    init(_ severity: AuditSeverity) {
-        switch severity {
-        case .clear: self = .clear
-        case .findings: self = .findings
-        case .unreachable: self = .unreachable
-        case .badInput: self = .usage
-        case .localFailure: self = .internalError
-        }
-    }
+    var exitCode: ExitCode { ExitCode(rawValue) }
 }

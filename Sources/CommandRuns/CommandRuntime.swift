@@ -11,17 +11,17 @@ import Glibc
 /// Guarded by the runtime's watchdog: when its threads stop answering (a deadlock, a bug), the
 /// process ends with one line and exit status 70 rather than sleeping for ever
 /// (docs/robustness.md, "A stuck engine").
-enum CommandRuntime {
+package enum CommandRuntime {
     /// The runtime, started on first use; throws (on every use) when this machine gave no
     /// descriptor or thread for it: the command ends with one line and exit status 70.
-    static var runtime: ProbeRuntime {
+    package static var runtime: ProbeRuntime {
         get throws(RuntimeStartError) { try commandRuntime.get() }
     }
 
     /// How long the engine's threads may go without answering before the run is ended: far
     /// above any healthy answer (milliseconds, even with 10,000 targets in flight), well below
     /// the minutes a person waits before giving up.
-    static let stuckAfter = 10.0
+    package static let stuckAfter = 10.0
 }
 
 private let commandRuntime: Result<ProbeRuntime, RuntimeStartError> = Result { () throws(RuntimeStartError) in

@@ -1,3 +1,4 @@
+import ATSEngine
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -14,21 +15,21 @@ import Synchronization
 ///
 /// A second signal while that happens ends the process at once (`_exit`, no atexit handlers:
 /// nothing is torn down under a running thread), for a user who will not wait.
-final class AuditInterrupts: @unchecked Sendable {
-    struct Signal: Sendable {
-        let name: String
-        let status: ExitStatus
+package final class AuditInterrupts: @unchecked Sendable {
+    package struct Signal: Sendable {
+        package let name: String
+        package let status: ExitStatus
     }
 
     private struct State {
-        var received: Signal?
+        package var received: Signal?
         var action: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
     private var sources: [DispatchSourceSignal] = []  // set in init, read in cancel()
 
-    init() {
+    package init() {
         for signal in [Signal(name: "SIGINT", status: .interrupted), Signal(name: "SIGTERM", status: .terminated)] {
             let number = signal.status == .interrupted ? SIGINT : SIGTERM
             Glibc.signal(number, SIG_IGN)  // the dispatch source sees it; the default action would not let it
@@ -40,10 +41,10 @@ final class AuditInterrupts: @unchecked Sendable {
     }
 
     /// The first signal received, if any.
-    var received: Signal? { state.withLock { $0.received } }
+    package var received: Signal? { state.withLock { $0.received } }
 
     /// Runs `action` on the first signal (at once if one has come already).
-    func onSignal(_ action: @escaping @Sendable () -> Void) {
+    package func onSignal(_ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in
             state.action = action
             return state.received != nil
@@ -61,7 +62,7 @@ final class AuditInterrupts: @unchecked Sendable {
         action?()
     }
 
-    func cancel() {
+    package func cancel() {
         for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)

@@ -16,34 +16,34 @@ import Glibc
 /// no colour, so NO_COLOR does not turn it off): a bar, the counts, the rate, and the targets
 /// still running with their elapsed time. It is redrawn after every result line (so output
 /// never leaves it erased) and by a ticker, so a silent host still shows its time growing.
-struct AuditProgress: AuditProgressDisplay {
-    let enabled: Bool
+package struct AuditProgress: AuditProgressDisplay {
+    package let enabled: Bool
     /// Targets expected (arguments plus the file's target lines; blank lines and comments are
     /// not targets), when known.
-    var expected: Int?
+    package var expected: Int?
     private var lastDraw: ContinuousClock.Instant?
     private var drawn = false
     private let begun = ContinuousClock.now
     /// Targets in flight, by input position: the name shown and when it started.
     private var running: [Int: (name: String, start: ContinuousClock.Instant)] = [:]
 
-    init(enabled: Bool) { self.enabled = enabled }
+    package init(enabled: Bool) { self.enabled = enabled }
 
-    static func onTerminal(quiet: Bool) -> AuditProgress {
+    package static func onTerminal(quiet: Bool) -> AuditProgress {
         AuditProgress(enabled: !quiet && isatty(STDERR_FILENO) == 1)
     }
 
-    mutating func started(_ id: Int, name: String) {
+    package mutating func started(_ id: Int, name: String) {
         guard enabled else { return }
         running[id] = (name, .now)
     }
 
-    mutating func finished(_ id: Int) {
+    package mutating func finished(_ id: Int) {
         running[id] = nil
     }
 
     /// Redraws, at most ten times a second unless `force` (after a result line cleared it).
-    mutating func update(_ tally: AuditTally, force: Bool = false) {
+    package mutating func update(_ tally: AuditTally, force: Bool = false) {
         guard enabled else { return }
         let now = ContinuousClock.now
         if !force, drawn, let lastDraw, now - lastDraw < .milliseconds(100) { return }
@@ -54,7 +54,7 @@ struct AuditProgress: AuditProgressDisplay {
 
     /// The status line, cut to the terminal's width so it never wraps (a wrapped line cannot be
     /// redrawn in place).
-    func line(_ tally: AuditTally, now: ContinuousClock.Instant) -> String {
+    package func line(_ tally: AuditTally, now: ContinuousClock.Instant) -> String {
         // Most telling first, since the line is cut to the terminal's width: how far, what is
         // still running (a silent host shows here with its time), the counts, the rate.
         var parts: [String] = []
@@ -76,7 +76,7 @@ struct AuditProgress: AuditProgressDisplay {
     }
 
     /// Clears the line so the next message starts clean.
-    mutating func clear() {
+    package mutating func clear() {
         guard enabled, drawn else { return }
         write("\r\u{1B}[2K")
         drawn = false
@@ -87,7 +87,7 @@ struct AuditProgress: AuditProgressDisplay {
     }
 
     /// The terminal's width (TIOCGWINSZ on stderr), else $COLUMNS, else 80.
-    static func columns() -> Int {
+    package static func columns() -> Int {
         var size = winsize()
         if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
