@@ -163,8 +163,8 @@ import TLSFacts
         // A record whose stored verdict its own tests contradict is refused, not believed.
         ("'pass' over failing tests", #""verdict":"exception""#, #""verdict":"pass""#,
          "'verdict': 'pass' disagrees with the record's own tests and advice, which give 'exception'"),
-        ("defaultPasses over a failing first test", #""defaultPasses":false"#, #""defaultPasses":true"#,
-         "'defaultPasses': true disagrees with the first test (the default connection)"),
+        ("defaultPasses over a failing default connection", #""defaultPasses":false"#, #""defaultPasses":true"#,
+         "'defaultPasses': true disagrees with the default connection's test"),
         ("a FAIL test saying PASS", #""result":"FAIL""#, #""result":"PASS""#, "'tests.[0].result': disagrees with the test's verdict"),
         // The same key twice: Foundation read the first, jq and Python the last.
         ("verdict twice", #""verdict":"exception""#, #""verdict":"pass","verdict":"exception""#,
