@@ -1,4 +1,5 @@
 import ATSEngine
+import ATSPolicy
 import TLSFacts
 
 /// `--format html`: one self-contained page (inline CSS, no script, no network) to hand to a
@@ -105,18 +106,10 @@ public enum ReportHTML {
     /// wording of its own.
     public static func label(_ verdict: AuditVerdict) -> String { verdict.name }
 
-    /// "TLSv1.2 with PFS disabled and insecure HTTP allowed" -> "1.2 no PFS, HTTP".
+    /// "TLSv1.2 with PFS disabled and insecure HTTP allowed" -> "1.2 no PFS, HTTP", from the
+    /// test's role (`DiagnosticRole.shortTitle`); a title that is not nscurl's as it is.
     static func short(_ title: String) -> String {
-        switch title {
-        case "ATS Default Connection": return "Default"
-        case "Allow All Loads": return "All loads"
-        case "Disabling Perfect Forward Secrecy": return "No PFS"
-        case "Disabling Perfect Forward Secrecy and Allowing Insecure HTTP": return "No PFS, HTTP"
-        default:
-            return title.replacing("TLSv", with: "")
-                .replacing(" with PFS disabled and insecure HTTP allowed", with: " no PFS, HTTP")
-                .replacing(" with PFS disabled", with: " no PFS")
-        }
+        NSCurlMatrix.role(titled: title)?.shortTitle ?? title
     }
 
     /// For <pre>: each line escaped on its own, so the line breaks (and tabs, as spaces) stay.

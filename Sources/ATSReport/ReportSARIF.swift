@@ -163,7 +163,7 @@ public enum ReportSARIF {
                 default: ""
                 }
                 var codes: Set<String> = []
-                for reason in record.tests.first?.verdict.reasons ?? [] where codes.insert(reason.code).inserted {
+                for reason in record.tests.test(.defaultConnection)?.verdict.reasons ?? [] where codes.insert(reason.code).inserted {
                     let id = loadRulePrefix + reason.code
                     rule(id) { loadRule(id, under: "default ATS") }
                     findings.append(.init(rule: id, level: level,

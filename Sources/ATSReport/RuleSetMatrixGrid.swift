@@ -81,9 +81,9 @@ public struct RuleSetMatrixGrid: Sendable, Equatable {
         target = matrix.target.url
         ruleSets = matrix.reports.map(\.ruleSet.id)
         handshakes = matrix.handshakes
-        rows = (matrix.reports.first?.tests ?? []).enumerated().map { row, test in
-            Row(section: test.section, title: test.title,
-                passed: matrix.reports.map { row < $0.tests.count ? $0.tests[row].verdict.passed : nil })
+        // Each rule set's result for a test found by its role, never by its place in the list.
+        rows = (matrix.reports.first?.tests ?? []).map { test in
+            Row(section: test.section, title: test.title, passed: matrix.reports.map { $0.tests.test(test.role)?.verdict.passed })
         }
         defaultPassesOn = matrix.defaultPassesOn
         defaultFailsOn = matrix.defaultFailsOn

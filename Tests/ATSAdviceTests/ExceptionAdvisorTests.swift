@@ -154,12 +154,27 @@ import ATSPolicyFixtures
         // "insecure HTTP without PFS off", the advisor can leave PFS on.
         let server = SimulatedServer(versions: [.tls12], suites: [suite(0xC02F)], key: PublicKeyFacts(algorithm: .rsa, bits: 2048), hash: .sha1)
         var results = server.diagnose(ruleSet: .documented)
-        let extra = ATSConfiguration(exceptionDomains: ["example.com": DomainException(allowsInsecureHTTPLoads: true)])
-        let policy = EffectivePolicy(configuration: extra, host: "example.com", ruleSet: .documented)
-        results.append((DiagnosticTest(section: "extra", title: "insecure HTTP", configuration: extra),
+        let extra = DiagnosticTest(role: .exception(ExceptionKeys(insecureHTTP: true)), section: "extra", host: "example.com")
+        let policy = EffectivePolicy(configuration: extra.configuration, host: "example.com", ruleSet: .documented)
+        results.append((extra,
                         ATSEvaluator.evaluate(server.handshake(policy.clientOffer(ruleSet: .documented)), under: policy, ruleSet: .documented)))
         #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented)) == DomainException(allowsInsecureHTTPLoads: true))
         #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: server.diagnose(ruleSet: .documented), ruleSet: .documented))
                 == DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false))
+    }
+
+    /// The candidates come from nscurl's tests (`NSCurlMatrix.candidateExceptions`), cheapest
+    /// first: the order of the list the advisor kept by hand before.
+    @Test func candidatesFromTheMatrixCheapestFirst() {
+        func keys(_ minimum: TLSVersion?, pfsOff: Bool = false, http: Bool = false) -> ExceptionKeys {
+            ExceptionKeys(minimum: minimum, forwardSecrecyOff: pfsOff, insecureHTTP: http)
+        }
+        #expect(ExceptionAdvisor.candidates == [
+            keys(nil, pfsOff: true), keys(.tls11), keys(.tls10), keys(.tls11, pfsOff: true), keys(.tls10, pfsOff: true),
+            keys(nil, http: true), keys(nil, pfsOff: true, http: true), keys(.tls11, http: true), keys(.tls10, http: true),
+            keys(.tls11, pfsOff: true, http: true), keys(.tls10, pfsOff: true, http: true),
+        ])
+        #expect(ExceptionAdvisor.strongerMinimum(than: .tls10) == .tls11)
+        #expect(ExceptionAdvisor.strongerMinimum(than: .tls11) == nil)
     }
 }

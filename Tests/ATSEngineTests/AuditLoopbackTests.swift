@@ -132,7 +132,7 @@ struct AuditLoopbackTests {
         let targets = Self.targets(3, port: server.port)
         // What one target starts at once: its distinct first-hop offers (LoadCache shares the
         // rest) and the widest offer's, made with them in case no test completes one (issue 43).
-        let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
+        let tests = NSCurlMatrix.tests(host: targets[0].host) + NSCurlMatrix.supplementaryTests(host: targets[0].host)
         let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count + 1
         #expect(perTarget > 1)
         let scheduler = AuditScheduler(limits: AuditLimits(concurrency: 1, perHost: 100, deadlineSeconds: 0.3), work: runner)
@@ -174,7 +174,7 @@ struct AuditLoopbackTests {
     static func startCutRun(server: SilentListener, prober: Prober, deadline: Double) async -> CutRun {
         let runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .current, timeout: 30))
         let targets = Self.targets(1, port: server.port)
-        let tests = NSCurlMatrix.tests(host: targets[0].host) + DiagnosticsRunner.supplementaryTests(host: targets[0].host)
+        let tests = NSCurlMatrix.tests(host: targets[0].host) + NSCurlMatrix.supplementaryTests(host: targets[0].host)
         // With the widest offer's, made with them (issue 43).
         let perTarget = Set(tests.compactMap { runner.request(for: targets[0], under: $0.configuration) }).count + 1
         let scheduler = AuditScheduler(limits: AuditLimits(concurrency: 1, perHost: 100, deadlineSeconds: deadline), work: runner)

@@ -35,7 +35,7 @@ struct OneWaveTests {
         /// tests and the supplementary ones, worked out from the tests (not from the run), and
         /// the widest offer's.
         func connections(for target: Target) -> Int {
-            let tests = NSCurlMatrix.tests(host: target.host) + DiagnosticsRunner.supplementaryTests(host: target.host)
+            let tests = NSCurlMatrix.tests(host: target.host) + NSCurlMatrix.supplementaryTests(host: target.host)
             return Set(tests.compactMap { runner.request(for: target, under: $0.configuration) }).count + 1
         }
     }

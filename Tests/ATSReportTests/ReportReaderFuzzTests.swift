@@ -1,3 +1,4 @@
+import ATSPolicy
 import ATSReport
 import Foundation
 import Testing
@@ -23,6 +24,9 @@ import TLSFacts
 
     /// One hop of a real run (`diagnose` of an `openssl s_server` on loopback), its chain cut to
     /// the leaf and its offer to a few entries.
+    /// A matrix row: the verdict, then one cell per nscurl test (`NSCurlMatrix.count`), then the origin.
+    static var matrixRow: Regex<AnyRegexOutput> { try! Regex("[A-Z-]+ +[.F-]{\(NSCurlMatrix.count)}  .*") }
+
     static let hop = #"{"observation":{"chain":[{"dnsNames":[],"embeddedSCTs":[],"ipAddresses":["127.0.0.1"],"isCA":true,"isSelfIssued":true,"issuer":"CN=127.0.0.1","notAfter":"2026-12-27T05:37:15Z","notBefore":"2026-11-27T05:37:15Z","publicKey":{"algorithm":"RSA","bits":2048},"serialNumber":"1DEEA4999A5DC39B570C9922A11876C2FABDF876","sha256Fingerprint":"0A:BA:C2:C5:5F:59:9E:AD:78:34:81:4A:7F:A1:AA:1C:73:8C:CA:DF:07:55:F5:6F:3A:D5:5C:04:47:21:A5:2D","signatureAlgorithm":"sha256WithRSAEncryption","signatureHash":"sha256","spkiSHA256Base64":"hHm7dha13U67pREzuWE7xg6uixsh/yaK435txSNCdVE=","subject":"CN=127.0.0.1"}],"cipherSuite":"TLS_RSA_WITH_AES_128_CBC_SHA","connectMilliseconds":2.3657330000332877,"deliveredSCTs":[],"handshakeMilliseconds":34.85431399985828,"http":{"reason":"ok","statusCode":200},"openSSLCipherName":"AES128-SHA","peerAddress":"192.0.2.1","port":443,"protocolVersion":"TLSv1.2","trust":{"anchor":"user","evaluatedAt":"2026-11-27T05:37:16Z","path":[],"problems":[],"store":"Apple's root store security_certificates-55349.0.11 (156 roots)"}},"offer":{"alpn":["h2","http/1.1"],"groups":["X25519MLKEM768","x25519"],"maxVersion":"TLSv1.3","minVersion":"TLSv1.2","signatureSchemes":["ecdsa_secp256r1_sha256","rsa_pss_rsae_sha256"],"suites":["TLS_AES_128_GCM_SHA256","TLS_AES_256_GCM_SHA384","TLS_CHACHA20_POLY1305_SHA256"]},"url":"https://a.test/"}"#
 
     /// An audit result line: an exception with a server fix, a failing test (its error and reason)
@@ -163,8 +167,8 @@ import TLSFacts
         // A record whose stored verdict its own tests contradict is refused, not believed.
         ("'pass' over failing tests", #""verdict":"exception""#, #""verdict":"pass""#,
          "'verdict': 'pass' disagrees with the record's own tests and advice, which give 'exception'"),
-        ("defaultPasses over a failing first test", #""defaultPasses":false"#, #""defaultPasses":true"#,
-         "'defaultPasses': true disagrees with the first test (the default connection)"),
+        ("defaultPasses over a failing default connection", #""defaultPasses":false"#, #""defaultPasses":true"#,
+         "'defaultPasses': true disagrees with the default connection's test"),
         ("a FAIL test saying PASS", #""result":"FAIL""#, #""result":"PASS""#, "'tests.[0].result': disagrees with the test's verdict"),
         // The same key twice: Foundation read the first, jq and Python the last.
         ("verdict twice", #""verdict":"exception""#, #""verdict":"pass","verdict":"exception""#,
@@ -267,7 +271,7 @@ import TLSFacts
             if !raw.isEmpty { fail("\(name) holds raw \(raw.map { String($0.value, radix: 16) })") }
         }
         // One line per target, then the matrix by origin (ReportTextMatrix), each of whose lines
-        // is ours: the headers, a row (verdict and 16 cells), a row's paths or the legend, indented.
+        // is ours: the headers, a row (verdict and a cell per test), a row's paths or the legend, indented.
         let matrix = ReportTextMatrix(report).render()
         let entries = text.hasSuffix(matrix) ? String(text.dropLast(matrix.count)) : ""
         if !text.hasSuffix(matrix) || entries.split(separator: "\n", omittingEmptySubsequences: false).count != records.count + 1 {
@@ -275,7 +279,7 @@ import TLSFacts
         }
         for line in matrix.split(separator: "\n") where !(line.hasPrefix("nscurl's ") || line.hasPrefix("Verdict ") || line.hasPrefix("Tests: ")
                                                              || line.hasPrefix(String(repeating: " ", count: 7))
-                                                             || line.wholeMatch(of: /[A-Z-]+ +[.F-]{16}  .*/) != nil) {
+                                                             || line.wholeMatch(of: Self.matrixRow) != nil) {
             fail("a matrix line that is not ours: \(line.debugDescription)")
         }
         problems += markdownProblems(markdown).map { "Markdown: \($0)" }

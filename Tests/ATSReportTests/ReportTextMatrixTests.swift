@@ -1,3 +1,4 @@
+import ATSPolicy
 import ATSReport
 import Foundation
 import Testing
@@ -5,12 +6,7 @@ import Testing
 /// The text report's matrix by origin (issue 25, item 3): one row per origin and result, the
 /// URLs under it, the 16 tests as columns with a legend, and every name escaped.
 @Suite struct ReportTextMatrixTests {
-    static let titles = ["ATS Default Connection", "Allow All Loads", "TLSv1.3", "TLSv1.2", "TLSv1.1", "TLSv1.0",
-                         "Disabling Perfect Forward Secrecy", "Disabling Perfect Forward Secrecy and Allowing Insecure HTTP",
-                         "TLSv1.3 with PFS disabled", "TLSv1.2 with PFS disabled", "TLSv1.1 with PFS disabled",
-                         "TLSv1.0 with PFS disabled", "TLSv1.3 with PFS disabled and insecure HTTP allowed",
-                         "TLSv1.2 with PFS disabled and insecure HTTP allowed", "TLSv1.1 with PFS disabled and insecure HTTP allowed",
-                         "TLSv1.0 with PFS disabled and insecure HTTP allowed"]
+    static let titles = NSCurlMatrix.titles
 
     /// A result record at input line `line` for `url`, its 16 tests passing where `cells` has a ".".
     static func record(line: Int, url: String, host: String, port: Int, verdict: String, cells: String) -> String {

@@ -1,3 +1,4 @@
+import ATSPolicy
 import ATSAppFixtures
 import ATSTestServers
 import Foundation
@@ -91,7 +92,7 @@ import TLSFacts
             #expect(refused.message.hasPrefix("unreachable: "), "\(refused)")
             #expect(byName.values.contains { $0.message.hasPrefix("needs an exception: NSExceptionMinimumTLSVersion=") }, "\(cases)")
 
-            // --junit-cases tests: nscurl's 16 tests per target, as before.
+            // --junit-cases tests: nscurl's tests per target, as before.
             let recordsFiles = try TemporaryDirectory(prefix: "atsprobe-report")
             defer { recordsFiles.remove() }
             let records = recordsFiles.path("records.jsonl")
@@ -101,11 +102,11 @@ import TLSFacts
             guard let tests = try await Self.readAsJenkins(perTest.stdout) else { return }
             #expect(Set(tests.map(\.suite)).count == 4, "one suite per target: \(Set(tests.map(\.suite)))")
             let bySuite = Dictionary(grouping: tests, by: \.suite)
-            for (suite, cases) in bySuite { #expect(cases.count == 16, "\(suite): \(cases.count) testcases") }
-            // The refused port: nothing answered TLS, so its 16 tests are errors, not failures (issue 42);
+            for (suite, cases) in bySuite { #expect(cases.count == NSCurlMatrix.count, "\(suite): \(cases.count) testcases") }
+            // The refused port: nothing answered TLS, so its tests are errors, not failures (issue 42);
             // every other target was tested.
             let erring = Dictionary(grouping: tests.filter { $0.status == "ERROR" }, by: \.suite)
-            #expect(erring.count == 1 && erring.values.first?.count == 16, "\(erring.mapValues(\.count))")
+            #expect(erring.count == 1 && erring.values.first?.count == NSCurlMatrix.count, "\(erring.mapValues(\.count))")
             #expect(tests.filter { $0.suite == erring.keys.first }.allSatisfy { $0.status == "ERROR" })
         }
     }
@@ -150,7 +151,7 @@ import TLSFacts
             let perTest = try await fixture.diagnose(port: port, ["--format", "junit", "--junit-cases", "tests"])
             #expect(perTest.status == 1, "\(perTest.stderr)")
             guard let cases = try await Self.readAsJenkins(perTest.stdout) else { return }
-            #expect(cases.count == 16, "nscurl's 16 tests: \(cases.count)")
+            #expect(cases.count == NSCurlMatrix.count, "nscurl's tests: \(cases.count)")
             let first = try #require(cases.first)
             #expect(first.name == "ATS Default Connection" && first.status == "FAILED")
             #expect(first.className == "https___localhost_\(port)_", "\(first.className)")

@@ -1,12 +1,13 @@
+import ATSPolicy
 import ATSTestServers
 import Foundation
 import Testing
+import TLSFacts
 
-/// `atsprobe --ats-diagnostics --json` against each loopback scenario: the 16 results in
-/// nscurl's order, the suggested exception, the exit code and the handshake budget.
+/// `atsprobe --ats-diagnostics --json` against each loopback scenario: the results in nscurl's
+/// order, the suggested exception, the exit code and the handshake budget.
 @Suite struct DiagnosticsScenarioTests {
-    /// P/F for nscurl's 16 tests, in order: Default, Allow All, TLSv1.3..1.0, PFS, PFS+HTTP,
-    /// TLSv1.3..1.0 with PFS disabled, TLSv1.3..1.0 with PFS disabled and insecure HTTP.
+    /// P/F for nscurl's tests, in nscurl's order (`rows(where:)`: which roles pass).
     struct Expectation: Sendable, CustomTestStringConvertible {
         var scenario: Scenario
         var rows: String
@@ -16,8 +17,15 @@ import Testing
         var testDescription: String { scenario.rawValue }
     }
 
-    static let allPass = String(repeating: "P", count: 16)
-    static let allFail = String(repeating: "F", count: 16)
+    static let allPass = rows { _ in true }
+    static let allFail = rows { _ in false }
+    /// Every row but those whose entry sets TLS 1.3 as the minimum (a TLS 1.2 server).
+    static let tls12Rows = rows { $0.minimum != .tls13 }
+
+    /// The rows as the JSON view reads them: "P" for each test whose role `passes`, in nscurl's order.
+    static func rows(where passes: (DiagnosticRole) -> Bool) -> String {
+        String(NSCurlMatrix.roles.map { passes($0) ? "P" : "F" })
+    }
     static let impossible: [String: String]? = nil
 
     static let expectations: [Expectation] = [
@@ -25,17 +33,17 @@ import Testing
         .init(scenario: .ecdsaP256, rows: allPass, suggestion: [:], exitCode: 0),
         .init(scenario: .ecdsaP384, rows: allPass, suggestion: [:], exitCode: 0),
         .init(scenario: .rsa4096, rows: allPass, suggestion: [:], exitCode: 0),
-        .init(scenario: .tls12Only, rows: "PPFPPPPPFPPPFPPP", suggestion: [:], exitCode: 0),
+        .init(scenario: .tls12Only, rows: tls12Rows, suggestion: [:], exitCode: 0),
         .init(scenario: .tls13Only, rows: allPass, suggestion: [:], exitCode: 0),
-        .init(scenario: .tls11Only, rows: "FPFFPPFFFFPPFFPP", suggestion: ["NSExceptionMinimumTLSVersion": "TLSv1.1"], exitCode: 1),
-        .init(scenario: .tls10Only, rows: "FPFFFPFFFFFPFFFP", suggestion: ["NSExceptionMinimumTLSVersion": "TLSv1.0"], exitCode: 1),
-        .init(scenario: .staticRSAOnly, rows: "FPFFFFPPFPPPFPPP", suggestion: ["NSExceptionRequiresForwardSecrecy": "false"], exitCode: 1),
+        .init(scenario: .tls11Only, rows: rows { $0.allowsAll || $0.minimum <= .tls11 }, suggestion: ["NSExceptionMinimumTLSVersion": "TLSv1.1"], exitCode: 1),
+        .init(scenario: .tls10Only, rows: rows { $0.allowsAll || $0.minimum == .tls10 }, suggestion: ["NSExceptionMinimumTLSVersion": "TLSv1.0"], exitCode: 1),
+        .init(scenario: .staticRSAOnly, rows: rows { $0.allowsAll || ($0.pfsOff && $0.minimum != .tls13) }, suggestion: ["NSExceptionRequiresForwardSecrecy": "false"], exitCode: 1),
         .init(scenario: .dheOnly, rows: allFail, suggestion: impossible, exitCode: 1),
         // Documented list: ECDHE_RSA_AES_256_CBC_SHA and CHACHA20 are not ATS suites, but the
         // platform offers them, so only "PFS off + insecure HTTP" unrestricts the cipher list.
-        .init(scenario: .ecdheRSAAES256SHAOnly, rows: "FPFFFFFPFFFFFPPP",
+        .init(scenario: .ecdheRSAAES256SHAOnly, rows: rows { $0.allowsAll || ($0.pfsOff && $0.insecureHTTP && $0.minimum != .tls13) },
               suggestion: ["NSExceptionRequiresForwardSecrecy": "false", "NSExceptionAllowsInsecureHTTPLoads": "true"], exitCode: 1),
-        .init(scenario: .ecdheRSAChaCha20Only, rows: "FPFFFFFPFFFFFPPP",
+        .init(scenario: .ecdheRSAChaCha20Only, rows: rows { $0.allowsAll || ($0.pfsOff && $0.insecureHTTP && $0.minimum != .tls13) },
               suggestion: ["NSExceptionRequiresForwardSecrecy": "false", "NSExceptionAllowsInsecureHTTPLoads": "true"], exitCode: 1),
         .init(scenario: .rsa1024Leaf, rows: allFail, suggestion: impossible, exitCode: 1),
         .init(scenario: .sha1Leaf, rows: allFail, suggestion: impossible, exitCode: 1),
@@ -45,7 +53,7 @@ import Testing
         .init(scenario: .unknownRoot, rows: allFail, suggestion: impossible, exitCode: 1),
         .init(scenario: .redirectSameHost, rows: allPass, suggestion: [:], exitCode: 0),
         // Only the dictionaries that allow insecure HTTP for the host (or all loads) follow an http:// hop.
-        .init(scenario: .redirectToHTTP, rows: "FPFFFFFPFFFFPPPP", suggestion: ["NSExceptionAllowsInsecureHTTPLoads": "true"], exitCode: 1),
+        .init(scenario: .redirectToHTTP, rows: rows { $0.allowsAll || $0.insecureHTTP }, suggestion: ["NSExceptionAllowsInsecureHTTPLoads": "true"], exitCode: 1),
     ]
 
     /// The table above is Apple's documentation (`--rules documented`), reached as localhost.
@@ -84,17 +92,17 @@ import Testing
     /// applies: cell by cell where it differs from the documented table.
     static let defaultExpectations: [(Scenario, String)] = [
         (.modernRSA2048, allPass),
-        (.tls12Only, "PPFPPPPPFPPPFPPP"),
+        (.tls12Only, tls12Rows),
         (.tls13Only, allPass),
         // Allow All Loads no longer speaks TLS 1.1/1.0, but the TLSv1.1/TLSv1.0 entries still set
         // the minimum (SecProtocolConfiguration.m), so those rows pass.
-        (.tls11Only, "FFFFPPFFFFPPFFPP"),
-        (.tls10Only, "FFFFFPFFFFFPFFFP"),
-        (.staticRSAOnly, "FPFFFFPPFPPPFPPP"),
+        (.tls11Only, rows { $0.minimum <= .tls11 }),
+        (.tls10Only, rows { $0.minimum == .tls10 }),
+        (.staticRSAOnly, rows { $0.allowsAll || ($0.pfsOff && $0.minimum != .tls13) }),
         (.dheOnly, allFail),
         // Apple's code since 15.4 holds these two suites in the ATS group.
-        (.ecdheRSAAES256SHAOnly, "PPFPPPPPFPPPFPPP"),
-        (.ecdheRSAChaCha20Only, "PPFPPPPPFPPPFPPP"),
+        (.ecdheRSAAES256SHAOnly, tls12Rows),
+        (.ecdheRSAChaCha20Only, tls12Rows),
         (.redirectSameHost, allPass),
         // The http:// hop goes to localhost: a local name, not subject to ATS by Apple's code.
         (.redirectToHTTP, allPass),
@@ -125,7 +133,7 @@ import Testing
         (.ed25519Leaf, allFail, allFail, "the leaf key is Ed25519"),
         (.rsaPSSLeaf, allFail, allFail, "the leaf key is an RSA-PSS key"),
         // Releases up to 15.x still offer ecdsa_sha1; iOS 26 does not.
-        (.ecdsaSHA1KeyExchange, allFail, "PPFPPPPPFPPPFPPP", "the server signs its key exchange with ecdsa_sha1"),
+        (.ecdsaSHA1KeyExchange, allFail, tls12Rows, "the server signs its key exchange with ecdsa_sha1"),
     ]
 
     @Test(arguments: offerExpectations)
@@ -154,7 +162,7 @@ import Testing
         let result = try await BinaryRunner.run(["--ats-diagnostics", "--json", "--rules", "ios15.4", "--ca-file", fixture.rootPath, fixture.url], timeout: 60)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try DiagnosticsJSONView(result.stdout)
-        #expect(json.rows == "PPFPPPPPFPPPFPPP")
+        #expect(json.rows == Self.tls12Rows)
         #expect(json.suggestionKind == "none")
     }
 
@@ -191,13 +199,8 @@ struct DiagnosticsJSONView {
     var suggestionReason: String
     var exception: [String: String]
 
-    static let nscurlTitles = [
-        "ATS Default Connection", "Allow All Loads", "TLSv1.3", "TLSv1.2", "TLSv1.1", "TLSv1.0",
-        "Disabling Perfect Forward Secrecy", "Disabling Perfect Forward Secrecy and Allowing Insecure HTTP",
-        "TLSv1.3 with PFS disabled", "TLSv1.2 with PFS disabled", "TLSv1.1 with PFS disabled", "TLSv1.0 with PFS disabled",
-        "TLSv1.3 with PFS disabled and insecure HTTP allowed", "TLSv1.2 with PFS disabled and insecure HTTP allowed",
-        "TLSv1.1 with PFS disabled and insecure HTTP allowed", "TLSv1.0 with PFS disabled and insecure HTTP allowed",
-    ]
+    /// nscurl's titles (ATSPolicyTests' NSCurlMatrixTests holds them in words).
+    static let nscurlTitles = NSCurlMatrix.titles
 
     var rows: String { tests.map { $0.result == "PASS" ? "P" : "F" }.joined() }
     var titles: [String] { tests.map(\.title) }
@@ -227,4 +230,17 @@ struct DiagnosticsJSONView {
         }
         self.exception = exception
     }
+}
+
+/// What a row's dictionary sets, for the expectations above.
+extension DiagnosticRole {
+    /// The entry's minimum; ATS's own (TLS 1.2) for an entry without one, the default
+    /// connection and Allow All Loads.
+    var minimum: TLSVersion {
+        if case .exception(let keys) = self, let minimum = keys.minimum { return minimum }
+        return .tls12
+    }
+    var pfsOff: Bool { if case .exception(let keys) = self { keys.forwardSecrecyOff } else { false } }
+    var insecureHTTP: Bool { if case .exception(let keys) = self { keys.insecureHTTP } else { false } }
+    var allowsAll: Bool { self == .allowAllLoads }
 }

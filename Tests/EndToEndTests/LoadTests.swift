@@ -1,3 +1,4 @@
+import ATSPolicy
 import ATSTestServers
 import Foundation
 import Testing
@@ -7,9 +8,12 @@ import TestSupport
 /// for real, redirects up to 16 hops. Each under the default rule set (iOS 26) and `documented`,
 /// the server reached as atsprobe.test (a qualified name, so ATS applies).
 @Suite struct LoadTests {
-    static let allPass = String(repeating: "P", count: 16)
-    /// Rows that allow insecure HTTP loads for the host (or all loads): nscurl rows 2, 8, 13-16.
-    static let cleartextAllowed = "FPFFFFFPFFFFPPPP"
+    static let allPass = String(repeating: "P", count: NSCurlMatrix.count)
+    /// Rows that allow insecure HTTP loads for the host (or all loads), by role.
+    static let cleartextAllowed = String(NSCurlMatrix.roles.map { role -> Character in
+        if case .exception(let keys) = role { return keys.insecureHTTP ? "P" : "F" }
+        return role == .allowAllLoads ? "P" : "F"
+    })
 
     struct Fixture {
         let pki: TestPKI
@@ -77,8 +81,8 @@ import TestSupport
         // The binary's own clock (the wall clock here depends on the machine's load): every
         // request is bounded by --timeout 3, and all run at once.
         #expect(json.wallMilliseconds < 15_000)
-        #expect(json.tests.count == 16)
-        #expect(json.rows == String(repeating: "F", count: 16), "\(fault): \(result.stdout)")
+        #expect(json.tests.count == NSCurlMatrix.count)
+        #expect(json.rows == String(repeating: "F", count: NSCurlMatrix.count), "\(fault): \(result.stdout)")
         let first = try #require(json.tests.first)
         #expect(first.errorCode == -1005)
         #expect(first.reasons.first?.contains("HTTP/2") == true, "\(fault): \(first.reasons)")
@@ -110,7 +114,7 @@ import TestSupport
         let fixture = try Fixture()
         let port = try unusedLoopbackPort()
         let (_, json) = try await fixture.diagnose("http", port: port, rules: "ios26")
-        #expect(json.rows == String(repeating: "F", count: 16))
+        #expect(json.rows == String(repeating: "F", count: NSCurlMatrix.count))
         #expect(json.tests[1].errorCode == -1004, "Allow All Loads connects and is refused")
         #expect(json.tests[0].errorCode == -1022, "the default blocks cleartext before connecting")
         #expect(json.reachability == "unreachable")
@@ -186,7 +190,7 @@ import TestSupport
             let result = try await BinaryRunner.run(["--ats-diagnostics", "--json", "--timeout", "3", "--rules", rules,
                                                      "https://127.0.0.1:\(server.port)/"], timeout: 60)
             let json = try DiagnosticsJSONView(result.stdout)
-            #expect(json.rows == String(repeating: "F", count: 16))
+            #expect(json.rows == String(repeating: "F", count: NSCurlMatrix.count))
             let reason = json.tests.first?.reasons.first ?? ""
             #expect(reason.contains("X25519MLKEM768") == mentions, "\(rules): \(reason)")
             if mentions { #expect(reason.contains("atsprobe cannot judge it")) }

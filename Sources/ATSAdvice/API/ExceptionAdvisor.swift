@@ -19,65 +19,49 @@ public enum ExceptionSuggestion: Sendable, Hashable {
 
 /// Derives the weakest-needed exception from nscurl-style test results.
 public enum ExceptionAdvisor {
-    /// One candidate entry: a lowered minimum (nil = the default TLS 1.2), PFS off, insecure HTTP.
-    struct Candidate: Hashable {
-        var minimum: TLSVersion?
-        var forwardSecrecyOff: Bool
-        var insecureHTTP: Bool
-
-        /// How much the entry weakens ATS. Keys that App Store review asks to justify cost more;
-        /// NSExceptionAllowsInsecureHTTPLoads (it turns ATS-required off) costs most.
-        var cost: Int {
-            var total = forwardSecrecyOff ? 1 : 0
-            if minimum == .tls11 { total += 2 }
-            if minimum == .tls10 { total += 3 }
-            if insecureHTTP { total += 10 }
-            return total
+    /// How much an entry weakens ATS. Keys that App Store review asks to justify cost more;
+    /// NSExceptionAllowsInsecureHTTPLoads (it turns ATS-required off) costs most. A lowered
+    /// minimum costs one more per version below ATS's own (TLS 1.1: 2, TLS 1.0: 3).
+    static func cost(_ keys: ExceptionKeys) -> Int {
+        var total = keys.forwardSecrecyOff ? 1 : 0
+        if let minimum = keys.minimum, keys.onlyRelaxes {
+            total += 1 + TLSVersion.all.filter { $0 >= minimum && $0 < DomainException().effectiveMinimumTLSVersion }.count
         }
-        var keyCount: Int { (minimum == nil ? 0 : 1) + (forwardSecrecyOff ? 1 : 0) + (insecureHTTP ? 1 : 0) }
-
-        func exception() -> DomainException {
-            DomainException(allowsInsecureHTTPLoads: insecureHTTP, minimumTLSVersion: minimum?.plistName,
-                            requiresForwardSecrecy: forwardSecrecyOff ? false : nil)
-        }
-
-        /// Every entry the advisor may suggest, cheapest first (ties: fewer keys).
-        static let all: [Candidate] = {
-            var list: [Candidate] = []
-            for minimum in [nil, TLSVersion.tls11, .tls10] {
-                for pfs in [false, true] {
-                    for http in [false, true] where minimum != nil || pfs || http {
-                        list.append(Candidate(minimum: minimum, forwardSecrecyOff: pfs, insecureHTTP: http))
-                    }
-                }
-            }
-            return list.sorted { ($0.cost, $0.keyCount) < ($1.cost, $1.keyCount) }
-        }()
+        if keys.insecureHTTP { total += 10 }
+        return total
     }
 
-    /// `results` are verdicts for nscurl's tests (`NSCurlMatrix.tests(host:)`; more entries of the
-    /// same shape, such as insecure HTTP without PFS off, are used when present). `observations`
+    /// Every entry the advisor may suggest (`NSCurlMatrix.candidateExceptions`, from nscurl's
+    /// tests), cheapest first (ties: fewer keys).
+    static let candidates: [ExceptionKeys] = NSCurlMatrix.candidateExceptions.sorted { (cost($0), $0.count) < (cost($1), $1.count) }
+
+    /// The entry one step stronger in `minimum`: the next candidate minimum up, or none (ATS's own).
+    static func strongerMinimum(than minimum: TLSVersion) -> TLSVersion? {
+        candidates.compactMap(\.minimum).filter { $0 > minimum }.min()
+    }
+
+    /// `results` are verdicts for nscurl's tests (`NSCurlMatrix.tests(host:)`; the supplementary
+    /// ones, insecure HTTP without PFS off, are used when present), each found by its role. `observations`
     /// are any handshakes seen with the host; they make the evidence and the reasons more precise.
     public static func suggest(host: String, results: [(DiagnosticTest, Verdict)], observations: [ProbeResult] = [],
                                ruleSet: RuleSet) -> ExceptionSuggestion {
-        func verdict(_ configuration: ATSConfiguration) -> Verdict? {
-            results.first { $0.0.configuration == configuration }?.1
+        func verdict(_ role: DiagnosticRole) -> Verdict? {
+            results.first { $0.0.role == role }?.1
         }
-        func verdict(_ candidate: Candidate) -> Verdict? {
-            if candidate.keyCount == 0 { return verdict(ATSConfiguration.default) }
-            return verdict(ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): candidate.exception()]))
+        func verdict(_ keys: ExceptionKeys) -> Verdict? {
+            verdict(keys.count == 0 ? .defaultConnection : .exception(keys))
         }
 
-        if verdict(ATSConfiguration.default)?.passed == true { return .none }
+        if verdict(.defaultConnection)?.passed == true { return .none }
 
-        for candidate in Candidate.all {
+        for candidate in candidates {
             guard verdict(candidate)?.passed == true else { continue }
-            return .exception(domain: DomainKeys.key(for: host, in: .exceptionDomains), candidate.exception(),
+            return .exception(domain: DomainKeys.key(for: host, in: .exceptionDomains), candidate.exception,
                               rationale: evidence(for: candidate, verdict: verdict, observations: observations))
         }
 
         let facts = observedFacts(observations, ruleSet: ruleSet)
-        guard let allowAll = verdict(ATSConfiguration(allowsArbitraryLoads: true)) else {
+        guard let allowAll = verdict(.allowAllLoads) else {
             return .impossible(reason: "no tested exception passes" + facts)
         }
         if allowAll.passed {
@@ -96,19 +80,19 @@ public enum ExceptionAdvisor {
         return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + facts)
     }
 
-    private static func evidence(for chosen: Candidate, verdict: (Candidate) -> Verdict?,
+    private static func evidence(for chosen: ExceptionKeys, verdict: (ExceptionKeys) -> Verdict?,
                                  observations: [ProbeResult]) -> [KeyEvidence] {
-        func because(_ stronger: Candidate, _ what: String) -> SettingComparison {
+        func because(_ stronger: ExceptionKeys, _ what: String) -> SettingComparison {
             guard let v = verdict(stronger) else { return .untested(setting: what) }
             return .tested(setting: what, v)
         }
         var rationale: [KeyEvidence] = []
         if let minimum = chosen.minimum {
             var stronger = chosen
-            stronger.minimum = minimum == .tls10 ? .tls11 : nil
+            stronger.minimum = strongerMinimum(than: minimum)
             let best = observations.compactMap { try? $0.get().protocolVersion }.max()
             rationale.append(KeyEvidence(key: ATSKey.exceptionMinimumTLSVersion.name, value: minimum.plistName,
-                                         comparison: because(stronger, "minimum \(stronger.minimum ?? .tls12)"), bestProtocol: best))
+                                         comparison: because(stronger, "minimum \(stronger.minimum ?? DomainException().effectiveMinimumTLSVersion)"), bestProtocol: best))
         }
         if chosen.forwardSecrecyOff {
             var stronger = chosen

@@ -15,11 +15,12 @@ extension ExceptionAdvisor {
         guard KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: ruleSet) else {
             return suggest(host: policy.host, results: results, observations: observations, ruleSet: ruleSet)
         }
-        let underATS = ATSConfiguration(exceptionDomains: [DomainKeys.key(for: policy.host, in: .exceptionDomains):
-                                                            DomainException(minimumTLSVersion: TLSVersion.tls12.plistName)])
-        var adjusted = results.filter { $0.0.configuration != .default }
-        if let verdict = results.first(where: { $0.0.configuration == underATS })?.1 {
-            adjusted.append((DiagnosticTest(section: "", title: "default ATS under the app's dictionary", configuration: .default), verdict))
+        // nscurl's "TLSv1.2" test: an entry with ATS's own minimum, found by its role.
+        let underATS = DiagnosticRole.exception(ExceptionKeys(minimum: DomainException().effectiveMinimumTLSVersion))
+        var adjusted = results.filter { $0.0.role != .defaultConnection }
+        if let verdict = results.first(where: { $0.0.role == underATS })?.1 {
+            adjusted.append((DiagnosticTest(role: .defaultConnection, section: "", title: "default ATS under the app's dictionary",
+                                            host: policy.host), verdict))
         }
         return suggest(host: policy.host, results: adjusted, observations: observations, ruleSet: ruleSet)
     }

@@ -87,8 +87,8 @@ extension AuditRecord {
         case .result(let document, let verdict, _):
             switch verdict {
             case .pass: return nil
-            case .noException: return document.suggestion.reason ?? document.tests.first?.verdict.reasons.first?.message
-            default: return document.tests.first?.verdict.reasons.first?.message
+            case .noException: return document.suggestion.reason ?? document.tests.test(.defaultConnection)?.verdict.reasons.first?.message
+            default: return document.tests.test(.defaultConnection)?.verdict.reasons.first?.message
             }
         }
     }
@@ -100,7 +100,7 @@ extension AuditRecord {
         var seen: Set<String> = [said]
         // When no exception helps, Allow All Loads' reason says why; the default connection's
         // handshake failure would say it again with another offer.
-        let reasons = (tests.first?.verdict.reasons ?? []).filter {
+        let reasons = (tests.test(.defaultConnection)?.verdict.reasons ?? []).filter {
             guard verdict == .noException, case .handshakeFailed = $0.kind else { return true }
             return false
         }

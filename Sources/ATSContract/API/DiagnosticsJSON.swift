@@ -41,7 +41,7 @@ public struct DiagnosticsJSON: Codable, Sendable {
     }
 
     /// Read with every number in range (`CheckedNumber`) and the default connection's outcome
-    /// equal to the first test's, as the live run derives it (`DiagnosticsReport.defaultPasses`):
+    /// equal to its test's (found by role), as the live run derives it (`DiagnosticsReport.defaultPasses`):
     /// a document that contradicts itself is bad input, never a verdict (docs/reports.md).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -53,9 +53,9 @@ public struct DiagnosticsJSON: Codable, Sendable {
         reachability = try c.decode(String.self, forKey: .reachability)
         defaultPasses = try c.decode(Bool.self, forKey: .defaultPasses)
         tests = try c.decode([TestJSON].self, forKey: .tests)
-        guard defaultPasses == (tests.first?.verdict.passed ?? false) else {
+        guard defaultPasses == (tests.test(.defaultConnection)?.verdict.passed ?? false) else {
             throw DecodingError.dataCorruptedError(forKey: .defaultPasses, in: c,
-                                                   debugDescription: "\(defaultPasses) disagrees with the first test (the default connection)")
+                                                   debugDescription: "\(defaultPasses) disagrees with the default connection's test")
         }
         suggestion = try c.decode(SuggestionJSON.self, forKey: .suggestion)
         run = try c.decodeIfPresent(RunInfo.self, forKey: .run)
@@ -114,6 +114,10 @@ public struct DiagnosticsJSON: Codable, Sendable {
             self.verdict = verdict
             self.hops = hops
         }
+
+        /// What the test asks, known by its title (`NSCurlMatrix.role(titled:)`: a file names its
+        /// tests by title); nil for a title that is not one of nscurl's.
+        package var role: DiagnosticRole? { NSCurlMatrix.role(titled: title) }
 
         private enum CodingKeys: String, CodingKey { case section, title, dictionary, result, verdict, hops }
 
@@ -212,4 +216,9 @@ public struct DiagnosticsJSON: Codable, Sendable {
                             haproxy: try c.decodeIfPresent([String].self, forKey: .haproxy) ?? [])
         }
     }
+}
+
+extension Array where Element == DiagnosticsJSON.TestJSON {
+    /// The test with `role` (nil when the document has none): never a test by its place.
+    package func test(_ role: DiagnosticRole) -> DiagnosticsJSON.TestJSON? { first { $0.role == role } }
 }

@@ -32,14 +32,21 @@ public struct HopOutcome: Sendable {
     }
 }
 
-/// One of nscurl's 16 tests.
+/// One of nscurl's tests (`NSCurlMatrix`), or a supplementary one.
 public struct TestOutcome: Sendable {
+    /// What the test asks (the default connection, Allow All Loads, an entry): how code finds it.
+    public var role: DiagnosticRole
     public var section: String
     public var title: String
     public var configuration: ATSConfiguration
     /// The first failing hop's verdict, or the last hop's when all pass.
     public var verdict: Verdict
     public var hops: [HopOutcome]
+}
+
+extension Array where Element == TestOutcome {
+    /// The test with `role` (nil when the run has none): never a test by its place.
+    package func test(_ role: DiagnosticRole) -> TestOutcome? { first { $0.role == role } }
 }
 
 /// The whole diagnostics run for one target.
@@ -101,8 +108,8 @@ public struct DiagnosticsReport: Sendable {
         return nil
     }
 
-    /// The default ATS connection (the first test).
-    public var defaultPasses: Bool { tests.first?.verdict.passed ?? false }
+    /// The default ATS connection's test passed.
+    public var defaultPasses: Bool { tests.test(.defaultConnection)?.verdict.passed ?? false }
 
     /// The handshake with the most to say: the widest successful one (the summary's "Server" line).
     public var bestObservation: Observation? {
@@ -132,7 +139,7 @@ extension HostAdvice {
     /// default connection's reasons, then Allow All Loads', say what fails whatever the dictionary.
     init(target: Target, ruleSet: RuleSet, tests: [TestOutcome], suggestion: ExceptionSuggestion, widestProbe: ProbeResult?) {
         let observations = tests.flatMap(\.hops).compactMap(\.result) + (widestProbe.map { [$0] } ?? [])
-        let failures = tests.prefix(2).flatMap(\.verdict.reasons)
+        let failures = [tests.test(.defaultConnection), tests.test(.allowAllLoads)].compactMap { $0 }.flatMap(\.verdict.reasons)
         self.init(target: target.url, host: target.host, suggestion: suggestion, observations: observations, ruleSet: ruleSet,
                   failures: failures)
     }

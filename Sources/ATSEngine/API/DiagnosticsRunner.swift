@@ -134,14 +134,6 @@ public struct DiagnosticsRunner: Sendable {
         return run.report(tlsPortSuggestion: tlsPort)
     }
 
-    static func supplementaryTests(host: String) -> [DiagnosticTest] {
-        [nil, TLSVersion.tls11, .tls10].map { minimum in
-            let exception = DomainException(allowsInsecureHTTPLoads: true, minimumTLSVersion: minimum?.plistName)
-            return DiagnosticTest(section: "atsprobe: insecure HTTP allowed, forward secrecy required", title: minimum.map { "\($0.plistName) with insecure HTTP allowed" } ?? "Allowing Insecure HTTP",
-                                  configuration: ATSConfiguration(exceptionDomains: [DomainKeys.key(for: host, in: .exceptionDomains): exception]))
-        }
-    }
-
     /// The request a test makes to `target`, or nil when the configuration blocks it before any
     /// connection (an http:// URL with no insecure-load exception).
     func request(for target: Target, under configuration: ATSConfiguration,
@@ -207,7 +199,7 @@ final class DiagnosticsRun: @unchecked Sendable {
     let runner: DiagnosticsRunner
     let target: Target
     private let start = ContinuousClock.now
-    /// nscurl's tests, then the supplementary ones (`DiagnosticsRunner.supplementaryTests`).
+    /// nscurl's tests, then the supplementary ones (`NSCurlMatrix.supplementaryTests`).
     let tests: [DiagnosticTest]
     /// How many of `tests` nscurl shows.
     let shownCount: Int
@@ -230,7 +222,7 @@ final class DiagnosticsRun: @unchecked Sendable {
         // Entries nscurl does not test but the advisor may suggest: insecure HTTP loads without
         // PFS off (cipher list still restricted). Their offers equal nscurl rows', so they cost
         // no extra handshake, and they keep the suggestion from switching PFS off needlessly.
-        tests = shown + DiagnosticsRunner.supplementaryTests(host: target.host)
+        tests = shown + NSCurlMatrix.supplementaryTests(host: target.host)
         let options = runner.options
         firstHops = tests.map { test -> DiagnosticsRunner.FirstHop in
             let policy = EffectivePolicy(configuration: test.configuration, host: target.host, scheme: target.scheme,
@@ -317,7 +309,7 @@ final class DiagnosticsRun: @unchecked Sendable {
 
     private func complete(_ index: Int, with outcome: LoadOutcome) {
         let test = tests[index]
-        outcomes[index] = TestOutcome(section: test.section, title: test.title, configuration: test.configuration,
+        outcomes[index] = TestOutcome(role: test.role, section: test.section, title: test.title, configuration: test.configuration,
                                       verdict: outcome.verdict, hops: outcome.hops)
     }
 

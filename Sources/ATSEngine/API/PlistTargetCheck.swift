@@ -53,7 +53,9 @@ public struct PlistTargetCheck: Sendable {
         guard case .none = diagnostics.suggestion, KeyJudgement.takesAwayDefaultExemption(policy, ruleSet: diagnostics.ruleSet) else {
             return diagnostics.suggestion
         }
-        let results = diagnostics.tests.map { (DiagnosticTest(section: $0.section, title: $0.title, configuration: $0.configuration), $0.verdict) }
+        let results = diagnostics.tests.map {
+            (DiagnosticTest(role: $0.role, section: $0.section, title: $0.title, host: diagnostics.target.host), $0.verdict)
+        }
         return ExceptionAdvisor.suggest(under: policy, results: results, ruleSet: diagnostics.ruleSet)
     }
 

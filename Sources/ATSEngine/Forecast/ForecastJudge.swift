@@ -93,7 +93,8 @@ extension DiagnosticsRun {
         let shownHops = outcomes.prefix(shownCount).compactMap { $0 }.flatMap(\.hops)
         let reachability: DiagnosticsReport.Reachability = shownHops.contains { $0.cleartext != nil }
             ? .answered : DiagnosticsReport.reachability(of: observations)
-        let verdict = AuditVerdict(defaultPasses: verdicts.first?.passed ?? false, reachability: reachability, suggestion: suggestion)
+        let defaultPasses = zip(tests, verdicts).first { $0.0.role == .defaultConnection }?.1.passed ?? false
+        let verdict = AuditVerdict(defaultPasses: defaultPasses, reachability: reachability, suggestion: suggestion)
         return ForecastState(verdict: verdict, suggestion: suggestion)
     }
 

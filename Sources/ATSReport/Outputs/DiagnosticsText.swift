@@ -17,9 +17,10 @@ package enum DiagnosticsText {
 
     package static func render(_ report: DiagnosticsReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         var out = header(report.target)
+        var previous: TestOutcome?
         for (index, test) in report.tests.enumerated() {
-            out += self.test(test, index: index, previous: index > 0 ? report.tests[index - 1] : nil, host: report.target.host,
-                             verbose: verbose, palette: palette)
+            out += self.test(test, index: index, previous: previous, host: report.target.host, verbose: verbose, palette: palette)
+            previous = test
         }
         return out + footer(report, verbose: verbose)
     }

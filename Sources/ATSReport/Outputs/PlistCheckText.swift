@@ -88,7 +88,7 @@ package enum PlistCheckText {
 
     package static func needs(_ report: DiagnosticsReport, suggestion: ExceptionSuggestion? = nil) -> String {
         if report.reachability == .unreachable {
-            let reason = report.tests.first?.verdict.reasons.first?.message ?? "no answer"
+            let reason = report.tests.test(.defaultConnection)?.verdict.reasons.first?.message ?? "no answer"
             return "unknown: the host could not be reached (\(esc(reason)))"
         }
         switch suggestion ?? report.suggestion {

@@ -44,7 +44,7 @@ extension ATSProbeCommand {
     struct Diagnose: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "diagnose",
-            abstract: "Run nscurl's 16 ATS tests against each target and say what exception it needs.",
+            abstract: "Run nscurl's \(NSCurlMatrix.count) ATS tests against each target and say what exception it needs.",
             discussion: "Exit codes: 0 the default ATS connection passes for every target; 1 a target needs an exception or cannot load; 2 a target cannot be reached; 64 bad input."
         )
 
