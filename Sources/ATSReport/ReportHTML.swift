@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 import TLSFacts
 
 /// `--format html`: one self-contained page (inline CSS, no script, no network) to hand to a

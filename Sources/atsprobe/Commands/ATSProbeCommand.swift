@@ -1,6 +1,8 @@
 import ATSEngine
 import ATSFiles
+import ATSPolicy
 import ATSProbe
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -22,7 +24,7 @@ struct ATSProbeCommand: AsyncParsableCommand {
         atsprobe <subcommand>
         """,
         discussion: """
-        atsprobe --ats-diagnostics [--verbose] URL   runs nscurl's 16 ATS tests (the same as `atsprobe diagnose URL`).
+        atsprobe --ats-diagnostics [--verbose] URL   runs nscurl's \(NSCurlMatrix.titles.count) ATS tests (the same as `atsprobe diagnose URL`).
         Exit codes: 0 passes default ATS, 1 findings, 2 unreachable, 64 bad input, 70 internal error.
         Documentation: /usr/share/doc/atsprobe/docs (installed with the .deb; docs/ in the source), starting with usage.md.
         """,
@@ -32,7 +34,7 @@ struct ATSProbeCommand: AsyncParsableCommand {
 
     /// Never set: Main turns `--ats-diagnostics` into `diagnose` before parsing. Declared so
     /// that help, the shell completions and the man page (all generated from this model) show it.
-    @Flag(name: .customLong("ats-diagnostics"), help: "Run nscurl's 16 ATS tests on the URL that follows; the same as `atsprobe diagnose URL`, with its options.")
+    @Flag(name: .customLong("ats-diagnostics"), help: ArgumentHelp("Run nscurl's \(NSCurlMatrix.titles.count) ATS tests on the URL that follows; the same as `atsprobe diagnose URL`, with its options."))
     var atsDiagnostics = false
 
     func run() async throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ATSEngine
 import ATSFiles
+import ATSCommandOutputs
 import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials

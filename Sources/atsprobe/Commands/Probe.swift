@@ -1,5 +1,6 @@
 import ATSEngine
 import ATSFiles
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 import ATSPolicy
@@ -29,7 +30,7 @@ extension ATSProbeCommand {
         var failOn: [ProbeCheck] = [.all]
 
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var output: OutputOptions<ProbeOutput>
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -42,17 +43,9 @@ extension ATSProbeCommand {
                 let run = RunInfo(context: context, ruleSet: nil)
                 let judgement = await ProbeJudgement.probe(target, prober: prober, context: context)
                 var sink = OutputSink(path: output.output)
-                let report = ProbeReport(judgement, run: run)
-                switch output.effectiveFormat {
-                case .json:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                case .text:
-                    sink.write(ProbeText.render(target: target, result: judgement.result, report: report, logs: logs,
-                                                palette: colors.palette(format: .text, path: output.output)))
-                default:
-                    // OutputOptions<TextOrJSON> parses no other format.
-                    throw InputError("probe writes text or json only")
-                }
+                let result = ProbeOutput(target: target, result: judgement.result, report: ProbeReport(judgement, run: run), logs: logs)
+                try sink.write(result, as: output.effectiveFormat,
+                               options: RenderOptions(palette: colors.palette(format: output.effectiveFormat, path: output.output)))
                 try sink.finish()
                 return ExitStatus(judgement.severity(failOn: Set(failOn)))
             }

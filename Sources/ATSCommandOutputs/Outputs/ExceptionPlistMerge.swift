@@ -1,3 +1,4 @@
+import ATSReport
 import ATSEngine
 import ATSAdvice
 import ATSFiles
@@ -14,12 +15,11 @@ import TLSFacts
 /// Where the suggested exceptions go: standard output or --output, or merged into the app's
 /// property list (--merge), under its lock.
 extension ExceptionPlist {
-    /// One comment line on `errors` for each target no entry helps, so a script sees why it is missing.
-    package static func reportUnhelpable(_ suggested: SuggestedExceptions, to errors: FileStream) {
-        for item in suggested.unhelpable {
-            let text = "# \(item.host): no exception added for \(item.target): \(item.reason)"
-            errors.write(UntrustedText.escape(text) + "\n")
-        }
+    /// One comment line (for standard error) for each target no entry helps, so a script sees why it is missing.
+    package static func unhelpableLines(_ suggested: SuggestedExceptions) -> String {
+        suggested.unhelpable.map { item in
+            UntrustedText.escape("# \(item.host): no exception added for \(item.target): \(item.reason)") + "\n"
+        }.joined()
     }
 
     /// `--format plist` and `--merge`: the dictionary, or the app's property list (`document`,

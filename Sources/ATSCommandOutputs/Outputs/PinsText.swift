@@ -1,3 +1,4 @@
+import ATSReport
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials

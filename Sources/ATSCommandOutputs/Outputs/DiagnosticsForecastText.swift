@@ -1,3 +1,4 @@
+import ATSReport
 import ATSEngine
 
 /// nscurl-style text's FORECAST lines (`diagnose --forecast`), worded as every report words them

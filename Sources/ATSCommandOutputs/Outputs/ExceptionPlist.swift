@@ -1,3 +1,4 @@
+import ATSReport
 import ATSEngine
 import ATSAdvice
 import ATSPolicy

@@ -1,3 +1,4 @@
+import ATSReport
 /// `diagnose --rules all --format markdown`: a GitHub-flavoured table per target (tests down,
 /// rule sets across), the default connection's verdict per rule set and what the host needs
 /// under each, for a ticket or a pull-request comment. Text from the input or the network is

@@ -1,3 +1,4 @@
+import ATSReport
 import ATSFiles
 import ATSEngine
 import ATSPolicy
@@ -8,16 +9,6 @@ import Foundation
 #endif
 import TextSupport
 import TLSFacts
-
-/// The formats the audit's sink writes: JSON Lines, text as each target finishes (and the
-/// matrix at the end), one merged exception dictionary, or a report once every target is done.
-package enum AuditSinkFormat: Sendable, Equatable {
-    case text, json, plist
-    case report(ReportFormat)
-
-    /// The report formats, which need every target before their first line.
-    package var isReport: Bool { if case .report = self { true } else { false } }
-}
 
 /// The live progress line the sink keeps up to date (terminal I/O: the executable's
 /// `AuditProgress`); the sink tells it what started and finished, and clears it before writing.
@@ -34,7 +25,11 @@ package protocol AuditProgressDisplay: Sendable {
 /// merge at the end. Every format is rendered from the record (`AuditRecord`, ATSReport): the
 /// same typed value the JSON Lines carry and `atsprobe report` decodes, so the two agree.
 package actor AuditSink<Progress: AuditProgressDisplay> {
-    private let format: AuditSinkFormat
+    /// One of `AuditFormats.formats`: text, JSON Lines and plist as targets finish (`AuditFormats.streamed`),
+    /// any other `Report` renders once every target is done.
+    private let format: OutputFormat
+    /// The format is a report's, written at the end.
+    private var isReport: Bool { !AuditFormats.streamed.contains(format) }
     private let verbose: Bool
     private let quiet: Bool
     private let palette: Palette
@@ -67,7 +62,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
 
     /// `output` is standard output or the --output file, `records` the --records file, `errors`
     /// standard error: the caller opens them.
-    package init(format: AuditSinkFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, output: FileStream,
+    package init(format: OutputFormat, verbose: Bool, quiet: Bool, palette: Palette, run: RunInfo, output: FileStream,
                  records: FileStream?, errors: FileStream, progress: Progress, baseline: BaselineInput? = nil,
                  junitCases: ReportJUnit.Cases = .targets, sarifCategory: String? = nil, metricsLabels: MetricsLabels = MetricsLabels(),
                  replacement: PendingReplacement? = nil) {
@@ -158,7 +153,7 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         progress.clear()
         if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
         // A report of what finished (the targets still running are not in it).
-        if case .report(let report) = format { writeReport(report) }
+        if isReport { writeReport() }
         let lost = running.isEmpty ? "" : ", \(running.count) still running not reported"
         // The matrix of what finished, as `atsprobe report` of the --records file draws it.
         if format == .text { handle.write(matrix.render()) }
@@ -171,11 +166,8 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     /// Writes the plist or the report (if that is the format), clears the progress line, prints the summary.
     package func finish() throws {
         done = true
-        switch format {
-        case .plist: handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions)))
-        case .report(let report): writeReport(report)
-        case .text, .json: break
-        }
+        if format == .plist { handle.write(try ExceptionPlist.render(ATSConfiguration(exceptionDomains: exceptions))) }
+        if isReport { writeReport() }
         progress.clear()
         if format == .text { handle.write(matrix.render()) }
         if let baseline {
@@ -200,33 +192,32 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         records?.write(data)
         tally.add(record.verdict, keys: record.exceptionKeys.map(\.key))
         if let seconds = ReportForecast.secondsUntilWorse(record) { soonestWorseningSeconds = min(soonestWorseningSeconds ?? seconds, seconds) }
-        switch format {
-        case .json:
+        // plist and the reports are written at the end.
+        if format == .json {
             progress.clear()
             handle.write(data)
-        case .text:
+        } else if format == .text {
             progress.clear()
             handle.write(ReportText.entry(record, verbose: verbose, palette: palette))
             matrix.add(record)
-        case .report:
-            break
-        case .plist:
-            // plist is written at the end.
-            break
         }
-        if format.isReport { collected.append(record.withoutHandshakes) }
+        if isReport { collected.append(record.withoutHandshakes) }
         if baseline != nil { sides.append(BaselineComparison.Side(record)) }
         // Drawn again at once: a line written after the bar must not leave it erased.
         progress.update(tally, force: true)
     }
 
-    /// The report of what finished; SARIF with its category, cut to GitHub's limit with a warning.
-    private func writeReport(_ format: ReportFormat) {
-        let report = Report(collected)
-        guard format == .sarif else { return handle.write(report.render(format, verbose: verbose, junitCases: junitCases, metricsLabels: metricsLabels)) }
-        let (log, warning) = ReportSARIF.audit(report).finished(category: sarifCategory)
-        handle.write(log.json)
-        if let warning { warn(warning) }
+    /// The report of what finished, by `Report`'s registry (SARIF with its category, cut to
+    /// GitHub's limit with a warning).
+    private func writeReport() {
+        let options = RenderOptions(verbose: verbose, junitCases: junitCases, sarifCategory: sarifCategory, metricsLabels: metricsLabels)
+        do {
+            let rendered = try Report(collected).rendered(format, options: options)
+            handle.write(rendered.text)
+            errors.write(rendered.standardError)
+        } catch {
+            warn("\(error)")
+        }
     }
 
     /// "atsprobe: <message>" on standard error.

@@ -19,8 +19,6 @@ extension ForecastStateJSON {
     init(_ state: ForecastState) {
         self.init(verdict: state.verdict, exception: state.exception)
     }
-
-    var state: ForecastState { ForecastState(verdict: verdict, exception: exception) }
 }
 
 extension ForecastChangeJSON {
@@ -39,12 +37,12 @@ extension RenewalJSON {
 }
 
 /// The three fields a record carries with `--forecast`.
-struct ForecastFields {
-    let window: ForecastWindowJSON?
-    let changes: [ForecastChangeJSON]?
-    let renewal: RenewalJSON?
+package struct ForecastFields {
+    package let window: ForecastWindowJSON?
+    package let changes: [ForecastChangeJSON]?
+    package let renewal: RenewalJSON?
 
-    init(_ forecast: TargetForecast?) {
+    package init(_ forecast: TargetForecast?) {
         window = forecast.map(ForecastWindowJSON.init)
         changes = forecast.map { $0.changes.map(ForecastChangeJSON.init) }
         renewal = forecast?.renewal.map(RenewalJSON.init)

@@ -1,3 +1,4 @@
+import ATSReport
 /// `diagnose --rules all --format csv`: one row per target and nscurl test, RFC 4180, with
 /// stable columns: `url`, `handshakes`, `section`, `test`, then one per rule set (PASS, FAIL,
 /// or empty when not run), in the order the run used (releases oldest first, then Apple's

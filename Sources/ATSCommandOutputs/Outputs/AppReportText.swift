@@ -1,3 +1,4 @@
+import ATSReport
 import ATSAdvice
 import ATSApp
 import ATSEngine

@@ -1,3 +1,4 @@
+import ATSReport
 import ATSApp
 import ATSEngine
 import ATSAdvice

@@ -1,3 +1,4 @@
+import ATSReport
 import TLSFacts
 
 /// `diagnose --rules all --format html`: one self-contained page (inline CSS, no script, no

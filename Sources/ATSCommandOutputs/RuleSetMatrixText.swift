@@ -1,3 +1,4 @@
+import ATSReport
 import TLSFacts
 
 /// `diagnose --rules all` as text: one grid per target, nscurl's tests down, rule sets across in

@@ -1,3 +1,4 @@
+import ATSReport
 import ATSPolicy
 import ATSEngine
 
