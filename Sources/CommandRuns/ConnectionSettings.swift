@@ -1,3 +1,4 @@
+import ATSReport
 import ATSEngine
 import ATSFiles
 import ATSPolicy
