@@ -141,7 +141,7 @@ public struct RunContext: Sendable {
         } catch let error as TrustSetupError {
             throw .setup(error)
         } catch {
-            throw .setup(TrustSetupError(path: nil, reason: String(describing: error)))
+            throw .setup(TrustSetupError(.engineUnavailable, path: nil, reason: String(describing: error)))
         }
     }
 

@@ -50,7 +50,7 @@ package final class TrustStore: @unchecked Sendable {
 
     package init(options: AnchorConfiguration) throws(TrustSetupError) {
         OpenSSLErrors.clear()
-        guard let store = X509_STORE_new() else { throw TrustSetupError(path: nil, reason: "cannot create an X509 store") }
+        guard let store = X509_STORE_new() else { throw TrustSetupError(.storeUnavailable, path: nil, reason: "cannot create an X509 store") }
         self.store = store
         // deinit does not run when init throws: free the store on every error path.
         var finished = false
@@ -65,7 +65,7 @@ package final class TrustStore: @unchecked Sendable {
         // user anchor joins the store, and no other store is compared.
         if let file = options.appAnchorFile {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
-            guard !certificates.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            guard !certificates.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
                 appFingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
                 _ = X509_STORE_add_cert(store, cert.pointer)
@@ -99,7 +99,7 @@ package final class TrustStore: @unchecked Sendable {
         // user's fingerprints, so chains ending there count as system (public) roots.
         if let file = options.additionalSystemAnchorsFile {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
-            guard !certificates.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            guard !certificates.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
                 // With app anchors the system store ends no chain; it still tells a system root.
                 if options.appAnchorFile == nil { _ = X509_STORE_add_cert(store, cert.pointer) }
@@ -118,15 +118,15 @@ package final class TrustStore: @unchecked Sendable {
             OpenSSLErrors.clear()
         }
         if options.appAnchorFile != nil, options.caFile != nil || options.caDirectory != nil {
-            throw TrustSetupError(path: nil, reason: "anchors an app sets replace the user's: give one or the other, not both")
+            throw TrustSetupError(.appAnchorsWithUserRoots, path: nil, reason: "anchors an app sets replace the user's: give one or the other, not both")
         }
         if let file = options.caFile {
             try add(file: file, required: true)
-            guard !fingerprints.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            guard !fingerprints.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
         }
         if let directory = options.caDirectory {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-                throw TrustSetupError(path: directory, reason: "not a readable directory")
+                throw TrustSetupError(.unreadableDirectory, path: directory, reason: "not a readable directory")
             }
             // Only regular files: a FIFO would block the read forever, a device may never end.
             for name in names.sorted().prefix(TrustStore.anchorFileLimit) where !name.hasPrefix(".") {
@@ -313,16 +313,16 @@ package final class TrustStore: @unchecked Sendable {
             // change the verdict), and never the file's fault.
             let local = BoundedFile.isResourceExhaustion(error)
             if !required && !local { return [] }
-            throw TrustSetupError(path: path, reason: "cannot read file (\(error.reason))", isLocalResource: local)
+            throw TrustSetupError(.unreadableFile, path: path, reason: "cannot read file (\(error.reason))", isLocalResource: local)
         }
         guard let bio = try? MemoryBIO(copying: bytes) else {
-            throw TrustSetupError(path: path, reason: "cannot read file (out of memory)", isLocalResource: true)
+            throw TrustSetupError(.unreadableFile, path: path, reason: "cannot read file (out of memory)", isLocalResource: true)
         }
         var certificates: [X509Certificate] = []
         while let cert = X509Certificate.readPEM(from: bio) {
             guard certificates.count < userAnchorLimit else {
                 OpenSSLErrors.clear()
-                throw TrustSetupError(path: path, reason: "more than \(userAnchorLimit) certificates: not a file of anchors (a bundle of every public root holds about 150)")
+                throw TrustSetupError(.tooManyCertificates, path: path, reason: "more than \(userAnchorLimit) certificates: not a file of anchors (a bundle of every public root holds about 150)")
             }
             certificates.append(cert)
         }

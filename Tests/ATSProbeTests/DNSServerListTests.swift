@@ -74,4 +74,19 @@ import ATSTestServers
             #expect(error.description == "'1.1.1.1\\x07': '1.1.1.1\\x07' is not an IPv4 or IPv6 address (with an optional :PORT)")
         }
     }
+
+    /// A list c-ares refuses is a setup error by its code (issue 39, item 7): the command line
+    /// names --dns-servers by `code`, never by the English of the line, which stays as it was.
+    @Test func aListCAresRefusesIsASetupErrorWithItsCode() throws {
+        let runtime = try ProbeRuntime.shared
+        do {
+            _ = try Prober(options: ProbeOptions(dnsServers: "not-an-address"), runtime: runtime)
+            Issue.record("accepted")
+        } catch let error as ProbeSetupError {
+            #expect(error.code == .dnsServersUnusable)
+            #expect(error.path == nil)
+            #expect(error.reason.hasPrefix("DNS servers 'not-an-address': "), "\(error.reason)")
+            #expect(error.description == "the DNS servers cannot be used: " + error.reason)
+        }
+    }
 }
