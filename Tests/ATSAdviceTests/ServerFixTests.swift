@@ -93,7 +93,7 @@ import TLSFacts
         #expect(blamesKey == tooSmall, "\(fixes.map(\.change))")
         let policy = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException()]),
                                      host: "example.com", ruleSet: .documented)
-        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented, certificateViolations: [])
         #expect(verdict.reasons.contains { $0.kind == .leafKeyTooSmall } == tooSmall)
     }
 
