@@ -77,7 +77,7 @@ package struct AppJSON: Encodable {
             let tightening = result?.tightening
             tight = tightening?.isTight
             findings = tightening?.findings
-            tighteningNotes = tightening?.notes
+            tighteningNotes = tightening?.notes.map(\.text)
             unusedEntries = tightening == nil ? nil : result?.unusedEntries
             tightened = tightening.map { .dictionary($0.tightened) }
             tightenedPlist = result?.tightenedPlist

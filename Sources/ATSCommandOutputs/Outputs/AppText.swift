@@ -128,7 +128,7 @@ package enum AppText {
                 any = true
                 out += "  \(name): NSExceptionDomains entry \"\(esc(entry))\": no host found in the app falls under it (kept: a host built at run time may)\n"
             }
-            for note in result.tightening?.notes ?? [] { out += "  \(name): note: \(esc(note))\n" }
+            for note in result.tightening?.notes ?? [] { out += "  \(name): note: \(esc(note.text))\n" }
             if result.checks.isEmpty && result.bundle.atsDictionary != nil {
                 out += "  \(name): no host found under its dictionary; not compared\n"
             }

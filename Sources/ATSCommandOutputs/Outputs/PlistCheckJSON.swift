@@ -34,7 +34,7 @@ package struct PlistCheckJSON: Encodable {
         self.ruleSet = ruleSet.id
         targets = checks.map(TargetJSON.init)
         findings = tightening.findings
-        notes = tightening.notes
+        notes = tightening.notes.map(\.text)
         tight = tightening.isTight
         tightened = .dictionary(tightening.tightened)
         self.tightenedPlist = tightenedPlist

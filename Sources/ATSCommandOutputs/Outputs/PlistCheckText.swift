@@ -34,7 +34,7 @@ package enum PlistCheckText {
                     + "\(finding.appValue) -> \(finding.neededValue): \(finding.message)\n"
             }
         }
-        for note in tightening.notes { out += "  note: \(note)\n" }
+        for note in tightening.notes { out += "  note: \(note.text)\n" }
         if !tightening.isTight {
             out += "\nTightened NSAppTransportSecurity (the app's dictionary with the exceptions the hosts need):\n"
             out += tightenedPlist

@@ -30,7 +30,7 @@ public struct LoadCheckContext: Sendable {
     public var certificateViolations: [CertificateRuleViolation]
 
     public init(observation: Observation, policy: EffectivePolicy, ruleSet: RuleSet,
-                certificateViolations: [CertificateRuleViolation] = []) {
+                certificateViolations: [CertificateRuleViolation]) {
         self.observation = observation
         self.policy = policy
         self.ruleSet = ruleSet
