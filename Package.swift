@@ -96,15 +96,22 @@ let package = Package(
         // no OpenSSL, c-ares or epoll (ContractDependencyTests), so a tool that only reads atsprobe's
         // JSON depends on this.
         .target(name: "ATSContract", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice"]),
-        // The renderers over the JSON contract (ATSContract, re-exported): the reports (text, HTML, CSV,
-        // Markdown, JUnit, SARIF), the documents written from the engine's reports, and every
-        // command's renderers (Outputs/: nscurl's text, probe, pins, cert, plist check, app).
+        // The renderers over the JSON contract alone (ATSContract, re-exported): the reports (text, HTML, CSV,
+        // Markdown, JUnit, SARIF, metrics) `atsprobe report` writes from a file, the baseline comparison,
+        // the one output format type and the registry each command's result declares its formats in
+        // (OutputRegistry), and the renderers that take no engine value (plist lint's and explain's text).
+        // Links no OpenSSL, c-ares or epoll (ContractDependencyTests).
         .target(name: "ATSReport", dependencies: ["ATSContract", "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
-                                                  "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
+                                                  "ATSFiles"]),
+        // Each command's output over the engine's values (package access; not a product): the renderers
+        // that still take engine reports (Outputs/: nscurl's text, cert, plist check, app), the audit's
+        // sink, --rules all's grid; each command's result and its formats (OutputRegistry).
+        .target(name: "ATSCommandOutputs", dependencies: ["ATSReport", "ATSContract", "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions",
+                                                          "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
         // The command line's files: write(2) streams, bounded whole-file reads, atomic replacement
         // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits
-        // with ATSProbe's `ResumeOnce`) (`package` access; not a product).
-        .target(name: "ATSFiles", dependencies: ["TextSupport", "TLSFacts", "ATSProbe"]),
+        // with `ResumeOnce`) (`package` access; not a product). No OpenSSL, c-ares or epoll.
+        .target(name: "ATSFiles", dependencies: ["TextSupport", "TLSFacts"]),
         // The command line repaired before argument-parser parses it (did-you-mean, nscurl's
         // --ats-diagnostics, an option before the subcommand), over any root command's model.
         .target(name: "ArgumentRepair", dependencies: ["TextSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -135,12 +142,12 @@ let package = Package(
         // its progress line and signals, app's, plist check's, explain's, pins', serve's), the process's probe
         // runtime and the exit status (`package` access; not a product).
         .target(name: "CommandRuns", dependencies: ["TextSupport", "TLSFacts", "PropertyList", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe",
-                                                    "ATSEngine", "ATSApp", "ATSReport", "ATSFiles", "ATSServe"]),
+                                                    "ATSEngine", "ATSApp", "ATSReport", "ATSCommandOutputs", "ATSFiles", "ATSServe"]),
         .executableTarget(
             name: "atsprobe",
             dependencies: [
                 "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSReport",
-                "ATSFiles", "ArgumentRepair", "CommandRuns",
+                "ATSCommandOutputs", "ATSFiles", "ArgumentRepair", "CommandRuns",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
@@ -162,17 +169,17 @@ let package = Package(
         .testTarget(name: "ATSAdviceTests", dependencies: ["TextSupport", "TestSupport", "ATSAdvice", "ATSPolicy", "ATSPolicyFixtures", "TLSFacts", "PropertyList", "PropertyListPositions"]),
         // Trust offline: the evaluator, its cache, the fetch address policy, chains read from files.
         .testTarget(name: "ATSTrustTests", dependencies: ["ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
-        .testTarget(name: "ATSProbeTests", dependencies: ["TextSupport", "ATSProbe", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
+        .testTarget(name: "ATSProbeTests", dependencies: ["TextSupport", "ATSProbe", "ATSFiles", "ATSTrust", "ATSPolicy", "TLSFacts", "ATSTestServers", "TestSupport", "OpenSSLSupport"]),
         // The engine's scheduler with a fake runner (milliseconds), and against loopback servers.
         .testTarget(name: "ATSEngineTests", dependencies: ["TextSupport", "ATSEngine", "ATSPolicy", "ATSAdvice", "ATSProbe", "ATSTrust", "PropertyList", "TLSFacts", "ATSTestServers", "TestSupport", "ATSFiles"]),
         // The report library alone: records read, merged, escaped and written without the executable.
-        .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "ATSPolicy", "PropertyList", "TestSupport", "TLSFacts"]),
+        .testTarget(name: "ATSReportTests", dependencies: ["TextSupport", "ATSReport", "ATSCommandOutputs", "ATSPolicy", "PropertyList", "TestSupport", "TLSFacts"]),
         // CommandLineRepair over a small command tree of its own, without the binary.
         .testTarget(name: "ArgumentRepairTests", dependencies: ["ArgumentRepair", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "ATSAppTests", dependencies: ["ATSApp", "ATSAppFixtures", "ATSPolicy", "TLSFacts", "PropertyList", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ATSAdvice", "ATSPolicy", "ATSProbe", "ATSTrust", "ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe"),
+            dependencies: ["ATSAdvice", "ATSPolicy", "ATSProbe", "ATSTrust", "ATSReport", "ATSCommandOutputs", "ATSTestServers", "ATSAppFixtures", "TLSFacts", "TestSupport", "PropertyList", .target(name: "atsprobe"),
                            .target(name: "EmbeddingExample")]
         ),
     ]

@@ -22,13 +22,13 @@ package final class DirectoryTree: FileTree {
         try walk("", depth: 0)
     }
 
-    private func fail(_ problem: String) -> AppReadError { AppReadError(path: source, problem: problem) }
+    private func fail(_ code: AppReadError.Code, _ problem: String) -> AppReadError { AppReadError(code, path: source, problem: problem) }
 
     private func walk(_ relative: String, depth: Int) throws(AppReadError) {
-        guard depth < limits.maximumDepth else { throw fail("directories nested more than \(limits.maximumDepth) deep; refused") }
+        guard depth < limits.maximumDepth else { throw fail(.limitExceeded, "directories nested more than \(limits.maximumDepth) deep; refused") }
         let full = relative.isEmpty ? root : root + "/" + relative
         guard let dir = opendir(full) else {
-            throw fail("cannot read directory '\(UntrustedText.escape(relative, limit: 200))': \(String(cString: strerror(errno)))")
+            throw fail(.unreadable, "cannot read directory '\(UntrustedText.escape(relative, limit: 200))': \(String(cString: strerror(errno)))")
         }
         var names: [String] = []
         while let item = readdir(dir) {
@@ -41,7 +41,7 @@ package final class DirectoryTree: FileTree {
         for name in names.sorted() {
             let path = relative.isEmpty ? name : relative + "/" + name
             guard entries.count < limits.maximumEntries else {
-                throw fail("more than \(limits.maximumEntries) files (the entry limit can be raised)")
+                throw fail(.limitExceeded, "more than \(limits.maximumEntries) files (the entry limit can be raised)")
             }
             var info = stat()
             guard lstat(root + "/" + path, &info) == 0 else { continue }
@@ -68,18 +68,18 @@ package final class DirectoryTree: FileTree {
         let full = root + "/" + entry.path
         // O_NONBLOCK: a file swapped for a FIFO since the walk must not block the open.
         let fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { throw fail("cannot read '\(UntrustedText.escape(entry.path, limit: 200))': \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw fail(.unreadable, "cannot read '\(UntrustedText.escape(entry.path, limit: 200))': \(String(cString: strerror(errno)))") }
         var info = stat()
         let regular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
         close(fd)
-        guard regular else { throw fail("'\(UntrustedText.escape(entry.path, limit: 200))' is no longer a regular file") }
+        guard regular else { throw fail(.changed, "'\(UntrustedText.escape(entry.path, limit: 200))' is no longer a regular file") }
         do {
             return try BoundedFile.read(full, limit: limit)
         } catch {
             switch error {
-            case .tooLarge: throw fail("'\(UntrustedText.escape(entry.path, limit: 200))' is more than \(limit) bytes")
-            case .system(let code): throw fail("cannot read '\(UntrustedText.escape(entry.path, limit: 200))': \(String(cString: strerror(code)))")
-            case .notAFile(let kind): throw fail("'\(UntrustedText.escape(entry.path, limit: 200))' is \(kind), not a file")
+            case .tooLarge: throw fail(.limitExceeded, "'\(UntrustedText.escape(entry.path, limit: 200))' is more than \(limit) bytes")
+            case .system(let code): throw fail(.unreadable, "cannot read '\(UntrustedText.escape(entry.path, limit: 200))': \(String(cString: strerror(code)))")
+            case .notAFile(let kind): throw fail(.unreadable, "'\(UntrustedText.escape(entry.path, limit: 200))' is \(kind), not a file")
             }
         }
     }
@@ -87,19 +87,19 @@ package final class DirectoryTree: FileTree {
     package func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
         let shown = UntrustedText.escape(entry.path, limit: 200)
         let fd = open(root + "/" + entry.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { throw fail("cannot read '\(shown)': \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw fail(.unreadable, "cannot read '\(shown)': \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw fail("'\(shown)' is no longer a regular file") }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw fail(.changed, "'\(shown)' is no longer a regular file") }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var total = 0
         while true {
             let count = chunk.withUnsafeMutableBytes { readFile(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw fail("cannot read '\(shown)': \(String(cString: strerror(errno)))") }
+            guard count >= 0 else { throw fail(.unreadable, "cannot read '\(shown)': \(String(cString: strerror(errno)))") }
             if count == 0 { return }
             total += count
-            guard total <= limit else { throw fail("'\(shown)' is more than \(limit) bytes") }
+            guard total <= limit else { throw fail(.limitExceeded, "'\(shown)' is more than \(limit) bytes") }
             body(chunk[..<count])
         }
     }

@@ -38,11 +38,11 @@ package final class ZipArchive: FileTree {
         source = path
         self.limits = limits
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw AppReadError(path: path, problem: "cannot open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw AppReadError(.unreadable, path: path, problem: "cannot open: \(String(cString: strerror(errno)))") }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             close(fd)
-            throw AppReadError(path: path, problem: "cannot read: \(String(cString: strerror(errno)))")
+            throw AppReadError(.unreadable, path: path, problem: "cannot read: \(String(cString: strerror(errno)))")
         }
         descriptor = fd
         fileSize = Int(info.st_size)
@@ -54,19 +54,19 @@ package final class ZipArchive: FileTree {
     /// Why a ZIP64 archive is refused, and how to make one this reader takes.
     static let zip64Refusal = "ZIP64 is not supported (re-create the archive without it, e.g. zip -fz-)"
 
-    private func fail(_ problem: String) -> AppReadError { AppReadError(path: source, problem: problem) }
+    private func fail(_ code: AppReadError.Code, _ problem: String) -> AppReadError { AppReadError(code, path: source, problem: problem) }
 
     /// Bytes at `offset`, exactly `count` of them, or a "truncated" error.
     private func bytes(at offset: Int, count: Int) throws(AppReadError) -> [UInt8] {
         guard offset >= 0, count >= 0, offset <= fileSize, count <= fileSize - offset else {
-            throw fail("not a zip archive (truncated or damaged)")
+            throw fail(.notAnArchive, "not a zip archive (truncated or damaged)")
         }
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
             let n = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw fail("cannot read: \(n < 0 ? String(cString: strerror(errno)) : "unexpected end of file")") }
+            guard n > 0 else { throw fail(.unreadable, "cannot read: \(n < 0 ? String(cString: strerror(errno)) : "unexpected end of file")") }
             done += n
         }
         return buffer
@@ -78,21 +78,21 @@ package final class ZipArchive: FileTree {
         let tail = try bytes(at: fileSize - tailLength, count: tailLength)
         guard tailLength >= 22, let eocd = stride(from: tailLength - 22, through: 0, by: -1).first(where: {
             tail.le32($0) == 0x0605_4B50
-        }) else { throw fail("not a zip archive (no end of central directory)") }
+        }) else { throw fail(.notAnArchive, "not a zip archive (no end of central directory)") }
         let total = Int(tail.le16(eocd + 10))
         let directorySize = Int(tail.le32(eocd + 12))
         let directoryOffset = Int(tail.le32(eocd + 16))
         // A saturated field means the real value is in a ZIP64 record (APPNOTE 4.4.1.4): over
         // 65,535 entries or 4 GiB, or `zip -fz`, which writes ZIP64 records whatever the sizes.
         if total == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-            throw fail(ZipArchive.zip64Refusal)
+            throw fail(.unsupported, ZipArchive.zip64Refusal)
         }
         // Refused before the directory is read: a 10,000-entry archive costs 22 bytes of reading.
         guard total <= limits.maximumEntries else {
-            throw fail("\(total) entries, more than the limit of \(limits.maximumEntries) (the entry limit can be raised)")
+            throw fail(.limitExceeded, "\(total) entries, more than the limit of \(limits.maximumEntries) (the entry limit can be raised)")
         }
         guard directorySize <= total * (46 + 3 * 65_535), directoryOffset + directorySize <= fileSize - tailLength + eocd else {
-            throw fail("not a zip archive (central directory out of bounds)")
+            throw fail(.notAnArchive, "not a zip archive (central directory out of bounds)")
         }
         let directory = try bytes(at: directoryOffset, count: directorySize)
 
@@ -101,7 +101,7 @@ package final class ZipArchive: FileTree {
         var spans: [(start: Int, end: Int, name: String)] = []
         for _ in 0..<total {
             guard cursor + 46 <= directory.count, directory.le32(cursor) == 0x0201_4B50 else {
-                throw fail("not a zip archive (damaged central directory)")
+                throw fail(.notAnArchive, "not a zip archive (damaged central directory)")
             }
             let madeBy = directory.le16(cursor + 4)
             let record = Record(method: directory.le16(cursor + 10), flags: directory.le16(cursor + 8),
@@ -111,7 +111,7 @@ package final class ZipArchive: FileTree {
             let nameLength = Int(directory.le16(cursor + 28))
             let extraLength = Int(directory.le16(cursor + 30)), commentLength = Int(directory.le16(cursor + 32))
             let externalAttributes = directory.le32(cursor + 38)
-            guard cursor + 46 + nameLength <= directory.count else { throw fail("not a zip archive (damaged central directory)") }
+            guard cursor + 46 + nameLength <= directory.count else { throw fail(.notAnArchive, "not a zip archive (damaged central directory)") }
             let nameBytes = directory[(cursor + 46)..<(cursor + 46 + min(nameLength, limits.maximumNameBytes + 1))]
             let rawName = String(decoding: nameBytes, as: UTF8.self)
             let shown = UntrustedText.escape(rawName, limit: 200)
@@ -120,40 +120,40 @@ package final class ZipArchive: FileTree {
             // would be reported as if it were real.
             if record.compressedSize == 0xFFFF_FFFF || record.uncompressedSize == 0xFFFF_FFFF
                 || record.localHeaderOffset == 0xFFFF_FFFF || directory.le16(cursor + 34) == 0xFFFF {
-                throw fail("entry '\(shown)': \(ZipArchive.zip64Refusal)")
+                throw fail(.unsupported, "entry '\(shown)': \(ZipArchive.zip64Refusal)")
             }
             cursor += 46 + nameLength + extraLength + commentLength
 
             // Bounded before the name is split: every ancestor of an entry becomes a directory of
             // the index (AppReader), so an unbounded name costs its length times its depth.
             guard nameLength <= limits.maximumNameBytes else {
-                throw fail("entry '\(shown)' has a name of \(nameLength) bytes, more than the limit of \(limits.maximumNameBytes); refused")
+                throw fail(.limitExceeded, "entry '\(shown)' has a name of \(nameLength) bytes, more than the limit of \(limits.maximumNameBytes); refused")
             }
             guard let parts = TreePath.components(rawName), !parts.isEmpty else {
-                throw fail("entry '\(shown)' points outside the archive (path traversal); refused")
+                throw fail(.unsafeEntry, "entry '\(shown)' points outside the archive (path traversal); refused")
             }
             guard parts.count <= limits.maximumDepth else {
-                throw fail("entry '\(shown)' is nested \(parts.count) deep, more than the limit of \(limits.maximumDepth); refused")
+                throw fail(.limitExceeded, "entry '\(shown)' is nested \(parts.count) deep, more than the limit of \(limits.maximumDepth); refused")
             }
             let path = parts.joined(separator: "/")
-            guard seen.insert(path).inserted else { throw fail("entry '\(shown)' appears twice; refused") }
+            guard seen.insert(path).inserted else { throw fail(.unsafeEntry, "entry '\(shown)' appears twice; refused") }
             guard record.uncompressedSize <= limits.maximumEntrySize, record.compressedSize <= limits.maximumEntrySize else {
-                throw fail("entry '\(shown)' is \(record.uncompressedSize) bytes uncompressed, more than the limit of \(limits.maximumEntrySize); refused")
+                throw fail(.limitExceeded, "entry '\(shown)' is \(record.uncompressedSize) bytes uncompressed, more than the limit of \(limits.maximumEntrySize); refused")
             }
             declaredTotal += record.uncompressedSize
             guard declaredTotal <= limits.maximumTotalSize else {
-                throw fail("more than \(limits.maximumTotalSize) bytes uncompressed in all; refused")
+                throw fail(.limitExceeded, "more than \(limits.maximumTotalSize) bytes uncompressed in all; refused")
             }
             if record.uncompressedSize > limits.ratioFloor,
                record.uncompressedSize / max(record.compressedSize, 1) > limits.maximumRatio {
-                throw fail("entry '\(shown)' expands \(record.uncompressedSize / max(record.compressedSize, 1)):1 (a zip bomb?), more than the limit of \(limits.maximumRatio):1; refused")
+                throw fail(.unsafeEntry, "entry '\(shown)' expands \(record.uncompressedSize / max(record.compressedSize, 1)):1 (a zip bomb?), more than the limit of \(limits.maximumRatio):1; refused")
             }
             spans.append((record.localHeaderOffset, record.localHeaderOffset + 30 + record.compressedSize, shown))
 
             // Unix mode in the high 16 bits when the archive was made on Unix (madeBy 3).
             let mode = (madeBy >> 8) == 3 ? externalAttributes >> 16 : 0
             if mode & 0o170000 == 0o120000 {
-                guard record.compressedSize <= 4096, record.uncompressedSize <= 4096 else { throw fail("symlink '\(shown)' is too long; refused") }
+                guard record.compressedSize <= 4096, record.uncompressedSize <= 4096 else { throw fail(.limitExceeded, "symlink '\(shown)' is too long; refused") }
                 records[path] = record
                 let target = String(decoding: try inflate(record, name: shown, limit: 4096), as: UTF8.self)
                 entries.append(TreeEntry(path: path, kind: .symlink(target: target), size: 0))
@@ -168,20 +168,20 @@ package final class ZipArchive: FileTree {
         // archives never overlap.
         spans.sort { $0.start < $1.start }
         for (a, b) in zip(spans, spans.dropFirst()) where a.end > b.start {
-            throw fail("entries '\(a.name)' and '\(b.name)' overlap (a zip bomb?); refused")
+            throw fail(.unsafeEntry, "entries '\(a.name)' and '\(b.name)' overlap (a zip bomb?); refused")
         }
         if let last = spans.last, last.end > directoryOffset {
-            throw fail("entry '\(last.name)' runs into the central directory; refused")
+            throw fail(.unsafeEntry, "entry '\(last.name)' runs into the central directory; refused")
         }
     }
 
     package func read(_ entry: TreeEntry, limit: Int) throws(AppReadError) -> [UInt8] {
-        guard let record = records[entry.path] else { throw fail("no file '\(UntrustedText.escape(entry.path, limit: 200))' in the archive") }
+        guard let record = records[entry.path] else { throw fail(.missingEntry, "no file '\(UntrustedText.escape(entry.path, limit: 200))' in the archive") }
         return try inflate(record, name: UntrustedText.escape(entry.path, limit: 200), limit: limit)
     }
 
     package func stream(_ entry: TreeEntry, limit: Int, _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
-        guard let record = records[entry.path] else { throw fail("no file '\(UntrustedText.escape(entry.path, limit: 200))' in the archive") }
+        guard let record = records[entry.path] else { throw fail(.missingEntry, "no file '\(UntrustedText.escape(entry.path, limit: 200))' in the archive") }
         try stream(record, name: UntrustedText.escape(entry.path, limit: 200), limit: limit, body)
     }
 
@@ -198,12 +198,12 @@ package final class ZipArchive: FileTree {
     /// produce; the CRC-32 is checked at the end.
     private func stream(_ record: Record, name: String, limit: Int, piece: Int = 1 << 20,
                         _ body: (ArraySlice<UInt8>) -> Void) throws(AppReadError) {
-        guard record.flags & 1 == 0 else { throw fail("entry '\(name)' is encrypted; refused") }
+        guard record.flags & 1 == 0 else { throw fail(.unsupported, "entry '\(name)' is encrypted; refused") }
         guard record.uncompressedSize <= limit else {
-            throw fail("entry '\(name)' is \(record.uncompressedSize) bytes, more than the limit of \(limit)")
+            throw fail(.limitExceeded, "entry '\(name)' is \(record.uncompressedSize) bytes, more than the limit of \(limit)")
         }
         let header = try bytes(at: record.localHeaderOffset, count: 30)
-        guard header.le32(0) == 0x0403_4B50 else { throw fail("entry '\(name)' has no local header (damaged archive)") }
+        guard header.le32(0) == 0x0403_4B50 else { throw fail(.damagedEntry, "entry '\(name)' has no local header (damaged archive)") }
         let dataStart = record.localHeaderOffset + 30 + Int(header.le16(26)) + Int(header.le16(28))
         var crc: uLong = 0
         func take(_ chunk: ArraySlice<UInt8>) {
@@ -213,7 +213,7 @@ package final class ZipArchive: FileTree {
 
         switch record.method {
         case 0:
-            guard record.compressedSize == record.uncompressedSize else { throw fail("entry '\(name)': stored sizes disagree (damaged archive)") }
+            guard record.compressedSize == record.uncompressedSize else { throw fail(.damagedEntry, "entry '\(name)': stored sizes disagree (damaged archive)") }
             var offset = 0
             while offset < record.compressedSize {
                 let count = min(piece, record.compressedSize - offset)
@@ -223,14 +223,14 @@ package final class ZipArchive: FileTree {
         case 8:
             var stream = z_stream()
             guard inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-                throw fail("zlib could not start (out of memory?)")
+                throw fail(.outOfMemory, "zlib could not start (out of memory?)")
             }
             defer { inflateEnd(&stream) }
             var output = [UInt8](repeating: 0, count: piece)
             var consumed = 0, produced = 0
             var status = Z_OK
             while status != Z_STREAM_END {
-                guard consumed < record.compressedSize else { throw fail("entry '\(name)' is not valid DEFLATE data (damaged archive)") }
+                guard consumed < record.compressedSize else { throw fail(.damagedEntry, "entry '\(name)' is not valid DEFLATE data (damaged archive)") }
                 var input = try bytes(at: dataStart + consumed, count: min(piece, record.compressedSize - consumed))
                 consumed += input.count
                 var overrun = false
@@ -250,18 +250,18 @@ package final class ZipArchive: FileTree {
                     } while status == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
                     stream.next_in = nil
                 }
-                if overrun { throw fail("entry '\(name)' inflates past its declared \(record.uncompressedSize) bytes (a zip bomb?); refused") }
+                if overrun { throw fail(.unsafeEntry, "entry '\(name)' inflates past its declared \(record.uncompressedSize) bytes (a zip bomb?); refused") }
                 guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                    throw fail("entry '\(name)' is not valid DEFLATE data (damaged archive)")
+                    throw fail(.damagedEntry, "entry '\(name)' is not valid DEFLATE data (damaged archive)")
                 }
             }
             guard produced == record.uncompressedSize else {
-                throw fail("entry '\(name)' inflates to \(produced) bytes, not the \(record.uncompressedSize) it declares (damaged archive)")
+                throw fail(.damagedEntry, "entry '\(name)' inflates to \(produced) bytes, not the \(record.uncompressedSize) it declares (damaged archive)")
             }
         default:
-            throw fail("entry '\(name)' uses compression method \(record.method); only stored and DEFLATE are read")
+            throw fail(.unsupported, "entry '\(name)' uses compression method \(record.method); only stored and DEFLATE are read")
         }
-        guard UInt32(crc) == record.crc32 else { throw fail("entry '\(name)' fails its CRC-32 check (damaged archive)") }
+        guard UInt32(crc) == record.crc32 else { throw fail(.damagedEntry, "entry '\(name)' fails its CRC-32 check (damaged archive)") }
     }
 }
 

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
-import ATSProbe
 import Synchronization
 import TextSupport
 import TLSFacts

@@ -72,11 +72,13 @@ package struct SimulatedServer {
         return .success(testObservation(version: version, suite: chosen, key: key, hash: hash, trustProblems: trustProblems))
     }
 
-    /// nscurl's 16 tests against this server, each judged under its own dictionary.
+    /// nscurl's 16 tests against this server, each judged under its own dictionary. The simulated
+    /// chain breaks no Apple certificate rule (said here, not defaulted by the evaluator).
     package func diagnose(host: String = "example.com", ruleSet: RuleSet) -> [(DiagnosticTest, Verdict)] {
         NSCurlMatrix.tests(host: host).map { test in
             let policy = EffectivePolicy(configuration: test.configuration, host: host, ruleSet: ruleSet)
-            return (test, ATSEvaluator.evaluate(handshake(policy.clientOffer(ruleSet: ruleSet)), under: policy, ruleSet: ruleSet))
+            return (test, ATSEvaluator.evaluate(handshake(policy.clientOffer(ruleSet: ruleSet)), under: policy, ruleSet: ruleSet,
+                                                certificateViolations: []))
         }
     }
 

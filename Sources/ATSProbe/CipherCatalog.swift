@@ -29,14 +29,11 @@ struct CipherCatalog: Sendable {
             _ = CATSProbeShims_SSL_CTX_set_min_proto_version(ctx, 0)
             _ = CATSProbeShims_SSL_CTX_set_max_proto_version(ctx, 0)
             _ = SSL_CTX_set_cipher_list(ctx, "ALL:COMPLEMENTOFALL")
-            if let ssl = SSL_new(ctx) {
-                if let list = SSL_get_ciphers(ssl) {
-                    for index in 0..<CATSProbeShims_sk_SSL_CIPHER_num(list) {
-                        guard let cipher = CATSProbeShims_sk_SSL_CIPHER_value(list, index) else { continue }
-                        entries.append(CipherCatalog.entry(for: cipher))
-                    }
+            if let ssl = try? SSLObject(context: context), let list = SSL_get_ciphers(ssl.pointer) {
+                for index in 0..<CATSProbeShims_sk_SSL_CIPHER_num(list) {
+                    guard let cipher = CATSProbeShims_sk_SSL_CIPHER_value(list, index) else { continue }
+                    entries.append(CipherCatalog.entry(for: cipher))
                 }
-                SSL_free(ssl)
             }
         }
         OpenSSLErrors.clear()

@@ -13,8 +13,8 @@ import TLSFacts
 /// changes what is offered; shared by every handshake with that offer.
 final class ClientContext: @unchecked Sendable {
     // Immutable after init; OpenSSL allows SSL_new from many threads on a configured SSL_CTX.
-    private let context: SSLContext
-    var pointer: OpaquePointer { context.pointer }
+    /// The SSL_CTX's owner: each connection's SSL is an `SSLObject` made from it (TLSSession).
+    let context: SSLContext
 
     /// OpenSSL 3.0's names for the groups it can offer. X25519MLKEM768 is not among them: an
     /// offer's groups without a name here are left out of the ClientHello, and the verdict is

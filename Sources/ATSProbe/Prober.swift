@@ -57,7 +57,7 @@ package final class Prober: Sendable {
                 try Resolver(reactor: runtime.reactor, executor: runtime.executor, servers: servers)
             } ?? runtime.resolver
         } catch {
-            throw ProbeSetupError(path: nil, reason: "the DNS servers cannot be used: \(error.reason)")
+            throw ProbeSetupError(.dnsServersUnusable, path: nil, reason: error.reason)
         }
         fetcher = IssuerFetcher(resolver: resolver, runtime: runtime)
     }

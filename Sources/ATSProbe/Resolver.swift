@@ -128,7 +128,7 @@ final class Resolver: @unchecked Sendable {
         self.executor = executor
         let library = Resolver.libraryStatus
         guard library == ARES_SUCCESS else {
-            throw ResolverSetupError(reason: "c-ares could not start: \(Resolver.describe(library))")
+            throw ResolverSetupError(code: .libraryUnavailable, reason: "c-ares could not start: \(Resolver.describe(library))")
         }
         var options = ares_options()
         options.sock_state_cb = { data, descriptor, readable, writable in
@@ -142,7 +142,7 @@ final class Resolver: @unchecked Sendable {
         var created: ares_channel?
         let status = ares_init_options(&created, &options, ARES_OPT_SOCK_STATE_CB)
         guard status == ARES_SUCCESS, let created else {
-            throw ResolverSetupError(reason: "c-ares could not start: \(Resolver.describe(status))")
+            throw ResolverSetupError(code: .libraryUnavailable, reason: "c-ares could not start: \(Resolver.describe(status))")
         }
         channel = created
         if let servers {
@@ -150,7 +150,7 @@ final class Resolver: @unchecked Sendable {
             if status != ARES_SUCCESS {
                 ares_destroy(created)
                 channel = nil
-                throw ResolverSetupError(reason: "DNS servers '\(UntrustedText.escape(servers, limit: 200))': \(Resolver.describe(status))")
+                throw ResolverSetupError(code: .serversRefused, reason: "DNS servers '\(UntrustedText.escape(servers, limit: 200))': \(Resolver.describe(status))")
             }
         }
     }
@@ -480,6 +480,16 @@ final class Resolver: @unchecked Sendable {
 
 /// The resolver could not start, or `--dns-servers` named something c-ares cannot use.
 package struct ResolverSetupError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong, for code: callers compare this, never `reason`'s text.
+    package enum Code: String, Sendable, Hashable, CaseIterable {
+        /// c-ares could not start (its library or a channel).
+        case libraryUnavailable
+        /// c-ares refused the list of servers.
+        case serversRefused
+    }
+
+    package var code: Code
+    /// For people: c-ares's reason.
     package var reason: String
     package var description: String { reason }
 }

@@ -9,7 +9,11 @@ import TLSFacts
 /// (Memory BIOs zeroed every byte before copying it in: 0.5 million instructions per audit
 /// target; callgrind, docs/performance.md.)
 final class TLSSession: @unchecked Sendable {  // used by one task at a time
-    let ssl: OpaquePointer
+    /// The connection's SSL, owned (and freed, with its BIO) by OpenSSLSupport's SSLObject,
+    /// stored inline: no allocation of its own.
+    private let owner: SSLObject
+    /// The SSL, lent for a call while this session lives.
+    var ssl: OpaquePointer { owner.pointer }
     /// The SSL's read and write BIO, owned by the SSL (freed with it).
     private let pipe: OpaquePointer
     let connection: TCPConnection
@@ -22,22 +26,22 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
     private(set) var socketError: Int32?
 
     init(context: ClientContext, connection: TCPConnection) throws(ProbeFailure) {
-        OpenSSLErrors.clear()
-        guard let ssl = SSL_new(context.pointer) else {
-            throw ProbeFailure(kind: .other, detail: "SSL_new failed: \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
+        let owner: SSLObject
+        do {
+            owner = try SSLObject(context: context.context)
+        } catch {
+            throw ProbeFailure(kind: .other, detail: "SSL_new failed: \(OpenSSLErrors.describe(error.entries))")
         }
+        // Thrown below, `owner` goes out of scope and frees the SSL.
         guard let pipe = CATSProbeShims_pipe_new() else {
-            SSL_free(ssl)
             throw ProbeFailure(kind: .other, detail: "cannot make the SSL's BIO: \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
         }
         // An empty pipe means "try again", not EOF, until the socket says so (fill).
-        SSL_set_bio(ssl, pipe, pipe)  // one reference, the SSL's, for both directions
-        self.ssl = ssl
+        SSL_set_bio(owner.pointer, pipe, pipe)  // one reference, the SSL's, for both directions
+        self.owner = owner
         self.pipe = pipe
         self.connection = connection
     }
-
-    deinit { SSL_free(ssl) }
 
     enum Outcome {
         case done(Int32)

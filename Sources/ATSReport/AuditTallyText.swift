@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 
 /// The audit's tally in words: the progress line, the report's "Targets" row, the closing summary.
 extension AuditTally {

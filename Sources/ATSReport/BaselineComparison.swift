@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 import ATSFiles
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -160,4 +160,28 @@ extension BaselineComparison {
         if let line = notComparableLine { log.notify(line) }
         return log
     }
+}
+
+/// `report --diff OLD NEW`'s result: the comparison with what its formats name besides it (the
+/// baseline's path; NEW's input file and tool version, where SARIF places the results).
+package struct ComparisonOutput: RenderedResult {
+    package var comparison: BaselineComparison
+    package var baselinePath: String
+    package var input: String?
+    package var toolVersion: String?
+
+    package init(_ comparison: BaselineComparison, baselinePath: String, input: String?, toolVersion: String?) {
+        self.comparison = comparison
+        self.baselinePath = baselinePath
+        self.input = input
+        self.toolVersion = toolVersion
+    }
+
+    package static let outputs = OutputRegistry<ComparisonOutput>([
+        .text: { out, _ in Rendered(out.comparison.text(baseline: out.baselinePath)) },
+        .json: { out, _ in Rendered(out.comparison.json(baseline: out.baselinePath)) },
+        .markdown: { out, _ in Rendered(out.comparison.markdown(baseline: out.baselinePath)) },
+        .junit: { out, _ in Rendered(out.comparison.junit()) },
+        .sarif: { out, options in .sarif(out.comparison.sarif(input: out.input, toolVersion: out.toolVersion), category: options.sarifCategory) },
+    ])
 }

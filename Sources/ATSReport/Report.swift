@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -15,20 +15,6 @@ public struct Palette: Sendable {
     public func pass(_ text: String) -> String { enabled ? "\u{1B}[32m\(text)\u{1B}[0m" : text }
     public func fail(_ text: String) -> String { enabled ? "\u{1B}[31m\(text)\u{1B}[0m" : text }
     public func warn(_ text: String) -> String { enabled ? "\u{1B}[33m\(text)\u{1B}[0m" : text }
-}
-
-/// The formats a report is rendered in (`audit`, `diagnose` and `report --format`), each named
-/// as its `--format` value, so the command line maps one to the other by name.
-public enum ReportFormat: String, CaseIterable, Sendable {
-    case text, html, csv, markdown
-    /// JUnit XML for CI test reports (`ReportJUnit`).
-    case junit
-    /// SARIF 2.1.0, each failing target at its URL (`ReportSARIF.audit`).
-    case sarif
-    /// OpenMetrics 1.0, for a monitoring system (`ReportMetrics`, docs/monitoring.md).
-    case openmetrics
-    /// Prometheus' text exposition 0.0.4, what node_exporter's textfile collector reads (`ReportMetrics`).
-    case prometheus
 }
 
 /// Everything a report shows: the targets in input order, the counts and the run's metadata.
@@ -145,23 +131,27 @@ public struct Report: Sendable {
     }
 
     public static func iso(_ date: Date) -> String { CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970) }
+}
 
-    /// `metricsLabels`: the labels `--metrics-label` adds to every series (openmetrics, prometheus).
-    public func render(_ format: ReportFormat, verbose: Bool, junitCases: ReportJUnit.Cases = .targets,
-                       metricsLabels: MetricsLabels = MetricsLabels()) -> String {
-        switch format {
-        case .html: ReportHTML.render(self)
-        case .csv: ReportCSV.render(self)
-        case .markdown: ReportMarkdown.render(self)
-        case .junit: ReportJUnit.render(self, cases: junitCases)
-        // As every command writes SARIF: cut to GitHub's limit (a caller with a category or a
-        // warning to show calls `ReportSARIF.audit(_:).finished(category:)` itself).
-        case .sarif: ReportSARIF.audit(self).finished(category: nil).log.json
-        case .text: ReportText.render(self, verbose: verbose, palette: Palette(enabled: false))
-        case .openmetrics: ReportMetrics.render(self, dialect: .openMetrics, labels: metricsLabels)
-        case .prometheus: ReportMetrics.render(self, dialect: .prometheus, labels: metricsLabels)
-        }
-    }
+extension Report: RenderedResult {
+    /// The report's formats (`audit`, `diagnose` and `report --format`), from the records alone:
+    /// what `atsprobe report FILE` renders without the engine. JSON is the records again as JSON
+    /// Lines, in input order (shards merged into one file).
+    package static let outputs = OutputRegistry<Report>([
+        .text: { report, options in Rendered(ReportText.render(report, verbose: options.verbose, palette: options.palette)) },
+        .json: { report, _ in
+            let encoder = JSONEncoder.atsprobe()
+            return Rendered(try report.records.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined())
+        },
+        .html: { report, _ in Rendered(ReportHTML.render(report)) },
+        .csv: { report, _ in Rendered(ReportCSV.render(report)) },
+        .markdown: { report, _ in Rendered(ReportMarkdown.render(report)) },
+        .junit: { report, options in Rendered(ReportJUnit.render(report, cases: options.junitCases)) },
+        // Cut to GitHub's limit, with the category (`--sarif-category`).
+        .sarif: { report, options in .sarif(ReportSARIF.audit(report), category: options.sarifCategory) },
+        .openmetrics: { report, options in Rendered(ReportMetrics.render(report, dialect: .openMetrics, labels: options.metricsLabels)) },
+        .prometheus: { report, options in Rendered(ReportMetrics.render(report, dialect: .prometheus, labels: options.metricsLabels)) },
+    ])
 }
 
 /// `audit`'s text: one line per target with its verdict, the exception's keys and values, and

@@ -32,11 +32,11 @@ public enum ReportCSV {
         return out
     }
 
-    static func row(_ cells: [String]) -> String {
+    package static func row(_ cells: [String]) -> String {
         cells.map(cell).joined(separator: ",") + "\r\n"
     }
 
-    static func cell(_ text: String) -> String {
+    package static func cell(_ text: String) -> String {
         var value = UntrustedText.escape(text, limit: 4000)
         if let first = value.first, "=+-@".contains(first) { value = "'" + value }
         guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }

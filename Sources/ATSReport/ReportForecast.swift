@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,7 +8,7 @@ import Foundation
 /// The forecast (`--forecast`) in every report format, called from each renderer: the FORECAST
 /// lines of the text, a timeline per origin in HTML, a section in Markdown, columns in CSV.
 /// Every sink reads the same record fields and words them with `ForecastText`.
-enum ReportForecast {
+package enum ReportForecast {
     /// Whether any record carries a forecast (the formats add their part only then).
     static func present(_ report: Report) -> Bool { report.records.contains { $0.document?.forecastWindow != nil } }
 
@@ -79,7 +79,7 @@ enum ReportForecast {
     static func worsening(_ record: AuditRecord, within seconds: Int? = nil) -> ForecastChangeJSON? {
         guard let document = record.document, let window = document.forecastWindow else { return nil }
         return document.forecast?.first { change in
-            change.after.state.isWorse(than: window.now.state)
+            change.after.isWorse(than: window.now)
                 && (seconds.map { change.at.timeIntervalSince(window.from) <= Double($0) } ?? true)
         }
     }
@@ -87,7 +87,7 @@ enum ReportForecast {
 
 extension ReportForecast {
     /// Seconds from the forecast's start until the target first loads worse; nil when it does not.
-    static func secondsUntilWorse(_ record: AuditRecord) -> Int? {
+    package static func secondsUntilWorse(_ record: AuditRecord) -> Int? {
         guard let window = record.document?.forecastWindow, let change = worsening(record) else { return nil }
         return Int(change.at.timeIntervalSince(window.from))
     }

@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 import ATSPolicy
 import TLSFacts
 

@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 import TextSupport
 import TLSFacts
 

@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 import TLSFacts
 
 /// `--format markdown`: for tickets and pull-request comments (GitHub-flavoured tables). Text

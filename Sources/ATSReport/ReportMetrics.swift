@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -241,20 +241,20 @@ public struct MetricsLabels: Sendable, Hashable {
         for argument in arguments {
             let shown = UntrustedText.escape(argument, limit: 200)
             guard let equals = argument.firstIndex(of: "=") else {
-                throw MetricsLabelError("\(option) '\(shown)' is not NAME=VALUE (e.g. run=nightly)")
+                throw MetricsLabelError(.notAPair, "\(option) '\(shown)' is not NAME=VALUE (e.g. run=nightly)")
             }
             let name = String(argument[..<equals]), value = String(argument[argument.index(after: equals)...])
             guard Self.isLabelName(name) else {
-                throw MetricsLabelError("\(option) '\(shown)': the name must be letters, digits and _ not starting with a digit")
+                throw MetricsLabelError(.badName, "\(option) '\(shown)': the name must be letters, digits and _ not starting with a digit")
             }
-            guard !name.hasPrefix("__") else { throw MetricsLabelError("\(option) '\(shown)': names starting with __ are Prometheus' own") }
-            guard !Self.reserved.contains(name) else { throw MetricsLabelError("\(option) '\(shown)': '\(name)' is a label atsprobe writes itself") }
-            guard !names.contains(name) else { throw MetricsLabelError("\(option) '\(shown)': '\(name)' is given twice") }
+            guard !name.hasPrefix("__") else { throw MetricsLabelError(.badName, "\(option) '\(shown)': names starting with __ are Prometheus' own") }
+            guard !Self.reserved.contains(name) else { throw MetricsLabelError(.reservedName, "\(option) '\(shown)': '\(name)' is a label atsprobe writes itself") }
+            guard !names.contains(name) else { throw MetricsLabelError(.duplicateName, "\(option) '\(shown)': '\(name)' is given twice") }
             guard !value.isEmpty, value.unicodeScalars.count <= 128 else {
-                throw MetricsLabelError("\(option) '\(shown)': the value must be 1 to 128 characters")
+                throw MetricsLabelError(.badValue, "\(option) '\(shown)': the value must be 1 to 128 characters")
             }
             guard !value.unicodeScalars.contains(where: UntrustedText.isInvisibleOrControl) else {
-                throw MetricsLabelError("\(option) '\(shown)': the value holds a control or bidi character")
+                throw MetricsLabelError(.badValue, "\(option) '\(shown)': the value holds a control or bidi character")
             }
             names.append(name)
             values.append(value)
@@ -271,8 +271,26 @@ public struct MetricsLabels: Sendable, Hashable {
 }
 
 public struct MetricsLabelError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, for code: callers compare this, never `message`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// Not NAME=VALUE.
+        case notAPair
+        /// A name Prometheus does not take, or one starting with __.
+        case badName
+        /// A label atsprobe writes itself.
+        case reservedName
+        case duplicateName
+        /// A value empty, longer than 128 characters, or holding a control or bidi character.
+        case badValue
+    }
+
+    public let code: Code
+    /// For people: the option, the label and what is wrong.
     public let message: String
-    init(_ message: String) { self.message = message }
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
     public var description: String { message }
 }
 

@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

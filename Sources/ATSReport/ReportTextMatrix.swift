@@ -1,4 +1,4 @@
-import ATSEngine
+import ATSContract
 import ATSPolicy
 
 /// The text report's matrix (issue 25, item 3): nscurl's 16 tests as one-character columns,

@@ -159,7 +159,7 @@ package enum RunRecords {
                 let place = numbered.line ?? index + 1
                 if let earlier = first[side.identity] {
                     let name = earlier.file == file.name ? file.name : "\(earlier.file) and \(file.name)"
-                    throw ReportInputError(duplicate(file: name, name: side.name, first: (earlier.input, earlier.record),
+                    throw ReportInputError(.duplicateTarget, duplicate(file: name, name: side.name, first: (earlier.input, earlier.record),
                                                      second: (side.line, place)))
                 }
                 first[side.identity] = (file.name, side.line, place)

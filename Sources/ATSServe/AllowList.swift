@@ -49,6 +49,19 @@ package struct AllowList: Sendable {
     }
 
     package struct EntryError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong, for code: callers compare this, never `description`'s text.
+        package enum Code: String, Sendable, Hashable, CaseIterable {
+            case empty
+            /// ADDR/BITS with ADDR not an IP address.
+            case badAddress
+            /// ADDR/BITS with BITS outside 0 to the address's width.
+            case badPrefixLength
+            /// Neither a host pattern nor a network.
+            case notAnEntry
+        }
+
+        package var code: Code
+        /// For people: the entry and what is wrong with it.
         package var description: String
     }
 
@@ -56,13 +69,13 @@ package struct AllowList: Sendable {
     package mutating func add(_ entry: String) throws(EntryError) {
         let text = entry.trimmingWhitespace().lowercased()
         let shown = UntrustedText.escape(entry, limit: 120)
-        guard !text.isEmpty else { throw EntryError(description: "an empty entry admits nothing: give a host pattern or a network") }
+        guard !text.isEmpty else { throw EntryError(code: .empty, description: "an empty entry admits nothing: give a host pattern or a network") }
         if let slash = text.firstIndex(of: "/") {
             let addressText = String(text[..<slash]), bitsText = text[text.index(after: slash)...]
-            guard let address = IPAddress(addressText) else { throw EntryError(description: "'\(shown)': '\(UntrustedText.escape(addressText, limit: 60))' is not an IP address") }
+            guard let address = IPAddress(addressText) else { throw EntryError(code: .badAddress, description: "'\(shown)': '\(UntrustedText.escape(addressText, limit: 60))' is not an IP address") }
             let maximum = address.family.byteCount * 8
             guard !bitsText.isEmpty, bitsText.count <= 3, bitsText.allSatisfy({ $0.isASCII && $0.isNumber }), let bits = Int(bitsText), bits <= maximum else {
-                throw EntryError(description: "'\(shown)': the prefix length must be 0 to \(maximum)")
+                throw EntryError(code: .badPrefixLength, description: "'\(shown)': the prefix length must be 0 to \(maximum)")
             }
             networks.append(Network(address: address, prefix: bits))
         } else if let address = IPAddress(text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text) {
@@ -73,7 +86,7 @@ package struct AllowList: Sendable {
             let rest = text.hasPrefix("*.") ? String(text.dropFirst(2)) : text
             let labels = rest.split(separator: ".", omittingEmptySubsequences: false)
             guard rest.count <= 253, !labels.isEmpty, labels.allSatisfy(Self.isLabel) else {
-                throw EntryError(description: "'\(shown)' is neither a host pattern (example.com, *.example.com, *) nor a network (10.0.0.0/8, 127.0.0.1)")
+                throw EntryError(code: .notAnEntry, description: "'\(shown)' is neither a host pattern (example.com, *.example.com, *) nor a network (10.0.0.0/8, 127.0.0.1)")
             }
             if text.hasPrefix("*.") { suffixes.append("." + rest) } else { names.insert(rest) }
         }

@@ -123,7 +123,8 @@ struct Routes: Sendable {
         case .failure(let response): return response
         case .success(let document):
             // `diagnose --format html` for one target: its records rendered by ATSReport.
-            return Self.html(Report([AuditRecord.document(document)]).render(.html, verbose: false))
+            guard let page = try? Report([AuditRecord.document(document)]).rendered(.html) else { return Self.text("cannot render\n", status: .internalServerError) }
+            return Self.html(page.text)
         }
     }
 

@@ -98,10 +98,27 @@ package struct ServeConfiguration: Sendable {
     /// A bad config: the file, the line and column of the value (or of the key, for a missing
     /// or unknown one), the key's path and what is wrong, on one line.
     package struct LoadError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong, for code: callers compare this, never `message`'s text.
+        package enum Code: String, Sendable, Hashable, CaseIterable {
+            /// The file could not be read, or is not UTF-8.
+            case unreadable
+            case notYAML
+            /// A mapping, single value or list expected and something else found, or a key that is not a string.
+            case wrongShape
+            case duplicateKey
+            case unknownKey
+            /// A value or list past its bound.
+            case tooLarge
+            /// A value the key does not take.
+            case badValue
+        }
+
+        package var code: Code
         package var file: String
         package var line: Int?
         package var column: Int?
         package var key: String?
+        /// For people: what is wrong, after the file, line and key.
         package var message: String
 
         package var description: String {
@@ -122,9 +139,9 @@ package struct ServeConfiguration: Sendable {
         do {
             bytes = try BoundedFile.read(path, limit: maximumFileBytes, allowPipes: false)
         } catch {
-            throw LoadError(file: path, message: "cannot read the config: \(error.reason)")
+            throw LoadError(code: .unreadable, file: path, message: "cannot read the config: \(error.reason)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw LoadError(file: path, message: "the config is not UTF-8") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw LoadError(code: .unreadable, file: path, message: "the config is not UTF-8") }
         return try parse(text, file: path)
     }
 
@@ -134,7 +151,7 @@ package struct ServeConfiguration: Sendable {
         do throws(ConfigYAML.SyntaxError) {
             root = try ConfigYAML.parse(text)
         } catch {
-            throw LoadError(file: file, line: error.mark.line, column: error.mark.column, message: "not valid YAML: \(error.message)")
+            throw LoadError(code: .notYAML, file: file, line: error.mark.line, column: error.mark.column, message: "not valid YAML: \(error.message)")
         }
         var reader = Reader(file: file)
         guard let root else { return ServeConfiguration(modules: ["default": .commandLineDefaults]) }
@@ -146,23 +163,24 @@ package struct ServeConfiguration: Sendable {
 private struct Reader {
     let file: String
 
-    func fail(_ node: ConfigYAML.Node?, _ key: String, _ message: String) -> ServeConfiguration.LoadError {
+    func fail(_ node: ConfigYAML.Node?, _ key: String, _ code: ServeConfiguration.LoadError.Code,
+              _ message: String) -> ServeConfiguration.LoadError {
         let mark = node?.mark
-        return ServeConfiguration.LoadError(file: file, line: mark?.line, column: mark?.column, key: key, message: message)
+        return ServeConfiguration.LoadError(code: code, file: file, line: mark?.line, column: mark?.column, key: key, message: message)
     }
 
     /// The mapping's keys as strings, each once; an unknown one is an error naming it.
     func entries(_ node: ConfigYAML.Node, _ path: String, known: Set<String>?) throws(ServeConfiguration.LoadError) -> [(String, ConfigYAML.Node, ConfigYAML.Node)] {
-        guard let mapping = node.mapping else { throw fail(node, path.isEmpty ? "(top level)" : path, "expected a mapping of keys to values") }
+        guard let mapping = node.mapping else { throw fail(node, path.isEmpty ? "(top level)" : path, .wrongShape, "expected a mapping of keys to values") }
         var seen = Set<String>()
         var out: [(String, ConfigYAML.Node, ConfigYAML.Node)] = []
         for (key, value) in mapping {
-            guard let name = key.scalar?.string else { throw fail(key, path, "a key must be a plain string") }
+            guard let name = key.scalar?.string else { throw fail(key, path, .wrongShape, "a key must be a plain string") }
             let full = path.isEmpty ? name : "\(path).\(name)"
-            guard seen.insert(name).inserted else { throw fail(key, full, "the key is given twice") }
+            guard seen.insert(name).inserted else { throw fail(key, full, .duplicateKey, "the key is given twice") }
             if let known, !known.contains(name) {
                 let choices = known.sorted().joined(separator: ", ")
-                throw fail(key, full, "unknown key (known here: \(choices))")
+                throw fail(key, full, .unknownKey, "unknown key (known here: \(choices))")
             }
             out.append((name, key, value))
         }
@@ -170,15 +188,15 @@ private struct Reader {
     }
 
     func string(_ node: ConfigYAML.Node, _ key: String) throws(ServeConfiguration.LoadError) -> String {
-        guard let scalar = node.scalar else { throw fail(node, key, "expected a single value") }
-        guard scalar.string.utf8.count <= 4096 else { throw fail(node, key, "the value is longer than 4096 bytes") }
+        guard let scalar = node.scalar else { throw fail(node, key, .wrongShape, "expected a single value") }
+        guard scalar.string.utf8.count <= 4096 else { throw fail(node, key, .tooLarge, "the value is longer than 4096 bytes") }
         return scalar.string
     }
 
     func strings(_ node: ConfigYAML.Node, _ key: String) throws(ServeConfiguration.LoadError) -> [(String, ConfigYAML.Node)] {
         if node.isNull { return [] }
-        guard let sequence = node.sequence else { throw fail(node, key, "expected a list") }
-        guard sequence.count <= 10_000 else { throw fail(node, key, "more than 10000 entries") }
+        guard let sequence = node.sequence else { throw fail(node, key, .wrongShape, "expected a list") }
+        guard sequence.count <= 10_000 else { throw fail(node, key, .tooLarge, "more than 10000 entries") }
         var out: [(String, ConfigYAML.Node)] = []
         for item in sequence { out.append((try string(item, key), item)) }
         return out
@@ -187,7 +205,7 @@ private struct Reader {
     func duration(_ node: ConfigYAML.Node, _ key: String, maximum: Int) throws(ServeConfiguration.LoadError) -> Int {
         let text = try string(node, key)
         guard let seconds = DurationText.seconds(text, maximum: maximum) else {
-            throw fail(node, key, "'\(UntrustedText.escape(text, limit: 40))' is not a duration between 1s and \(maximum)s (e.g. 30s, 5m, 90d)")
+            throw fail(node, key, .badValue, "'\(UntrustedText.escape(text, limit: 40))' is not a duration between 1s and \(maximum)s (e.g. 30s, 5m, 90d)")
         }
         return seconds
     }
@@ -200,7 +218,7 @@ private struct Reader {
             case "listen":
                 let text = try string(value, name)
                 guard let address = ServeConfiguration.ListenAddress(parsing: text) else {
-                    throw fail(value, name, "'\(UntrustedText.escape(text, limit: 80))' is not HOST:PORT (e.g. 127.0.0.1:9155, [::1]:9155, 0.0.0.0:9155)")
+                    throw fail(value, name, .badValue, "'\(UntrustedText.escape(text, limit: 80))' is not HOST:PORT (e.g. 127.0.0.1:9155, [::1]:9155, 0.0.0.0:9155)")
                 }
                 config.listen = address
             case "cache_ttl":
@@ -208,7 +226,7 @@ private struct Reader {
             case "max_in_flight":
                 let text = try string(value, name)
                 guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(text), (1...ServeConfiguration.maximumInFlight).contains(count) else {
-                    throw fail(value, name, "'\(UntrustedText.escape(text, limit: 40))' is not a whole number between 1 and \(ServeConfiguration.maximumInFlight)")
+                    throw fail(value, name, .badValue, "'\(UntrustedText.escape(text, limit: 40))' is not a whole number between 1 and \(ServeConfiguration.maximumInFlight)")
                 }
                 config.maxInFlight = count
             case "allow":
@@ -217,7 +235,7 @@ private struct Reader {
                     do throws(AllowList.EntryError) {
                         try list.add(entry)
                     } catch {
-                        throw fail(node, name, error.description)
+                        throw fail(node, name, .badValue, error.description)
                     }
                 }
                 config.allow = list
@@ -226,7 +244,7 @@ private struct Reader {
                 for (moduleName, key, moduleNode) in try entries(value, name, known: nil) {
                     guard !moduleName.isEmpty, moduleName.count <= 64,
                           moduleName.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") }) else {
-                        throw fail(key, "modules", "'\(UntrustedText.escape(moduleName, limit: 64))' is not a module name (letters, digits, _ - ., at most 64)")
+                        throw fail(key, "modules", .badValue, "'\(UntrustedText.escape(moduleName, limit: 64))' is not a module name (letters, digits, _ - ., at most 64)")
                     }
                     config.modules[moduleName] = try module(moduleNode, "modules.\(moduleName)")
                 }
@@ -250,17 +268,17 @@ private struct Reader {
                 let text = try string(value, key)
                 // As `--rules`: a set's id or a release, resolved to the set that covers it.
                 guard let resolved = RuleSet.resolve(text) else {
-                    throw fail(value, key, "'\(UntrustedText.escape(text, limit: 60))' is neither a rule set nor a release one covers (\(RuleSet.idsWithReleases))")
+                    throw fail(value, key, .badValue, "'\(UntrustedText.escape(text, limit: 60))' is neither a rule set nor a release one covers (\(RuleSet.idsWithReleases))")
                 }
                 module.ruleSet = resolved.ruleSet
             case "ca_file":
                 let text = try string(value, key)
-                guard !text.isEmpty else { throw fail(value, key, "give a path to a PEM file") }
+                guard !text.isEmpty else { throw fail(value, key, .badValue, "give a path to a PEM file") }
                 // Read now, so a missing or unreadable file is a start-up error, not a failed scrape.
                 do {
                     _ = try BoundedFile.read(text, limit: 16 << 20, allowPipes: false)
                 } catch {
-                    throw fail(value, key, "cannot read '\(UntrustedText.escape(text, limit: 300))': \(error.reason)")
+                    throw fail(value, key, .badValue, "cannot read '\(UntrustedText.escape(text, limit: 300))': \(error.reason)")
                 }
                 module.caFile = text
             case "timeout":
@@ -278,7 +296,7 @@ private struct Reader {
                     do throws(ConnectToRuleError) {
                         module.connectTo.append(try ConnectToRule(parsing: rule))
                     } catch {
-                        throw fail(item, key, error.description)
+                        throw fail(item, key, .badValue, error.description)
                     }
                 }
             case "dns_servers":
@@ -287,7 +305,7 @@ private struct Reader {
                 do throws(DNSServerListError) {
                     module.dnsServers = try DNSServerList(parsing: list.joined(separator: ","))
                 } catch {
-                    throw fail(value, key, error.description)
+                    throw fail(value, key, .badValue, error.description)
                 }
             case "labels":
                 var pairs: [String] = []
@@ -295,20 +313,20 @@ private struct Reader {
                     // Prometheus gives a scraped series these itself (the job, the instance: the
                     // relabelled target) and serve the module; the rest are `--metrics-label`'s rules.
                     guard !["job", "instance", "module"].contains(label) else {
-                        throw fail(labelKey, "\(key).\(label)", "'\(label)' is a label Prometheus or serve sets itself")
+                        throw fail(labelKey, "\(key).\(label)", .badValue, "'\(label)' is a label Prometheus or serve sets itself")
                     }
                     let text = try string(labelValue, "\(key).\(label)")
                     do throws(MetricsLabelError) {
                         _ = try MetricsLabels(parsing: ["\(label)=\(text)"], option: "label")
                     } catch {
-                        throw fail(labelKey, "\(key).\(label)", error.message)
+                        throw fail(labelKey, "\(key).\(label)", .badValue, error.message)
                     }
                     pairs.append("\(label)=\(text)")
                 }
                 do throws(MetricsLabelError) {
                     module.labels = try MetricsLabels(parsing: pairs, option: key)
                 } catch {
-                    throw fail(value, key, error.message)
+                    throw fail(value, key, .badValue, error.message)
                 }
             default:
                 break

@@ -23,7 +23,7 @@ private final class ALPNBox {
 /// Owns the server SSL_CTX built from a configuration. An SSL_CTX is safe to share between
 /// threads once configured, hence @unchecked Sendable.
 final class ServerContext: @unchecked Sendable {
-    private let context: SSLContext
+    let context: SSLContext
     var pointer: OpaquePointer { context.pointer }
     private var staple: Unmanaged<StapleBox>?
     private var alpn: Unmanaged<ALPNBox>?

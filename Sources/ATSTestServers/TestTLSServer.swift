@@ -1,5 +1,6 @@
 import Foundation
 internal import COpenSSL
+internal import OpenSSLSupport
 
 /// An in-process TLS server on a loopback port, one thread per connection. Security level 0 so it can
 /// serve TLS 1.0, SHA-1, RSA-1024, static RSA and DHE (ffdhe via SSL_CTX_set_dh_auto).
@@ -58,12 +59,9 @@ package final class TestTLSServer: Sendable {
 
     private static func serve(_ connection: LoopbackListener.Connection, context: ServerContext,
                               http: HTTPBehavior, fault: HTTP2Fault?, handshakes: Locked<Int>, heads: Locked<[String]>) {
-        ERR_clear_error()
-        guard let ssl = SSL_new(context.pointer) else { return }
-        defer {
-            SSL_free(ssl)
-            ERR_clear_error()
-        }
+        guard let owner = try? SSLObject(context: context.context) else { return }  // freed with `owner`
+        let ssl = owner.pointer
+        defer { ERR_clear_error() }
         guard SSL_set_fd(ssl, connection.fd) == 1, SSL_accept(ssl) == 1 else { return }
         handshakes.withLock { $0 += 1 }
 

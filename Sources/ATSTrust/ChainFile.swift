@@ -33,6 +33,7 @@ package enum ChainFile {
     }
 
     package struct ReadError: Error, Equatable, CustomStringConvertible {
+        package var code: CertificateChainError.Code
         package var reason: String
         package var description: String { reason }
     }
@@ -40,22 +41,22 @@ package enum ChainFile {
     /// The certificates of `bytes`, in file order, as DER.
     package static func certificates(in bytes: [UInt8]) throws(ReadError) -> [X509Certificate] {
         defer { OpenSSLErrors.clear() }
-        guard !bytes.isEmpty else { throw ReadError(reason: "empty file") }
+        guard !bytes.isEmpty else { throw ReadError(code: .empty, reason: "empty file") }
         let text = String(decoding: bytes.prefix(64 * 1024), as: UTF8.self)
         if text.contains("-----BEGIN ") {
             return try pem(bytes)
         }
         if let cert = try? X509Certificate(der: bytes) { return [cert] }
         if let certificates = pkcs7(der: bytes) {
-            guard !certificates.isEmpty else { throw ReadError(reason: "a PKCS#7 message with no certificate") }
+            guard !certificates.isEmpty else { throw ReadError(code: .noCertificate, reason: "a PKCS#7 message with no certificate") }
             return try bounded(certificates)
         }
-        throw ReadError(reason: "not a certificate chain (expected PEM certificates, one DER certificate or a PKCS#7 certs-only message)")
+        throw ReadError(code: .notACertificate, reason: "not a certificate chain (expected PEM certificates, one DER certificate or a PKCS#7 certs-only message)")
     }
 
     private static func bounded(_ certificates: [X509Certificate]) throws(ReadError) -> [X509Certificate] {
         guard certificates.count <= certificateLimit else {
-            throw ReadError(reason: "\(certificates.count) certificates: more than \(certificateLimit), no chain is this long")
+            throw ReadError(code: .tooLarge, reason: "\(certificates.count) certificates: more than \(certificateLimit), no chain is this long")
         }
         return certificates
     }
@@ -63,7 +64,7 @@ package enum ChainFile {
     /// PEM: every CERTIFICATE block in order; a PKCS7 block gives its certificates. Any other
     /// block (a key, a request) is skipped; a file with no certificate is an error.
     private static func pem(_ bytes: [UInt8]) throws(ReadError) -> [X509Certificate] {
-        guard let bio = try? MemoryBIO(copying: bytes) else { throw ReadError(reason: "out of memory") }
+        guard let bio = try? MemoryBIO(copying: bytes) else { throw ReadError(code: .outOfMemory, reason: "out of memory") }
         var certificates: [X509Certificate] = []
         var blocks = 0
         var extra = 0
@@ -77,11 +78,11 @@ package enum ChainFile {
             switch kind {
             case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE":
                 guard let cert = try? X509Certificate(der: der) else {
-                    throw ReadError(reason: "PEM block \(blocks) (\(kind)) is not a readable certificate")
+                    throw ReadError(code: .notACertificate, reason: "PEM block \(blocks) (\(kind)) is not a readable certificate")
                 }
                 certificates.append(cert)
             case "PKCS7":
-                guard let inner = pkcs7(der: der) else { throw ReadError(reason: "PEM block \(blocks) (PKCS7) is not a certs-only message") }
+                guard let inner = pkcs7(der: der) else { throw ReadError(code: .notACertificate, reason: "PEM block \(blocks) (PKCS7) is not a certs-only message") }
                 certificates += inner
             default:
                 break
@@ -89,10 +90,10 @@ package enum ChainFile {
             return true
         }
         if extra > 0 {
-            throw ReadError(reason: "\(certificates.count + extra) certificates: more than \(certificateLimit), no chain is this long")
+            throw ReadError(code: .tooLarge, reason: "\(certificates.count + extra) certificates: more than \(certificateLimit), no chain is this long")
         }
         guard !certificates.isEmpty else {
-            throw ReadError(reason: blocks == 0 ? "no PEM block could be read" : "no CERTIFICATE block among its \(blocks) PEM block(s)")
+            throw ReadError(code: .noCertificate, reason: blocks == 0 ? "no PEM block could be read" : "no CERTIFICATE block among its \(blocks) PEM block(s)")
         }
         return try bounded(certificates)
     }

@@ -47,7 +47,7 @@ package struct TrustEvaluator: Sendable {
                                    anchor: nil, evaluatedAt: date, store: store.storeName)
         }
         var untrusted = served.dropFirst().map(\.certificate)
-        var (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
+        var (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store.pointer)
         var fetches: [FetchedIssuer] = []
         // Apple's path builder asks the network (caIssuers) for a parent no other source has
         // (SecTrustServer.c, kSecCAIssuerSource): the certificate that lacks an issuer names URLs.
@@ -58,7 +58,7 @@ package struct TrustEvaluator: Sendable {
                 let found = await fetchIssuers(of: child, with: fetcher, log: &fetches)
                 guard !found.isEmpty else { break }
                 untrusted += found
-                (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
+                (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store.pointer)
                 hops += 1
             }
         }
@@ -72,7 +72,7 @@ package struct TrustEvaluator: Sendable {
             for left in untrusted.indices.prefix(16) {
                 var others = untrusted
                 others.remove(at: left)
-                let (alternativeErrors, alternativeChain) = verify(leaf: leaf, untrusted: others, in: store.store)
+                let (alternativeErrors, alternativeChain) = verify(leaf: leaf, untrusted: others, in: store.store.pointer)
                 if !alternativeErrors.contains(where: { Self.untrustedCodes.contains($0.code) || Self.nameConstraintCodes.contains($0.code) }) {
                     (errors, builtChain, untrusted) = (alternativeErrors, alternativeChain, others)
                     break
@@ -234,7 +234,7 @@ package struct TrustEvaluator: Sendable {
                                untrustedHere: Bool) -> StoreComparison? {
         guard let other = store.otherStore, let otherName = store.otherStoreName, let thisName = store.storeName,
               anchor == .system || untrustedHere else { return nil }
-        let (errors, _) = verify(leaf: leaf, untrusted: untrusted, in: other)
+        let (errors, _) = verify(leaf: leaf, untrusted: untrusted, in: other.pointer)
         let trustedThere = !errors.contains { TrustEvaluator.untrustedCodes.contains($0.code) }
         if anchor == .system && !trustedThere {
             return StoreComparison(store: otherName, trusts: false, detail: "trusted by \(thisName), not by \(otherName)")

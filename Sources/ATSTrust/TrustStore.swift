@@ -18,10 +18,10 @@ import TLSFacts
 /// and the user's (--ca-file, --ca-dir). Owns X509_STOREs, read-only after init and shared by
 /// every verification.
 package final class TrustStore: @unchecked Sendable {
-    package let store: OpaquePointer
+    package let store: X509Store
     /// The other system store alone (the machine's when Apple's is chosen, and the other way
     /// round), to say when the two disagree about a chain; nil without system anchors.
-    package let otherStore: OpaquePointer?
+    package let otherStore: X509Store?
     /// How outputs name the chosen and the other system store, with their versions.
     package let storeName: String?
     package let otherStoreName: String?
@@ -50,11 +50,10 @@ package final class TrustStore: @unchecked Sendable {
 
     package init(options: AnchorConfiguration) throws(TrustSetupError) {
         OpenSSLErrors.clear()
-        guard let store = X509_STORE_new() else { throw TrustSetupError(path: nil, reason: "cannot create an X509 store") }
-        self.store = store
-        // deinit does not run when init throws: free the store on every error path.
-        var finished = false
-        defer { if !finished { X509_STORE_free(store) } }
+        // Owned by X509Store: freed on every error path below as well as with this store.
+        guard let owner = try? X509Store() else { throw TrustSetupError(.storeUnavailable, path: nil, reason: "cannot create an X509 store") }
+        self.store = owner
+        let store = owner.pointer
         var fingerprints = Set<String>()
         var systemFingerprints = Set<String>()
         var appFingerprints = Set<String>()
@@ -65,7 +64,7 @@ package final class TrustStore: @unchecked Sendable {
         // user anchor joins the store, and no other store is compared.
         if let file = options.appAnchorFile {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
-            guard !certificates.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            guard !certificates.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
                 appFingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
                 _ = X509_STORE_add_cert(store, cert.pointer)
@@ -75,16 +74,16 @@ package final class TrustStore: @unchecked Sendable {
             storeName = "anchors set by the app (\(certificates.count) certificate\(certificates.count == 1 ? "" : "s"))"
             otherStoreName = nil
         } else if options.useSystemTrustStore {
-            let other = X509_STORE_new()
+            let other = try? X509Store()
             switch options.trustStore {
             case .apple:
                 TrustStore.addAppleRoots(to: store)
-                if let other { TrustStore.addSystemStore(to: other) }
+                if let other { TrustStore.addSystemStore(to: other.pointer) }
                 storeName = AppleRootStore.description
                 otherStoreName = SystemStoreName.description
             case .system:
                 TrustStore.addSystemStore(to: store)
-                if let other { TrustStore.addAppleRoots(to: other) }
+                if let other { TrustStore.addAppleRoots(to: other.pointer) }
                 storeName = SystemStoreName.description
                 otherStoreName = AppleRootStore.description
             }
@@ -99,7 +98,7 @@ package final class TrustStore: @unchecked Sendable {
         // user's fingerprints, so chains ending there count as system (public) roots.
         if let file = options.additionalSystemAnchorsFile {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
-            guard !certificates.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            guard !certificates.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
                 // With app anchors the system store ends no chain; it still tells a system root.
                 if options.appAnchorFile == nil { _ = X509_STORE_add_cert(store, cert.pointer) }
@@ -118,15 +117,15 @@ package final class TrustStore: @unchecked Sendable {
             OpenSSLErrors.clear()
         }
         if options.appAnchorFile != nil, options.caFile != nil || options.caDirectory != nil {
-            throw TrustSetupError(path: nil, reason: "anchors an app sets replace the user's: give one or the other, not both")
+            throw TrustSetupError(.appAnchorsWithUserRoots, path: nil, reason: "anchors an app sets replace the user's: give one or the other, not both")
         }
         if let file = options.caFile {
             try add(file: file, required: true)
-            guard !fingerprints.isEmpty else { throw TrustSetupError(path: file, reason: "no PEM certificate in file") }
+            guard !fingerprints.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
         }
         if let directory = options.caDirectory {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-                throw TrustSetupError(path: directory, reason: "not a readable directory")
+                throw TrustSetupError(.unreadableDirectory, path: directory, reason: "not a readable directory")
             }
             // Only regular files: a FIFO would block the read forever, a device may never end.
             for name in names.sorted().prefix(TrustStore.anchorFileLimit) where !name.hasPrefix(".") {
@@ -139,7 +138,6 @@ package final class TrustStore: @unchecked Sendable {
         systemAnchorFingerprints = systemFingerprints
         anchorsDigest = TrustStore.digest(system: storeName, user: fingerprints, app: appFingerprints, added: systemFingerprints,
                                           addedFile: options.additionalSystemAnchorsFile != nil)
-        finished = true
     }
 
     static func digest(system: String?, user: Set<String>, app: Set<String>, added: Set<String>, addedFile: Bool) -> String {
@@ -185,7 +183,7 @@ package final class TrustStore: @unchecked Sendable {
     package func issuer(of leaf: X509Certificate, served: [X509Certificate]) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
         if let next = served.dropFirst().first(where: { X509_check_issued($0.pointer, leaf.pointer) == X509_V_OK }) { return next }
-        return TrustStore.issuer(of: leaf, in: store)
+        return TrustStore.issuer(of: leaf, in: store.pointer)
     }
 
     /// The certificate `store` finds as `cert`'s issuer (by subject and signature), as chain building asks.
@@ -196,11 +194,6 @@ package final class TrustStore: @unchecked Sendable {
         var found: OpaquePointer?
         guard X509_STORE_CTX_get1_issuer(&found, context, cert.pointer) == 1, let found else { return nil }
         return X509Certificate(takingOwnership: found)
-    }
-
-    deinit {
-        X509_STORE_free(store)
-        if let otherStore { X509_STORE_free(otherStore) }
     }
 
     /// The machine's OpenSSL store, read as X509_STORE_set_default_paths reads it (the bundle
@@ -240,12 +233,12 @@ package final class TrustStore: @unchecked Sendable {
     /// One store alone, filled as the trust store fills its parts (tests: what it finds, and
     /// when it reads its files).
     package final class StandaloneStore {
-        private let store: OpaquePointer
+        private let store: X509Store
 
         init?(filling fill: (OpaquePointer) -> Void) {
-            guard let store = X509_STORE_new() else { return nil }
+            guard let store = try? X509Store() else { return nil }
             self.store = store
-            fill(store)
+            fill(store.pointer)
         }
 
         /// The machine's store, as addSystemStore builds it.
@@ -253,12 +246,10 @@ package final class TrustStore: @unchecked Sendable {
             StandaloneStore { addSystemStore(to: $0, environment: environment, defaultDirectory: defaultDirectory) }
         }
 
-        deinit { X509_STORE_free(store) }
-
         /// The SHA-256 fingerprint of the certificate the store finds as `cert`'s issuer (by
         /// subject and signature, as chain building asks); nil when none.
         package func issuerFingerprint(of cert: X509Certificate) -> String? {
-            TrustStore.issuer(of: cert, in: store).map { CertificateReader.fingerprint(of: $0.pointer) }
+            TrustStore.issuer(of: cert, in: store.pointer).map { CertificateReader.fingerprint(of: $0.pointer) }
         }
     }
 
@@ -313,16 +304,16 @@ package final class TrustStore: @unchecked Sendable {
             // change the verdict), and never the file's fault.
             let local = BoundedFile.isResourceExhaustion(error)
             if !required && !local { return [] }
-            throw TrustSetupError(path: path, reason: "cannot read file (\(error.reason))", isLocalResource: local)
+            throw TrustSetupError(.unreadableFile, path: path, reason: "cannot read file (\(error.reason))", isLocalResource: local)
         }
         guard let bio = try? MemoryBIO(copying: bytes) else {
-            throw TrustSetupError(path: path, reason: "cannot read file (out of memory)", isLocalResource: true)
+            throw TrustSetupError(.unreadableFile, path: path, reason: "cannot read file (out of memory)", isLocalResource: true)
         }
         var certificates: [X509Certificate] = []
         while let cert = X509Certificate.readPEM(from: bio) {
             guard certificates.count < userAnchorLimit else {
                 OpenSSLErrors.clear()
-                throw TrustSetupError(path: path, reason: "more than \(userAnchorLimit) certificates: not a file of anchors (a bundle of every public root holds about 150)")
+                throw TrustSetupError(.tooManyCertificates, path: path, reason: "more than \(userAnchorLimit) certificates: not a file of anchors (a bundle of every public root holds about 150)")
             }
             certificates.append(cert)
         }

@@ -1,3 +1,4 @@
+import ATSCommandOutputs
 import ATSApp
 import ATSEngine
 import ATSFiles

@@ -1,3 +1,4 @@
+import ATSReport
 import ATSEngine
 import Dispatch
 #if canImport(Glibc)

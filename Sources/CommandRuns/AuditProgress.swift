@@ -1,5 +1,6 @@
 import ATSFiles
 import ATSEngine
+import ATSCommandOutputs
 import ATSReport
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,3 +1,4 @@
+import ATSCommandOutputs
 import ATSEngine
 import ATSFiles
 import ATSProbe

@@ -1,3 +1,4 @@
+import ATSReport
 import ATSProbe
 #if canImport(Glibc)
 import Glibc

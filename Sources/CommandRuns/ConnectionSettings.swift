@@ -1,3 +1,4 @@
+import ATSReport
 import ATSEngine
 import ATSFiles
 import ATSPolicy
@@ -76,10 +77,8 @@ package struct ConnectionSettings: Sendable {
             return "--app-anchor replaces every other anchor, as SecTrustSetAnchorCertificates does: give --app-anchor or --ca-file/--ca-dir, not both"
         case .setup(let setup):
             // Name the option as well as the file: "--ca-file 'roots.pem': no PEM certificate in file".
-            guard let path = setup.path else {
-                let dns = "the DNS servers cannot be used: "
-                return setup.reason.hasPrefix(dns) ? "--dns-servers: " + setup.reason.dropFirst(dns.count) : setup.reason
-            }
+            if setup.code == .dnsServersUnusable { return "--dns-servers: " + setup.reason }
+            guard let path = setup.path else { return setup.reason }
             let option = path == appAnchor ? "--app-anchor" : path == caFile ? "--ca-file" : "--ca-dir"
             return "\(option) '\(UntrustedText.escape(path, limit: 300))': \(setup.reason)"
         case .forecastHorizonOutOfRange(let value):

@@ -1,3 +1,4 @@
+import ATSCommandOutputs
 import ATSAdvice
 import ATSEngine
 import ATSFiles

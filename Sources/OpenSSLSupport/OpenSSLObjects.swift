@@ -216,6 +216,30 @@ package final class SSLContext: @unchecked Sendable {
     deinit { SSL_CTX_free(pointer) }
 }
 
+/// Owns one SSL (a connection's state): made from a context, freed with everything the SSL owns
+/// (the BIOs given to SSL_set_bio). Noncopyable and stored inline: no allocation beyond
+/// OpenSSL's own per handshake.
+package struct SSLObject: ~Copyable {
+    package let pointer: OpaquePointer
+
+    package init(context: SSLContext) throws(OpenSSLError) {
+        pointer = try checkNotNull("creating an SSL") { SSL_new(context.pointer) }
+    }
+
+    deinit { SSL_free(pointer) }
+}
+
+/// Owns one X509_STORE (anchors and lookups a verification consults).
+package final class X509Store: @unchecked Sendable {  // filled once, then only read (OpenSSL locks its caches)
+    package let pointer: OpaquePointer
+
+    package init() throws(OpenSSLError) {
+        pointer = try checkNotNull("creating an X509 store") { X509_STORE_new() }
+    }
+
+    deinit { X509_STORE_free(pointer) }
+}
+
 /// A STACK_OF(X509) lent to OpenSSL (the untrusted certificates of a verification): it keeps
 /// each certificate alive for as long as the stack lives and frees only the stack itself.
 package final class X509Stack {

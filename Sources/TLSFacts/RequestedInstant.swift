@@ -23,7 +23,27 @@ package struct RequestedInstant: Sendable, Hashable {
 
     /// Why the text is not an instant, in a few words (the caller names the option).
     package struct ParseError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong, for code: callers compare this, never `reason`'s text.
+        package enum Code: String, Sendable, Hashable, CaseIterable {
+            /// Not RFC 3339's shape: a part missing, or text after the end.
+            case malformed
+            /// A field out of its range: month 13, February 30, hour 24, offset 24:00.
+            case outOfRange
+            /// Second 60: no POSIX instant.
+            case leapSecond
+            /// A time without 'Z' or an offset names no single instant.
+            case noOffset
+        }
+
+        package let code: Code
+        /// For people, in a few words (the caller names the option).
         package let reason: String
+
+        init(_ code: Code, reason: String) {
+            self.code = code
+            self.reason = reason
+        }
+
         package var description: String { reason }
     }
 
@@ -34,17 +54,17 @@ package struct RequestedInstant: Sendable, Hashable {
         let month = try reader.number(digits: 2, "a two-digit month")
         try reader.expect(UInt8(ascii: "-"), "'-' after the month")
         let day = try reader.number(digits: 2, "a two-digit day")
-        guard year >= 1 else { throw ParseError(reason: "year 0000 is outside 0001-9999") }
-        guard (1...12).contains(month) else { throw ParseError(reason: "month \(month) does not exist") }
+        guard year >= 1 else { throw ParseError(.outOfRange, reason: "year 0000 is outside 0001-9999") }
+        guard (1...12).contains(month) else { throw ParseError(.outOfRange, reason: "month \(month) does not exist") }
         let length = Self.daysIn(month: month, year: year)
         guard (1...length).contains(day) else {
-            throw ParseError(reason: "\(Self.monthNames[month - 1]) \(year) has \(length) days, not \(day)")
+            throw ParseError(.outOfRange, reason: "\(Self.monthNames[month - 1]) \(year) has \(length) days, not \(day)")
         }
         var seconds = CivilCalendar.daysSinceEpoch(year: year, month: month, day: day) * 86_400
         var fraction = 0.0
         if !reader.atEnd {
             guard let separator = reader.next(), [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")].contains(separator) else {
-                throw ParseError(reason: "expected 'T' and a time after the date, or nothing")
+                throw ParseError(.malformed, reason: "expected 'T' and a time after the date, or nothing")
             }
             let hour = try reader.number(digits: 2, "a two-digit hour")
             try reader.expect(UInt8(ascii: ":"), "':' after the hour")
@@ -62,17 +82,18 @@ package struct RequestedInstant: Sendable, Hashable {
                         scale /= 10
                         digits += 1
                     }
-                    guard digits > 0 else { throw ParseError(reason: "expected digits after '.'") }
+                    guard digits > 0 else { throw ParseError(.malformed, reason: "expected digits after '.'") }
                 }
             }
-            guard hour <= 23 else { throw ParseError(reason: "hour \(hour) does not exist (00-23)") }
-            guard minute <= 59 else { throw ParseError(reason: "minute \(minute) does not exist (00-59)") }
+            guard hour <= 23 else { throw ParseError(.outOfRange, reason: "hour \(hour) does not exist (00-23)") }
+            guard minute <= 59 else { throw ParseError(.outOfRange, reason: "minute \(minute) does not exist (00-59)") }
             guard second <= 59 else {
-                throw ParseError(reason: second == 60 ? "a leap second (:60) is no instant POSIX time can judge at" : "second \(second) does not exist (00-59)")
+                throw second == 60 ? ParseError(.leapSecond, reason: "a leap second (:60) is no instant POSIX time can judge at")
+                    : ParseError(.outOfRange, reason: "second \(second) does not exist (00-59)")
             }
             seconds += hour * 3600 + minute * 60 + second
             guard let zone = reader.next() else {
-                throw ParseError(reason: "a time needs 'Z' or an offset such as +01:00 (a local time names no single instant)")
+                throw ParseError(.noOffset, reason: "a time needs 'Z' or an offset such as +01:00 (a local time names no single instant)")
             }
             switch zone {
             case UInt8(ascii: "Z"), UInt8(ascii: "z"):
@@ -82,15 +103,15 @@ package struct RequestedInstant: Sendable, Hashable {
                 try reader.expect(UInt8(ascii: ":"), "':' in the offset (+HH:MM)")
                 let offsetMinutes = try reader.number(digits: 2, "two-digit offset minutes")
                 guard offsetHours <= 23, offsetMinutes <= 59 else {
-                    throw ParseError(reason: "offset \(offsetHours):\(offsetMinutes) does not exist (at most 23:59)")
+                    throw ParseError(.outOfRange, reason: "offset \(offsetHours):\(offsetMinutes) does not exist (at most 23:59)")
                 }
                 let offset = offsetHours * 3600 + offsetMinutes * 60
                 seconds += zone == UInt8(ascii: "+") ? -offset : offset
             default:
-                throw ParseError(reason: "expected 'Z' or an offset such as +01:00 after the time")
+                throw ParseError(.malformed, reason: "expected 'Z' or an offset such as +01:00 after the time")
             }
         }
-        guard reader.atEnd else { throw ParseError(reason: "unexpected text after the offset") }
+        guard reader.atEnd else { throw ParseError(.malformed, reason: "unexpected text after the offset") }
         date = Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
@@ -128,7 +149,7 @@ package struct RequestedInstant: Sendable, Hashable {
         mutating func number(digits: Int, _ what: String) throws(ParseError) -> Int {
             var value = 0
             for _ in 0..<digits {
-                guard let digit = peekDigit else { throw ParseError(reason: "expected \(what)") }
+                guard let digit = peekDigit else { throw ParseError(.malformed, reason: "expected \(what)") }
                 position += 1
                 value = value * 10 + digit
             }
@@ -136,7 +157,7 @@ package struct RequestedInstant: Sendable, Hashable {
         }
 
         mutating func expect(_ byte: UInt8, _ what: String) throws(ParseError) {
-            guard next() == byte else { throw ParseError(reason: "expected \(what)") }
+            guard next() == byte else { throw ParseError(.malformed, reason: "expected \(what)") }
         }
     }
 }

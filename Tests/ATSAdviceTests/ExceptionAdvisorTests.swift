@@ -143,7 +143,7 @@ import ATSPolicyFixtures
     @Test func unreachableIsImpossible() {
         let results = NSCurlMatrix.tests(host: "example.com").map { test in
             (test, ATSEvaluator.evaluate(.failure(ProbeFailure(kind: .connectionRefused, detail: "")),
-                                         under: EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: .documented), ruleSet: .documented))
+                                         under: EffectivePolicy(configuration: test.configuration, host: "example.com", ruleSet: .documented), ruleSet: .documented, certificateViolations: []))
         }
         let reason = impossibleReason(ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented))
         #expect(reason?.contains("cannot be reached") == true)
@@ -157,7 +157,7 @@ import ATSPolicyFixtures
         let extra = DiagnosticTest(role: .exception(ExceptionKeys(insecureHTTP: true)), section: "extra", host: "example.com")
         let policy = EffectivePolicy(configuration: extra.configuration, host: "example.com", ruleSet: .documented)
         results.append((extra,
-                        ATSEvaluator.evaluate(server.handshake(policy.clientOffer(ruleSet: .documented)), under: policy, ruleSet: .documented)))
+                        ATSEvaluator.evaluate(server.handshake(policy.clientOffer(ruleSet: .documented)), under: policy, ruleSet: .documented, certificateViolations: [])))
         #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: results, ruleSet: .documented)) == DomainException(allowsInsecureHTTPLoads: true))
         #expect(exception(ExceptionAdvisor.suggest(host: "example.com", results: server.diagnose(ruleSet: .documented), ruleSet: .documented))
                 == DomainException(allowsInsecureHTTPLoads: true, requiresForwardSecrecy: false))

@@ -12,15 +12,36 @@ import TLSFacts
         let rsa = CipherSuite(rawValue: 0x009C), dhe = CipherSuite(rawValue: 0x009E)
         let reason = FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite in common",
                                    context: .serverChoosesOutsideOffer([rsa]))
-        let evidence = KeyEvidence(key: "NSExceptionRequiresForwardSecrecy", value: "false", facts: [said],
+        let fact = Clause(.serverChose([rsa]), said)
+        let evidence = KeyEvidence(key: "NSExceptionRequiresForwardSecrecy", value: "false", facts: [fact],
                                    comparison: .tested(setting: "with forward secrecy required", Verdict(passed: false, reasons: [reason])),
                                    chosenSuites: [rsa])
         #expect(evidence.observation == said + "; with forward secrecy required fails: no suite in common")
         // A clause naming another suite stays.
         let other = FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite in common",
                                   context: .serverChoosesOutsideOffer([dhe]))
-        #expect(RepeatedClauses.without(other.clauses, coveredBy: said)
+        #expect(other.clauses.notSaid(by: [fact]).map(\.text)
                 == ["no suite in common", "the server chooses TLS_DHE_RSA_WITH_AES_128_GCM_SHA256, which this offer does not include"])
+    }
+
+    /// Clauses are compared as values (issue 39, item 7): the facts name
+    /// TLS_DHE_RSA_WITH_AES_128_CBC_SHA256, the reason TLS_DHE_RSA_WITH_AES_128_CBC_SHA, whose name
+    /// begins the other's. The reason's clause says a suite the facts do not, and stays; the
+    /// substring search (RepeatedClauses) found its name inside the facts' and dropped it.
+    @Test func aSuiteWhoseNameBeginsAnotherIsNotSaidByIt() {
+        let sha = CipherSuite(rawValue: 0x0033), sha256 = CipherSuite(rawValue: 0x0067)
+        #expect(sha256.ianaName.hasPrefix(sha.ianaName))
+        let reason = FailureReason(.handshakeFailed(.noSharedCipher), layer: .handshake, "no suite in common",
+                                   context: .serverChoosesOutsideOffer([sha]))
+        let results = NSCurlMatrix.tests(host: "example.com").map { ($0, Verdict(passed: false, reasons: [reason])) }
+        let suggestion = ExceptionAdvisor.suggest(host: "example.com", results: results,
+                                                  observations: [.success(testObservation(suite: sha256))], ruleSet: .ios26)
+        guard case .impossible(let text) = suggestion else {
+            Issue.record("expected no exception to help: \(suggestion)")
+            return
+        }
+        #expect(text.contains("server chose TLS_DHE_RSA_WITH_AES_128_CBC_SHA256, which the platform (ios26) does not offer"), "\(text)")
+        #expect(text.contains("the server chooses TLS_DHE_RSA_WITH_AES_128_CBC_SHA, which this offer does not include"), "\(text)")
     }
 
     @Test func staticRSAEvidenceNamesTheSuiteOnce() {
@@ -93,7 +114,7 @@ import TLSFacts
         #expect(blamesKey == tooSmall, "\(fixes.map(\.change))")
         let policy = EffectivePolicy(configuration: ATSConfiguration(exceptionDomains: ["example.com": DomainException()]),
                                      host: "example.com", ruleSet: .documented)
-        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented, certificateViolations: [])
         #expect(verdict.reasons.contains { $0.kind == .leafKeyTooSmall } == tooSmall)
     }
 

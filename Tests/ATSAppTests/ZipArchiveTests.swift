@@ -185,8 +185,8 @@ import TestSupport
     @Test func fifoAndDeviceAreRefusedWithoutBlocking() throws {
         let fifo = directory + "/app.ipa"
         #expect(mkfifo(fifo, 0o600) == 0)
-        #expect(throws: AppReadError(path: fifo, problem: "not a regular file or a directory")) { try AppScan.inventory(path: fifo) }
-        #expect(throws: AppReadError(path: "/dev/zero", problem: "not a regular file or a directory")) { try AppScan.inventory(path: "/dev/zero") }
+        #expect(throws: AppReadError(.notAnApp, path: fifo, problem: "not a regular file or a directory")) { try AppScan.inventory(path: fifo) }
+        #expect(throws: AppReadError(.notAnApp, path: "/dev/zero", problem: "not a regular file or a directory")) { try AppScan.inventory(path: "/dev/zero") }
     }
 
     @Test func notAZipIsOneLine() throws {

@@ -48,7 +48,7 @@ import TLSFacts
         #expect(throws: RunContextError.self) { try Run(context: unreadable) }
         let errors: [RunContextError] = [.timeoutOutOfRange(0), .redirectsOutOfRange(-1), .forecastHorizonOutOfRange(0),
                                          .appAnchorsWithUserRoots, .offline,
-                                         .setup(TrustSetupError(path: "x.pem", reason: "unreadable"))]
+                                         .setup(TrustSetupError(.unreadableFile, path: "x.pem", reason: "unreadable"))]
         for error in errors { #expect(!error.description.contains("--"), "\(error.description)") }
     }
 

@@ -166,7 +166,7 @@ struct AppleConfigurationSemanticsTests {
         let chain = testObservation(chainSPKIs: [Self.pin, Self.pin]).chain
         #expect(PinningPolicy.evaluate(chain: chain, pins: pins).verdict == .mismatched)
         let p = policy(["NSPinnedDomains": ["example.com": ["NSPinnedLeafIdentities": value]]], "example.com")
-        #expect(ATSEvaluator.evaluate(.success(testObservation(chainSPKIs: [Self.pin, Self.pin])), under: p, ruleSet: .ios26)
+        #expect(ATSEvaluator.evaluate(.success(testObservation(chainSPKIs: [Self.pin, Self.pin])), under: p, ruleSet: .ios26, certificateViolations: [])
             .reasons.map(\.kind) == [.pinMismatch])
     }
 

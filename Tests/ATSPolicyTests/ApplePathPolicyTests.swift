@@ -84,7 +84,7 @@ struct ApplePathPolicyTests {
         let mismatch = TrustProblem(kind: .nameMismatch, certificateIndex: 0, detail: "certificate is not valid for 'example.com'; it covers DNS:other.example")
         let observation = testObservation(trustProblems: [mismatch])
         let policy = EffectivePolicy(configuration: ATSConfiguration(), host: "example.com", ruleSet: .documented)
-        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented, certificateViolations: [])
         #expect(!verdict.passed)
         let reason = try #require(verdict.reasons.first)
         #expect(reason.message == "certificate not trusted: certificate is not valid for 'example.com'; it covers DNS:other.example (NSURLError -1202, SecureTransport -9843, OSStatus -67602 errSecHostNameMismatch)")
@@ -128,7 +128,7 @@ struct PinsOnBuiltChainTests {
         func verdict() -> Verdict {
             let config = ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: ["rootSPKI"])])
             let policy = EffectivePolicy(configuration: config, host: "example.com", ruleSet: .documented)
-            return ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+            return ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented, certificateViolations: [])
         }
         #expect(verdict().reasons.map(\.code) == ["pinMismatch"], "served chain only: the root is not there")
         observation.trust.path = observation.chain + [root]

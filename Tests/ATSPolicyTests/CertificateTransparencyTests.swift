@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TLSFacts
 @testable import ATSPolicy
+import ATSPolicyFixtures
 
 @Suite("Certificate Transparency, Apple's policy")
 struct CertificateTransparencyTests {
@@ -13,6 +14,25 @@ struct CertificateTransparencyTests {
             requireCT: Bool = false, at date: Date = checkedAt) -> CTPolicyResult {
         CTPolicy(rules: .documented).evaluate(leaf: leaf, deliveredSCTs: delivered, anchor: anchor,
                             requireCertificateTransparency: requireCT, at: date)
+    }
+
+    /// CT is derived once (issue 39, item 7): `probe`'s verdict and its CT violation come from
+    /// one `CTPolicy` evaluation, and the violations are the rules' own.
+    @Test func theJudgementDerivesCTOnceForTheVerdictAndTheViolation() {
+        var observation = testObservation()
+        observation.trust.anchor = .system
+        let judged = AppleCertificatePolicy.judgement(in: observation, at: referenceDate, rules: .documented, logs: .apple)
+        #expect(judged.certificateTransparency.verdict == .nonCompliant)
+        let context = AppleCertificatePolicy.context(of: observation, at: referenceDate, requireCertificateTransparency: false,
+                                                     rules: .documented, logs: .apple, distrust: .apple)
+        let fromVerdict = CertificateTransparencyRule.violations(of: judged.certificateTransparency, context)
+        #expect(fromVerdict.count == 1)
+        #expect(judged.violations.filter { $0.rule == .certificateTransparency } == fromVerdict)
+        #expect(judged.violations == AppleCertificatePolicy.violations(in: observation, at: referenceDate, rules: .documented, logs: .apple))
+        observation.trust.anchor = .user
+        let underUser = AppleCertificatePolicy.judgement(in: observation, at: referenceDate, rules: .documented, logs: .apple)
+        #expect(underUser.certificateTransparency.verdict != .nonCompliant)
+        #expect(!underUser.violations.contains { $0.rule == .certificateTransparency })
     }
 
     @Test func ninetyDayCertificateNeedsTwoEmbeddedSCTs() {

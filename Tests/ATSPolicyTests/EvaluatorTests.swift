@@ -14,7 +14,7 @@ import ATSPolicyFixtures
 
     func judge(_ failure: ProbeFailure, ruleSet: RuleSet = .documented, allowAll: Bool = false) -> Verdict {
         let policy = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: allowAll), host: "example.com", ruleSet: ruleSet)
-        return ATSEvaluator.evaluate(.failure(failure), under: policy, ruleSet: ruleSet)
+        return ATSEvaluator.evaluate(.failure(failure), under: policy, ruleSet: ruleSet, certificateViolations: [])
     }
 
     @Test func modernServerPasses() {
@@ -105,7 +105,7 @@ import ATSPolicyFixtures
         let server = SimulatedServer(versions: [.tls10], suites: [suite(0xC013)])
         let policy = EffectivePolicy(configuration: ATSConfiguration(allowsArbitraryLoads: true), host: "example.com", ruleSet: .ios26)
         #expect(policy.clientOffer(ruleSet: .ios26).minVersion == .tls12)
-        let verdict = ATSEvaluator.evaluate(server.handshake(policy.clientOffer(ruleSet: .ios26)), under: policy, ruleSet: .ios26)
+        let verdict = ATSEvaluator.evaluate(server.handshake(policy.clientOffer(ruleSet: .ios26)), under: policy, ruleSet: .ios26, certificateViolations: [])
         #expect(!verdict.passed)
         #expect(verdict.error?.code == -1200 && verdict.error?.streamErrorCode == -9836)
         // The same observation judged directly.
@@ -136,8 +136,8 @@ import ATSPolicyFixtures
     @Test func pins() {
         let config = ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: ["caSPKI"], leafIdentities: ["leafSPKI"])])
         let policy = EffectivePolicy(configuration: config, host: "example.com", ruleSet: .documented)
-        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: policy, ruleSet: .documented).passed)
-        let wrongLeaf = ATSEvaluator.evaluate(.success(testObservation(chainSPKIs: ["other", "caSPKI"])), under: policy, ruleSet: .documented)
+        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: policy, ruleSet: .documented, certificateViolations: []).passed)
+        let wrongLeaf = ATSEvaluator.evaluate(.success(testObservation(chainSPKIs: ["other", "caSPKI"])), under: policy, ruleSet: .documented, certificateViolations: [])
         #expect(wrongLeaf.reasons.map(\.kind) == [.pinMismatch])
         // A CA pin is not met by the leaf.
         let chain = testObservation(chainSPKIs: ["leafSPKI", "caSPKI"]).chain
@@ -146,7 +146,7 @@ import ATSPolicyFixtures
         // An empty identity array pins the domain to nothing: the load fails (SecPolicy.c
         // parseNSPinnedDomains returns an empty array; SecPolicyServer.c SecPolicyCheckCAspkiSHA256 finds no match).
         let empty = EffectivePolicy(configuration: ATSConfiguration(pinnedDomains: ["example.com": PinnedDomain(caIdentities: [])]), host: "example.com", ruleSet: .documented)
-        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: empty, ruleSet: .documented).reasons.map(\.kind) == [.pinMismatch])
+        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: empty, ruleSet: .documented, certificateViolations: []).reasons.map(\.kind) == [.pinMismatch])
     }
 
     @Test(arguments: [
@@ -211,7 +211,7 @@ import ATSPolicyFixtures
         #expect(ATSEvaluator.evaluateRedirect(to: http, under: ATSConfiguration(allowsArbitraryLoads: true), ruleSet: .documented).passed)
         // An http:// load itself.
         let policy = EffectivePolicy(configuration: .default, host: "example.com", scheme: .http, ruleSet: .documented)
-        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: policy, ruleSet: .documented).error?.code == -1022)
+        #expect(ATSEvaluator.evaluate(.success(testObservation()), under: policy, ruleSet: .documented, certificateViolations: []).error?.code == -1022)
     }
 
     @Test func httpFailureAfterHandshake() {

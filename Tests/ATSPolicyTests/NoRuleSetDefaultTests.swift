@@ -4,13 +4,18 @@ import Testing
 /// No function of the libraries defaults a rule set (issue 39, item 4): the default is the
 /// command line's (`RuleSet.current`, named in its option declarations), and a library caller
 /// passes a rule set, or certificate rules, explicitly. This reads Sources/ for a parameter of
-/// type `RuleSet` or `CertificateRuleSet` (optional or not) with a default value.
+/// type `RuleSet` or `CertificateRuleSet` (optional or not) with a default value, and for
+/// certificate rules' violations defaulted (`[CertificateRuleViolation] = []` judged no rule at
+/// all, silently: issue 39, item 7).
 @Suite struct NoRuleSetDefaultTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
 
-    /// `name: RuleSet = ...`, `name: CertificateRuleSet? = ...` in a declaration's parameters.
-    static var pattern: Regex<AnyRegexOutput> { try! Regex(#"\w+\s*:\s*(RuleSet|CertificateRuleSet)\??\s*=\s*[^=]"#) }
+    /// `name: RuleSet = ...`, `name: CertificateRuleSet? = ...`, `name: [CertificateRuleViolation] = []`,
+    /// `name: ((Bool) -> [CertificateRuleViolation])? = nil` in a declaration's parameters.
+    static var pattern: Regex<AnyRegexOutput> {
+        try! Regex(#"(^|[(,])\s*(?!(var|let)\s)(\w+\s+)?\w+\s*:\s*(RuleSet|CertificateRuleSet|\[CertificateRuleViolation\]|\(\(.*\)\s*->\s*\[CertificateRuleViolation\]\))\??\s*=\s*[^=]"#)
+    }
 
     @Test func noParameterDefaultsARuleSet() throws {
         let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
@@ -37,5 +42,9 @@ import Testing
         #expect("public init(logs: CTLogList = .apple, rules: CertificateRuleSet = .documented) {".contains(Self.pattern))
         #expect("    ruleSet: RuleSet = .default, instant: Date? = nil".contains(Self.pattern))
         #expect(!"public init(ruleSet: RuleSet, timeout: Double = 10)".contains(Self.pattern))
+        #expect("certificateViolations: [CertificateRuleViolation] = []) -> Verdict {".contains(Self.pattern))
+        #expect("func record(_ result: ProbeResult, certificateRules: ((_ requireCertificateTransparency: Bool) -> [CertificateRuleViolation])? = nil) {"
+            .contains(Self.pattern))
+        #expect(!"var found: [CertificateRuleViolation] = []".contains(Self.pattern))
     }
 }

@@ -28,7 +28,7 @@ import ATSPolicyFixtures
         let observation = testObservation(version: .tls11, suite: suite(0xC013), key: PublicKeyFacts(algorithm: .rsa, bits: 1024),
                                           hash: .sha1, trustProblems: [TrustProblem(kind: .expired, detail: "expired")])
         let policy = EffectivePolicy(configuration: .default, host: "example.com", ruleSet: .documented)
-        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented)
+        let verdict = ATSEvaluator.evaluate(.success(observation), under: policy, ruleSet: .documented, certificateViolations: [])
         #expect(verdict.reasons.map(\.kind) == [.protocolTooOld, .trust(.expired), .leafKeyTooSmall, .leafSignatureHashWeak])
         #expect(verdict.error == AppleErrorCodes.error(for: .protocolTooOld, layer: .ats))
         #expect(verdict.error?.streamErrorCode == SecureTransportCode.peerProtocolVersion)

@@ -194,7 +194,7 @@ struct AppleTrustCTTests {
         defer { server.stop() }
         let probed = try await bare.probe(ProbeRequest(target: Target(host: "127.0.0.1", port: server.port), offer: Prober.widestOffer, timeout: 5)).get()
         #expect(probed.leaf?.embeddedSCTs.map(\.signature) == [.noIssuer])
-        let ct = AppleCertificatePolicy.certificateTransparency(in: probed, at: TrustClock.judged, requireCertificateTransparency: true, rules: .documented, logs: TrustLogs.list)
+        let ct = AppleCertificatePolicy.judgement(in: probed, at: TrustClock.judged, requireCertificateTransparency: true, rules: .documented, logs: TrustLogs.list).certificateTransparency
         #expect(ct.assessments.first?.note == "the leaf's issuer is unknown: signature not checked")
     }
 }

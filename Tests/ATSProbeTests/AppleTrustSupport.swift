@@ -57,9 +57,9 @@ struct AppleTrustFixture {
     }
 
     func ct(_ observation: Observation, requireCertificateTransparency: Bool = false) -> CTPolicyResult {
-        AppleCertificatePolicy.certificateTransparency(in: observation, at: date,
-                                                       requireCertificateTransparency: requireCertificateTransparency, rules: .documented,
-                                                       logs: TrustLogs.list)
+        AppleCertificatePolicy.judgement(in: observation, at: date,
+                                         requireCertificateTransparency: requireCertificateTransparency, rules: .documented,
+                                         logs: TrustLogs.list).certificateTransparency
     }
 }
 

@@ -21,24 +21,25 @@ import ATSTestServers
     }
 
     @Test(arguments: [
-        ("", "an entry is empty"),
-        ("1.1.1.1,", "an entry is empty"),
-        ("1.1.1.1,,8.8.8.8", "an entry is empty"),
-        ("dns.example", "'dns.example' is not an IPv4 or IPv6 address (with an optional :PORT)"),
-        ("1.1.1.1:0", "'1.1.1.1:0' has no port 1-65535 after its colon"),
-        ("1.1.1.1:65536", "'1.1.1.1:65536' has no port 1-65535 after its colon"),
-        ("1.1.1.1:", "'1.1.1.1:' has no port 1-65535 after its colon"),
-        ("[::1]:99999", "'[::1]:99999' has no port 1-65535 after its colon"),
-        ("[::1]x", "'[::1]x' is not [IPv6] or [IPv6]:PORT"),
-        ("[1.1.1.1]", "'[1.1.1.1]' is not [IPv6] or [IPv6]:PORT"),
-        ("[::1", "'[::1' is not [IPv6] or [IPv6]:PORT"),
+        ("", "an entry is empty", DNSServerListError.Code.emptyEntry),
+        ("1.1.1.1,", "an entry is empty", .emptyEntry),
+        ("1.1.1.1,,8.8.8.8", "an entry is empty", .emptyEntry),
+        ("dns.example", "'dns.example' is not an IPv4 or IPv6 address (with an optional :PORT)", .notAnAddress),
+        ("1.1.1.1:0", "'1.1.1.1:0' has no port 1-65535 after its colon", .badPort),
+        ("1.1.1.1:65536", "'1.1.1.1:65536' has no port 1-65535 after its colon", .badPort),
+        ("1.1.1.1:", "'1.1.1.1:' has no port 1-65535 after its colon", .badPort),
+        ("[::1]:99999", "'[::1]:99999' has no port 1-65535 after its colon", .badPort),
+        ("[::1]x", "'[::1]x' is not [IPv6] or [IPv6]:PORT", .badIPv6Entry),
+        ("[1.1.1.1]", "'[1.1.1.1]' is not [IPv6] or [IPv6]:PORT", .badIPv6Entry),
+        ("[::1", "'[::1' is not [IPv6] or [IPv6]:PORT", .badIPv6Entry),
     ])
-    func refuses(_ text: String, _ reason: String) {
+    func refuses(_ text: String, _ reason: String, _ code: DNSServerListError.Code) {
         do {
             let list = try DNSServerList(parsing: text)
             Issue.record("'\(text)' accepted as '\(list.csv)'")
         } catch {
             #expect(error.input == text)
+            #expect(error.code == code)
             #expect(error.reason == reason)
         }
     }
@@ -72,6 +73,21 @@ import ATSTestServers
             Issue.record("accepted")
         } catch {
             #expect(error.description == "'1.1.1.1\\x07': '1.1.1.1\\x07' is not an IPv4 or IPv6 address (with an optional :PORT)")
+        }
+    }
+
+    /// A list c-ares refuses is a setup error by its code (issue 39, item 7): the command line
+    /// names --dns-servers by `code`, never by the English of the line, which stays as it was.
+    @Test func aListCAresRefusesIsASetupErrorWithItsCode() throws {
+        let runtime = try ProbeRuntime.shared
+        do {
+            _ = try Prober(options: ProbeOptions(dnsServers: "not-an-address"), runtime: runtime)
+            Issue.record("accepted")
+        } catch let error as ProbeSetupError {
+            #expect(error.code == .dnsServersUnusable)
+            #expect(error.path == nil)
+            #expect(error.reason.hasPrefix("DNS servers 'not-an-address': "), "\(error.reason)")
+            #expect(error.description == "the DNS servers cannot be used: " + error.reason)
         }
     }
 }

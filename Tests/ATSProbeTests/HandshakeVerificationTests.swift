@@ -3,6 +3,7 @@ import Testing
 @testable import ATSProbe
 import ATSTestServers
 import COpenSSL
+import OpenSSLSupport
 import TLSFacts
 
 /// The probe's handshakes do not verify the served chain inside libssl: ATSTrust judges it once
@@ -52,8 +53,8 @@ struct HandshakeVerificationTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         try #require(connected == 0)
-        let ssl = try #require(SSL_new(context.pointer))
-        defer { SSL_free(ssl) }
+        let owner = try SSLObject(context: context.context)
+        let ssl = owner.pointer
         SSL_set_fd(ssl, fd)
         let done = SSL_connect(ssl) == 1
         let served = SSL_get_peer_cert_chain(ssl).map { Int(OPENSSL_sk_num($0)) } ?? 0

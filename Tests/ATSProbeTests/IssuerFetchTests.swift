@@ -84,7 +84,7 @@ struct IssuerFetchTests {
         let observation = try await setup.observe(leafOnly, with: prober)
         #expect(observation.trust.anchor == .system)
         #expect(observation.leaf?.embeddedSCTs.map(\.signature) == [.valid, .valid, .valid])
-        let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: TrustClock.judged, rules: .documented, logs: TrustLogs.list)
+        let ct = AppleCertificatePolicy.judgement(in: observation, at: TrustClock.judged, rules: .documented, logs: TrustLogs.list).certificateTransparency
         #expect(ct.verdict == .compliant, "\(ct.reason)")
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TLSFacts
+import ATSFiles
 @testable import ATSProbe
 
 /// The runtime's last guard (issue 31, item 0): a runtime whose threads stop answering is

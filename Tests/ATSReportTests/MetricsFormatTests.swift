@@ -86,7 +86,7 @@ struct MetricsFormatTests {
         let records = try Self.repeatingRecords()
         let distinct = Set(records.map(\.name)).count
         #expect(distinct < records.count)
-        for format in [ReportFormat.openmetrics, .prometheus] {
+        for format in [OutputFormat.openmetrics, .prometheus] {
             let text = Report(records).render(format, verbose: false)
             let verdictLines = Self.samples(text).filter { $0.hasPrefix("atsprobe_target_verdict{") }
             #expect(Set(verdictLines.map { $0.split(separator: " ").dropLast().joined(separator: " ") }).count == verdictLines.count,

@@ -31,6 +31,7 @@ import Testing
         #expect(merged.map(\.line) == [1, 4, 9])
         #expect(throws: ReportInputError.self) { try ReportReader.merge([("'one'", one), ("'again'", one)]) }
         let error = #expect(throws: ReportInputError.self) { try ReportReader.merge([("'one'", one), ("'two'", two), ("'again'", two)]) }
+        #expect(error?.code == .duplicateTarget)
         #expect(error?.message.hasPrefix("'two' and 'again' both hold 'https://b.test/' (input line 4)") == true, "\(error?.message ?? "")")
     }
 

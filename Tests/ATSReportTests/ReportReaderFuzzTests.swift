@@ -196,7 +196,7 @@ import TLSFacts
         let sane = Self.result.replacing(#""handshakes":2,"#, with: #""handshakes":2,"forecastWindow":{"from":"2026-01-01T00:00:00Z","horizonSeconds":315360000,"now":{"verdict":"exception","exception":[]}},"forecast":[],"#)
             .replacing(#""wallMilliseconds":12.5"#, with: #""wallMilliseconds":2592000000"#)
         let report = Report(try ReportReader.records(from: Array((sane + "\n").utf8), name: "'f'"))
-        for format in ReportFormat.allCases { _ = report.render(format, verbose: true) }
+        for format in Report.formats { _ = report.render(format, verbose: true) }
         #expect(report.render(.text, verbose: false).contains("no change within 3650d"))
     }
 
@@ -296,7 +296,7 @@ import TLSFacts
         do {
             let lines = try records.map { String(decoding: try JSONEncoder.atsprobe(pretty: false).encode($0), as: UTF8.self) }
             let again = Report(try ReportReader.records(from: Array((lines.joined(separator: "\n") + "\n").utf8), name: "'again'"))
-            for format in [ReportFormat.text, .markdown, .html, .csv] where again.render(format, verbose: true) != report.render(format, verbose: true) {
+            for format in [OutputFormat.text, .markdown, .html, .csv] where again.render(format, verbose: true) != report.render(format, verbose: true) {
                 fail("\(format) differs once written and read again")
             }
         } catch {

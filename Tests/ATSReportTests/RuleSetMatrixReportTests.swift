@@ -1,3 +1,4 @@
+import ATSCommandOutputs
 import ATSReport
 import Foundation
 import Testing

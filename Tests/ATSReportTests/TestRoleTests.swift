@@ -28,7 +28,7 @@ import Testing
         let reversed = try CIFormatTests.records([Self.line(NSCurlMatrix.titles.reversed())])
         #expect(reversed.first?.reason == "the default connection's own reason")
         #expect(reversed.first?.reason == ordered.first?.reason)
-        for format in [ReportFormat.csv, .markdown, .html, .sarif, .text] {
+        for format in [OutputFormat.csv, .markdown, .html, .sarif, .text] {
             #expect(Report(reversed).render(format, verbose: false) == Report(ordered).render(format, verbose: false), "\(format)")
         }
     }

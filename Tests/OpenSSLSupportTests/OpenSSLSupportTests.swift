@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import COpenSSL
 import CATSProbeShims
@@ -200,5 +201,35 @@ extension X509Certificate {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             if let leaked = d2i_X509(nil, &cursor, buffer.count) { X509_free(leaked) }
         }
+    }
+}
+
+/// OpenSSL objects are freed by their owners in OpenSSLSupport only (issue 39, item 7): no other
+/// source frees an SSL, SSL_CTX, X509, X509_STORE, EVP_PKEY or BIO itself (TLSSession, CipherCatalog
+/// and the test server called SSL_free; TrustStore freed its stores behind a `finished` flag).
+@Suite struct OpenSSLOwnershipTests {
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+
+    static func frees(in text: String) -> [String] {
+        let call = try! Regex(#"\b(SSL_free|SSL_CTX_free|X509_STORE_free|X509_free|EVP_PKEY_free|BIO_free)\("#)
+        return text.split(separator: "\n").filter { line in
+            !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(call)
+        }.map(String.init)
+    }
+
+    @Test func onlyTheOwnersFreeOpenSSLObjects() throws {
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
+        var checked = 0
+        var found: [String] = []
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let path = url.path.replacingOccurrences(of: Self.sources.path, with: "Sources")
+            guard !path.hasPrefix("Sources/OpenSSLSupport/") else { continue }
+            checked += 1
+            found += Self.frees(in: try String(contentsOf: url, encoding: .utf8)).map { "\(path): \($0)" }
+        }
+        #expect(checked > 100, "Sources/ not found at \(Self.sources.path)")
+        #expect(found.isEmpty, "OpenSSL objects freed outside their owners:\n\(found.joined(separator: "\n"))")
+        #expect(Self.frees(in: "    deinit { SSL_free(ssl) }\n        X509_STORE_free(store)\n").count == 2)
     }
 }

@@ -62,10 +62,10 @@ public enum ExceptionAdvisor {
 
         let facts = observedFacts(observations, ruleSet: ruleSet)
         guard let allowAll = verdict(.allowAllLoads) else {
-            return .impossible(reason: "no tested exception passes" + facts)
+            return .impossible(reason: "no tested exception passes" + rendered(facts))
         }
         if allowAll.passed {
-            return .impossible(reason: "Allow All Loads passes but no per-domain exception does; the results disagree with each other" + facts)
+            return .impossible(reason: "Allow All Loads passes but no per-domain exception does; the results disagree with each other" + rendered(facts))
         }
         let first = allowAll.reasons.first
         let cause: String
@@ -76,8 +76,8 @@ public enum ExceptionAdvisor {
         }
         // The facts say which suite the server chose and why no platform takes it; the reason's
         // own "the server chooses X, which this offer does not include" would say it again.
-        let message = RepeatedClauses.without(first?.clauses ?? ["no reason recorded"], coveredBy: facts).joined(separator: "; ")
-        return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + facts)
+        let message = (first?.clauses ?? [Clause("no reason recorded")]).notSaid(by: facts).line
+        return .impossible(reason: "even Allow All Loads fails: \(cause): \(message)" + rendered(facts))
     }
 
     private static func evidence(for chosen: ExceptionKeys, verdict: (ExceptionKeys) -> Verdict?,
@@ -111,18 +111,23 @@ public enum ExceptionAdvisor {
     }
 
     /// Facts from handshakes that explain an impossible case: suites or protocols no Apple client offers.
-    private static func observedFacts(_ observations: [ProbeResult], ruleSet: RuleSet) -> String {
-        var facts: [String] = []
+    private static func observedFacts(_ observations: [ProbeResult], ruleSet: RuleSet) -> [Clause] {
+        var facts: [Clause] = []
         for case .success(let o) in observations {
             if !ruleSet.platformSuites.contains(o.cipherSuite) {
-                facts.append("server chose \(o.cipherSuite), which the platform (\(ruleSet.id)) does not offer")
+                facts.append(Clause(.serverChose([o.cipherSuite]), "server chose \(o.cipherSuite), which the platform (\(ruleSet.id)) does not offer"))
             }
             if o.protocolVersion < ruleSet.platformMinimumVersion {
-                facts.append("server's highest protocol is \(o.protocolVersion), which the platform (\(ruleSet.id)) does not speak")
+                facts.append(Clause(.serverHighestProtocol(o.protocolVersion),
+                                    "server's highest protocol is \(o.protocolVersion), which the platform (\(ruleSet.id)) does not speak"))
             }
         }
-        var seen = Set<String>()
-        let unique = facts.filter { seen.insert($0).inserted }
-        return unique.isEmpty ? "" : " (" + unique.joined(separator: "; ") + ")"
+        var seen = Set<Clause>()
+        return facts.filter { seen.insert($0).inserted }
+    }
+
+    /// The facts after the reason, in parentheses; nothing without them.
+    private static func rendered(_ facts: [Clause]) -> String {
+        facts.isEmpty ? "" : " (" + facts.line + ")"
     }
 }

@@ -62,7 +62,7 @@ public enum ExceptionTightener {
                 if !governing.contains(name), let finding = ignored([domainsKey: [name: .dictionary(entry)]], rules: ignoredEntryRules) {
                     domains.removeValue(forKey: name)
                     drop(path, finding)
-                    report.notes.removeAll { $0.hasPrefix("NSExceptionDomains entry \"\(UntrustedText.escape(name, limit: 255))\" kept as written") }
+                    report.notes.removeAll { $0.entryKey == name }
                     continue
                 }
                 for (key, keyValue) in entry.sorted(by: { $0.key < $1.key }) {
@@ -97,7 +97,7 @@ struct TighteningPass {
     let configuration: ATSConfiguration
     let ruleSet: RuleSet
     var findings: [TighteningFinding] = []
-    var notes: [String] = []
+    var notes: [TighteningNote] = []
     var tightened: [String: PropertyListValue]
     /// The raw NSExceptionDomains, edited; written back only when changed.
     var domains: [String: PropertyListValue]
@@ -123,7 +123,7 @@ struct TighteningPass {
             if let match = policy.match, match.isBuiltIn {
                 // Not the app's entry: nothing in the dictionary to tighten (SecProtocolConfiguration.m
                 // registers it for every app; docs/rules.md, "Configuration semantics").
-                notes.append("\(esc(need.host)): Apple's built-in exception \"\(esc(match.key))\" governs it; not compared")
+                notes.append(.builtInException(host: need.host, key: match.key))
                 continue
             }
             if let match = policy.match {
@@ -134,10 +134,10 @@ struct TighteningPass {
             switch policy.exemption {
             case .arbitraryLoads?: arbitrary.append(need)
             case .localNetworking?:
-                notes.append("\(esc(need.host)): NSAllowsLocalNetworking exempts it from ATS; not compared")
+                notes.append(.localNetworkingExempt(host: need.host))
                 exempt.append(need)
             case .ipAddressBeforeIOS17?:
-                notes.append("\(esc(need.host)): IP addresses are not subject to ATS under \(ruleSet.id); not compared")
+                notes.append(.ipAddressExempt(host: need.host, ruleSet: ruleSet.id))
                 exempt.append(need)
             case nil: unprotected.append(need)
             }
@@ -148,7 +148,7 @@ struct TighteningPass {
             tightenEntry(key, hosts: hosts, arbitraryStays: arbitraryStays)
         }
         for key in configuration.exceptionDomains.keys.sorted() where byEntry[key] == nil {
-            notes.append("NSExceptionDomains entry \"\(esc(key))\" kept as written: no checked host falls under it")
+            notes.append(.entryUnused(key: key))
         }
         // Hosts under default ATS that fail for want of an exception get the minimal entry.
         for need in unique(unprotected) where !need.appLoadPasses {
@@ -196,7 +196,7 @@ struct TighteningPass {
         let key = ATSKey.allowsArbitraryLoads.name
         let undecided = governed.filter { if case .undecided = $0.requirement { true } else { false } }
         if !undecided.isEmpty {
-            notes.append("\(key) kept: it governs \(list(undecided)), which could not be decided")
+            notes.append(.arbitraryLoadsUndecided(hosts: unique(undecided).map(\.host)))
             return true
         }
         tightened.removeValue(forKey: key)
@@ -226,7 +226,7 @@ struct TighteningPass {
         let path = ExceptionTightener.domainsPath + "." + esc(key)
         guard let need = EntryNeed(combining: hosts.map(\.requirement)) else {
             let undecided = hosts.filter { if case .undecided = $0.requirement { true } else { false } }
-            notes.append("NSExceptionDomains entry \"\(esc(key))\" kept as written: \(list(undecided)) could not be decided")
+            notes.append(.entryUndecided(key: key, hosts: unique(undecided).map(\.host)))
             return
         }
         let app = configuration.exceptionDomains[key] ?? DomainException()

@@ -62,28 +62,30 @@ public struct HostAdvice: Sendable, Hashable {
 
     /// Puts the decisive fact first, then the advisor's comparison with the stronger setting.
     static func precise(_ item: KeyEvidence, in exception: DomainException, seen: [Observation], ruleSet: RuleSet) -> KeyEvidence {
-        var facts: [String] = []
+        var facts: [Clause] = []
         switch item.key {
         case ATSKey.exceptionMinimumTLSVersion.name:
             if let best = seen.max(by: { $0.protocolVersion < $1.protocolVersion }) {
-                facts.append("server's highest protocol is \(best.protocolVersion) (\(best.cipherSuite.ianaName))")
+                facts.append(Clause(.serverHighestProtocol(best.protocolVersion),
+                                    "server's highest protocol is \(best.protocolVersion) (\(best.cipherSuite.ianaName))"))
             }
         case ATSKey.exceptionRequiresForwardSecrecy.name:
             let chosen = suites(seen)
             if !chosen.isEmpty, chosen.allSatisfy({ !ruleSet.atsSuites.contains($0) }) {
                 let names = chosen.map(\.ianaName).joined(separator: ", ")
-                facts.append("server chose \(names) under every offer it answered, never an ATS forward-secret suite (\(ruleSet.id))")
+                facts.append(Clause(.serverChose(chosen), "server chose \(names) under every offer it answered, never an ATS forward-secret suite (\(ruleSet.id))"))
             }
         case ATSKey.exceptionAllowsInsecureHTTPLoads.name:
             let allowed = Set(ruleSet.atsSuites + ruleSet.nonForwardSecretSuites)
             let outside = suites(seen).filter { !allowed.contains($0) }
             if !outside.isEmpty {
-                facts.append("server chose \(outside.map(\.ianaName).joined(separator: ", ")), not an ATS suite (\(ruleSet.id)) even with forward secrecy off")
+                facts.append(Clause(.serverChose(outside),
+                                    "server chose \(outside.map(\.ianaName).joined(separator: ", ")), not an ATS suite (\(ruleSet.id)) even with forward secrecy off"))
             }
             if let leaf = seen.compactMap(\.leaf).first {
-                if !leaf.signatureHash.isSHA256OrStronger { facts.append("leaf signed with \(leaf.signatureHash.rawValue)") }
+                if !leaf.signatureHash.isSHA256OrStronger { facts.append(Clause("leaf signed with \(leaf.signatureHash.rawValue)")) }
                 if let needed = ruleSet.leafKeyShortfall(leaf.publicKey) {
-                    facts.append("leaf key \(leaf.publicKey) is below \(needed) bits")
+                    facts.append(Clause("leaf key \(leaf.publicKey) is below \(needed) bits"))
                 }
             }
         default:

@@ -13,6 +13,14 @@ import TLSFacts
 public struct InfoPlistMerge {
     /// Why the merge cannot be done: the file's ATS keys have the wrong types.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Which key is not a dictionary, for code: callers compare this, never the text.
+        public enum Code: String, Sendable, Hashable, CaseIterable {
+            case appTransportSecurityNotADictionary
+            case exceptionDomainsNotADictionary
+        }
+
+        public var code: Code
+        /// For people: the key and that nothing was merged.
         public var description: String
     }
 
@@ -32,7 +40,7 @@ public struct InfoPlistMerge {
             ats = document.root
         } else if let value = document.root[ATSKey.appTransportSecurity.name] {
             guard let dict = value.dictionaryValue else {
-                throw Failure(description: "\(ATSKey.appTransportSecurity.name) is not a dictionary; not merging")
+                throw Failure(code: .appTransportSecurityNotADictionary, description: "\(ATSKey.appTransportSecurity.name) is not a dictionary; not merging")
             }
             ats = dict
         } else {
@@ -41,7 +49,7 @@ public struct InfoPlistMerge {
         var domains: [String: PropertyListValue] = [:]
         if let value = ats[ATSKey.exceptionDomains.name] {
             guard let dict = value.dictionaryValue else {
-                throw Failure(description: "\(ATSKey.exceptionDomains.name) is not a dictionary; not merging")
+                throw Failure(code: .exceptionDomainsNotADictionary, description: "\(ATSKey.exceptionDomains.name) is not a dictionary; not merging")
             }
             domains = dict
         }

@@ -9,7 +9,7 @@ public struct KeyEvidence: Sendable, Hashable, Codable {
     /// The value as Info.plist spells it ("TLSv1.1", "false", "true").
     public var value: String
     /// The decisive facts, said first (one clause each).
-    public var facts: [String]
+    public var facts: [Clause]
     /// The test with the stronger setting, and how it went.
     public var comparison: SettingComparison?
     /// The best protocol any handshake completed (for NSExceptionMinimumTLSVersion).
@@ -19,7 +19,7 @@ public struct KeyEvidence: Sendable, Hashable, Codable {
     /// Text read back from JSON, where only the rendered line is kept.
     private var decodedText: String?
 
-    public init(key: String, value: String, facts: [String] = [], comparison: SettingComparison?,
+    public init(key: String, value: String, facts: [Clause] = [], comparison: SettingComparison?,
                 bestProtocol: TLSVersion? = nil, chosenSuites: [CipherSuite] = []) {
         self.key = key
         self.value = value
@@ -40,12 +40,11 @@ public struct KeyEvidence: Sendable, Hashable, Codable {
     public var observation: String {
         if let decodedText { return decodedText }
         var clauses = comparison?.clauses ?? []
-        if let bestProtocol { clauses.append("best protocol seen: \(bestProtocol)") }
-        if !chosenSuites.isEmpty { clauses.append("server chose \(chosenSuites.sorted().map(\.ianaName).joined(separator: ", "))") }
-        guard !facts.isEmpty else { return clauses.joined(separator: "; ") }
-        let said = facts.joined(separator: "; ")
-        let rest = RepeatedClauses.without(clauses, coveredBy: said)
-        return rest.isEmpty ? said : said + "; " + rest.joined(separator: "; ")
+        if let bestProtocol { clauses.append(Clause(.serverHighestProtocol(bestProtocol), "best protocol seen: \(bestProtocol)")) }
+        if !chosenSuites.isEmpty {
+            clauses.append(Clause(.serverChose(chosenSuites.sorted()), "server chose \(chosenSuites.sorted().map(\.ianaName).joined(separator: ", "))"))
+        }
+        return (facts + clauses.notSaid(by: facts)).line
     }
 
     public static func == (a: KeyEvidence, b: KeyEvidence) -> Bool {
@@ -84,15 +83,14 @@ public enum SettingComparison: Sendable, Hashable {
     case rule(String)
 
     /// "minimum TLS 1.2 fails" followed by the first reason's clauses.
-    var clauses: [String] {
+    var clauses: [Clause] {
         switch self {
         case .tested(let setting, let verdict):
             let outcome = verdict.passed ? "passes" : "fails"
-            guard let reason = verdict.reasons.first else { return ["\(setting) \(outcome): \(outcome)"] }
-            let reasonClauses = reason.clauses
-            return ["\(setting) \(outcome): \(reasonClauses[0])"] + reasonClauses.dropFirst()
-        case .untested(let setting): return ["\(setting): not tested separately"]
-        case .rule(let text): return [text]
+            guard let reason = verdict.reasons.first, let first = reason.clauses.first else { return [Clause("\(setting) \(outcome): \(outcome)")] }
+            return [Clause("\(setting) \(outcome): \(first.text)")] + reason.clauses.dropFirst()
+        case .untested(let setting): return [Clause("\(setting): not tested separately")]
+        case .rule(let text): return [Clause(text)]
         }
     }
 }

@@ -11,7 +11,7 @@ public struct TighteningReport {
     /// Keys that can go, be narrowed, or must be widened for a load to pass.
     public var findings: [TighteningFinding]
     /// What was left as written, and why (entries no checked host falls under, undecided hosts).
-    public var notes: [String]
+    public var notes: [TighteningNote]
     /// The app's whole NSAppTransportSecurity dictionary with the exception entries replaced by
     /// the minimal ones; keys the check cannot judge are kept as written.
     public var tightened: [String: PropertyListValue]

@@ -3,12 +3,38 @@ import TLSFacts
 
 /// Why an app could not be read: one line naming the input (the CLI prints it and exits 64).
 public struct AppReadError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, for code: callers compare this, never `problem`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// The file, a directory in it or an entry could not be opened or read.
+        case unreadable
+        /// A file or directory read changed while it was read.
+        case changed
+        /// No app: neither a file nor a directory, no .app inside, or an app without a readable Info.plist.
+        case notAnApp
+        /// Not a zip archive, or its central directory is damaged.
+        case notAnArchive
+        /// An entry that is damaged: a missing local header, sizes that disagree, bad DEFLATE data, a CRC mismatch.
+        case damagedEntry
+        /// An entry the archive's directory names but does not hold.
+        case missingEntry
+        /// Past a bound of `ArchiveLimits` (entries, sizes, depth, bundles, name length).
+        case limitExceeded
+        /// Refused as hostile: path traversal, a link out of the bundle, overlapping entries, a zip bomb, a name twice.
+        case unsafeEntry
+        /// What atsprobe does not read: zip64, encryption, a compression method other than stored and DEFLATE.
+        case unsupported
+        /// This machine ran out of memory (zlib could not start).
+        case outOfMemory
+    }
+
+    public var code: Code
     /// The file or directory given, as given.
     public var path: String
     /// What is wrong with it, for people; entry names in it are already escaped.
     public var problem: String
 
-    public init(path: String, problem: String) {
+    public init(_ code: Code, path: String, problem: String) {
+        self.code = code
         self.path = path
         self.problem = problem
     }

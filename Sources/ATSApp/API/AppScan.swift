@@ -72,7 +72,7 @@ public enum AppScan {
     static func open(_ path: String, limits: ArchiveLimits) throws(AppReadError) -> (FileTree, AppInventory.InputKind) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw AppReadError(path: path, problem: "cannot read: \(String(cString: strerror(errno)))")
+            throw AppReadError(.unreadable, path: path, problem: "cannot read: \(String(cString: strerror(errno)))")
         }
         if info.st_mode & S_IFMT == S_IFDIR {
             let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -80,7 +80,7 @@ public enum AppScan {
         }
         // A FIFO would block the open until a writer came; a device is no archive.
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw AppReadError(path: path, problem: "not a regular file or a directory")
+            throw AppReadError(.notAnApp, path: path, problem: "not a regular file or a directory")
         }
         return (try ZipArchive(path: path, limits: limits), .ipa)
     }
@@ -142,7 +142,7 @@ struct AppReader {
             appName = String(first.split(separator: "/").last!)
             if candidates.count > 1 { notes.append("\(candidates.count) apps found; reading \(first) only") }
         } else {
-            throw AppReadError(path: source, problem: "no app found (an .ipa holds Payload/NAME.app/, an .xcarchive Products/Applications/NAME.app)")
+            throw AppReadError(.notAnApp, path: source, problem: "no app found (an .ipa holds Payload/NAME.app/, an .xcarchive Products/Applications/NAME.app)")
         }
 
         let prefix = root.isEmpty ? "" : root + "/"
@@ -151,7 +151,7 @@ struct AppReader {
             if case .symlink(let target) = entry.kind {
                 let inApp = root.isEmpty || entry.path.hasPrefix(prefix)
                 if TreePath.resolve(link: entry.path, target: target, within: inApp ? prefix : "") == nil {
-                    throw AppReadError(path: source, problem: "symlink '\(UntrustedText.escape(entry.path, limit: 200))' -> '\(UntrustedText.escape(target, limit: 200))' points out of the bundle; refused")
+                    throw AppReadError(.unsafeEntry, path: source, problem: "symlink '\(UntrustedText.escape(entry.path, limit: 200))' -> '\(UntrustedText.escape(target, limit: 200))' points out of the bundle; refused")
                 }
             }
             guard root.isEmpty || entry.path.hasPrefix(prefix) else { continue }
@@ -201,7 +201,7 @@ struct AppReader {
         // directories (200 entries 60 deep: 12,000 bundles) ran for minutes. Counted before
         // sorting, which costs as much again.
         guard found.count < limits.maximumBundles else {
-            throw AppReadError(path: tree.source, problem: "\(found.count + 1) bundles (.app, .appex and .framework directories), more than the limit of \(limits.maximumBundles); refused")
+            throw AppReadError(.limitExceeded, path: tree.source, problem: "\(found.count + 1) bundles (.app, .appex and .framework directories), more than the limit of \(limits.maximumBundles); refused")
         }
         var paths = found.map(String.init).sorted()
         paths.insert("", at: 0)
@@ -230,11 +230,11 @@ struct AppReader {
             } catch let error as AppReadError {
                 throw error
             } catch {
-                if kind == .app { throw AppReadError(path: tree.source, problem: "\(error)") }
+                if kind == .app { throw AppReadError(.notAnApp, path: tree.source, problem: "\(error)") }
                 notes.append("its Info.plist cannot be read: \(error)")
             }
         } else if kind == .app {
-            throw AppReadError(path: tree.source, problem: "no Info.plist in \(UntrustedText.escape(appName, limit: 200))")
+            throw AppReadError(.notAnApp, path: tree.source, problem: "no Info.plist in \(UntrustedText.escape(appName, limit: 200))")
         } else {
             notes.append("no Info.plist")
         }

@@ -56,6 +56,20 @@ public struct ForecastStateJSON: Codable, Sendable, Hashable {
         self.verdict = verdict
         self.exception = exception
     }
+
+    /// Worse: a verdict further from `pass` (pass < exception < no-exception), or another exception
+    /// under the same verdict. The one rule: the engine's `ForecastState` asks it too.
+    public func isWorse(than other: ForecastStateJSON) -> Bool {
+        func rank(_ verdict: AuditVerdict) -> Int {
+            switch verdict {
+            case .pass: 0
+            case .exception: 1
+            case .noException: 2
+            case .unreachable, .timeout, .error: 3
+            }
+        }
+        return rank(verdict) > rank(other.verdict) || (verdict == .exception && other.verdict == .exception && exception != other.exception)
+    }
 }
 
 public struct ForecastChangeJSON: Codable, Sendable, Hashable {

@@ -8,8 +8,23 @@ import TLSFacts
 
 /// Bad report input, in one line naming the file and the line (the executable exits 64).
 public struct ReportInputError: Error, Sendable {
+    /// What is wrong, for code: callers compare this, never `message`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// A file without records.
+        case empty
+        /// Not atsprobe's records: a line or document that does not decode, a key given twice.
+        case notRecords
+        /// One target held by two shards, or twice in one run.
+        case duplicateTarget
+    }
+
+    public let code: Code
+    /// For people: one line naming the file and the line.
     public let message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 /// Records read back from what atsprobe wrote: audit's JSON Lines, or diagnose's JSON document
@@ -28,14 +43,14 @@ public enum ReportReader {
         let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         guard let first else {
             if allowEmpty { return [] }
-            throw ReportInputError("\(name) is empty: no records to report")
+            throw ReportInputError(.empty, "\(name) is empty: no records to report")
         }
         // diagnose --format json: one pretty-printed document, or an array of them.
         if first == UInt8(ascii: "[") {
             let documents: [AuditRecord]
             do { documents = try decoder.decode([AuditRecord].self, from: Data(bytes)) } catch {
                 try refuseDuplicateKeys(bytes[...], name: name, firstLine: 1)
-                throw ReportInputError("\(name) is not an array of atsprobe diagnostics documents: \(describe(error))")
+                throw ReportInputError(.notRecords, "\(name) is not an array of atsprobe diagnostics documents: \(describe(error))")
             }
             try refuseDuplicateKeys(bytes[...], name: name, firstLine: 1)
             return documents.map { (nil, $0.withoutHandshakes) }
@@ -63,7 +78,7 @@ public enum ReportReader {
         do { record = try decoder.decode(AuditRecord.self, from: Data(line)) } catch {
             // A key held twice is said first: which value the decoder read decided its error.
             try refuseDuplicateKeys(line, name: name, firstLine: number)
-            throw ReportInputError("\(name) line \(number): not an atsprobe record: \(describe(error))")
+            throw ReportInputError(.notRecords, "\(name) line \(number): not an atsprobe record: \(describe(error))")
         }
         try refuseDuplicateKeys(line, name: name, firstLine: number)
         return record
@@ -74,7 +89,7 @@ public enum ReportReader {
     static func refuseDuplicateKeys(_ bytes: ArraySlice<UInt8>, name: String, firstLine: Int) throws(ReportInputError) {
         guard let (key, offset) = JSONDuplicateKeys.first(in: bytes) else { return }
         let line = firstLine + bytes.prefix(offset).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-        throw ReportInputError("\(name) line \(line): not an atsprobe record: the key '\(UntrustedText.escape(key, limit: 100))' appears twice in one object "
+        throw ReportInputError(.notRecords, "\(name) line \(line): not an atsprobe record: the key '\(UntrustedText.escape(key, limit: 100))' appears twice in one object "
                                + "(JSON readers disagree on which value counts)")
     }
 
@@ -90,7 +105,7 @@ public enum ReportReader {
             for record in file.records {
                 let key = identity(record)
                 if let other = holder[key], !inThisFile.contains(key) {
-                    throw ReportInputError("\(other) and \(file.name) both hold \(describeTarget(record)): "
+                    throw ReportInputError(.duplicateTarget, "\(other) and \(file.name) both hold \(describeTarget(record)): "
                                            + "a target belongs to one shard; merge each shard's results once")
                 }
                 holder[key] = file.name

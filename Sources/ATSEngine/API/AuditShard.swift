@@ -24,27 +24,42 @@ public struct AuditShard: Sendable, Equatable {
     public static func parse(_ text: String, jobCompletionIndex: String?) -> Result<AuditShard, Refusal> {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let n = Int(parts[1]), n >= 1 else {
-            return .failure(Refusal("--shard '\(UntrustedText.escape(text, limit: 80))' is not K/N with 1 <= K <= N (e.g. 2/8) or auto/N"))
+            return .failure(Refusal(.malformed, "--shard '\(UntrustedText.escape(text, limit: 80))' is not K/N with 1 <= K <= N (e.g. 2/8) or auto/N"))
         }
         if parts[0] == "auto" {
             guard let value = jobCompletionIndex else {
-                return .failure(Refusal("--shard auto/\(n) takes K from \(jobIndexVariable) (a Kubernetes Indexed Job sets it, 0-based), which is not set"))
+                return .failure(Refusal(.jobIndexUnset, "--shard auto/\(n) takes K from \(jobIndexVariable) (a Kubernetes Indexed Job sets it, 0-based), which is not set"))
             }
             guard value.utf8.count <= 19, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let index = Int(value), index < n else {
-                return .failure(Refusal("--shard auto/\(n): \(jobIndexVariable) is '\(UntrustedText.escape(value, limit: 80))', not an index from 0 to \(n - 1)"))
+                return .failure(Refusal(.jobIndexOutOfRange, "--shard auto/\(n): \(jobIndexVariable) is '\(UntrustedText.escape(value, limit: 80))', not an index from 0 to \(n - 1)"))
             }
             return .success(AuditShard(index: index + 1, count: n))
         }
         guard let k = Int(parts[0]), (1...n).contains(k) else {
-            return .failure(Refusal("--shard '\(UntrustedText.escape(text, limit: 80))' is not K/N with 1 <= K <= N (e.g. 2/8) or auto/N"))
+            return .failure(Refusal(.malformed, "--shard '\(UntrustedText.escape(text, limit: 80))' is not K/N with 1 <= K <= N (e.g. 2/8) or auto/N"))
         }
         return .success(AuditShard(index: k, count: n))
     }
 
     /// Why a `--shard` value was refused.
     public struct Refusal: Error, Equatable, CustomStringConvertible {
+        /// What is wrong, for code: callers compare this, never `description`'s text.
+        public enum Code: String, Sendable, Hashable, CaseIterable {
+            /// Not K/N with 1 <= K <= N, nor auto/N.
+            case malformed
+            /// auto/N without the job index variable.
+            case jobIndexUnset
+            /// auto/N with a job index outside 0 to N-1.
+            case jobIndexOutOfRange
+        }
+
+        public let code: Code
+        /// For people: the value and what is wrong.
         public let description: String
-        init(_ description: String) { self.description = description }
+        init(_ code: Code, _ description: String) {
+            self.code = code
+            self.description = description
+        }
     }
 
     /// A target belongs to the shard its normalised authority hashes to, wherever it sits in

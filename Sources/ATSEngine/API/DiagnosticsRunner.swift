@@ -183,8 +183,8 @@ public struct DiagnosticsRunner: Sendable {
         while let fetch = walk.next() {
             switch fetch {
             case .cleartext(let request): walk.record(cleartext: await loads.cleartext(for: request))
-            case .firstHop(let request): walk.record(await loads.result(for: request))
-            case .redirect(let request): walk.record(await loads.hopResult(for: request))
+            case .firstHop(let request): walk.record(await loads.result(for: request), certificateRules: nil)
+            case .redirect(let request): walk.record(await loads.hopResult(for: request), certificateRules: nil)
             }
         }
         return walk.outcome
@@ -296,7 +296,7 @@ final class DiagnosticsRun: @unchecked Sendable {
                     goingOn.append((index, self.walk(for: index)))
                     continue
                 }
-                walk.record(result)
+                walk.record(result, certificateRules: nil)
                 if walk.isFinished {
                     complete(index, with: walk.outcome)
                 } else {
@@ -458,7 +458,7 @@ final class LoadWalk: @unchecked Sendable {
     /// `certificateRules` gives them (CT required or not, as the hop's policy asks): a forecast
     /// works them out once per distinct handshake and instant (Forecast/ForecastJudge.swift).
     @inline(never)
-    func record(_ result: ProbeResult, certificateRules: ((_ requireCertificateTransparency: Bool) -> [CertificateRuleViolation])? = nil) {
+    func record(_ result: ProbeResult, certificateRules: ((_ requireCertificateTransparency: Bool) -> [CertificateRuleViolation])?) {
         guard let (policy, request) = pending else { return }
         let violations: [CertificateRuleViolation]
         if case .success(let observation) = result {

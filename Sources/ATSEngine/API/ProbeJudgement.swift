@@ -40,16 +40,15 @@ public struct ProbeJudgement: Sendable {
         switch result {
         case .success(let observation):
             let at = observation.trust.evaluatedAt
-            let rules = ruleSet.certificateRules
-            let violations = AppleCertificatePolicy.violations(in: observation, at: at, rules: rules, logs: logs)
-            let ct = AppleCertificatePolicy.certificateTransparency(in: observation, at: at, rules: rules, logs: logs)
+            // One derivation of CT: the verdict shown and the violation listed come from it.
+            let judged = AppleCertificatePolicy.judgement(in: observation, at: at, rules: ruleSet.certificateRules, logs: logs)
             var failed: [ProbeCheck] = []
             if !observation.trust.isTrusted { failed.append(.trust) }
-            if violations.contains(where: { $0.rule != CertificateRuleID.certificateTransparency }) { failed.append(.appleRules) }
-            if ct.verdict == .nonCompliant { failed.append(.ct) }
+            if judged.violations.contains(where: { $0.rule != CertificateRuleID.certificateTransparency }) { failed.append(.appleRules) }
+            if judged.certificateTransparency.verdict == .nonCompliant { failed.append(.ct) }
             evaluatedAt = at
-            appleRuleViolations = violations
-            certificateTransparency = ct
+            appleRuleViolations = judged.violations
+            certificateTransparency = judged.certificateTransparency
             self.failed = failed
         case .failure:
             evaluatedAt = nil

@@ -44,7 +44,7 @@ public struct Run: Sendable {
         } catch let error as TrustSetupError {
             throw .setup(error)
         } catch {
-            throw .setup(TrustSetupError(path: nil, reason: String(describing: error)))
+            throw .setup(TrustSetupError(.engineUnavailable, path: nil, reason: String(describing: error)))
         }
         self.context = context
         runner = DiagnosticsRunner(context: context, prober: prober)

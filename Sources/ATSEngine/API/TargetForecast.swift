@@ -70,18 +70,9 @@ public struct ForecastState: Sendable, Hashable {
         return value.scalarText
     }
 
-    /// Worse: a verdict further from `pass` (pass < exception < no-exception), or another exception
-    /// under the same verdict.
+    /// Worse, by the contract's one rule (`ForecastStateJSON.isWorse`).
     public func isWorse(than other: ForecastState) -> Bool {
-        func rank(_ verdict: AuditVerdict) -> Int {
-            switch verdict {
-            case .pass: 0
-            case .exception: 1
-            case .noException: 2
-            case .unreachable, .timeout, .error: 3
-            }
-        }
-        return rank(verdict) > rank(other.verdict) || (verdict == .exception && other.verdict == .exception && exception != other.exception)
+        ForecastStateJSON(verdict: verdict, exception: exception).isWorse(than: ForecastStateJSON(verdict: other.verdict, exception: other.exception))
     }
 }
 

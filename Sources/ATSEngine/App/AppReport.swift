@@ -125,10 +125,10 @@ package struct AppReport {
                 let decidable = checks.filter { !$0.check.noDictionaryHelps && !unreachableGuess($0) }
                 var tightening = ExceptionTightener.tighten(ats, needs: decidable.map(\.check.need), ruleSet: ruleSet)
                 for check in checks where check.check.noDictionaryHelps {
-                    tightening.notes.append("\(check.host.host): no dictionary makes it load; left out of the tightening (see its server fix)")
+                    tightening.notes.append(.noDictionaryHelps(host: check.host.host))
                 }
                 for check in checks where unreachableGuess(check) {
-                    tightening.notes.append("\(check.host.host): named only in the dictionary and not reachable on port 443; left out of the tightening")
+                    tightening.notes.append(.unreachableGuess(host: check.host.host))
                 }
                 result.tightening = tightening
                 result.tightenedPlist = try PlistTargetCheck.tightenedPlist(tightening.tightened)
@@ -137,7 +137,7 @@ package struct AppReport {
                 result.unusedEntries = entries.filter { !used.contains($0) }.sorted()
                 // The tightener notes each entry no checked host falls under; "What no host
                 // needs" lists these entries itself, so the note would say it a second time.
-                let unused = Set(result.unusedEntries.map { "NSExceptionDomains entry \"\(UntrustedText.escape($0, limit: 255))\" kept as written: no checked host falls under it" })
+                let unused = Set(result.unusedEntries.map { TighteningNote.entryUnused(key: $0) })
                 result.tightening?.notes.removeAll { unused.contains($0) }
             }
             results.append(result)

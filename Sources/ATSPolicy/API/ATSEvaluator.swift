@@ -6,10 +6,11 @@ import TLSFacts
 public enum ATSEvaluator {
     /// `result` should come from the offer `policy.clientOffer(ruleSet:)`. Facts outside that
     /// offer (a broader probe reused) are still judged: the client would not have accepted them.
-    /// `certificateViolations` are the Apple certificate rules the chain breaks (2A); they fail
-    /// every configuration, like trust problems.
+    /// `certificateViolations` are the Apple certificate rules the chain breaks (2A), judged by
+    /// the caller at its instant (`AppleCertificatePolicy.violations`); they fail every
+    /// configuration, like trust problems. No default: an empty list judges no rule.
     public static func evaluate(_ result: ProbeResult, under policy: EffectivePolicy, ruleSet: RuleSet,
-                                certificateViolations: [CertificateRuleViolation] = []) -> Verdict {
+                                certificateViolations: [CertificateRuleViolation]) -> Verdict {
         if policy.scheme == .http {
             return evaluateCleartext(result, under: policy, ruleSet: ruleSet)
         }

@@ -27,17 +27,14 @@ public struct CertificateRuleViolation: Hashable, Sendable, Codable, CustomStrin
 
 public enum AppleCertificatePolicy {
     /// Every Apple certificate rule the observed chain breaks, judged at `date`.
-    /// CT is judged against `logs` (Apple's list as built in, by default); see `certificateTransparency(in:at:...)`
-    /// for the counts behind the verdict.
+    /// CT is judged against `logs` (Apple's list as built in, by default); `judgement(in:at:...)`
+    /// gives the CT verdict's counts as well, from the same derivation.
     /// `rules` is the rule set's reading (`RuleSet.certificateRules`).
     public static func violations(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false,
                                   rules: CertificateRuleSet,
                                   logs: CTLogList = .apple, distrust: AppleDistrustList = .apple) -> [CertificateRuleViolation] {
-        violations(chain: observation.chain, anchor: observation.trust.anchor,
-                   deliveredSCTs: observation.deliveredSCTs, serverName: observation.serverName,
-                   at: date, requireCertificateTransparency: requireCertificateTransparency, rules: rules, logs: logs,
-                   path: observation.trust.path, ocspStaple: observation.ocspStaple, distrust: distrust,
-                   pinningPolicy: observation.trust.pinningPolicy)
+        violations(context(of: observation, at: date, requireCertificateTransparency: requireCertificateTransparency,
+                           rules: rules, logs: logs, distrust: distrust))
     }
 
     /// The same over plain values. `serverName` is the name asked for (SNI), used in messages only:
@@ -55,6 +52,16 @@ public enum AppleCertificatePolicy {
                                              requireCertificateTransparency: requireCertificateTransparency,
                                              pinningPolicy: pinningPolicy)
         return violations(context)
+    }
+
+    /// The rules' context for an observation: its chain, anchor, SCTs, staple, path and pinning policy.
+    static func context(of observation: Observation, at date: Date, requireCertificateTransparency: Bool,
+                        rules: CertificateRuleSet, logs: CTLogList, distrust: AppleDistrustList) -> CertificateRuleContext {
+        CertificateRuleContext(chain: observation.chain, anchor: observation.trust.anchor, date: date, rules: rules,
+                               path: observation.trust.path, deliveredSCTs: observation.deliveredSCTs,
+                               ocspStaple: observation.ocspStaple, distrust: distrust, serverName: observation.serverName,
+                               logs: logs, requireCertificateTransparency: requireCertificateTransparency,
+                               pinningPolicy: observation.trust.pinningPolicy)
     }
 
     /// Every registered rule's violations, in registration order.
@@ -78,14 +85,24 @@ public enum AppleCertificatePolicy {
         CertificateTransparencyRule(),
     ]
 
-    /// Apple's CT verdict for the observation, with counts by source, logs and operators.
-    public static func certificateTransparency(in observation: Observation, at date: Date,
-                                               requireCertificateTransparency: Bool = false,
-                                               rules: CertificateRuleSet,
-                                               logs: CTLogList = .apple) -> CTPolicyResult {
-        CTPolicy(logs: logs, rules: rules).evaluate(
-            leaf: observation.leaf, deliveredSCTs: observation.deliveredSCTs, anchor: observation.trust.anchor,
-            requireCertificateTransparency: requireCertificateTransparency, at: date,
-            anchorFingerprint: observation.trust.path?.last?.sha256Fingerprint, pinningPolicy: observation.trust.pinningPolicy)
+    /// Every rule the observed chain breaks and Apple's CT verdict (counts by source, logs and
+    /// operators), CT derived once: the CT rule's violation is made from the verdict returned.
+    public static func judgement(in observation: Observation, at date: Date, requireCertificateTransparency: Bool = false,
+                                 rules: CertificateRuleSet, logs: CTLogList = .apple,
+                                 distrust: AppleDistrustList = .apple) -> CertificateJudgement {
+        let context = context(of: observation, at: date, requireCertificateTransparency: requireCertificateTransparency,
+                              rules: rules, logs: logs, distrust: distrust)
+        let ct = CertificateTransparencyRule.verdict(context)
+        let violations = Self.rules.flatMap { rule in
+            rule is CertificateTransparencyRule ? CertificateTransparencyRule.violations(of: ct, context) : rule.violations(context)
+        }
+        return CertificateJudgement(violations: violations, certificateTransparency: ct)
     }
+}
+
+/// Apple's certificate rules judged once: what the chain breaks (CT included) and the CT
+/// verdict the CT violation, if any, was made from.
+public struct CertificateJudgement: Sendable {
+    public var violations: [CertificateRuleViolation]
+    public var certificateTransparency: CTPolicyResult
 }

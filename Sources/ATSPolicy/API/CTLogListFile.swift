@@ -8,10 +8,30 @@ import TLSFacts
 
 /// Why a CT log list file could not be used; one line, naming the file.
 public struct CTLogListError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong, for code: callers compare this, never `reason`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// Not JSON in the log list's schema.
+        case notALogList
+        /// A log_id that is not 32 bytes of base64, or a key that is not base64.
+        case badLogID
+        case badKey
+        /// One log_id listed twice.
+        case duplicateLog
+        /// A log with no state, more than one, or a state timestamp that is not RFC 3339.
+        case badState
+        /// A list without a log.
+        case noLogs
+        /// A log's key does not hash to its log_id.
+        case keyMismatch
+    }
+
+    public var code: Code
     public var source: String
+    /// For people: what is wrong, after the file's name.
     public var reason: String
 
-    public init(source: String, reason: String) {
+    public init(_ code: Code, source: String, reason: String) {
+        self.code = code
         self.source = source
         self.reason = reason
     }
@@ -26,14 +46,14 @@ extension CTLogList {
     /// the `key` SCT signatures are checked with). Like the built-in
     /// table, a state keeps the day of its timestamp (UTC). URLs and temporal intervals are not read.
     public init(appleLogListJSON data: Data, source: String) throws(CTLogListError) {
-        func fail(_ reason: String) -> CTLogListError { CTLogListError(source: source, reason: reason) }
+        func fail(_ code: CTLogListError.Code, _ reason: String) -> CTLogListError { CTLogListError(code, source: source, reason: reason) }
         let file: ListFile
         do {
             file = try JSONDecoder().decode(ListFile.self, from: data)
         } catch let error as DecodingError {
-            throw fail("not a log list: \(Self.describe(error))")
+            throw fail(.notALogList, "not a log list: \(Self.describe(error))")
         } catch {
-            throw fail("not a log list")
+            throw fail(.notALogList, "not a log list")
         }
         var logs: [CTLog] = []
         var keys: [String: [UInt8]] = [:]
@@ -43,20 +63,20 @@ extension CTLogList {
                 for entry in entries {
                     let name = UntrustedText.escape(entry.description ?? entry.log_id, limit: 200)
                     guard let id = Data(base64Encoded: entry.log_id), id.count == 32 else {
-                        throw fail("log '\(name)': log_id is not 32 bytes of base64")
+                        throw fail(.badLogID, "log '\(name)': log_id is not 32 bytes of base64")
                     }
                     // A log listed twice would be decided by the file's order: refused instead.
                     if let earlier = listed[id] {
-                        throw fail("log_id \(UntrustedText.escape(entry.log_id, limit: 60)) is listed twice ('\(earlier)' and '\(name)')")
+                        throw fail(.duplicateLog, "log_id \(UntrustedText.escape(entry.log_id, limit: 60)) is listed twice ('\(earlier)' and '\(name)')")
                     }
                     listed[id] = name
                     guard let (state, since) = try entry.state.only(source: source, log: name) else {
-                        throw fail("log '\(name)': no state")
+                        throw fail(.badState, "log '\(name)': no state")
                     }
                     if let text = entry.key {
                         // That the key hashes to the log ID is checked where SHA-256 is at hand (the CLI,
                         // through ATSProbe.CTLogKey); this module has no cryptography.
-                        guard let key = Data(base64Encoded: text), !key.isEmpty else { throw fail("log '\(name)': key is not base64") }
+                        guard let key = Data(base64Encoded: text), !key.isEmpty else { throw fail(.badKey, "log '\(name)': key is not base64") }
                         keys[entry.log_id] = Array(key)
                     }
                     logs.append(CTLog(logID: entry.log_id, name: name, operatorName: UntrustedText.escape(op.name, limit: 200),
@@ -64,7 +84,7 @@ extension CTLogList {
                 }
             }
         }
-        guard !logs.isEmpty else { throw fail("no logs") }
+        guard !logs.isEmpty else { throw fail(.noLogs, "no logs") }
         let version = file.version.map { " version \(UntrustedText.escape($0, limit: 40))" } ?? ""
         self.init(source: "\(source)\(version) (\(logs.count) logs)", logs: logs, keys: keys)
     }
@@ -115,11 +135,11 @@ extension CTLogList {
                 .compactMap { state, stamp in stamp.map { (state, $0) } }
             guard let (state, stamp) = present.first else { return nil }
             guard present.count == 1 else {
-                throw CTLogListError(source: source, reason: "log '\(log)': more than one state")
+                throw CTLogListError(.badState, source: source, reason: "log '\(log)': more than one state")
             }
             let date: Date
             do { date = try Self.day(of: stamp.timestamp) } catch {
-                throw CTLogListError(source: source, reason: "log '\(log)': state timestamp '\(UntrustedText.escape(stamp.timestamp, limit: 40))' "
+                throw CTLogListError(.badState, source: source, reason: "log '\(log)': state timestamp '\(UntrustedText.escape(stamp.timestamp, limit: 40))' "
                                      + "is not an RFC 3339 instant: \(error.reason)")
             }
             return (state, date)

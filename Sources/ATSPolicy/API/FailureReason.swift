@@ -60,10 +60,10 @@ public struct FailureReason: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// The reason as clauses: the statement, then what its context adds. Advice that already
     /// said a clause leaves it out (whole clauses, never parts of a sentence).
-    public var clauses: [String] { context.map { $0.clauses(after: statement) } ?? [statement] }
+    public var clauses: [Clause] { context.map { $0.clauses(after: statement) } ?? [Clause(statement)] }
 
     /// The one line for people: the clauses, rendered once.
-    public var message: String { clauses.joined(separator: "; ") }
+    public var message: String { clauses.line }
 
     public var description: String { message }
 

@@ -16,14 +16,16 @@ public enum ReasonContext: Sendable, Hashable {
 
     /// The reason's clauses: the statement and this context's clause after it, or, for a refused
     /// ClientHello, one clause that says what the alert does not (the alert alone would mislead).
-    public func clauses(after statement: String) -> [String] {
+    public func clauses(after statement: String) -> [Clause] {
         switch self {
-        case .serverHighestProtocol(let best): [statement, "the server's highest protocol is \(best)"]
-        case .serverCompletesElsewhere(let best): [statement, "the server completes \(best) handshakes with other offers"]
+        case .serverHighestProtocol(let best):
+            [Clause(statement), Clause(.serverHighestProtocol(best), "the server's highest protocol is \(best)")]
+        case .serverCompletesElsewhere(let best): [Clause(statement), Clause("the server completes \(best) handshakes with other offers")]
         case .serverChoosesOutsideOffer(let suites):
-            [statement, "the server chooses \(suites.sorted().map(\.ianaName).joined(separator: " or ")), which this offer does not include"]
+            [Clause(statement), Clause(.serverChose(suites.sorted()),
+                                       "the server chooses \(suites.sorted().map(\.ianaName).joined(separator: " or ")), which this offer does not include")]
         case .clientHelloRefused(let alert, let mismatch):
-            ["server refused Apple's ClientHello\(alert.map { " (\($0.name) alert)" } ?? ""): \(mismatch)"]
+            [Clause("server refused Apple's ClientHello\(alert.map { " (\($0.name) alert)" } ?? ""): \(mismatch)")]
         }
     }
 

@@ -30,7 +30,7 @@ package struct LoadCheckContext: Sendable {
     package var certificateViolations: [CertificateRuleViolation]
 
     package init(observation: Observation, policy: EffectivePolicy, ruleSet: RuleSet,
-                certificateViolations: [CertificateRuleViolation] = []) {
+                certificateViolations: [CertificateRuleViolation]) {
         self.observation = observation
         self.policy = policy
         self.ruleSet = ruleSet

@@ -12,24 +12,24 @@ public struct DNSServerList: Hashable, Sendable {
     public let csv: String
 
     public init(parsing text: String) throws(DNSServerListError) {
-        func bad(_ why: String) -> DNSServerListError { DNSServerListError(input: text, reason: why) }
+        func bad(_ code: DNSServerListError.Code, _ why: String) -> DNSServerListError { DNSServerListError(code: code, input: text, reason: why) }
         func port(_ portText: Substring, in entry: Substring) throws(DNSServerListError) -> Int {
             guard let value = Int(portText), (1...65535).contains(value) else {
-                throw bad("'\(UntrustedText.escape(String(entry), limit: 60))' has no port 1-65535 after its colon")
+                throw bad(.badPort, "'\(UntrustedText.escape(String(entry), limit: 60))' has no port 1-65535 after its colon")
             }
             return value
         }
         var servers: [String] = []
         for entry in text.split(separator: ",", omittingEmptySubsequences: false) {
             let entryText = UntrustedText.escape(String(entry), limit: 60)
-            guard !entry.isEmpty else { throw bad("an entry is empty") }
+            guard !entry.isEmpty else { throw bad(.emptyEntry, "an entry is empty") }
             if entry.hasPrefix("[") {
                 guard let close = entry.firstIndex(of: "]"), IPAddress(String(entry[entry.index(after: entry.startIndex)..<close]), family: .v6) != nil else {
-                    throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT")
+                    throw bad(.badIPv6Entry, "'\(entryText)' is not [IPv6] or [IPv6]:PORT")
                 }
                 let rest = entry[entry.index(after: close)...]
                 if rest.isEmpty { servers.append("\(entry):53"); continue }
-                guard rest.hasPrefix(":") else { throw bad("'\(entryText)' is not [IPv6] or [IPv6]:PORT") }
+                guard rest.hasPrefix(":") else { throw bad(.badIPv6Entry, "'\(entryText)' is not [IPv6] or [IPv6]:PORT") }
                 servers.append("\(entry[...close]):\(try port(rest.dropFirst(), in: entry))")
             } else if IPAddress(String(entry), family: .v6) != nil {
                 servers.append("[\(entry)]:53")
@@ -38,7 +38,7 @@ public struct DNSServerList: Hashable, Sendable {
             } else if IPAddress(String(entry), family: .v4) != nil {
                 servers.append(String(entry))
             } else {
-                throw bad("'\(entryText)' is not an IPv4 or IPv6 address (with an optional :PORT)")
+                throw bad(.notAnAddress, "'\(entryText)' is not an IPv4 or IPv6 address (with an optional :PORT)")
             }
         }
         csv = servers.joined(separator: ",")
@@ -48,7 +48,20 @@ public struct DNSServerList: Hashable, Sendable {
 /// Why a --dns-servers list was refused. The description names the list, escaped, and the
 /// entry at fault: "'1.1.1.1,': an entry is empty".
 public struct DNSServerListError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, for code: callers compare this, never `reason`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        case emptyEntry
+        /// A port missing or outside 1-65535.
+        case badPort
+        /// A bracketed entry that is not [IPv6] or [IPv6]:PORT.
+        case badIPv6Entry
+        /// Not an IPv4 or IPv6 address (a name, say).
+        case notAnAddress
+    }
+
+    public let code: Code
     public let input: String
+    /// For people: the entry at fault and what is wrong with it.
     public let reason: String
     public var description: String { "'\(UntrustedText.escape(input, limit: 200))': \(reason)" }
 }

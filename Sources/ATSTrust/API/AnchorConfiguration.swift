@@ -52,19 +52,43 @@ public enum TrustStoreChoice: String, Sendable, CaseIterable {
 
 /// The anchors could not be read. The description is one line naming the file concerned.
 public struct TrustSetupError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong, for code: callers compare this, never `reason`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// OpenSSL gave no certificate store (out of memory).
+        case storeUnavailable
+        /// A file of anchors could not be read (`isLocalResource` says whether the machine is at fault).
+        case unreadableFile
+        /// A file of anchors holds no PEM certificate.
+        case noCertificate
+        /// A file holds more certificates than any file of anchors (`TrustStore.userAnchorLimit`).
+        case tooManyCertificates
+        /// The directory of anchors cannot be listed.
+        case unreadableDirectory
+        /// Anchors an app sets and user-installed roots were both given.
+        case appAnchorsWithUserRoots
+        /// The DNS servers given cannot be used (`reason` is the resolver's).
+        case dnsServersUnusable
+        /// The probe engine could not be set up (`reason` is the error's own line).
+        case engineUnavailable
+    }
+
+    public var code: Code
     public var path: String?
+    /// For people: what is wrong, after the file's name (for `dnsServersUnusable`, the resolver's reason).
     public var reason: String
     /// The file could not be read because this machine ran out of descriptors or memory: not
     /// the file's fault (the command line exits 70, not 64).
     public var isLocalResource: Bool
 
-    public init(path: String?, reason: String, isLocalResource: Bool = false) {
+    public init(_ code: Code, path: String?, reason: String, isLocalResource: Bool = false) {
+        self.code = code
         self.path = path
         self.reason = reason
         self.isLocalResource = isLocalResource
     }
 
     public var description: String {
+        if code == .dnsServersUnusable { return "the DNS servers cannot be used: \(reason)" }
         guard let path else { return reason }
         return "\(UntrustedText.escape(path, limit: 300)): \(reason)"
     }

@@ -9,7 +9,7 @@ extension CTLogList {
     public func checkingKeys(file: String) throws(CTLogListError) -> CTLogList {
         for (id, key) in keys.sorted(by: { $0.key < $1.key }) where CTLogKey.logID(ofKey: key) != id {
             let name = self[id]?.name ?? id
-            throw CTLogListError(source: file, reason: "log '\(name)': key does not match log_id")
+            throw CTLogListError(.keyMismatch, source: file, reason: "log '\(name)': key does not match log_id")
         }
         return self
     }

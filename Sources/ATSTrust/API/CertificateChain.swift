@@ -13,12 +13,12 @@ public struct CertificateChain: Sendable {
     /// reads a file.
     public init(bytes: [UInt8]) throws(CertificateChainError) {
         guard bytes.count <= ChainFile.byteLimit else {
-            throw CertificateChainError(reason: "larger than \(ChainFile.byteLimit) bytes, not a certificate chain")
+            throw CertificateChainError(code: .tooLarge, reason: "larger than \(ChainFile.byteLimit) bytes, not a certificate chain")
         }
         do {
             chain = try ChainFile.chain(in: bytes)
         } catch {
-            throw CertificateChainError(reason: error.reason)
+            throw CertificateChainError(code: error.code, reason: error.reason)
         }
     }
 
@@ -29,14 +29,14 @@ public struct CertificateChain: Sendable {
 
     /// Each certificate's DER, leaf first.
     public init(der certificates: [[UInt8]]) throws(CertificateChainError) {
-        guard !certificates.isEmpty else { throw CertificateChainError(reason: "no certificate") }
+        guard !certificates.isEmpty else { throw CertificateChainError(code: .noCertificate, reason: "no certificate") }
         guard certificates.count <= ChainFile.certificateLimit else {
-            throw CertificateChainError(reason: "\(certificates.count) certificates: more than \(ChainFile.certificateLimit), no chain is this long")
+            throw CertificateChainError(code: .tooLarge, reason: "\(certificates.count) certificates: more than \(ChainFile.certificateLimit), no chain is this long")
         }
         var read: [X509Certificate] = []
         for (index, der) in certificates.enumerated() {
             guard let certificate = try? X509Certificate(der: der) else {
-                throw CertificateChainError(reason: "certificate \(index) is not a DER X.509 certificate")
+                throw CertificateChainError(code: .notACertificate, reason: "certificate \(index) is not a DER X.509 certificate")
             }
             read.append(certificate)
         }
@@ -51,6 +51,21 @@ public struct CertificateChain: Sendable {
 
 /// A chain that could not be read: one line saying why.
 public struct CertificateChainError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, for code: callers compare this, never `reason`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        case empty
+        /// More bytes or certificates than any chain holds.
+        case tooLarge
+        /// No certificate: no readable block, or a PKCS#7 message without one.
+        case noCertificate
+        /// Not PEM, DER or PKCS#7, or a block or value that is not a certificate.
+        case notACertificate
+        /// This machine ran out of memory reading it.
+        case outOfMemory
+    }
+
+    public var code: Code
+    /// For people: why the chain could not be read.
     public var reason: String
     public var description: String { reason }
 }

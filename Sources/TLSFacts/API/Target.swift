@@ -58,11 +58,23 @@ public struct Target: Hashable, Sendable, Codable, CustomStringConvertible {
 
 /// Why a target string was refused. The description is one line naming the input.
 public struct TargetParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, for code: callers compare this, never `reason`'s text.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        case empty, tooLong, controlCharacter, unsupportedScheme, userInformation, missingHost
+        /// An IPv6 address unbracketed, unclosed or malformed.
+        case badIPv6Address
+        case badPort
+        case badHostName
+    }
+
+    public let code: Code
     /// The input as typed, the password of a URL's userinfo redacted (`UntrustedText.redactingPassword`).
     public let input: String
+    /// For people: what is wrong, in a few words.
     public let reason: String
 
-    public init(input: String, reason: String) {
+    public init(_ code: Code, input: String, reason: String) {
+        self.code = code
         self.input = UntrustedText.redactingPassword(input)
         self.reason = reason
     }
@@ -72,12 +84,12 @@ public struct TargetParseError: Error, Equatable, Sendable, CustomStringConverti
 extension Target {
     /// Parses a target as typed by a user.
     public init(parsing input: String) throws(TargetParseError) {
-        func fail(_ reason: String) -> TargetParseError { TargetParseError(input: input, reason: reason) }
+        func fail(_ code: TargetParseError.Code, _ reason: String) -> TargetParseError { TargetParseError(code, input: input, reason: reason) }
         let text = input.trimmingWhitespace()
-        guard !text.isEmpty else { throw fail("empty target") }
-        guard text.utf8.count <= 2048 else { throw fail("longer than 2048 bytes") }
+        guard !text.isEmpty else { throw fail(.empty, "empty target") }
+        guard text.utf8.count <= 2048 else { throw fail(.tooLong, "longer than 2048 bytes") }
         guard !text.unicodeScalars.contains(where: URIReference.isControl) else {
-            throw fail("contains a control character")
+            throw fail(.controlCharacter, "contains a control character")
         }
 
         var scheme = Scheme.https
@@ -85,7 +97,7 @@ extension Target {
         if let range = text.firstRange(of: "://") {
             let name = text[..<range.lowerBound].lowercased()
             guard let s = Scheme(rawValue: name) else {
-                throw fail(name.isEmpty ? "missing scheme before ://" : "unsupported scheme '\(UntrustedText.escape(name, limit: 40))' (use https or http)")
+                throw fail(.unsupportedScheme, name.isEmpty ? "missing scheme before ://" : "unsupported scheme '\(UntrustedText.escape(name, limit: 40))' (use https or http)")
             }
             scheme = s
             rest = text[range.upperBound...]
@@ -102,27 +114,27 @@ extension Target {
             path = p.isEmpty ? "/" : p
             rest = rest[..<slash]
         }
-        if rest.contains("@") { throw fail("user information in a URL is not supported") }
-        guard !rest.isEmpty else { throw fail("missing host") }
+        if rest.contains("@") { throw fail(.userInformation, "user information in a URL is not supported") }
+        guard !rest.isEmpty else { throw fail(.missingHost, "missing host") }
 
         var hostPart: Substring
         var portPart: Substring?
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw fail("unclosed '[' in IPv6 address") }
+            guard let close = rest.firstIndex(of: "]") else { throw fail(.badIPv6Address, "unclosed '[' in IPv6 address") }
             hostPart = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw fail("unexpected text after ']'") }
+                guard after.hasPrefix(":") else { throw fail(.badIPv6Address, "unexpected text after ']'") }
                 portPart = after.dropFirst()
             }
-            guard IPAddress(String(hostPart), family: .v6) != nil else { throw fail("'\(UntrustedText.escape(String(hostPart), limit: 100))' is not an IPv6 address") }
+            guard IPAddress(String(hostPart), family: .v6) != nil else { throw fail(.badIPv6Address, "'\(UntrustedText.escape(String(hostPart), limit: 100))' is not an IPv6 address") }
         } else {
             let colons = rest.filter { $0 == ":" }.count
             if colons == 1, let colon = rest.firstIndex(of: ":") {
                 hostPart = rest[..<colon]
                 portPart = rest[rest.index(after: colon)...]
             } else if colons > 1 {
-                guard IPAddress(String(rest), family: .v6) != nil else { throw fail("malformed host (IPv6 addresses need brackets with a port)") }
+                guard IPAddress(String(rest), family: .v6) != nil else { throw fail(.badIPv6Address, "malformed host (IPv6 addresses need brackets with a port)") }
                 hostPart = rest
             } else {
                 hostPart = rest
@@ -133,21 +145,21 @@ extension Target {
         if let portPart {
             guard !portPart.isEmpty, portPart.allSatisfy(\.isASCII), portPart.allSatisfy(\.isNumber), portPart.count <= 5,
                   let value = Int(portPart), (1...65535).contains(value) else {
-                throw fail("bad port '\(UntrustedText.escape(String(portPart), limit: 20))' (1-65535)")
+                throw fail(.badPort, "bad port '\(UntrustedText.escape(String(portPart), limit: 20))' (1-65535)")
             }
             port = value
         }
-        guard !hostPart.isEmpty else { throw fail("missing host") }
+        guard !hostPart.isEmpty else { throw fail(.missingHost, "missing host") }
         let host: String
         if Target.isIPAddress(String(hostPart)) {
             host = String(hostPart).lowercased()
         } else {
-            guard let ascii = IDNA.toASCII(String(hostPart)) else { throw fail("'\(UntrustedText.escape(String(hostPart), limit: 200))' is not a valid host name") }
+            guard let ascii = IDNA.toASCII(String(hostPart)) else { throw fail(.badHostName, "'\(UntrustedText.escape(String(hostPart), limit: 200))' is not a valid host name") }
             host = ascii
         }
         // Non-ASCII in the path (a bidi override among it) goes out percent-encoded, as browsers
         // send it, so the URL echoed in every output is plain ASCII.
-        guard let encodedPath = URIReference.requestTarget(path) else { throw fail("contains a control character") }
+        guard let encodedPath = URIReference.requestTarget(path) else { throw fail(.controlCharacter, "contains a control character") }
         self.init(scheme: scheme, host: host, port: port, path: encodedPath)
     }
 }

@@ -1,5 +1,7 @@
 import ATSFiles
+import ATSCommandOutputs
 import ATSPolicy
+import ATSReport
 import ArgumentParser
 import CommandRuns
 

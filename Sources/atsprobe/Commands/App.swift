@@ -1,5 +1,6 @@
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 import ATSApp
@@ -52,7 +53,7 @@ extension ATSProbeCommand {
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<AppFormats>
+        @OptionGroup var output: OutputOptions<AppOutput>
         @OptionGroup var sarif: SARIFOptions
         @OptionGroup var colors: ColorOptions
 
@@ -76,34 +77,10 @@ extension ATSProbeCommand {
                                                             quiet: diagnostics.quiet, warn: Diagnostics.warn)
 
                 var sink = OutputSink(path: output.output)
-                switch output.effectiveFormat {
-                case .text:
-                    sink.write(AppText.render(report, verbose: diagnostics.verbose,
-                                              palette: colors.palette(format: .text, path: output.output)))
-                case .markdown:
-                    sink.write(AppMarkdown.render(report))
-                case .html:
-                    sink.write(AppHTML.render(report))
-                case .json:
-                    var json = AppJSON(report)
-                    json.run = run
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(json), as: UTF8.self) + "\n")
-                case .plist:
-                    let result = report.results.first { $0.bundle.path == plistBundle }
-                    if let plist = result?.tightenedPlist {
-                        sink.write(plist)
-                    } else {
-                        // No host checked under it: nothing measured, so the dictionary as it is.
-                        Diagnostics.warn("no host was checked under \(report.name(plistBundle))'s dictionary; printing it unchanged")
-                        sink.write(try ExceptionPlist.tightened(result?.bundle.atsDictionary ?? [:]))
-                    }
-                case .sarif:
-                    let (finished, warning) = AppSARIF.log(report, toolVersion: ToolVersion.current, sources: sources).finished(category: try sarif.category(format: .sarif))
-                    sink.write(finished.json)
-                    if let warning { Diagnostics.warn(warning) }
-                default:
-                    throw InputError("app writes text, json, plist, markdown, html or sarif only")
-                }
+                let result = AppOutput(report: report, run: run, plistBundle: plistBundle, sources: sources, toolVersion: ToolVersion.current)
+                let format = output.effectiveFormat
+                try sink.write(result, as: format, options: RenderOptions(verbose: diagnostics.verbose, palette: colors.palette(format: format, path: output.output),
+                                                                          sarifCategory: format == .sarif ? try sarif.category(format: .sarif) : nil))
                 try sink.finish()
                 return ExitStatus(report.severity)
             }

@@ -1,5 +1,6 @@
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 import ATSEngine
@@ -15,8 +16,8 @@ extension ATSProbeCommand {
             Targets come from the arguments, then from --input (a file, or - for standard input): one per \
             line, as HOST, HOST:PORT or URL; blank lines and lines starting with # are skipped. A bad line is \
             reported with its number and the rest go on. --format json writes JSON Lines (see docs/audit.md); \
-            --format plist writes one merged NSExceptionDomains dictionary; html, csv, markdown, junit and sarif write \
-            a report (docs/reports.md) once every target is done; openmetrics (OpenMetrics 1.0) and prometheus (the 0.0.4 text \
+            --format plist writes one merged NSExceptionDomains dictionary; \(AuditFormats.formats.filter { !AuditFormats.streamed.contains($0) }.map(\.rawValue).joined(separator: ", ")) \
+            write a report (docs/reports.md) once every target is done, the metrics ones (openmetrics: OpenMetrics 1.0; prometheus: the 0.0.4 text \
             node_exporter's textfile collector reads) the run as metrics, --metrics-label run=nightly adding a label to every series (docs/monitoring.md). \
             --forecast 90d adds when each target's verdict changes (docs/forecast.md). --baseline OLD.jsonl compares with an earlier run.
             Exit codes (narrowed by --fail-on; with --fail-on new, 1 only when a target got worse than in --baseline): 0 every target passes; 1 a target needs an exception or cannot \
@@ -96,7 +97,7 @@ extension ATSProbeCommand {
             let metricsLabels = try metrics.labels(format: format)
             // --output is replaced when the run ends (or is interrupted): until then the old file stays whole.
             let replacement = try output.output.map { try FileReplacement.begin($0) }
-            let sink = AuditSink(format: try Self.sinkFormat(format), verbose: diagnostics.verbose, quiet: diagnostics.quiet,
+            let sink = AuditSink(format: format, verbose: diagnostics.verbose, quiet: diagnostics.quiet,
                                  palette: colors.palette(format: format, path: output.output),
                                  run: run,
                                  output: replacement?.stream ?? .standardOutput,
@@ -107,21 +108,6 @@ extension ATSProbeCommand {
             return try await AuditRun.run(source, context: context, runner: runner,
                                           limits: AuditLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadlineSeconds: deadline, shard: share),
                                           sink: sink, ticking: progress.enabled, interrupts: interrupts, runtime: runtime, failOn: failOn)
-        }
-
-        /// The sink's format for --format (DiagnosticsFormats parses no xcode).
-        static func sinkFormat(_ format: OutputFormat) throws -> AuditSinkFormat {
-            switch format {
-            case .text: return .text
-            case .json: return .json
-            case .plist: return .plist
-            default:
-                // Every report format by name (ReportFormat); anything else DiagnosticsFormats does not parse.
-                guard let report = ReportFormat(rawValue: format.rawValue) else {
-                    throw InputError("audit writes \(AuditFormats.formats.map(\.rawValue).joined(separator: ", ")) only")
-                }
-                return .report(report)
-            }
         }
     }
 }

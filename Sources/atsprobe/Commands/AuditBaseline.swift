@@ -1,3 +1,4 @@
+import ATSReport
 import ArgumentParser
 import CommandRuns
 

@@ -3,6 +3,7 @@ import ArgumentParser
 import ATSEngine
 import ATSPolicy
 import ATSProbe
+import ATSCommandOutputs
 import ATSReport
 import ATSTrust
 #if canImport(FoundationEssentials)
@@ -45,7 +46,7 @@ extension ATSProbeCommand {
         var pinCASPKI: [String] = []
 
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var output: OutputOptions<CertReport>
         @OptionGroup var forecastOptions: ForecastOptions
 
         func run() async throws {
@@ -87,14 +88,7 @@ extension ATSProbeCommand {
                 let report = CertReport(run: run, host: name, judgement: judgement, bundleOrder: CertAdvice.orderProblem(parsed.chain.facts),
                                         forecast: forecast)
                 var sink = OutputSink(path: output.output)
-                switch output.effectiveFormat {
-                case .json:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                case .text:
-                    sink.write(CertText.render(report))
-                default:
-                    throw InputError("cert writes text or json only")
-                }
+                try sink.write(report, as: output.effectiveFormat)
                 try sink.finish()
                 return judgement.trusted ? .clear : .findings
             }

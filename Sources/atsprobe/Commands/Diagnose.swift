@@ -1,5 +1,6 @@
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 import ATSEngine
@@ -53,7 +54,7 @@ extension ATSProbeCommand {
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<DiagnosticsFormats>
+        @OptionGroup var output: OutputOptions<DiagnosticsOutput>
         @OptionGroup var colors: ColorOptions
         @OptionGroup var exceptions: MergeOptions
         @OptionGroup var forecast: ForecastOptions
@@ -71,11 +72,15 @@ extension ATSProbeCommand {
 
 /// Shared by `--ats-diagnostics` and `diagnose`.
 func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, connection: ConnectionOptions,
-                    output: OutputOptions<DiagnosticsFormats>, colors: ColorOptions, exceptions: MergeOptions,
+                    output: OutputOptions<DiagnosticsOutput>, colors: ColorOptions, exceptions: MergeOptions,
                     forecastSeconds: Int? = nil, sarif: SARIFOptions = SARIFOptions()) async throws -> ExitStatus {
     guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT)") }
     let sarifCategory = try sarif.category(format: output.effectiveFormat)
     if diagnostics.allRuleSets {
+        // --rules all is another result (RuleSetMatrixOutput), with formats of its own.
+        guard RuleSetMatrixOutput.formats.contains(output.effectiveFormat) else {
+            throw InputError("--rules all writes \(RuleSetMatrixOutput.outputs.sentence) only (run one rule set for \(output.effectiveFormat.rawValue))")
+        }
         return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions,
                                           forecastSeconds: forecastSeconds)
     }
@@ -129,38 +134,21 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         })
         reports = try TargetRunError.reports(of: events, targets: targets)
         if format == .text && !streams {
-            for (position, report) in reports.enumerated() {
-                if position > 0 { sink.writeLine() }
-                sink.write(DiagnosticsText.render(report, verbose: verbose, palette: palette))
-            }
+            try sink.write(DiagnosticsOutput(reports, run: run, includeSubdomains: false), as: .text, options: RenderOptions(verbose: verbose, palette: palette))
         }
     }
-    let documents = reports.map { DiagnosticsJSON($0, run: run) }
     let status = reports.map { ExitStatus($0.severity) }.max() ?? .clear
-    switch format {
-    case .text: break
-    case .plist:
+    if let mergeDocument {
+        // --merge: the suggested entries merged into the app's property list (its file, under its lock).
         let suggested = ExceptionPlist.suggested(reports, includeSubdomains: exceptions.includeSubdomains)
-        ExceptionPlist.reportUnhelpable(suggested, to: .standardError)
+        FileStream.standardError.write(ExceptionPlist.unhelpableLines(suggested))
         try ExceptionPlist.write(suggested, document: mergeDocument, mergePath: exceptions.merge, mergeFormat: exceptions.mergeFormat?.format,
                                  outputPath: output.output, ruleSet: ruleSet, warn: Diagnostics.warn)
         return status
-    case .json:
-        let encoder = JSONEncoder.atsprobe()
-        let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
-        sink.write(String(decoding: data, as: UTF8.self) + "\n")
-    case .sarif:
-        // As `atsprobe report` writes the JSON file's SARIF: its category, GitHub's limit.
-        let (log, warning) = ReportSARIF.audit(Report(documents.map(AuditRecord.document))).finished(category: sarifCategory)
-        sink.write(log.json)
-        if let warning { Diagnostics.warn(warning) }
-    case .html, .csv, .markdown, .junit:
-        // Rendered from the documents as records, as `atsprobe report` renders the JSON file.
-        sink.write(Report(documents.map(AuditRecord.document)).render(format.reportFormat, verbose: diagnostics.verbose,
-                                                                               junitCases: diagnostics.junitCases.cases))
-    case .xcode, .openmetrics, .prometheus:
-        // DiagnosticsFormats does not parse them (plist lint and plist check write xcode, audit and report the metrics).
-        throw InputError("diagnose writes text, json, plist, html, csv, markdown, junit or sarif only")
+    }
+    // Text went out as each target finished.
+    if format != .text {
+        try sink.write(DiagnosticsOutput(reports, run: run, includeSubdomains: exceptions.includeSubdomains), as: format, options: RenderOptions(verbose: verbose, junitCases: diagnostics.junitCases.cases, sarifCategory: sarifCategory))
     }
     try sink.finish()
     return status
@@ -184,12 +172,9 @@ actor LiveTests {
 /// per target (text) or one document per target (JSON). docs/usage.md, docs/json-schema.md.
 /// `--forecast`: each rule set's run forecasts its own verdict (the context's horizon reaches
 /// every rule set's runner), shown per rule set under the grid and in each JSON `reports` entry.
-func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsFormats>,
+func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsOutput>,
                       colors: ColorOptions, exceptions: MergeOptions, forecastSeconds: Int? = nil) async throws -> ExitStatus {
     let format = output.effectiveFormat
-    guard ([.text, .json, .html, .csv, .markdown] as [OutputFormat]).contains(format) else {
-        throw InputError("--rules all writes text, json, html, csv or markdown only (run one rule set for \(format.rawValue))")
-    }
     guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
     let context = try connection.context(ruleSet: .current, forecastHorizonSeconds: forecastSeconds)
     let targets = try texts.map { try context.target($0) }
@@ -202,28 +187,7 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
         .runInOrder(targets)
     let matrices = try TargetRunError.reports(of: events, targets: targets)
     let status = matrices.map { $0.reports.map { ExitStatus($0.severity) }.max() ?? .clear }.max() ?? .clear
-    var documents: [RuleSetMatrixJSON] = []
-    var grids: [RuleSetMatrixGrid] = []
-    for (position, matrix) in matrices.enumerated() {
-        if format == .text {
-            if position > 0 { sink.writeLine() }
-            sink.write(RuleSetMatrixText.render(RuleSetMatrixGrid(matrix), palette: palette))
-        } else if format == .json {
-            documents.append(RuleSetMatrixJSON(matrix, run: run))
-        } else {
-            grids.append(RuleSetMatrixGrid(matrix))
-        }
-    }
-    switch format {
-    case .json:
-        let encoder = JSONEncoder.atsprobe()
-        let data = documents.count == 1 ? try encoder.encode(documents[0]) : try encoder.encode(documents)
-        sink.write(String(decoding: data, as: UTF8.self) + "\n")
-    case .html: sink.write(RuleSetMatrixHTML.render(grids, run: run))
-    case .csv: sink.write(RuleSetMatrixCSV.render(grids))
-    case .markdown: sink.write(RuleSetMatrixMarkdown.render(grids, run: run))
-    default: break
-    }
+    try sink.write(RuleSetMatrixOutput(matrices, run: run), as: format, options: RenderOptions(palette: palette))
     try sink.finish()
     return status
 }

@@ -1,3 +1,4 @@
+import ATSReport
 import ArgumentRepair
 import ATSFiles
 import CommandRuns

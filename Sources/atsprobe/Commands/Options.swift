@@ -12,31 +12,10 @@ import Glibc
 import ATSTrust
 import TextSupport
 
-/// Every output format atsprobe writes; each command accepts its own subset (`FormatSet`), and
-/// its help lists only those. The formats and the commands that write each are declared here,
-/// in this file only (docs/contributing.md, "Registries"); a report format's renderer is named
-/// by the same value (`ReportFormat(rawValue:)`).
-enum OutputFormat: String, Sendable {
-    case text, json, plist, html, csv, markdown
-    /// clang-style `path:line:col: warning: message [rule]` lines, for an Xcode build phase.
-    case xcode
-    /// SARIF 2.1.0, for code scanning (GitHub and other SARIF readers).
-    case sarif
-    /// JUnit XML, for CI test reports (Jenkins, GitLab).
-    case junit
-    /// OpenMetrics 1.0, for a monitoring system (docs/monitoring.md).
-    case openmetrics
-    /// Prometheus' text exposition 0.0.4, for node_exporter's textfile collector (docs/monitoring.md).
-    case prometheus
-}
-
-/// The formats one command writes.
-protocol FormatSet {
-    static var formats: [OutputFormat] { get }
-}
-
-/// `--format` for one command: parses only the formats of `Formats`, so help, completions and
-/// the error for a wrong value name only those.
+/// `--format` for one command: parses only the formats of `Formats` (the command's result's
+/// registry, `RenderedResult.outputs`, ATSReport), so help, completions, the man page and the
+/// error for a wrong value name only those, and a format the result does not render is refused
+/// while parsing (64), never at run time.
 struct FormatChoice<Formats: FormatSet>: ExpressibleByArgument, Sendable {
     let format: OutputFormat
 
@@ -53,24 +32,7 @@ struct FormatChoice<Formats: FormatSet>: ExpressibleByArgument, Sendable {
     static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 }
 
-/// probe: text for people, JSON for programs.
-enum TextOrJSON: FormatSet { static let formats: [OutputFormat] = [.text, .json] }
-/// pins: a dictionary is also a product.
-enum TextJSONOrPlist: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist] }
-/// plist lint: also findings located in the file, for Xcode and code scanning (docs/lint.md).
-enum LintFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .xcode, .sarif] }
-/// plist check: the tightened dictionary, and findings located in the file (docs/plist.md).
-enum PlistCheckFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .xcode, .sarif] }
-/// diagnose and audit: also reports to hand over (docs/reports.md) and the CI formats.
-enum DiagnosticsFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .html, .csv, .markdown, .junit, .sarif] }
-/// report: renders a JSON Lines file again, in any report format the run writes.
-enum ReportFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .html, .csv, .markdown, .junit, .sarif, .openmetrics, .prometheus] }
-/// audit: diagnose's formats and the metrics (docs/monitoring.md).
-enum AuditFormats: FormatSet { static let formats: [OutputFormat] = DiagnosticsFormats.formats + [.openmetrics, .prometheus] }
-/// app: text and JSON, the tightened dictionary, the report documents, and SARIF (AppSARIF).
-enum AppFormats: FormatSet { static let formats: [OutputFormat] = [.text, .json, .plist, .markdown, .html, .sarif] }
-
-/// Output choices shared by every command; `Formats` are the ones the command writes.
+/// Output choices shared by every command; `Formats` are the ones the command's result renders.
 struct OutputOptions<Formats: FormatSet>: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Output format; the values this command writes are listed.", valueName: "format"))
     var format = FormatChoice<Formats>(.text)

@@ -1,5 +1,6 @@
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -29,7 +30,7 @@ extension ATSProbeCommand {
         var plist: String?
 
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<TextJSONOrPlist>
+        @OptionGroup var output: OutputOptions<PinsReport>
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -40,22 +41,7 @@ extension ATSProbeCommand {
                 var report = await PinsRun.probe(target, run: try context.run(naming: connection), configuration: configuration)
                 report.run = RunInfo(context: context, ruleSet: nil)
                 var sink = OutputSink(path: output.output)
-                switch output.effectiveFormat {
-                case .json:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                case .text:
-                    sink.write(try PinsText.render(report))
-                case .plist:
-                    // Only the plist goes to stdout; without a handshake there is none, and the
-                    // exit status says why (2 unreachable, 1 handshake failed).
-                    if let plist = try report.plistText() {
-                        sink.write(plist)
-                    } else if let failure = report.failure {
-                        Diagnostics.warn("no plist: handshake failed: \(ProbeText.describe(failure))")
-                    }
-                default:
-                    throw InputError("pins writes text, json or plist only")
-                }
+                try sink.write(report, as: output.effectiveFormat)
                 try sink.finish()
                 return ExitStatus(report.severity)
             }

@@ -1,5 +1,6 @@
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -34,7 +35,7 @@ extension ATSProbeCommand {
 
         @OptionGroup var diagnostics: DiagnosticsArguments
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<PlistCheckFormats>
+        @OptionGroup var output: OutputOptions<PlistCheckOutput>
         @OptionGroup var sarif: SARIFOptions
         @OptionGroup var colors: ColorOptions
 
@@ -51,32 +52,12 @@ extension ATSProbeCommand {
                 let (checks, tightening, tightenedPlist) = (outcome.checks, outcome.tightening, outcome.tightenedPlist)
 
                 var sink = OutputSink(path: output.output)
-                switch output.effectiveFormat {
-                case .text:
-                    sink.write(PlistCheckText.render(file: file, document: document, ruleSet: ruleSet, checks: checks,
-                                                     tightening: tightening, tightenedPlist: tightenedPlist,
-                                                     verbose: diagnostics.verbose,
-                                                     palette: colors.palette(format: .text, path: output.output)))
-                case .json:
-                    var report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks,
-                                                tightening: tightening, tightenedPlist: tightenedPlist)
-                    report.run = RunInfo(context: context, ruleSet: ruleSet.id)
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                case .plist:
-                    sink.write(tightenedPlist)
-                case .xcode:
-                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
-                    sink.write(PlistDiagnostics.xcode(PlistDiagnostics.check(checks, tightening), locations: locations))
-                case .sarif:
-                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
-                    let diagnostics = PlistDiagnostics.check(checks, tightening)
-                    let log = PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: locations, toolVersion: ToolVersion.current)
-                    let (finished, warning) = log.finished(category: try sarif.category(format: .sarif))
-                    sink.write(finished.json)
-                    if let warning { Diagnostics.warn(warning) }
-                default:
-                    throw InputError("plist check writes text, json, plist, xcode or sarif only")
-                }
+                let result = PlistCheckOutput(file: file, document: document, bytes: bytes, ruleSet: ruleSet, checks: checks,
+                                              tightening: tightening, tightenedPlist: tightenedPlist,
+                                              run: RunInfo(context: context, ruleSet: ruleSet.id), toolVersion: ToolVersion.current)
+                let format = output.effectiveFormat
+                try sink.write(result, as: format, options: RenderOptions(verbose: diagnostics.verbose, palette: colors.palette(format: format, path: output.output),
+                                                                          sarifCategory: format == .sarif ? try sarif.category(format: .sarif) : nil))
                 try sink.finish()
                 return outcome.status
             }

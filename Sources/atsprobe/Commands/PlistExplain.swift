@@ -1,5 +1,6 @@
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 import ATSPolicy
@@ -39,7 +40,7 @@ extension ATSProbeCommand {
         @Option(name: .long, help: RulesOption.help("ATS rule set to judge by"), completion: RulesOption.completions())
         var rules: String = RuleSet.current.id
 
-        @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var output: OutputOptions<PlistExplainOutput>
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
@@ -47,25 +48,10 @@ extension ATSProbeCommand {
                 guard !urls.isEmpty else { throw InputError("give at least one URL (or HOST, HOST:PORT) to explain") }
                 let (ruleSet, explanations) = try PlistExplainRun.explain(document, urls: urls, direct: direct, ruleSet: { try RulesOption.resolve(rules) })
                 var sink = OutputSink(path: output.output)
-                switch output.effectiveFormat {
-                case .json:
-                    let report = PlistExplainJSON(file: file, ruleSet: ruleSet.id, results: explanations)
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                default:
-                    sink.write(PlistExplainText.render(file: file, ruleSet: ruleSet, explanations: explanations))
-                }
+                try sink.write(PlistExplainOutput(file: file, ruleSet: ruleSet, explanations: explanations), as: output.effectiveFormat)
                 try sink.finish()
                 return .clear
             }
         }
     }
-}
-
-/// `plist explain --json` (docs/json-schema.md, "plist explain").
-struct PlistExplainJSON: Encodable {
-    var schemaVersion = 2
-    var command = "plist explain"
-    var file: String
-    var ruleSet: String
-    var results: [PolicyExplanation]
 }

@@ -1,5 +1,6 @@
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 import ATSAdvice
@@ -31,7 +32,7 @@ extension ATSProbeCommand {
         @Flag(name: .shortAndLong, help: "Text: the findings only, without the closing count (nothing when there are none), as every command's -q keeps the summary back.")
         var quiet = false
 
-        @OptionGroup var output: OutputOptions<LintFormats>
+        @OptionGroup var output: OutputOptions<PlistLintOutput>
         @OptionGroup var sarif: SARIFOptions
 
         func run() async throws {
@@ -39,38 +40,12 @@ extension ATSProbeCommand {
                 let (document, bytes) = try PlistInput.read(file)
                 let findings = ATSLinter.lint(document)
                 var sink = OutputSink(path: output.output)
-                switch output.effectiveFormat {
-                case .text:
-                    sink.write(PlistLintText.render(findings, count: !quiet))
-                case .json:
-                    let report = PlistLintJSON(file: file, format: document.format.rawValue, findings: findings)
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                case .xcode:
-                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
-                    sink.write(PlistDiagnostics.xcode(PlistDiagnostics.lint(findings), locations: locations))
-                case .sarif:
-                    let locations = PlistLocations(path: file, document: document, bytes: bytes)
-                    let log = PlistDiagnostics.sarif(PlistDiagnostics.lint(findings), rules: PlistDiagnostics.lintRules, locations: locations, toolVersion: ToolVersion.current)
-                    let (finished, warning) = log.finished(category: try sarif.category(format: .sarif))
-                    sink.write(finished.json)
-                    if let warning { Diagnostics.warn(warning) }
-                default:
-                    // OutputOptions<LintFormats> parses no other format.
-                    throw InputError("plist lint writes text, json, xcode or sarif only")
-                }
+                let result = PlistLintOutput(file: file, document: document, bytes: bytes, findings: findings, count: !quiet,
+                                             run: RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil))
+                try sink.write(result, as: output.effectiveFormat, options: RenderOptions(sarifCategory: output.effectiveFormat == .sarif ? try sarif.category(format: .sarif) : nil))
                 try sink.finish()
                 return failOn.fails(findings) ? .findings : .clear
             }
         }
     }
-}
-
-/// `plist lint --format json`.
-struct PlistLintJSON: Encodable {
-    let schemaVersion = jsonSchemaVersion
-    let file: String
-    let format: String
-    let findings: [LintFinding]
-    /// The tool and when it ran; no rule set, trust store or CT list is used.
-    var run = RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)
 }

@@ -1,6 +1,7 @@
 import ATSEngine
 import ATSFiles
 import CommandRuns
+import ATSCommandOutputs
 import ATSReport
 import ArgumentParser
 #if canImport(FoundationEssentials)
@@ -26,7 +27,7 @@ extension ATSProbeCommand {
         var failOn: [ProbeCheck] = [.all]
 
         @OptionGroup var connection: ConnectionOptions
-        @OptionGroup var output: OutputOptions<TextOrJSON>
+        @OptionGroup var output: OutputOptions<ProbeOutput>
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -39,17 +40,9 @@ extension ATSProbeCommand {
                 let run = RunInfo(context: context, ruleSet: nil)
                 let judgement = await probeRun.probe(target)
                 var sink = OutputSink(path: output.output)
-                let report = ProbeReport(judgement, run: run)
-                switch output.effectiveFormat {
-                case .json:
-                    sink.write(String(decoding: try JSONEncoder.atsprobe().encode(report), as: UTF8.self) + "\n")
-                case .text:
-                    sink.write(ProbeText.render(target: target, result: judgement.result, report: report, logs: logs,
-                                                palette: colors.palette(format: .text, path: output.output)))
-                default:
-                    // OutputOptions<TextOrJSON> parses no other format.
-                    throw InputError("probe writes text or json only")
-                }
+                let result = ProbeOutput(target: target, result: judgement.result, report: ProbeReport(judgement, run: run), logs: logs)
+                try sink.write(result, as: output.effectiveFormat,
+                               options: RenderOptions(palette: colors.palette(format: output.effectiveFormat, path: output.output)))
                 try sink.finish()
                 return ExitStatus(judgement.severity(failOn: Set(failOn)))
             }

@@ -1,6 +1,4 @@
 import ATSFiles
-import CommandRuns
-import ATSEngine
 import ATSReport
 import ArgumentParser
 import TextSupport
@@ -15,7 +13,7 @@ extension ATSProbeCommand {
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "report",
-            abstract: "Render results already written (audit's JSON Lines, diagnose's JSON) as text, HTML, CSV, Markdown, JUnit, SARIF or metrics (OpenMetrics, Prometheus), without connecting; --diff compares two runs.",
+            abstract: "Render results already written (audit's JSON Lines, diagnose's JSON) as \(ATSReport.Report.outputs.sentence), without connecting; --diff compares two runs.",
             discussion: """
             The report equals the one the run itself would have written with the same --format: write both at once \
             with `audit --format html --output report.html --records results.jsonl`, or keep the JSON Lines and \
@@ -42,7 +40,7 @@ extension ATSProbeCommand {
         @Flag(name: .shortAndLong, help: "No summary on standard error.")
         var quiet = false
 
-        @Flag(name: .long, help: "Compare two runs: the files are OLD then NEW (each a file or a directory of shards); text, json, markdown, junit or sarif.")
+        @Flag(name: .long, help: ArgumentHelp("Compare two runs: the files are OLD then NEW (each a file or a directory of shards); \(ComparisonOutput.outputs.sentence)."))
         var diff = false
 
         @Option(name: .customLong("fail-on"), help: "Which findings fail: none, unreachable, exception, any (the default, as the run itself), expiring:DURATION (also a target whose forecast loads worse within DURATION); with --diff: new (the default: what got worse), absent (also a baseline target no longer audited), expiring:DURATION, none (always 0).")
@@ -66,7 +64,7 @@ extension ATSProbeCommand {
         @Option(name: .customLong("junit-cases"), help: ArgumentHelp("JUnit: a testcase per target, failing as its verdict fails (targets, the default), or per nscurl test (tests).", valueName: "targets|tests"))
         var junitCases: JUnitCaseChoice = .targets
 
-        @OptionGroup var output: OutputOptions<ReportFormats>
+        @OptionGroup var output: OutputOptions<ATSReport.Report>
         @OptionGroup var colors: ColorOptions
 
         func run() async throws {
@@ -86,21 +84,8 @@ extension ATSProbeCommand {
                 let records = try ReportInput.read(files).records
                 let report = ATSReport.Report(records)
                 var sink = OutputSink(path: output.output)
-                switch format {
-                case .text:
-                    // In input order (a single run's file is in finishing order), then the matrix.
-                    sink.write(ReportText.render(report, verbose: verbose, palette: colors.palette(format: format, path: output.output)))
-                case .json:
-                    // The records again as JSON Lines, in input order: shards merged into one file.
-                    let encoder = JSONEncoder.atsprobe()
-                    for record in report.records { sink.write(String(decoding: try encoder.encode(record), as: UTF8.self) + "\n") }
-                case .sarif:
-                    let (log, warning) = ReportSARIF.audit(report).finished(category: category)
-                    sink.write(log.json)
-                    if let warning { Diagnostics.warn(warning) }
-                default:
-                    sink.write(report.render(format.reportFormat, verbose: verbose, junitCases: junitCases.cases, metricsLabels: metricsLabels))
-                }
+                try sink.write(report, as: format, options: RenderOptions(verbose: verbose, palette: colors.palette(format: format, path: output.output),
+                                                                          junitCases: junitCases.cases, sarifCategory: category, metricsLabels: metricsLabels))
                 try sink.finish()
                 if !quiet { FileStream.standardError.write(report.tally.summary(command: "report")) }
                 var status: ExitStatus
@@ -150,7 +135,7 @@ extension ATSProbeCommand.Report {
         }
         let format = output.effectiveFormat
         let category = try sarif.category(format: format)
-        guard [.text, .json, .markdown, .junit, .sarif].contains(format) else { throw InputError("--diff writes text, json, markdown, junit or sarif only") }
+        guard ComparisonOutput.formats.contains(format) else { throw InputError("--diff writes \(ComparisonOutput.outputs.sentence) only") }
         // Only what the comparison reads of each record is kept (RunRecords.sides): memory grows
         // with the targets, not with the records' size. NEW first: a missing OLD is answered
         // with the command that records it under NEW's options.
@@ -162,16 +147,8 @@ extension ATSProbeCommand.Report {
         if let line = comparison.notComparableLine { Diagnostics.warn(line) }
         let expiringFails = try failOn.expiringSeconds.map { try ReportCommandHints.expiring(new.sides, within: $0) } ?? false
         var sink = OutputSink(path: output.output)
-        switch format {
-        case .text: sink.write(comparison.text(baseline: files[0]))
-        case .json: sink.write(comparison.json(baseline: files[0]))
-        case .markdown: sink.write(comparison.markdown(baseline: files[0]))
-        case .junit: sink.write(comparison.junit())
-        default:
-            let (log, warning) = comparison.sarif(input: new.run?.input, toolVersion: new.run?.toolVersion).finished(category: category)
-            sink.write(log.json)
-            if let warning { Diagnostics.warn(warning) }
-        }
+        try sink.write(ComparisonOutput(comparison, baselinePath: files[0], input: new.run?.input, toolVersion: new.run?.toolVersion), as: format,
+                       options: RenderOptions(sarifCategory: category))
         try sink.finish()
         if failOn == .level(.none) { return .clear }
         var tally = AuditTally()
@@ -205,9 +182,4 @@ extension ATSProbeCommand.Report {
         try sink.finish()
         return .clear
     }
-}
-
-extension OutputFormat {
-    /// The report format of `--format` (audit, diagnose, report); text for any other.
-    var reportFormat: ReportFormat { ReportFormat(rawValue: rawValue) ?? .text }
 }

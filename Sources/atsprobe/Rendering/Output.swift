@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ATSReport
 import TLSFacts
 
 /// Where results go: stdout, or the --output file. Diagnostics and progress go to stderr.
@@ -22,6 +23,14 @@ struct OutputSink {
     }
 
     mutating func writeLine(_ text: String = "") { write(text + "\n") }
+
+    /// `result` in `format` (one its registry renders: `--format` parses no other), its
+    /// warnings on standard error.
+    mutating func write<Result: RenderedResult>(_ result: Result, as format: OutputFormat, options: RenderOptions = RenderOptions()) throws {
+        let rendered = try result.rendered(format, options: options)
+        write(rendered.text)
+        FileStream.standardError.write(rendered.standardError)
+    }
 
     /// Writes the --output file, when there is one. Throws an InputError naming the file.
     func finish() throws {

@@ -1,0 +1,327 @@
+import ATSReport
+import ATSAdvice
+import ATSApp
+import ATSEngine
+import ATSPolicy
+import ATSProbe
+import ATSTrust
+import PropertyList
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import TLSFacts
+
+// Each command's result and the formats it renders, one registry per result (OutputRegistry):
+// the command line parses, lists and documents `--format` from these, and renders through them.
+// `report`'s (ATSReport's `Report`, `ComparisonOutput`) need no engine value and live with the
+// contract's renderers.
+
+/// `diagnose` (and `--ats-diagnostics`): the reports in the order given. The report formats are
+/// rendered from the documents as records, as `atsprobe report` renders the JSON file.
+package struct DiagnosticsOutput: RenderedResult {
+    package var reports: [DiagnosticsReport]
+    package var documents: [DiagnosticsJSON]
+    /// --include-subdomains: the suggested plist's entries cover subdomains.
+    package var includeSubdomains: Bool
+
+    package init(_ reports: [DiagnosticsReport], run: RunInfo, includeSubdomains: Bool) {
+        self.reports = reports
+        documents = reports.map { DiagnosticsJSON($0, run: run) }
+        self.includeSubdomains = includeSubdomains
+    }
+
+    package var asReport: Report { Report(documents.map(AuditRecord.document)) }
+
+    /// `Report`'s renderer of `format`, over the documents.
+    private static func report(_ format: OutputFormat) -> OutputRegistry<DiagnosticsOutput>.Renderer {
+        { out, options in try out.asReport.rendered(format, options: options) }
+    }
+
+    package static let outputs = OutputRegistry<DiagnosticsOutput>([
+        .text: { out, options in
+            Rendered(out.reports.map { DiagnosticsText.render($0, verbose: options.verbose, palette: options.palette) }.joined(separator: "\n"))
+        },
+        .json: { out, _ in out.documents.count == 1 ? try .json(out.documents[0]) : try .json(out.documents) },
+        // One merged dictionary; each host no exception helps is said on standard error.
+        .plist: { out, _ in
+            let suggested = ExceptionPlist.suggested(out.reports, includeSubdomains: out.includeSubdomains)
+            return Rendered(try ExceptionPlist.render(suggested.configuration), standardError: ExceptionPlist.unhelpableLines(suggested))
+        },
+        .html: report(.html),
+        .csv: report(.csv),
+        .markdown: report(.markdown),
+        .junit: report(.junit),
+        .sarif: report(.sarif),
+    ])
+}
+
+/// `diagnose --rules all`: nscurl's tests under every rule set, one grid (text) or document
+/// (JSON) per target.
+package struct RuleSetMatrixOutput: RenderedResult {
+    package var matrices: [RuleSetMatrix]
+    package var run: RunInfo
+
+    package init(_ matrices: [RuleSetMatrix], run: RunInfo) {
+        self.matrices = matrices
+        self.run = run
+    }
+
+    private var grids: [RuleSetMatrixGrid] { matrices.map(RuleSetMatrixGrid.init) }
+
+    package static let outputs = OutputRegistry<RuleSetMatrixOutput>([
+        .text: { out, options in
+            Rendered(out.grids.map { RuleSetMatrixText.render($0, palette: options.palette) }.joined(separator: "\n"))
+        },
+        .json: { out, _ in
+            let documents = out.matrices.map { RuleSetMatrixJSON($0, run: out.run) }
+            return documents.count == 1 ? try .json(documents[0]) : try .json(documents)
+        },
+        .html: { out, _ in Rendered(RuleSetMatrixHTML.render(out.grids, run: out.run)) },
+        .csv: { out, _ in Rendered(RuleSetMatrixCSV.render(out.grids)) },
+        .markdown: { out, _ in Rendered(RuleSetMatrixMarkdown.render(out.grids, run: out.run)) },
+    ])
+}
+
+/// `audit`: text, JSON Lines and the merged plist as targets finish (AuditSink), and every other
+/// format of a report (`Report`) once all are done.
+package enum AuditFormats: FormatSet {
+    /// What the sink writes as each target finishes; the rest are `Report`'s.
+    package static let streamed: [OutputFormat] = [.text, .json, .plist]
+    package static let formats: [OutputFormat] = streamed + Report.formats.filter { !streamed.contains($0) }
+}
+
+/// `probe`: every fact of one handshake.
+package struct ProbeOutput: RenderedResult {
+    package var target: Target
+    package var result: ProbeResult
+    package var report: ProbeReport
+    package var logs: CTLogList
+
+    package init(target: Target, result: ProbeResult, report: ProbeReport, logs: CTLogList) {
+        self.target = target
+        self.result = result
+        self.report = report
+        self.logs = logs
+    }
+
+    package static let outputs = OutputRegistry<ProbeOutput>([
+        .text: { out, options in
+            Rendered(ProbeText.render(target: out.target, result: out.result, report: out.report, logs: out.logs, palette: options.palette))
+        },
+        .json: { out, _ in try .json(out.report) },
+    ])
+}
+
+extension PinsReport: RenderedResult {
+    package static let outputs = OutputRegistry<PinsReport>([
+        .text: { report, _ in Rendered(try PinsText.render(report)) },
+        .json: { report, _ in try .json(report) },
+        // Only the plist goes to standard output; without a handshake there is none, and the
+        // exit status says why (2 unreachable, 1 handshake failed).
+        .plist: { report, _ in
+            if let plist = try report.plistText() { return Rendered(plist) }
+            return Rendered("", standardError: report.failure.map { Rendered.warning("no plist: handshake failed: \(ProbeText.describe($0))") } ?? "")
+        },
+    ])
+}
+
+extension CertReport: RenderedResult {
+    package static let outputs = OutputRegistry<CertReport>([
+        .text: { report, _ in Rendered(CertText.render(report)) },
+        .json: { report, _ in try .json(report) },
+    ])
+}
+
+/// `plist lint`: the findings, and where each is in the file.
+package struct PlistLintOutput: RenderedResult {
+    package var file: String
+    package var document: PropertyListDocument
+    package var bytes: Data
+    package var findings: [LintFinding]
+    /// Text: the closing count (`-q` drops it).
+    package var count: Bool
+    /// The tool and when it ran; no rule set, trust store or CT list is used.
+    package var run: RunInfo
+
+    package init(file: String, document: PropertyListDocument, bytes: Data, findings: [LintFinding], count: Bool, run: RunInfo) {
+        self.file = file
+        self.document = document
+        self.bytes = bytes
+        self.findings = findings
+        self.count = count
+        self.run = run
+    }
+
+    private var locations: PlistLocations { PlistLocations(path: file, document: document, bytes: bytes) }
+
+    package static let outputs = OutputRegistry<PlistLintOutput>([
+        .text: { out, _ in Rendered(PlistLintText.render(out.findings, count: out.count)) },
+        .json: { out, _ in try .json(PlistLintJSON(file: out.file, format: out.document.format.rawValue, findings: out.findings, run: out.run)) },
+        .xcode: { out, _ in Rendered(PlistDiagnostics.xcode(PlistDiagnostics.lint(out.findings), locations: out.locations)) },
+        .sarif: { out, options in
+            .sarif(PlistDiagnostics.sarif(PlistDiagnostics.lint(out.findings), rules: PlistDiagnostics.lintRules, locations: out.locations,
+                                          toolVersion: out.run.toolVersion), category: options.sarifCategory)
+        },
+    ])
+}
+
+/// `plist lint --format json`.
+package struct PlistLintJSON: Encodable {
+    package let schemaVersion = jsonSchemaVersion
+    package let file: String
+    package let format: String
+    package let findings: [LintFinding]
+    package var run: RunInfo
+
+    package init(file: String, format: String, findings: [LintFinding], run: RunInfo) {
+        self.file = file
+        self.format = format
+        self.findings = findings
+        self.run = run
+    }
+}
+
+/// `plist check`: each target's load under the file's dictionary, and the dictionary tightened.
+package struct PlistCheckOutput: RenderedResult {
+    package var file: String
+    package var document: PropertyListDocument
+    package var bytes: Data
+    package var ruleSet: RuleSet
+    package var checks: [PlistTargetCheck]
+    package var tightening: TighteningReport
+    package var tightenedPlist: String
+    package var run: RunInfo
+    package var toolVersion: String
+
+    package init(file: String, document: PropertyListDocument, bytes: Data, ruleSet: RuleSet, checks: [PlistTargetCheck],
+                 tightening: TighteningReport, tightenedPlist: String, run: RunInfo, toolVersion: String) {
+        self.file = file
+        self.document = document
+        self.bytes = bytes
+        self.ruleSet = ruleSet
+        self.checks = checks
+        self.tightening = tightening
+        self.tightenedPlist = tightenedPlist
+        self.run = run
+        self.toolVersion = toolVersion
+    }
+
+    private var locations: PlistLocations { PlistLocations(path: file, document: document, bytes: bytes) }
+
+    package static let outputs = OutputRegistry<PlistCheckOutput>([
+        .text: { out, options in
+            Rendered(PlistCheckText.render(file: out.file, document: out.document, ruleSet: out.ruleSet, checks: out.checks,
+                                           tightening: out.tightening, tightenedPlist: out.tightenedPlist,
+                                           verbose: options.verbose, palette: options.palette))
+        },
+        .json: { out, _ in
+            var report = PlistCheckJSON(file: out.file, document: out.document, ruleSet: out.ruleSet, checks: out.checks,
+                                        tightening: out.tightening, tightenedPlist: out.tightenedPlist)
+            report.run = out.run
+            return try .json(report)
+        },
+        .plist: { out, _ in Rendered(out.tightenedPlist) },
+        .xcode: { out, _ in Rendered(PlistDiagnostics.xcode(PlistDiagnostics.check(out.checks, out.tightening), locations: out.locations)) },
+        .sarif: { out, options in
+            let diagnostics = PlistDiagnostics.check(out.checks, out.tightening)
+            return .sarif(PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: out.locations,
+                                                 toolVersion: out.toolVersion), category: options.sarifCategory)
+        },
+    ])
+}
+
+/// `plist explain`: what ATS does for each target under the file's dictionary, offline.
+package struct PlistExplainOutput: RenderedResult {
+    package var file: String
+    package var ruleSet: RuleSet
+    package var explanations: [PolicyExplanation]
+
+    package init(file: String, ruleSet: RuleSet, explanations: [PolicyExplanation]) {
+        self.file = file
+        self.ruleSet = ruleSet
+        self.explanations = explanations
+    }
+
+    package static let outputs = OutputRegistry<PlistExplainOutput>([
+        .text: { out, _ in Rendered(PlistExplainText.render(file: out.file, ruleSet: out.ruleSet, explanations: out.explanations)) },
+        .json: { out, _ in try .json(PlistExplainJSON(file: out.file, ruleSet: out.ruleSet.id, results: out.explanations)) },
+    ])
+}
+
+/// `plist explain --json` (docs/json-schema.md, "plist explain").
+package struct PlistExplainJSON: Encodable {
+    package var schemaVersion = 2
+    package var command = "plist explain"
+    package var file: String
+    package var ruleSet: String
+    package var results: [PolicyExplanation]
+
+    package init(file: String, ruleSet: String, results: [PolicyExplanation]) {
+        self.file = file
+        self.ruleSet = ruleSet
+        self.results = results
+    }
+}
+
+/// `app`: every bundle's dictionary judged on the hosts the app names.
+package struct AppOutput: RenderedResult {
+    package var report: AppReport
+    package var run: RunInfo
+    /// --bundle: the bundle whose tightened dictionary `--format plist` prints ("" the app's).
+    package var plistBundle: String
+    /// --source-plist: where SARIF places each bundle's results.
+    package var sources: [String: AppSARIF.SourcePlist]
+    package var toolVersion: String
+
+    package init(report: AppReport, run: RunInfo, plistBundle: String, sources: [String: AppSARIF.SourcePlist], toolVersion: String) {
+        self.report = report
+        self.run = run
+        self.plistBundle = plistBundle
+        self.sources = sources
+        self.toolVersion = toolVersion
+    }
+
+    package static let outputs = OutputRegistry<AppOutput>([
+        .text: { out, options in Rendered(AppText.render(out.report, verbose: options.verbose, palette: options.palette)) },
+        .json: { out, _ in
+            var json = AppJSON(out.report)
+            json.run = out.run
+            return try .json(json)
+        },
+        .plist: { out, _ in
+            let result = out.report.results.first { $0.bundle.path == out.plistBundle }
+            if let plist = result?.tightenedPlist { return Rendered(plist) }
+            // No host checked under it: nothing measured, so the dictionary as it is.
+            return Rendered(try ExceptionPlist.tightened(result?.bundle.atsDictionary ?? [:]),
+                            standardError: Rendered.warning("no host was checked under \(out.report.name(out.plistBundle))'s dictionary; printing it unchanged"))
+        },
+        .markdown: { out, _ in Rendered(AppMarkdown.render(out.report)) },
+        .html: { out, _ in Rendered(AppHTML.render(out.report)) },
+        .sarif: { out, options in .sarif(AppSARIF.log(out.report, toolVersion: out.toolVersion, sources: out.sources), category: options.sarifCategory) },
+    ])
+}
+
+/// Each subcommand's formats by its name on the command line, from the results' registries: what
+/// docs/usage.md's "Formats" table and each command's `--help` list (FormatListTests compares the
+/// three).
+package enum CommandFormats {
+    package static let all: [(command: String, formats: [OutputFormat])] = [
+        ("diagnose", DiagnosticsOutput.formats),
+        ("audit", AuditFormats.formats),
+        ("report", Report.formats),
+        ("probe", ProbeOutput.formats),
+        ("pins", PinsReport.formats),
+        ("cert", CertReport.formats),
+        ("plist lint", PlistLintOutput.formats),
+        ("plist check", PlistCheckOutput.formats),
+        ("plist explain", PlistExplainOutput.formats),
+        ("app", AppOutput.formats),
+    ]
+
+    /// The commands that write `format`, in `all`'s order.
+    package static func commands(writing format: OutputFormat) -> [String] {
+        all.filter { $0.formats.contains(format) }.map(\.command)
+    }
+}
