@@ -45,11 +45,12 @@ package enum ReportGate {
     /// target is no longer audited; with `expiring:D`, also when NEW's forecast worsens within
     /// D), 64 when NEW holds a bad input line (as the run itself; `badLines` says so), else 0.
     package static func diffStatus(_ comparison: BaselineComparison, new: [BaselineComparison.Side], failOn: AuditFailOnChoice) throws -> ExitStatus {
+        // First: NEW without the forecast `expiring:` reads is bad input whatever else it holds.
+        let expiringFails = try failOn.expiringSeconds.map { try BaselineComparison.Side.worsens(new, within: $0) } ?? false
         if failOn == .level(.none) { return .clear }
         var tally = AuditTally()
         for side in new { tally.add(side.verdict, keys: []) }
         if tally.count(.error) > 0 { return .usage }
-        let expiringFails = try failOn.expiringSeconds.map { try BaselineComparison.Side.worsens(new, within: $0) } ?? false
         if !comparison.worse.isEmpty || expiringFails { return .findings }
         return failOn == .absent && !comparison.absent.isEmpty ? .findings : .clear
     }

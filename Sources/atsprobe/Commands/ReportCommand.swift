@@ -114,11 +114,12 @@ extension ATSProbeCommand.Report {
         guard ComparisonOutput.formats.contains(format) else { throw InputError("--diff writes \(ComparisonOutput.outputs.sentence) only") }
         let (comparison, new, run) = try ReportGate.diff(old: files[0], new: files[1], accepted: accept, anyway: compareAnyway)
         if let line = comparison.notComparableLine { Diagnostics.warn(line) }
+        // Before writing: NEW without the forecast --fail-on expiring: reads is refused with no output.
+        let status = try ReportGate.diffStatus(comparison, new: new, failOn: failOn)
         var sink = OutputSink(path: output.output)
         try sink.write(ComparisonOutput(comparison, baselinePath: files[0], input: run?.input, toolVersion: run?.toolVersion), as: format,
                        options: RenderOptions(sarifCategory: category))
         try sink.finish()
-        let status = try ReportGate.diffStatus(comparison, new: new, failOn: failOn)
         if status == .usage { Diagnostics.warn(ReportGate.badLines(new.filter { $0.verdict == .error }.count, written: output.output)) }
         return status
     }
