@@ -30,7 +30,7 @@ guard arguments.count == 1, let url = arguments.first, let target = try? Target(
     exit(64)
 }
 
-// The runtime: a reactor thread, the engine's threads, the resolver, and a descriptor budget.
+// The runtime: the engine's threads (one of them waiting in epoll), the resolver, and a descriptor budget.
 // It cannot start when this machine has no descriptor or thread to give (`ulimit -n`, `-v`).
 let runtime: ProbeRuntime
 do {

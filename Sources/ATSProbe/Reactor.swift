@@ -4,14 +4,19 @@ import Glibc
 import HeapModule
 import Synchronization
 
-/// Every socket wait of every probe of one `ProbeRuntime`, on one thread.
+/// Every socket wait of every probe of one `ProbeRuntime`, with no thread of its own.
 ///
 /// A probe is an async function over non-blocking sockets: where it would block, it awaits
-/// `wait(for:on:until:)`, and this thread resumes it when the descriptor is ready, when its
+/// `wait(for:on:until:)`, and the reactor resumes it when the descriptor is ready, when its
 /// deadline passes, or at once when its task is cancelled. So a thousand handshakes in flight
-/// cost a thousand suspended tasks and descriptors, not a thousand threads, and the CPU work
-/// between waits (OpenSSL's handshake, certificate parsing) runs on the runtime's
-/// `EngineExecutor`, which nothing here ever blocks.
+/// cost a thousand suspended tasks and descriptors, not a thousand threads.
+///
+/// The reactor is polled by the engine's own threads (`EngineExecutor`, leader/followers): the
+/// one thread that leads calls `poll(blocking:)`, which waits in the backend (epoll) when that
+/// thread has nothing else to run, and resumes on that same thread what it found ready, so a
+/// ready socket's job is run by the thread that saw it, with no hand-off to another thread
+/// (issue 43, item 2). Only one thread polls at a time, so the watches' handlers (c-ares) never
+/// run on two threads at once.
 ///
 /// The system calls are a `ReactorBackend`'s (`PlatformReactorBackend`: epoll on Linux);
 /// docs/design.md ("Platforms") says what a kqueue backend would take.
@@ -44,50 +49,45 @@ final class Reactor: Sendable {
         var waiters: [UInt64: Waiter] = [:]
         /// Deadlines, earliest first; entries whose waiter is gone are skipped when they surface.
         var timers = Heap<Timer>()
-        /// When the loop will next look at the timers without being woken.
-        var loopWakesAt = Double.infinity
+        /// When the thread waiting in `poll(blocking: true)` will next look at the timers
+        /// without being woken; -infinity while no thread waits there (an earlier deadline then
+        /// needs no wake-up: the next poll sees it).
+        var loopWakesAt = -Double.infinity
         /// Persistent readiness callbacks (`watch`), by registration id.
         var watches: [UInt64: @Sendable (Bool, Bool) -> Void] = [:]
         /// Set by `cancelAll()` when the runtime shuts down: every wait, now and later, ends as
         /// cancelled.
         var refusing = false
-        /// Set by `stop()`: the loop returns.
-        var stopping = false
     }
 
     private let backend: PlatformReactorBackend
     private let state = Mutex(State())
-    private let thread = Mutex<EngineThread?>(nil)
     private let stalls = Mutex(StallLedger())
 
-    /// The longest the loop waits without looking at the clock, even with no timer due: its
-    /// heartbeat, so a wake-up much later than asked is seen within about a second of it.
+    /// The longest a blocking poll waits without looking at the clock, even with no timer due,
+    /// and the longest the engine's threads go without polling while the process runs (they
+    /// poll every `EngineExecutor.pollInterval` while busy): its heartbeat, so a stop of the
+    /// process is seen within about a second of its end.
     static let heartbeatMilliseconds: Int32 = 1_000
-    /// A wake-up this much later than asked means this process was not running (stopped by
-    /// SIGSTOP or a debugger, or starved of CPU by a quota): that time is counted as stalled.
+    /// A poll this much later than due means this process was not running (stopped by SIGSTOP
+    /// or a debugger, or starved of CPU by a quota): that time is counted as stalled.
     static let stallThreshold = 0.5
 
-    /// Opens the backend's queue and wake-up and starts the thread, named `name`. Throws when
-    /// the system has no descriptor or thread to give (`ulimit -n`, `ulimit -v`): the machine's
-    /// failure, reported as such (exit 70), never a trap.
-    init(name: String) throws(RuntimeStartError) {
+    /// Opens the backend's queue and wake-up. Throws when the system has no descriptor to give
+    /// (`ulimit -n`): the machine's failure, reported as such (exit 70), never a trap.
+    init() throws(RuntimeStartError) {
         do {
             backend = try PlatformReactorBackend()
         } catch {
             throw RuntimeStartError(what: "the reactor's \(error.call)", errno: error.errno)
         }
-        guard let started = EngineThread.start(name: name, { [self] in loop() }) else {
-            let code = errno
-            backend.close()
-            throw RuntimeStartError(what: "the reactor's thread", errno: code)
-        }
-        thread.withLock { $0 = started }
     }
 
     /// Seconds this process has been seen not running since the reactor started (see
-    /// `StallLedger`): grows only when a wake-up of the loop came `stallThreshold` or more later
-    /// than asked. Any thread may ask; asking while the loop is overdue counts the overdue time
-    /// now, so a probe that resumes before the reactor does still sees the stop it slept through.
+    /// `StallLedger`): grows only when a poll came `stallThreshold` or more later than due (a
+    /// blocking poll's wake-up later than asked, or no poll for a heartbeat). Any thread may
+    /// ask; asking while a poll is overdue counts the overdue time now, so a probe that resumes
+    /// before the next poll still sees the stop it slept through.
     var stalledSeconds: Double {
         let now = Deadline.now()
         return stalls.withLock { ledger in
@@ -119,7 +119,7 @@ final class Reactor: Sendable {
         }
     }
 
-    /// Waits until the deadline passes or the task is cancelled: a timer on this thread.
+    /// Waits until the deadline passes or the task is cancelled: a timer.
     func sleep(until deadline: Deadline) async -> Wake {
         await wait(nil, on: -1, until: deadline)
     }
@@ -167,30 +167,35 @@ final class Reactor: Sendable {
         for id in ids { finish(id: id, with: .cancelled) }
     }
 
-    /// Ends the loop and joins the thread (at most `seconds`), then closes the descriptors.
-    /// Call after `cancelAll()`.
-    func stop(within seconds: Double) {
-        state.withLock { $0.stopping = true }
-        signalLoop()
-        guard let thread = thread.withLock({ thread -> EngineThread? in
-            defer { thread = nil }
-            return thread
-        }) else { return }
-        // Closed only when the loop has surely returned (else the numbers could be reused under it).
-        if thread.join(within: seconds) {
-            backend.close()
-        }
+    /// No engine thread polls any more (the executor has stopped): no poll is due, so no stall
+    /// is counted from now on. `closing`: the executor's threads have all returned, so the
+    /// backend's descriptors are closed (else the numbers could be reused under a poll).
+    func retire(closing: Bool) {
+        let now = Deadline.now()
+        stalls.withLock { $0.end(now: now, threshold: Reactor.stallThreshold) }
+        if closing { backend.close() }
+    }
+
+    /// Makes a blocking `poll` in progress (or the next one) return at once; from any thread.
+    func wakePoller() {
+        backend.wake()
     }
 
     private func signalLoop() {
         backend.wake()
     }
 
-    private func loop() {
-        while true {
-            let start = Deadline.now()
-            let timeout = state.withLock { state -> Int32? in
-                if state.stopping { return nil }
+    /// One look at the queue, by the one engine thread that leads (`EngineExecutor`), never
+    /// two at once. `blocking`: the thread has nothing else to run, so it waits until a
+    /// registration is ready, the earliest deadline, `wakePoller()`, or a heartbeat; otherwise
+    /// it only takes what is ready now. Either way it then resumes, on this thread, every
+    /// waiter found ready and every one whose deadline has passed, and runs the ready watches'
+    /// handlers. No lock of the reactor is held while a waiter is resumed or a handler runs.
+    func poll(blocking: Bool) {
+        let start = Deadline.now()
+        var timeout: Int32 = 0
+        if blocking {
+            timeout = state.withLock { state -> Int32 in
                 // Never longer than the heartbeat, so a stop is seen (StallLedger).
                 guard let earliest = state.timers.min?.end, earliest - start < Double(Reactor.heartbeatMilliseconds) / 1000 else {
                     state.loopWakesAt = start + Double(Reactor.heartbeatMilliseconds) / 1000
@@ -200,24 +205,33 @@ final class Reactor: Sendable {
                 let milliseconds = (earliest - start) * 1000
                 return milliseconds <= 0 ? 0 : Int32(milliseconds.rounded(.up))
             }
-            guard let timeout else { return }
-            stalls.withLock { $0.begin(expectedBy: start + Double(timeout) / 1000) }
-            // The stall is counted before anything is resumed: a probe whose deadline passed
-            // while the process was stopped finds the stop already counted.
-            var observed = false
-            func observe() {
-                guard !observed else { return }
-                observed = true
-                let now = Deadline.now()
-                stalls.withLock { $0.end(now: now, threshold: Reactor.stallThreshold) }
-            }
-            backend.wait(milliseconds: timeout) { id, readiness in
-                observe()
-                if !runWatch(id, readiness) { finish(id: id, with: .ready) }
-            }
-            observe()
-            expireTimers()
         }
+        stalls.withLock { ledger in
+            // The gap since the last poll first (due within a heartbeat of it), then this wait.
+            ledger.end(now: start, threshold: Reactor.stallThreshold)
+            ledger.begin(expectedBy: start + Double(timeout) / 1000)
+        }
+        // The stall is counted before anything is resumed: a probe whose deadline passed
+        // while the process was stopped finds the stop already counted.
+        var observed = false
+        func observe() {
+            guard !observed else { return }
+            observed = true
+            let now = Deadline.now()
+            stalls.withLock { ledger in
+                ledger.end(now: now, threshold: Reactor.stallThreshold)
+                // The next poll is due within a heartbeat: an idle thread polls with at most
+                // that timeout, busy ones every `EngineExecutor.pollInterval`.
+                ledger.begin(expectedBy: now + Double(Reactor.heartbeatMilliseconds) / 1000)
+            }
+            if blocking { state.withLock { $0.loopWakesAt = -.infinity } }
+        }
+        backend.wait(milliseconds: timeout) { id, readiness in
+            observe()
+            if !runWatch(id, readiness) { finish(id: id, with: .ready) }
+        }
+        observe()
+        expireTimers()
     }
 
     private func expireTimers() {
@@ -238,7 +252,7 @@ final class Reactor: Sendable {
     // MARK: - Watches: readiness callbacks for descriptors a library owns
 
     /// A descriptor watched until `unwatch`, level-triggered: `handler(readable, writable)` runs
-    /// on the reactor thread whenever it is ready (errors and hang-ups count as readable). For
+    /// on the polling engine thread (one at a time) whenever it is ready (errors and hang-ups count as readable). For
     /// c-ares's sockets (Resolver), which c-ares opens, reads and closes itself; the handler
     /// must be quick and must not wait. Returns nil when the descriptor cannot be polled.
     func watch(_ descriptor: Int32, readable: Bool, writable: Bool,
@@ -260,8 +274,8 @@ final class Reactor: Sendable {
         backend.rewatch(descriptor, id: id, readable: readable, writable: writable)
     }
 
-    /// Ends a watch; call before the descriptor is closed. A handler already picked up by the
-    /// loop may still run once: it must check the descriptor is still its own.
+    /// Ends a watch; call before the descriptor is closed. A handler already picked up by a
+    /// poll may still run once: it must check the descriptor is still its own.
     func unwatch(_ id: UInt64, descriptor: Int32) {
         _ = state.withLock { $0.watches.removeValue(forKey: id) }
         backend.remove(descriptor)
@@ -275,14 +289,15 @@ final class Reactor: Sendable {
     }
 }
 
-/// The time this process was seen not running, from the reactor's wake-ups: the loop asks
-/// epoll to wake it by a time at most a heartbeat away; a wake-up `threshold` or more later than
-/// that means no thread of the process ran (SIGSTOP, a debugger, a closed laptop lid for
-/// CLOCK_MONOTONIC does not count: it stops too; a CPU quota that starved it). Each wait's
-/// lateness is counted once, by whoever sees it first (the loop when it wakes, or a probe
-/// asking while the loop is overdue).
+/// The time this process was seen not running, from the reactor's polls: a blocking poll asks
+/// epoll to wake it by a time at most a heartbeat away, and the engine's threads poll at least
+/// that often while they run; a poll `threshold` or more later than due means no thread of the
+/// process ran (SIGSTOP, a debugger, a closed laptop lid for CLOCK_MONOTONIC does not count: it
+/// stops too; a CPU quota that starved it; or every engine thread held a heartbeat by one job,
+/// which also leaves ready sockets unserved). Each lateness is counted once, by whoever sees it
+/// first (the next poll, or a probe asking while the poll is overdue).
 struct StallLedger {
-    /// When the wait in progress should end; infinity while the loop is not waiting.
+    /// When the next poll is due (the wait in progress should end); infinity before the first.
     private var expectedBy = Double.infinity
     /// The lateness of the wait in progress already counted.
     private var counted = 0.0

@@ -9,7 +9,7 @@ import TLSFacts
 /// DNS resolution on the probe's reactor, through c-ares (the asynchronous resolver curl uses).
 ///
 /// No thread is ever held by a lookup: c-ares's sockets are watched by the reactor
-/// (`Reactor.watch`, level-triggered callbacks on the epoll thread, which call
+/// (`Reactor.watch`, level-triggered callbacks on the engine thread that polls, which call
 /// `ares_process_fd`), and its retry timers are reactor sleeps armed from `ares_timeout`. So a
 /// name that is slow to fail costs one pending query, never a share of a pool that healthy
 /// targets need (issue 23: four getaddrinfo threads held by slow names starved every other target).
@@ -33,7 +33,7 @@ import TLSFacts
 /// No continuation is resumed while `lock` is held (docs/design.md, "Locks and continuations").
 /// Resuming a task takes that task's status-record lock, and cancelling a task holds the same
 /// lock while it runs the cancellation handler, which here (`leave`) takes `lock`: resuming
-/// under `lock` deadlocked the reactor thread against Happy Eyeballs cancelling a lookup
+/// under `lock` deadlocked the (then) reactor thread against Happy Eyeballs cancelling a lookup
 /// (issue 31). Answers reached inside a c-ares call are queued in `answered` and resumed by
 /// `withChannelLock` once the lock is released.
 final class Resolver: @unchecked Sendable {
@@ -407,7 +407,7 @@ final class Resolver: @unchecked Sendable {
         if let id { watches[descriptor] = id }
     }
 
-    /// On the reactor thread: one of c-ares's sockets is ready.
+    /// On the engine thread that polls the reactor: one of c-ares's sockets is ready.
     private func socketReady(_ descriptor: Int32, readable: Bool, writable: Bool) {
         withChannelLock {
             // Closed (and perhaps reused) since the event was read: not ours any more.

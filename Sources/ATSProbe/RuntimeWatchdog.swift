@@ -9,8 +9,8 @@ import Synchronization
 /// while the engine made no progress.
 ///
 /// The question is a ping task: it starts on the runtime's executor, sleeps one millisecond on
-/// the reactor (a timer the reactor thread must fire) and is resumed on the executor again, so
-/// it comes back only if an executor thread and the reactor thread both still run. A runtime
+/// the reactor (a timer the polling engine thread must fire) and is resumed on the executor
+/// again, so it comes back only if the engine's threads still run and poll. A runtime
 /// whose threads are deadlocked (the Resolver's lock-order inversion fixed in issue 31) never
 /// answers. The watchdog sees no single probe: a probe that waits past its own deadline while
 /// the threads run is caught by that deadline, not here.
@@ -136,7 +136,7 @@ struct WatchdogLedger {
 }
 extension ProbeRuntime {
     /// Guards the process against a stuck runtime: once a second a thread of its own checks
-    /// that this runtime's executor and reactor threads still answer (RuntimeWatchdog), and
+    /// that this runtime's engine threads still run jobs and poll the reactor (RuntimeWatchdog), and
     /// calls `onStuck` (on that thread) with the seconds waited once they have not for
     /// `stuckAfter` seconds while the process ran and the executor started no job (a stop or a
     /// CPU quota is not counted). The command line ends the process there with exit status 70 and one

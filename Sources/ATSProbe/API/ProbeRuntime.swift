@@ -3,8 +3,9 @@ import Glibc
 #endif
 import Synchronization
 
-/// What probes run on: one reactor thread (every socket wait, `Reactor`), the executor's
-/// threads (the CPU work between waits, `EngineExecutor`), the name resolver (`Resolver`: c-ares on the reactor, no thread of its own)
+/// What probes run on: the executor's threads (the CPU work between waits, `EngineExecutor`),
+/// which also poll the reactor among them (every socket wait, `Reactor`: leader/followers, no
+/// thread of its own), the name resolver (`Resolver`: c-ares on the reactor, no thread of its own)
 /// and the descriptor budget (`DescriptorBudget`). A `Prober` is made on one runtime; several
 /// Probers may share one.
 ///
@@ -26,7 +27,7 @@ public final class ProbeRuntime: Sendable {
         /// Raise the soft open-file limit to the hard one before sizing the budget.
         public var raisesOpenFileLimit: Bool
         /// The threads' name prefix, as `/proc/self/task/*/comm` and debuggers show it
-        /// ("atsprobe-io", "atsprobe-exec"; Linux keeps 15 bytes; c-ares runs on the reactor, no thread of its own).
+        /// ("atsprobe-exec"; Linux keeps 15 bytes; the reactor and c-ares have no thread of their own).
         public var threadNamePrefix: String
 
         public init(engineThreads: Int = max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
@@ -87,19 +88,18 @@ public final class ProbeRuntime: Sendable {
         let prefix = configuration.threadNamePrefix
         descriptorBudget = DescriptorBudget(
             slots: configuration.descriptorSlots ?? DescriptorBudget.slotsAllowedByLimit(raisingLimit: configuration.raisesOpenFileLimit))
-        let reactor = try Reactor(name: prefix + "-io")
+        let reactor = try Reactor()
         let executor: EngineExecutor
         do {
-            executor = try EngineExecutor(threads: configuration.engineThreads, name: prefix + "-exec")
+            executor = try EngineExecutor(threads: configuration.engineThreads, name: prefix + "-exec", reactor: reactor)
         } catch {
-            reactor.stop(within: 10)
+            reactor.retire(closing: true)
             throw error
         }
         do {
             resolver = try Resolver(reactor: reactor, executor: executor, servers: nil)
         } catch {
-            executor.stop(within: 10)
-            reactor.stop(within: 10)
+            reactor.retire(closing: executor.stop(within: 10))
             throw RuntimeStartError(what: "the resolver (\(error.reason))", errno: 0)
         }
         self.reactor = reactor
@@ -112,7 +112,7 @@ public final class ProbeRuntime: Sendable {
     }
 
     /// Seconds this process was seen not running (stopped, or starved of CPU) since the runtime
-    /// started: the reactor's wake-ups that came half a second or more after they were due
+    /// started: the reactor's polls that came half a second or more after they were due
     /// (`StallLedger`). A probe that failed while this grew is reported as this machine's
     /// failure, never as the server's (docs/robustness.md, "A stopped or starved run").
     public var stalledSeconds: Double { reactor.stalledSeconds }
@@ -121,8 +121,8 @@ public final class ProbeRuntime: Sendable {
     public var isShutDown: Bool { state.withLock { $0.shuttingDown } }
 
     /// Ends every probe still in flight on this runtime (each reports a `.cancelled` failure;
-    /// their sockets close), waits for them to return, then stops the reactor, the executor's and
-    /// the resolver's threads and returns when they are gone. Probes started later end at once as
+    /// their sockets close), waits for them to return, then stops the executor's threads (which
+    /// poll the reactor) and returns when they are gone. Probes started later end at once as
     /// cancelled. A second call returns once the probes have ended (the first stops the threads).
     /// Do not call it from inside a probe of this runtime (it would wait for itself).
     ///
@@ -153,8 +153,8 @@ public final class ProbeRuntime: Sendable {
         await withCheckedContinuation { (joined: CheckedContinuation<Void, Never>) in
             let stop: @Sendable () -> Void = {
                 resolver.shutdown()
-                reactor.stop(within: 10)
-                executor.stop(within: 10)
+                // The reactor's descriptors are closed only when no thread can poll them.
+                reactor.retire(closing: executor.stop(within: 10))
                 joined.resume()
             }
             if let thread = EngineThread.start(name: configuration.threadNamePrefix + "-stop", stop) {

@@ -4,6 +4,7 @@ import ATSEngine
 import ATSPolicy
 import ATSProbe
 import ATSCommandOutputs
+import CommandRuns
 import ATSReport
 import ATSTrust
 #if canImport(FoundationEssentials)
@@ -52,7 +53,7 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 let ruleSet = try RulesOption.resolve(rules)
-                for pin in pinLeafSPKI + pinCASPKI where !Self.isSPKIPin(pin) {
+                for pin in pinLeafSPKI + pinCASPKI where !CertRun.isSPKIPin(pin) {
                     throw InputError("pin '\(UntrustedText.escape(pin, limit: 100))' is not an SPKI-SHA256-BASE64 identity (base64 of 32 bytes)")
                 }
                 // A wildcard names certificates, not servers: a client connects to one name, and
@@ -66,16 +67,10 @@ extension ATSProbeCommand {
                                                      forecastHorizonSeconds: try forecastOptions.horizonSeconds())
                 // A name with an empty label (".test.apple.com") is evaluated and matches nothing,
                 // as Apple's SecDNSMatch does (SSLTrustPolicyTest Test20), rather than refused.
-                guard let name = ServerName.normalized(host) ?? Self.emptyLabelName(host) else {
+                guard let name = ServerName.normalized(host) ?? CertRun.emptyLabelName(host) else {
                     throw InputError("--host '\(UntrustedText.escape(UntrustedText.redactingPassword(host), limit: 200))' is not a DNS name or an IP address")
                 }
-                let bytes = try readChain()
-                let parsed: CertificateChain
-                do throws(CertificateChainError) {
-                    parsed = try CertificateChain(bytes: bytes)
-                } catch {
-                    throw InputError("cert '\(UntrustedText.escape(chain, limit: 400))': \(error.reason)")
-                }
+                let parsed = try CertRun.chain(path: chain)
                 // The public ChainVerifier, with the run's anchors and NetworkIssuerFetching.
                 let judged = try await context.run(naming: connection).judge(parsed, name: name)
                 var judgement = judged.judgement
@@ -91,36 +86,6 @@ extension ATSProbeCommand {
                 try sink.write(report, as: output.effectiveFormat)
                 try sink.finish()
                 return judgement.trusted ? .clear : .findings
-            }
-        }
-
-        /// A host with an empty label but otherwise a DNS name's characters, lower-cased; nil otherwise.
-        static func emptyLabelName(_ text: String) -> String? {
-            guard !text.isEmpty, text.utf8.count <= 253, text.contains("."),
-                  text.hasPrefix(".") || text.contains(".."),
-                  text.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && $0 != "/" && $0 != ":" }),
-                  text.contains(where: { $0 != "." }) else { return nil }
-            return text.lowercased()
-        }
-
-        /// base64 of a SHA-256 digest (44 characters, 32 bytes).
-        static func isSPKIPin(_ text: String) -> Bool {
-            guard text.utf8.count == 44, let bytes = Data(base64Encoded: text) else { return false }
-            return bytes.count == 32
-        }
-
-        /// The file, bounded; a FIFO or device is refused (it could block or never end); '-' is standard input.
-        private func readChain() throws -> [UInt8] {
-            let name = "cert '\(UntrustedText.escape(chain, limit: 400))'"
-            do {
-                return try BoundedFile.read(chain, limit: ChainFile.byteLimit, dashIsStandardInput: true, allowPipes: false)
-            } catch {
-                switch error {
-                case .tooLarge: throw InputError("\(name): larger than \(ChainFile.byteLimit) bytes, not a certificate chain")
-                case .system(let code):
-                    throw InputError("\(name): \(BoundedFile.describe(errno: code))", localFailure: BoundedFile.isResourceExhaustion(errno: code))
-                case .notAFile: throw InputError("\(name): \(error.reason)")
-                }
             }
         }
     }

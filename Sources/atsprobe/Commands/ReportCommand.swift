@@ -88,36 +88,12 @@ extension ATSProbeCommand {
                                                                           junitCases: junitCases.cases, sarifCategory: category, metricsLabels: metricsLabels))
                 try sink.finish()
                 if !quiet { FileStream.standardError.write(report.tally.summary(command: "report")) }
-                var status: ExitStatus
-                switch failOn {
-                case .level(let level): status = ExitStatus(report.tally.severity(failOn: level))
-                case .expiring(let seconds):
-                    status = ExitStatus(report.tally.severity(failOn: .any))
-                    let sides = report.records.map(BaselineComparison.Side.init)
-                    if try ReportCommandHints.expiring(sides, within: seconds) { status = max(status, .findings) }
-                case .new, .absent: status = .clear  // refused above
-                }
+                let status = try ReportGate.status(report, failOn: failOn)
                 // The one-line error of a 64 is said with --quiet too: quiet drops the summary only.
-                if status == .usage { Diagnostics.warn(ReportCommandHints.badLines(report.tally.count(.error), written: output.output)) }
+                if status == .usage { Diagnostics.warn(ReportGate.badLines(report.tally.count(.error), written: output.output)) }
                 return status
             }
         }
-    }
-}
-
-/// What `report` says when the run it renders had bad input lines, and what `--fail-on expiring:` reads.
-enum ReportCommandHints {
-    /// One line: the report is whole, the 64 is the run's, and how to clear it. Never a way
-    /// around the gate (issue 42: `--fail-on none` in a gate step turns the gate off).
-    static func badLines(_ count: Int, written path: String?) -> String {
-        let whole = path.map { "'\(UntrustedText.escape($0, limit: 300))' is written in full" } ?? "the report above is complete"
-        return "exit 64: the run had \(count) bad input line\(count == 1 ? "" : "s") (records of kind \"error\", each naming its line); \(whole). "
-            + "Fix or remove those lines of the input to clear it"
-    }
-
-    /// `--fail-on expiring:DURATION` on records (`BaselineComparison.Side.worsens`).
-    static func expiring(_ sides: [BaselineComparison.Side], within seconds: Int) throws -> Bool {
-        try BaselineComparison.Side.worsens(sides, within: seconds)
     }
 }
 
@@ -136,29 +112,16 @@ extension ATSProbeCommand.Report {
         let format = output.effectiveFormat
         let category = try sarif.category(format: format)
         guard ComparisonOutput.formats.contains(format) else { throw InputError("--diff writes \(ComparisonOutput.outputs.sentence) only") }
-        // Only what the comparison reads of each record is kept (RunRecords.sides): memory grows
-        // with the targets, not with the records' size. NEW first: a missing OLD is answered
-        // with the command that records it under NEW's options.
-        let new = try RunRecords.sides([files[1]], allowEmpty: true)
-        let old = try BaselineReading.read(files[0], option: "--diff", run: new.run)
-        let differences = try BaselineReading.check(baseline: old.run, path: files[0], run: new.run, anyway: compareAnyway)
-        var comparison = BaselineComparison(old: old.sides, new: new.sides, accepted: accept)
-        comparison.notComparable = differences
+        let (comparison, new, run) = try ReportGate.diff(old: files[0], new: files[1], accepted: accept, anyway: compareAnyway)
         if let line = comparison.notComparableLine { Diagnostics.warn(line) }
-        let expiringFails = try failOn.expiringSeconds.map { try ReportCommandHints.expiring(new.sides, within: $0) } ?? false
+        // Before writing: NEW without the forecast --fail-on expiring: reads is refused with no output.
+        let status = try ReportGate.diffStatus(comparison, new: new, failOn: failOn)
         var sink = OutputSink(path: output.output)
-        try sink.write(ComparisonOutput(comparison, baselinePath: files[0], input: new.run?.input, toolVersion: new.run?.toolVersion), as: format,
+        try sink.write(ComparisonOutput(comparison, baselinePath: files[0], input: run?.input, toolVersion: run?.toolVersion), as: format,
                        options: RenderOptions(sarifCategory: category))
         try sink.finish()
-        if failOn == .level(.none) { return .clear }
-        var tally = AuditTally()
-        for side in new.sides { tally.add(side.verdict, keys: []) }
-        if tally.count(.error) > 0 {
-            Diagnostics.warn(ReportCommandHints.badLines(tally.count(.error), written: output.output))
-            return .usage
-        }
-        if !comparison.worse.isEmpty || expiringFails { return .findings }
-        return failOn == .absent && !comparison.absent.isEmpty ? .findings : .clear
+        if status == .usage { Diagnostics.warn(ReportGate.badLines(new.filter { $0.verdict == .error }.count, written: output.output)) }
+        return status
     }
 
     /// --baseline-of RUN: RUN's compact baseline (CompactBaseline); with --update OLD and
@@ -166,19 +129,9 @@ extension ATSProbeCommand.Report {
     /// not comparable, unless --compare-anyway).
     func writeBaseline(of path: String) throws -> ExitStatus {
         guard files.isEmpty, !diff else { throw InputError("--baseline-of RUN takes no other file and no --diff") }
-        let run = try RunRecords.sides([path])
-        var sides = run.sides, info = run.run
-        if let update {
-            guard !accept.isEmpty else { throw InputError("--update moves targets of the baseline forward: name each with --accept TARGET") }
-            let old = try BaselineReading.read(update, option: "--update", run: run.run)
-            _ = try BaselineReading.check(baseline: old.run, path: update, run: run.run, anyway: compareAnyway)
-            sides = try CompactBaseline.accepting(accept, baseline: old.sides, run: run.sides)
-            info = old.run ?? run.run
-        } else if !accept.isEmpty {
-            throw InputError("--accept with --baseline-of needs the baseline to move forward: --update BASELINE")
-        }
+        let baseline = try ReportGate.baseline(of: path, update: update, accept: accept, anyway: compareAnyway)
         var sink = OutputSink(path: output.output)
-        sink.write(CompactBaseline.render(sides, run: info))
+        sink.write(baseline)
         try sink.finish()
         return .clear
     }
