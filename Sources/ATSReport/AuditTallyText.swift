@@ -3,7 +3,7 @@ import ATSContract
 /// The audit's tally in words: the progress line, the report's "Targets" row, the closing summary.
 extension AuditTally {
     /// "7 targets: 3 pass, 2 exception, 1 unreachable, 1 error"
-    public var line: String {
+    package var line: String {
         let parts = AuditVerdict.allCases.compactMap { verdict in
             count(verdict) > 0 ? "\(count(verdict)) \(verdict.rawValue)" : nil
         }
@@ -11,10 +11,10 @@ extension AuditTally {
     }
 
     /// The closing summary for stderr.
-    public var summary: String { summary(command: "audit") }
+    package var summary: String { summary(command: "audit") }
 
     /// The closing summary for stderr, naming the command that wrote it (`report` names itself).
-    public func summary(command: String) -> String {
+    package func summary(command: String) -> String {
         var out = "atsprobe \(command): \(line)\n"
         if !exceptionKeys.isEmpty {
             out += "exceptions needed:\n"

@@ -28,57 +28,57 @@ import TLSFacts
 /// A name held twice on either side is refused before this is built (`RunRecords`).
 /// Both sides must be comparable (`Comparability`): the caller refuses them unless told to
 /// compare anyway, and then every output says so first (`notComparable`).
-public struct BaselineComparison: Sendable {
-    public enum State: String, Sendable, CaseIterable {
+package struct BaselineComparison: Sendable {
+    package enum State: String, Sendable, CaseIterable {
         case regressed, new, fixed, changed, unchanged, accepted
     }
 
-    public struct Entry: Sendable {
-        public var name: String
-        public var state: State
-        public var before: AuditVerdict?
-        public var after: AuditVerdict
+    package struct Entry: Sendable {
+        package var name: String
+        package var state: State
+        package var before: AuditVerdict?
+        package var after: AuditVerdict
         /// nscurl tests that passed in the baseline and fail now, by title.
-        public var nowFailing: [String]
+        package var nowFailing: [String]
         /// nscurl tests that failed in the baseline and pass now, by title.
-        public var nowPassing: [String]
+        package var nowPassing: [String]
         /// Exception keys (with values) needed now and not before, and the other way round.
-        public var keysAdded: [String]
-        public var keysRemoved: [String]
-        public var worse: Bool
+        package var keysAdded: [String]
+        package var keysRemoved: [String]
+        package var worse: Bool
         /// The new run's reason in one sentence (nil for a pass), and the baseline's.
-        public var reason: String? = nil
-        public var reasonBefore: String? = nil
+        package var reason: String? = nil
+        package var reasonBefore: String? = nil
         /// The input line that named the target in the new run (nil for an argument).
-        public var line: Int? = nil
+        package var line: Int? = nil
     }
 
     /// What the comparison reads of one record: its name, verdict, tests' outcomes, exception
     /// keys and reason: a few hundred bytes where the record holds tens of KB (the target's
     /// probes, certificates, advice). A compact baseline (`report --baseline-of`) is these, one
     /// a line (`CompactBaseline`).
-    public struct Side: Sendable, Codable, Equatable {
-        public struct Test: Sendable, Codable, Equatable {
-            public var title: String
-            public var passed: Bool
+    package struct Side: Sendable, Codable, Equatable {
+        package struct Test: Sendable, Codable, Equatable {
+            package var title: String
+            package var passed: Bool
         }
 
-        public var name: String
-        public var input: String?
-        public var line: Int?
-        public var verdict: AuditVerdict
-        public var tests: [Test]
+        package var name: String
+        package var input: String?
+        package var line: Int?
+        package var verdict: AuditVerdict
+        package var tests: [Test]
         /// The exception's keys as `KEY=VALUE`.
-        public var keys: [String]
-        public var reason: String?
+        package var keys: [String]
+        package var reason: String?
         /// `--fail-on expiring:`: seconds from the forecast's start until it loads worse (nil: not
         /// within its horizon), and the horizon (nil: not forecast). Not kept in a baseline.
-        public var secondsUntilWorse: Int?
-        public var forecastHorizon: Int?
+        package var secondsUntilWorse: Int?
+        package var forecastHorizon: Int?
 
         private enum CodingKeys: String, CodingKey { case name, input, line, verdict, tests, keys, reason }
 
-        public init(_ record: AuditRecord) {
+        package init(_ record: AuditRecord) {
             name = record.name
             input = record.input
             line = record.line
@@ -92,7 +92,7 @@ public struct BaselineComparison: Sendable {
 
         /// What matches it to the other run's side (`AuditRecord.identity`): a target by its URL, a
         /// bad input line (verdict `error`, no target) by its text, never one for the other.
-        public var identity: AuditRecord.Identity { verdict == .error ? .badLine(text: input ?? "") : .target(url: name) }
+        package var identity: AuditRecord.Identity { verdict == .error ? .badLine(text: input ?? "") : .target(url: name) }
 
         /// `AuditRecord.inputOrder`, on what a side keeps.
         static func inputOrder(_ a: Side, _ b: Side) -> Bool {
@@ -102,7 +102,7 @@ public struct BaselineComparison: Sendable {
         /// `--fail-on expiring:DURATION` (report, report --diff): whether a judged target (pass,
         /// exception, no-exception) loads worse within `seconds` of its forecast's start. Records
         /// forecast less far ahead (or not at all) cannot tell: bad input naming what it takes.
-        public static func worsens(_ sides: [Side], within seconds: Int) throws -> Bool {
+        package static func worsens(_ sides: [Side], within seconds: Int) throws -> Bool {
             let judged = sides.filter { [.pass, .exception, .noException].contains($0.verdict) }
             if let short = judged.first(where: { ($0.forecastHorizon ?? 0) < seconds }) {
                 let horizon = short.forecastHorizon.map { "a forecast of \($0) s" } ?? "no forecast"
@@ -116,21 +116,21 @@ public struct BaselineComparison: Sendable {
         func named(_ target: String) -> Bool { name == target || input == target }
     }
 
-    public let entries: [Entry]
+    package let entries: [Entry]
     /// Names in the baseline that the new run has no record of.
-    public let absent: [String]
+    package let absent: [String]
     /// `--compare-anyway`: how the two runs differ (`Comparability.differences`); empty when
     /// they are comparable. Every format says it before anything else.
-    public var notComparable: [String] = []
+    package var notComparable: [String] = []
 
-    public var worse: [Entry] { entries.filter(\.worse) }
+    package var worse: [Entry] { entries.filter(\.worse) }
 
     /// `old` and `new` as `RunRecords.sides` reads them; `new` keeps its input order. Each name is
     /// held once on each side (`RunRecords` refuses a file that holds one twice); were one held
     /// twice, the graver record would stand, so that a duplicate never hides a regression.
     /// `accepted`: `--accept` (URLs or input lines): each such target's new state is taken as
     /// its baseline (`accepted`, never worse), and an absent one as removed on purpose.
-    public init(old: [Side], new: [Side], accepted: [String] = []) {
+    package init(old: [Side], new: [Side], accepted: [String] = []) {
         var before: [AuditRecord.Identity: Side] = [:]
         for record in old {
             if let held = before[record.identity], Self.rank(held.verdict) >= Self.rank(record.verdict) { continue }
@@ -203,20 +203,20 @@ public struct BaselineComparison: Sendable {
     }
 
     /// How a verdict reads in a diff: "no exception helps" rather than the JSON's noException.
-    public static func words(_ verdict: AuditVerdict?) -> String {
+    package static func words(_ verdict: AuditVerdict?) -> String {
         guard let verdict else { return "not in the baseline" }
         return verdict == .noException ? "no exception helps" : verdict.rawValue
     }
 
     /// One thing that moved under a target: atsprobe's words, then the untrusted items (test
     /// titles, keys, the server's reason), which each format escapes its own way.
-    public struct Detail: Sendable {
-        public var label: String
-        public var items: [String]
+    package struct Detail: Sendable {
+        package var label: String
+        package var items: [String]
     }
 
     /// What moved under a target (text, Markdown, JUnit and SARIF say the same).
-    public static func details(_ entry: Entry) -> [Detail] {
+    package static func details(_ entry: Entry) -> [Detail] {
         var lines: [Detail] = []
         if !entry.nowFailing.isEmpty { lines.append(.init(label: "now fails", items: entry.nowFailing)) }
         if !entry.nowPassing.isEmpty { lines.append(.init(label: "now passes", items: entry.nowPassing)) }
@@ -233,13 +233,13 @@ public struct BaselineComparison: Sendable {
     }
 
     /// A detail as plain text: each item escaped (`ReportEscaping.text`).
-    public static func text(_ detail: Detail) -> String {
+    package static func text(_ detail: Detail) -> String {
         let limit = detail.label == "reason now" ? 300 : 200
         return "\(detail.label): " + detail.items.map { ReportEscaping.text($0, limit: limit) }.joined(separator: ", ")
     }
 
     /// The counts in one line: "4 targets: 1 new, 0 fixed, 1 changed, 2 unchanged; 1 got worse".
-    public var summary: String {
+    package var summary: String {
         let counts = State.allCases.filter { $0 != .accepted || entries.contains { $0.state == .accepted } }
             .map { state in "\(entries.filter { $0.state == state }.count) \(state.rawValue)" }
         var line = "\(entries.count) target\(entries.count == 1 ? "" : "s"): " + counts.joined(separator: ", ") + "; \(worse.count) got worse"
@@ -248,14 +248,14 @@ public struct BaselineComparison: Sendable {
     }
 
     /// The line every format leads with under `--compare-anyway` (nil when comparable).
-    public var notComparableLine: String? {
+    package var notComparableLine: String? {
         guard !notComparable.isEmpty else { return nil }
         return "NOT COMPARABLE, compared anyway (--compare-anyway): " + notComparable.map { ReportEscaping.text($0, limit: 600) }.joined(separator: "; ")
     }
 
     /// For people: a heading naming the baseline, what got worse first, then every other target
     /// in input order, what moved under each.
-    public func text(baseline: String) -> String {
+    package func text(baseline: String) -> String {
         var out = notComparableLine.map { $0 + "\n" } ?? ""
         out += "Compared with \(ReportEscaping.text(baseline, limit: 300)): \(summary)\n"
         for entry in worse + entries.filter({ !$0.worse }) {
@@ -275,10 +275,10 @@ public struct BaselineComparison: Sendable {
 /// content: `run.anchorsDigest`; the `trustStore` line for records that predate it), the same
 /// CT log list, and the same other options that change a verdict (`run.verdictOptions`). A
 /// side that records no `run` (a hand-written record) is compared on what it holds.
-public enum Comparability {
+package enum Comparability {
     /// Each difference in one phrase, baseline first ("the rule set: the baseline's documented,
     /// this run's ios26"); empty when the two are comparable.
-    public static func differences(baseline old: RunInfo?, run new: RunInfo?) -> [String] {
+    package static func differences(baseline old: RunInfo?, run new: RunInfo?) -> [String] {
         guard let old, let new else { return [] }
         var out: [String] = []
         if old.ruleSet != new.ruleSet {
@@ -308,7 +308,7 @@ public enum Comparability {
 
     /// The one line a refusal says (exit 64): what differs and the command that records a
     /// comparable baseline, with this run's options.
-    public static func refusal(_ differences: [String], baseline: String, run new: RunInfo?) -> String {
+    package static func refusal(_ differences: [String], baseline: String, run new: RunInfo?) -> String {
         "\(ReportEscaping.text(baseline, limit: 300)) is not comparable with this run: " + differences.joined(separator: "; ")
             + ". Record a comparable baseline with this run's options: \(recordCommand(baseline: baseline, run: new))"
             + " (or give --compare-anyway to compare them all the same)"
@@ -317,7 +317,7 @@ public enum Comparability {
     /// `atsprobe audit --input FILE OPTIONS --records BASELINE`: the run's input and verdict
     /// options as it recorded them (its rule set and instant for records that predate
     /// `verdictOptions`).
-    public static func recordCommand(baseline: String, run: RunInfo?) -> String {
+    package static func recordCommand(baseline: String, run: RunInfo?) -> String {
         var words = ["atsprobe", "audit", "--input", run?.input ?? "TARGETS"]
         if let options = run?.verdictOptions {
             words += options
@@ -354,8 +354,8 @@ public enum Comparability {
 
 /// A word as a POSIX shell reads it: as it is when it holds only safe characters, else in
 /// single quotes (a quote inside as '\'').
-public enum ShellWord {
-    public static func quoted(_ word: String) -> String {
+package enum ShellWord {
+    package static func quoted(_ word: String) -> String {
         let safe = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:=+@,%".contains($0)) }
         if safe && !word.isEmpty { return word }
         return "'" + word.replacing("'", with: "'\\''") + "'"

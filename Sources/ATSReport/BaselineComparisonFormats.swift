@@ -15,35 +15,35 @@ import TLSFacts
 /// ABSENT), the verdicts, the tests that moved and the new reason (`BaselineComparison.details`).
 extension BaselineComparison {
     /// The JSON document (docs/json-schema.md, "Comparison").
-    public struct JSONDocument: Codable, Sendable {
-        public var kind = "comparison"
-        public var schemaVersion = 1
-        public var baseline: String
-        public var summary: String
-        public var counts: [String: Int]
-        public var worse: Int
-        public var targets: [Target]
-        public var absent: [String]
+    package struct JSONDocument: Codable, Sendable {
+        package var kind = "comparison"
+        package var schemaVersion = 1
+        package var baseline: String
+        package var summary: String
+        package var counts: [String: Int]
+        package var worse: Int
+        package var targets: [Target]
+        package var absent: [String]
         /// `--compare-anyway`: how the two runs differ (absent when they are comparable).
-        public var notComparable: [String]?
+        package var notComparable: [String]?
 
-        public struct Target: Codable, Sendable {
-            public var name: String
-            public var state: String
-            public var worse: Bool
-            public var before: AuditVerdict?
-            public var after: AuditVerdict
-            public var line: Int?
-            public var nowFailing: [String]
-            public var nowPassing: [String]
-            public var keysAdded: [String]
-            public var keysRemoved: [String]
-            public var reason: String?
-            public var reasonBefore: String?
+        package struct Target: Codable, Sendable {
+            package var name: String
+            package var state: String
+            package var worse: Bool
+            package var before: AuditVerdict?
+            package var after: AuditVerdict
+            package var line: Int?
+            package var nowFailing: [String]
+            package var nowPassing: [String]
+            package var keysAdded: [String]
+            package var keysRemoved: [String]
+            package var reason: String?
+            package var reasonBefore: String?
         }
     }
 
-    public func jsonDocument(baseline: String) -> JSONDocument {
+    package func jsonDocument(baseline: String) -> JSONDocument {
         var counts = Dictionary(uniqueKeysWithValues: State.allCases.map { state in (state.rawValue, entries.filter { $0.state == state }.count) })
         counts["absent"] = absent.count
         return JSONDocument(baseline: baseline, summary: summary, counts: counts, worse: worse.count, targets: entries.map {
@@ -53,7 +53,7 @@ extension BaselineComparison {
         }, absent: absent, notComparable: notComparable.isEmpty ? nil : notComparable)
     }
 
-    public func json(baseline: String) -> String {
+    package func json(baseline: String) -> String {
         // Plain Codable values: encoding cannot fail.
         ((try? JSONEncoder.atsprobe().encode(jsonDocument(baseline: baseline))).map { String(decoding: $0, as: UTF8.self) } ?? "") + "\n"
     }
@@ -64,7 +64,7 @@ extension BaselineComparison {
     /// test title, key and reason (from a server, the input or a record) is a code span
     /// (`ReportEscaping.markdown`): nothing a server sends is live Markdown. Within GitHub's
     /// comment limit (ReportMarkdown.commentLimit): sections past it are cut with a line saying so.
-    public func markdown(baseline: String) -> String {
+    package func markdown(baseline: String) -> String {
         let md = { (text: String) in ReportEscaping.markdown(text) }
         var out = ""
         if !notComparable.isEmpty {
@@ -105,7 +105,7 @@ extension BaselineComparison {
 
     /// One testcase per target of the new run (named by its URL), failing when it got worse;
     /// a baseline target not audited is skipped.
-    public func junit() -> String {
+    package func junit() -> String {
         var cases = ""
         var failures = 0
         for entry in entries {
@@ -141,7 +141,7 @@ extension BaselineComparison {
     /// A result per target that got worse (rule `baseline/regressed` or `baseline/new`), at the
     /// `--input` file's line that named it when the run had one (`input`, repository-relative),
     /// else at its URL; the URL is in the message.
-    public func sarif(input: String?, toolVersion: String?) -> SARIFLog {
+    package func sarif(input: String?, toolVersion: String?) -> SARIFLog {
         var findings: [SARIFFinding] = []
         for entry in worse {
             let message = "\(ReportEscaping.text(entry.name, limit: 300)) \(entry.state == .new ? "is new and fails" : "got worse"): "

@@ -13,12 +13,12 @@ import TextSupport
 /// a few hundred bytes where a record holds tens of KB (at most `targetLimit` with the
 /// reason cut to `reasonLimit`). `report --diff` and `audit --baseline` read it wherever they
 /// read a baseline (`RunRecords.sides`), and give the same comparison as from the full records.
-public enum CompactBaseline {
-    public static let schemaVersion = 2
+package enum CompactBaseline {
+    package static let schemaVersion = 2
     static let targetKind = "baseline"
     static let headerKind = "baseline-run"
     /// The reason is kept for the "reason now" line only: cut to this many characters.
-    public static let reasonLimit = 400
+    package static let reasonLimit = 400
 
     enum Line {
         case header(RunInfo?)
@@ -92,7 +92,7 @@ public enum CompactBaseline {
     }
 
     /// The compact baseline of `sides` under `run`, as JSON Lines.
-    public static func render(_ sides: [BaselineComparison.Side], run: RunInfo?) -> String {
+    package static func render(_ sides: [BaselineComparison.Side], run: RunInfo?) -> String {
         let encoder = JSONEncoder.atsprobe(pretty: false)
         var out = ""
         let header = Header(schemaVersion: schemaVersion, kind: headerKind, run: run)
@@ -107,7 +107,7 @@ public enum CompactBaseline {
     /// `--accept TARGET` on a baseline: `baseline` with each accepted target's side taken from
     /// `run` (or removed when `run` does not hold it), in the baseline's order, new ones last.
     /// Throws when a TARGET names nothing on either side.
-    public static func accepting(_ targets: [String], baseline: [BaselineComparison.Side], run: [BaselineComparison.Side]) throws -> [BaselineComparison.Side] {
+    package static func accepting(_ targets: [String], baseline: [BaselineComparison.Side], run: [BaselineComparison.Side]) throws -> [BaselineComparison.Side] {
         for target in targets where !baseline.contains(where: { $0.named(target) }) && !run.contains(where: { $0.named(target) }) {
             throw InputError("--accept '\(UntrustedText.escape(target, limit: 300))': neither the baseline nor the run holds it (give its URL or its input line)")
         }

@@ -6,14 +6,14 @@ import TLSFacts
 /// NSExceptionDomains. Written by the one plist writer (`PropertyListFile.write`: keys sorted,
 /// XML escaped, each value its own plist type, so an integer is `<integer>` and a real `<real>`)
 /// and cut down to the entry; the reports and `diagnose`'s text show this.
-public enum ExceptionFragment {
+package enum ExceptionFragment {
     /// The entry at the left margin, nested lines indented with tabs; "" if it cannot be written.
-    public static func xml(domain: String, _ exception: PropertyListValue) -> String {
+    package static func xml(domain: String, _ exception: PropertyListValue) -> String {
         entryLines(domain: domain, exception).map { $0 + "\n" }.joined()
     }
 
     /// The entry indented four spaces, tabs as four spaces (diagnose's text summary).
-    public static func indented(domain: String, _ exception: PropertyListValue) -> String {
+    package static func indented(domain: String, _ exception: PropertyListValue) -> String {
         entryLines(domain: domain, exception).map { "    " + $0.replacing("\t", with: "    ") + "\n" }.joined()
     }
 

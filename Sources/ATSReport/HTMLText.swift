@@ -5,14 +5,14 @@ import TLSFacts
 /// `app --format html`): untrusted text loses its control and bidi characters first
 /// (UntrustedText), then HTML's five special characters, so it is safe as text and as a
 /// quoted attribute value.
-public enum HTMLText {
+package enum HTMLText {
     /// Untrusted text as HTML text or attribute content, cut by UntrustedText at `limit`.
-    public static func untrusted(_ text: String, limit: Int) -> String {
+    package static func untrusted(_ text: String, limit: Int) -> String {
         escaped(UntrustedText.escape(text, limit: limit))
     }
 
     /// HTML's five special characters, for text already free of control characters.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         var out = ""
         for ch in text {
             switch ch {
@@ -29,7 +29,7 @@ public enum HTMLText {
 
     /// The start of a self-contained page up to its heading; `title` and `heading` are HTML
     /// already escaped, `style` the inline CSS (no script, nothing fetched).
-    public static func pageStart(title: String, heading: String, style: String) -> String {
+    package static func pageStart(title: String, heading: String, style: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">

@@ -10,9 +10,9 @@ import TLSFacts
 /// - then the sink's own syntax: Markdown's inline characters, a code span only for text that
 ///   cannot close it, a fence whose content cannot close it; HTML's five characters; CSV's
 ///   quoting and formula prefix (ReportCSV.cell).
-public enum ReportEscaping {
+package enum ReportEscaping {
     /// Plain text for a terminal or a text file.
-    public static func text(_ text: String, limit: Int = 1024) -> String {
+    package static func text(_ text: String, limit: Int = 1024) -> String {
         UntrustedText.escape(text, limit: limit)
     }
 
@@ -23,7 +23,7 @@ public enum ReportEscaping {
     /// the text holds, padded with a space where the text starts or ends with one (CommonMark
     /// 6.1), so no text can close it. Empty text is an empty string. Not for a table cell
     /// (`markdownCell`): a pipe would split it.
-    public static func markdown(_ text: String) -> String {
+    package static func markdown(_ text: String) -> String {
         let escaped = UntrustedText.escape(text, limit: 4000)
         guard !escaped.isEmpty else { return "" }
         var longest = 0, run = 0
@@ -38,18 +38,18 @@ public enum ReportEscaping {
 
     /// `markdown` for a GFM table cell: a pipe is `\|`, which the table reads as a pipe before
     /// the span is parsed (GFM 4.10, example 200), so it cannot split the cell.
-    public static func markdownCell(_ text: String) -> String {
+    package static func markdownCell(_ text: String) -> String {
         markdown(text).replacing("|", with: "\\|")
     }
 
     /// The content of a fenced block: no line can close the fence (``` becomes '''), and each
     /// line is escaped on its own, so line breaks stay and nothing else can break a line. Tabs
     /// (the plist writer's indentation) become four spaces first, as in the HTML report, not \x09.
-    public static func markdownFence(_ text: String) -> String {
+    package static func markdownFence(_ text: String) -> String {
         text.replacing("```", with: "'''").replacing("\t", with: "    ").split(separator: "\n", omittingEmptySubsequences: false)
             .map { UntrustedText.escape(String($0), limit: 4000) }.joined(separator: "\n")
     }
 
     /// HTML text or a quoted attribute value.
-    public static func html(_ text: String) -> String { HTMLText.untrusted(text, limit: 4000) }
+    package static func html(_ text: String) -> String { HTMLText.untrusted(text, limit: 4000) }
 }

@@ -95,10 +95,10 @@ extension ReportForecast {
 
 extension AuditRecord {
     /// `--fail-on expiring:DURATION`: the target gets worse within `seconds` of its forecast's start.
-    public func worsens(within seconds: Int) -> Bool { ReportForecast.worsening(self, within: seconds) != nil }
+    package func worsens(within seconds: Int) -> Bool { ReportForecast.worsening(self, within: seconds) != nil }
 
     /// Whether a renewal by the same CA fails now, or from a date within the horizon.
-    public var renewalFails: Bool {
+    package var renewalFails: Bool {
         guard let renewal = document?.renewal else { return false }
         return !renewal.passes || renewal.failsFrom != nil
     }

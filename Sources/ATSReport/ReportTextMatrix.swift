@@ -25,7 +25,7 @@ import ATSPolicy
 /// input, name, origin, verdict and results, not the record (10,000 targets: 3.3 MiB more peak
 /// memory, docs/audit.md); the matrix is drawn in input order, so the live run's equals
 /// `atsprobe report`'s of its records.
-public struct ReportTextMatrix: Sendable {
+package struct ReportTextMatrix: Sendable {
     /// What the matrix keeps of one target.
     struct Target: Sendable {
         var line: Int?
@@ -46,17 +46,17 @@ public struct ReportTextMatrix: Sendable {
     private var titles: [String] = []
 
     /// The terminal width the wrapped parts fit.
-    public static let width = 80
+    package static let width = 80
 
-    public init() {}
+    package init() {}
 
     /// The matrix of a report's records.
-    public init(_ report: Report) {
+    package init(_ report: Report) {
         for record in report.records { add(record) }
     }
 
     /// Keeps what the matrix needs of a finished target.
-    public mutating func add(_ record: AuditRecord) {
+    package mutating func add(_ record: AuditRecord) {
         let target = Target(line: record.line, input: record.input, name: record.name, origin: Report.origin(record),
                             verdict: record.verdict, passed: Report.passed(record.tests))
         if !record.tests.isEmpty { titles = NSCurlMatrix.titles }
@@ -65,7 +65,7 @@ public struct ReportTextMatrix: Sendable {
 
     /// The matrix, a blank line first; empty when no target ran the 16 tests (all bad lines,
     /// timeouts): then the per-target lines say everything.
-    public func render(width: Int = ReportTextMatrix.width) -> String {
+    package func render(width: Int = ReportTextMatrix.width) -> String {
         guard !titles.isEmpty else { return "" }
         let ordered = targets.sorted(by: Target.inputOrder)
         let rows = Report.originRows(ordered.map { ($0.origin, $0.name, $0.verdict, $0.passed) }, testCount: titles.count)

@@ -9,19 +9,19 @@
 /// breaks the app's transport security (medium, 5.0); a key that weakens ATS more than any host
 /// needs is medium too (4.0); lint findings follow their level; a target with no answer
 /// (unreachable, timed out) is low (2.0): nothing was judged.
-public enum SARIFRules {
+package enum SARIFRules {
     /// The key of `partialFingerprints` atsprobe writes (its own; GitHub adds
     /// primaryLocationLineHash itself where it can read the file).
-    public static let fingerprintKey = "atsprobeFindingHash/v1"
+    package static let fingerprintKey = "atsprobeFindingHash/v1"
 
     /// The project's documentation on the web, the one place it is configured: helpUri and
     /// informationUri are this base and a page (https, as GitHub's alert panel opens them), and
     /// absent while it is nil. Never a file:// address: a runner's or a reader's filesystem is
     /// not the alert viewer's (issue 42). Set it when atsprobe's docs are published.
-    public static let documentationBase: String? = nil
+    package static let documentationBase: String? = nil
 
     /// The page about every command (`driver.informationUri`), nil without `documentationBase`.
-    public static var documentation: String? { doc("usage") }
+    package static var documentation: String? { doc("usage") }
 
     static func doc(_ page: String, _ anchor: String? = nil) -> String? {
         guard let base = documentationBase, base.hasPrefix("https://") else { return nil }
@@ -29,7 +29,7 @@ public enum SARIFRules {
     }
 
     /// `rule` with every field code scanning reads: the command's own text kept, the rest by family.
-    public static func described(_ rule: SARIFLog.Rule) -> SARIFLog.Rule {
+    package static func described(_ rule: SARIFLog.Rule) -> SARIFLog.Rule {
         var rule = rule
         let family = self.family(rule)
         let short = rule.shortDescription?.text ?? family.full

@@ -12,13 +12,7 @@ import Testing
 
     /// Files whose public declarations wait for another change, each with the reason. An entry
     /// whose file has no public declaration left fails `noExemptionIsStale`: delete it then.
-    static let pending: [String: String] = [
-        // docs/embedding.md, "The public API": what stays public of ATSReport once the renderer
-        // library is split out (issue 39, item 5); until then its files keep their place.
-        "ATSReport/": "ATSReport's split (item 5)",
-        // The reactor is being rewritten (issue 43): RuntimeStartError moves to API/ after that.
-        "ATSProbe/Reactor.swift": "RuntimeStartError, after the reactor rewrite",
-    ]
+    static let pending: [String: String] = [:]
 
     /// The targets of Package.swift's library products, read from the manifest's text (as
     /// scripts/api-description reads them).
@@ -117,7 +111,7 @@ import Testing
         for product in try Self.productTargets().sorted() {
             let folder = sources.appendingPathComponent(product).appendingPathComponent("API")
             guard let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else {
-                // ATSReport keeps its files where they are until its split (docs/embedding.md).
+                empty.append("Sources/\(product)/API/ (no such folder)")
                 continue
             }
             for case let url as URL in files where url.pathExtension == "swift" {

@@ -132,7 +132,7 @@ public enum ReportJUnit {
     /// Jenkins splits a classname at its last dot into package and class, so a host's dots
     /// would scatter one target over packages: the package is "atsprobe" and the class the
     /// target's URL with every character outside [A-Za-z0-9] as "_".
-    public static func className(_ record: AuditRecord) -> String {
+    package static func className(_ record: AuditRecord) -> String {
         "atsprobe." + classPart(record.name)
     }
 
@@ -230,7 +230,7 @@ extension ReportEscaping {
     /// escapes (so the document stays well-formed: XML 1.0 cannot carry most C0 characters,
     /// even as references), as do U+FFFE and U+FFFF (not XML characters); then the five
     /// special characters. `keepingLines` keeps "\n" between lines (element text only).
-    public static func xml(_ text: String, limit: Int, keepingLines: Bool = false) -> String {
+    package static func xml(_ text: String, limit: Int, keepingLines: Bool = false) -> String {
         let lines = keepingLines ? text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) : [text]
         return lines.map { line in
             var clean = ""

@@ -13,7 +13,7 @@ import TLSFacts
 public enum ReportMarkdown {
     /// A pull-request comment's limit, in characters; the report counts UTF-8 bytes, which are
     /// never fewer, so it stays within it whatever GitHub counts.
-    public static let commentLimit = 65_536
+    package static let commentLimit = 65_536
 
     public static func render(_ report: Report) -> String {
         var out = "# App Transport Security report\n\n"

@@ -7,11 +7,11 @@ import TLSFacts
 /// formula (= + - @ first) is prefixed with an apostrophe.
 public enum ReportCSV {
     /// The fixed columns, then one per nscurl test (`testColumns`).
-    public static let columns = ["input", "line", "url", "host", "port", "verdict", "exception_keys", "reason", "server_fix"]
+    package static let columns = ["input", "line", "url", "host", "port", "verdict", "exception_keys", "reason", "server_fix"]
 
     /// nscurl's tests as column names, in nscurl's order (`NSCurlMatrix.columnNames`, derived
     /// from the one list of tests).
-    public static var testColumns: [String] { NSCurlMatrix.columnNames }
+    package static var testColumns: [String] { NSCurlMatrix.columnNames }
 
     public static func render(_ report: Report) -> String {
         let forecast = ReportForecast.present(report)

@@ -13,12 +13,12 @@ import Glibc
 /// `atsprobe report`'s input: files atsprobe wrote (audit's JSON Lines, or diagnose's JSON
 /// document or array), `-` for standard input, or directories of shards, read through
 /// FileStream's bounded reader and decoded by ATSReport (`ReportReader`).
-package enum ReportInput {
+public enum ReportInput {
     /// 1 GiB in all: about 30,000 audited targets at 36 KB each.
     package static let fileLimit = 1 << 30
 
     /// One file's records in the file's order. Bad input is an InputError naming the file and line.
-    package static func read(_ path: String, allowEmpty: Bool = false) throws -> [AuditRecord] {
+    public static func read(_ path: String, allowEmpty: Bool = false) throws -> [AuditRecord] {
         let bytes = try FileStream.readAll(path, limit: fileLimit)
         do {
             return try ReportReader.records(from: bytes, name: name(path), allowEmpty: allowEmpty)
@@ -30,7 +30,7 @@ package enum ReportInput {
     /// Every argument's records as one run: a directory stands for its `.jsonl` and `.json`
     /// files in name order. Several files (audit's shards) merge in input order, and a target
     /// two of them hold is bad input (ReportReader.merge).
-    package static func read(_ paths: [String]) throws -> (records: [AuditRecord], merged: Bool) {
+    public static func read(_ paths: [String]) throws -> (records: [AuditRecord], merged: Bool) {
         let files = try paths.flatMap(expand)
         if files.count == 1 { return (try read(files[0]), false) }
         var read: [(name: String, records: [AuditRecord])] = []

@@ -24,7 +24,7 @@ public struct Report: Sendable {
     public let tally: AuditTally
     public let run: RunInfo?
     /// The run's end: the latest record's finishedAt.
-    public let endedAt: Date?
+    package let endedAt: Date?
 
     public init(_ records: [AuditRecord]) {
         self.records = records.sorted(by: AuditRecord.inputOrder)
@@ -96,7 +96,7 @@ public struct Report: Sendable {
     }
 
     /// A record's origin, "scheme://host[:port]"; nil for a bad input line (no target).
-    public static func origin(_ record: AuditRecord) -> String? {
+    package static func origin(_ record: AuditRecord) -> String? {
         guard let target = record.target, let scheme = target.url.split(separator: ":", maxSplits: 1).first else { return nil }
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         let standard = (scheme == "https" && target.port == 443) || (scheme == "http" && target.port == 80)
@@ -105,7 +105,7 @@ public struct Report: Sendable {
 
     /// How a member is named under its origin's row: its URL without the origin ("/v1/items"),
     /// or the whole name when it does not start with it.
-    public static func path(of record: AuditRecord, under origin: String) -> String {
+    package static func path(of record: AuditRecord, under origin: String) -> String {
         path(ofName: record.name, under: origin)
     }
 
@@ -114,7 +114,7 @@ public struct Report: Sendable {
     }
 
     /// The run's metadata as label/value rows, for every format.
-    public var metadataRows: [(String, String)] {
+    package var metadataRows: [(String, String)] {
         var rows: [(String, String)] = []
         if let run {
             rows.append(("Tool", "\(run.tool) \(run.toolVersion)"))
@@ -130,7 +130,7 @@ public struct Report: Sendable {
         return rows
     }
 
-    public static func iso(_ date: Date) -> String { CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970) }
+    package static func iso(_ date: Date) -> String { CivilCalendar.timestamp(secondsSinceEpoch: date.timeIntervalSince1970) }
 }
 
 extension Report: RenderedResult {
@@ -164,13 +164,13 @@ public enum ReportText {
         report.records.map { entry($0, verbose: verbose, palette: palette) }.joined() + ReportTextMatrix(report).render()
     }
 
-    public static func entry(_ record: AuditRecord, verbose: Bool, palette: Palette) -> String {
+    package static func entry(_ record: AuditRecord, verbose: Bool, palette: Palette) -> String {
         var out = line(record, palette: palette) + "\n" + ReportForecast.textLines(record)
         if verbose { out += details(record) }
         return out
     }
 
-    public static func line(_ record: AuditRecord, palette: Palette) -> String {
+    package static func line(_ record: AuditRecord, palette: Palette) -> String {
         let word = record.verdict.rawValue.uppercased()
         let padded = word.count >= 12 ? word : word + String(repeating: " ", count: 12 - word.count)
         let verdict = switch record.verdict {

@@ -18,10 +18,10 @@ import TextSupport
 /// Neither the first nor the best of two records may stand in for the other: a line prepended to
 /// a baseline would otherwise mask a real regression (issue 31). The error names the file(s),
 /// the target and both lines.
-package enum RunRecords {
+public enum RunRecords {
     /// `paths` as `ReportInput.read` takes them (files, `-`, directories of shards), read as one
     /// run; a target named twice anywhere in it is bad input (exit 64).
-    package static func read(_ paths: [String], allowEmpty: Bool = false) throws -> [AuditRecord] {
+    public static func read(_ paths: [String], allowEmpty: Bool = false) throws -> [AuditRecord] {
         let files = try paths.flatMap(ReportInput.expand)
         var read: [(name: String, records: [(line: Int?, record: AuditRecord)])] = []
         for file in files {

@@ -10,8 +10,8 @@ import TLSFacts
 /// (line and column when the file has lines) or at the URL a target was loaded at. Commands
 /// turn their findings into these; `ReportSARIF` makes the log, so every SARIF atsprobe writes
 /// has one shape.
-public struct SARIFFinding: Hashable, Sendable {
-    public enum Place: Hashable, Sendable {
+package struct SARIFFinding: Hashable, Sendable {
+    package enum Place: Hashable, Sendable {
         /// A file, by its SARIF uri; `artifact` is its index in `run.artifacts` when it sits in
         /// another (an Info.plist in an .ipa); nil line for a file without lines (binary plist).
         case file(uri: String, artifact: Int?, line: Int?, column: Int?)
@@ -20,18 +20,18 @@ public struct SARIFFinding: Hashable, Sendable {
     }
 
     /// The lint rule id, the tightening kind, or the failure class ("load/trust.expired").
-    public var rule: String
-    public var level: SARIFLog.Level
+    package var rule: String
+    package var level: SARIFLog.Level
     /// For people; escaped already.
-    public var message: String
-    public var place: Place
+    package var message: String
+    package var place: Place
     /// The URL of the load a result is about, when it is placed elsewhere (in the Info.plist).
-    public var target: String?
+    package var target: String?
     /// `partialFingerprints`' value: nil makes one of the rule, the place's file (not its line,
     /// which an edit moves), the target and the message.
-    public var fingerprint: String?
+    package var fingerprint: String?
 
-    public init(rule: String, level: SARIFLog.Level, message: String, place: Place, target: String? = nil, fingerprint: String? = nil) {
+    package init(rule: String, level: SARIFLog.Level, message: String, place: Place, target: String? = nil, fingerprint: String? = nil) {
         self.fingerprint = fingerprint
         self.rule = rule
         self.level = level
@@ -45,13 +45,13 @@ public struct SARIFFinding: Hashable, Sendable {
 /// and `report` of an audit's records).
 public enum ReportSARIF {
     /// The failure classes are `load/` + FailureReason.code, in every command.
-    public static let loadRulePrefix = "load/"
+    package static let loadRulePrefix = "load/"
     /// An audit target with no result within its deadline.
-    public static let timeoutRule = "target/timeout"
+    package static let timeoutRule = "target/timeout"
 
     /// One run: `rules` in the driver (each result points at its rule by index), each result
     /// at its place, a target URL as a related location.
-    public static func log(_ findings: [SARIFFinding], rules: [SARIFLog.Rule], artifacts: [SARIFLog.Artifact]? = nil,
+    package static func log(_ findings: [SARIFFinding], rules: [SARIFLog.Rule], artifacts: [SARIFLog.Artifact]? = nil,
                            toolVersion: String?) -> SARIFLog {
         let index = Dictionary(rules.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         let results = findings.map { finding in
@@ -96,13 +96,13 @@ public enum ReportSARIF {
 
     /// A rule for a failure class (`load/` + FailureReason.code), `under` the dictionary the
     /// load was made with ("default ATS", "the app's dictionary").
-    public static func loadRule(_ id: String, under: String) -> SARIFLog.Rule {
+    package static func loadRule(_ id: String, under: String) -> SARIFLog.Rule {
         .init(id: id, shortDescription: .init(text: "a load fails under \(under): \(id.dropFirst(loadRulePrefix.count))"),
               defaultConfiguration: .init(level: .error))
     }
 
     /// A stable identity: FNV-1a (64 bits) of the parts, each ended by a NUL, in hex.
-    public static func fingerprint(_ parts: [String]) -> String {
+    package static func fingerprint(_ parts: [String]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for part in parts {
             for byte in part.utf8 + [0] {
@@ -116,7 +116,7 @@ public enum ReportSARIF {
 
     /// Where an audit result sits: the `--input` file's line that named the target (the
     /// repository file CI checks in), else the target's URL (an argument, standard input).
-    public static func place(url: String, input: String?, line: Int?) -> SARIFFinding.Place {
+    package static func place(url: String, input: String?, line: Int?) -> SARIFFinding.Place {
         guard let input, input != "-", let line else { return .url(url) }
         return .file(uri: SARIFLog.fileURI(input), artifact: nil, line: line, column: nil)
     }
@@ -181,7 +181,7 @@ extension SARIFLog {
     /// A target URL as a SARIF uri: kept as written where it is already a URI's characters
     /// (RFC 3986 unreserved, reserved and "%"); every other byte (space, quotes, non-ASCII from
     /// an edited record) percent-encoded.
-    public static func urlURI(_ url: String) -> String {
+    package static func urlURI(_ url: String) -> String {
         var out = ""
         for byte in url.utf8 {
             switch byte {

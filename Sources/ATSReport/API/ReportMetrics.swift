@@ -228,8 +228,8 @@ package struct MetricSample: Sendable {
 /// not reserved (`__` prefix) nor one of atsprobe's own (`target`, `verdict`, `cause`), given once;
 /// a value is 1 to 128 characters with no control or bidi character.
 public struct MetricsLabels: Sendable, Hashable {
-    public private(set) var names: [String] = []
-    public private(set) var values: [String] = []
+    package private(set) var names: [String] = []
+    package private(set) var values: [String] = []
 
     /// atsprobe's own label names, refused as added labels.
     static let reserved: Set<String> = ["target", "verdict", "cause"]
@@ -237,7 +237,7 @@ public struct MetricsLabels: Sendable, Hashable {
     public init() {}
 
     /// `NAME=VALUE` pairs, in order; the error names the argument and says what is wrong.
-    public init(parsing arguments: [String], option: String = "--metrics-label") throws(MetricsLabelError) {
+    package init(parsing arguments: [String], option: String = "--metrics-label") throws(MetricsLabelError) {
         for argument in arguments {
             let shown = UntrustedText.escape(argument, limit: 200)
             guard let equals = argument.firstIndex(of: "=") else {
@@ -270,9 +270,9 @@ public struct MetricsLabels: Sendable, Hashable {
     }
 }
 
-public struct MetricsLabelError: Error, Sendable, CustomStringConvertible {
+package struct MetricsLabelError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, for code: callers compare this, never `message`'s text.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    package enum Code: String, Sendable, Hashable, CaseIterable {
         /// Not NAME=VALUE.
         case notAPair
         /// A name Prometheus does not take, or one starting with __.
@@ -284,14 +284,14 @@ public struct MetricsLabelError: Error, Sendable, CustomStringConvertible {
         case badValue
     }
 
-    public let code: Code
+    package let code: Code
     /// For people: the option, the label and what is wrong.
-    public let message: String
+    package let message: String
     init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// The `target` label of each record, one per target: records with the same name (the URL, or the

@@ -104,7 +104,7 @@ public enum ReportHTML {
 
     /// A verdict as every output names it (`AuditVerdict.name`, the JSON value), never a
     /// wording of its own.
-    public static func label(_ verdict: AuditVerdict) -> String { verdict.name }
+    package static func label(_ verdict: AuditVerdict) -> String { verdict.name }
 
     /// "TLSv1.2 with PFS disabled and insecure HTTP allowed" -> "1.2 no PFS, HTTP", from the
     /// test's role (`DiagnosticRole.shortTitle`); a title that is not nscurl's as it is.
