@@ -8,9 +8,6 @@ import Testing
 /// `tests.first?`, `.prefix(2)`, `.dropFirst()`, `.last`) or at another list's index
 /// (`report.tests[index - 1]`, `$0.tests[row]`).
 @Suite struct NoPositionalTestReadsTests {
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
-
     /// The names a list of tests goes by in Sources/.
     static let lists = #"(tests|outcomes|shownOutcomes|verdicts|titles|testTitles|columnNames|testColumns|roles)"#
 
@@ -21,21 +18,8 @@ import Testing
     }
 
     @Test func noCodeReadsATestByItsPlace() throws {
-        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
-        var checked = 0
-        var found: [String] = []
-        for case let url as URL in files where url.pathExtension == "swift" {
-            let text = try String(contentsOf: url, encoding: .utf8)
-            checked += 1
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.trimmingCharacters(in: .whitespaces)
-                guard !code.hasPrefix("//") else { continue }
-                if line.contains(Self.pattern) {
-                    found.append("\(url.path.replacingOccurrences(of: Self.sources.path, with: "Sources")):\(number + 1): \(code)")
-                }
-            }
-        }
-        #expect(checked > 100, "Sources/ not found at \(Self.sources.path)")
+        let (checked, found) = try SourceScan.lines(matching: Self.pattern)
+        #expect(checked > 100, "Sources/ not found at \(SourceScan.sources.path)")
         #expect(found.isEmpty, "a test read by its place, not its role:\n\(found.joined(separator: "\n"))")
     }
 

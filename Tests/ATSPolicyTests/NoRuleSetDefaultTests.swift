@@ -8,9 +8,6 @@ import Testing
 /// certificate rules' violations defaulted (`[CertificateRuleViolation] = []` judged no rule at
 /// all, silently: issue 39, item 7).
 @Suite struct NoRuleSetDefaultTests {
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
-
     /// `name: RuleSet = ...`, `name: CertificateRuleSet? = ...`, `name: [CertificateRuleViolation] = []`,
     /// `name: ((Bool) -> [CertificateRuleViolation])? = nil` in a declaration's parameters.
     static var pattern: Regex<AnyRegexOutput> {
@@ -18,22 +15,11 @@ import Testing
     }
 
     @Test func noParameterDefaultsARuleSet() throws {
-        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
-        var checked = 0
-        var found: [String] = []
-        for case let url as URL in files where url.pathExtension == "swift" {
-            let text = try String(contentsOf: url, encoding: .utf8)
-            checked += 1
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let code = line.trimmingCharacters(in: .whitespaces)
-                // The named sets themselves (`public static let ios26: RuleSet = {`) are not defaults.
-                guard !code.hasPrefix("//"), !code.contains("static let ") else { continue }
-                if line.contains(Self.pattern) {
-                    found.append("\(url.path.replacingOccurrences(of: Self.sources.path, with: "Sources")):\(number + 1): \(code)")
-                }
-            }
+        let (checked, found) = try SourceScan.lines(matching: Self.pattern) { code in
+            // The named sets themselves (`public static let ios26: RuleSet = {`) are not defaults.
+            code.contains("static let ")
         }
-        #expect(checked > 100, "Sources/ not found at \(Self.sources.path)")
+        #expect(checked > 100, "Sources/ not found at \(SourceScan.sources.path)")
         #expect(found.isEmpty, "a parameter defaults a rule set:\n\(found.joined(separator: "\n"))")
     }
 
