@@ -165,6 +165,18 @@ import TLSFacts
         }
     }
 
+    /// `--sarif-category` without `--format sarif` is one answer in every command that writes SARIF:
+    /// bad input (64), said before any file is read or any host is loaded. plist lint, plist
+    /// check and app used to drop it silently, where diagnose and report refused it.
+    @Test func aSARIFCategoryWithoutSARIFIsRefusedByEveryCommand() async throws {
+        let missing = "/nonexistent/atsprobe-sarif-category"
+        for arguments in [["plist", "lint", missing + ".plist"], ["plist", "check", missing + ".plist", "https://127.0.0.1:9/"],
+                          ["app", missing + ".app"], ["diagnose", "https://127.0.0.1:9/"], ["report", missing + ".jsonl"]] {
+            let result = try await BinaryRunner.run(arguments + ["--sarif-category", "atsprobe-x"], timeout: 60)
+            #expect(result.status == 64 && result.stderr.contains("--sarif-category goes with --format sarif"), "\(arguments): \(result.stderr)")
+        }
+    }
+
     /// An error record whose input holds a newline, ESC, U+0001, U+FFFF, a bidi override and
     /// XML's five characters: the JUnit stays well-formed and schema-valid, Jenkins reads the
     /// escaped text back, and the SARIF leaves the record out (it names no URL).

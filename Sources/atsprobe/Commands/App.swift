@@ -60,6 +60,8 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 try AppRun.checkOptions(maxEntries: maxEntries, include: include, exclude: exclude)
+                // Checked before any load, as diagnose and report do: a category without SARIF is bad input (64).
+                let category = try sarif.category(format: output.effectiveFormat)
                 if offline && output.effectiveFormat == .plist {
                     throw InputError("--format plist prints the tightened dictionary, which needs the live check: drop --offline")
                 }
@@ -80,7 +82,7 @@ extension ATSProbeCommand {
                 let result = AppOutput(report: report, run: run, plistBundle: plistBundle, sources: sources, toolVersion: ToolVersion.current)
                 let format = output.effectiveFormat
                 try sink.write(result, as: format, options: RenderOptions(verbose: diagnostics.verbose, palette: colors.palette(format: format, path: output.output),
-                                                                          sarifCategory: format == .sarif ? try sarif.category(format: .sarif) : nil))
+                                                                          sarifCategory: category))
                 try sink.finish()
                 return ExitStatus(report.severity)
             }

@@ -41,6 +41,8 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
+                // Checked before any load, as diagnose and report do: a category without SARIF is bad input (64).
+                let category = try sarif.category(format: output.effectiveFormat)
                 let (document, bytes) = try PlistInput.read(file)
                 var texts = targets
                 if let input { texts += try TargetList.read(input, option: "--input") }
@@ -57,7 +59,7 @@ extension ATSProbeCommand {
                                               run: RunInfo(context: context, ruleSet: ruleSet.id), toolVersion: ToolVersion.current)
                 let format = output.effectiveFormat
                 try sink.write(result, as: format, options: RenderOptions(verbose: diagnostics.verbose, palette: colors.palette(format: format, path: output.output),
-                                                                          sarifCategory: format == .sarif ? try sarif.category(format: .sarif) : nil))
+                                                                          sarifCategory: category))
                 try sink.finish()
                 return outcome.status
             }

@@ -37,12 +37,14 @@ extension ATSProbeCommand {
 
         func run() async throws {
             try await ATSProbeCommand.guarded {
+                // Checked first, as diagnose and report do: a category without SARIF is bad input (64).
+                let category = try sarif.category(format: output.effectiveFormat)
                 let (document, bytes) = try PlistInput.read(file)
                 let findings = ATSLinter.lint(document)
                 var sink = OutputSink(path: output.output)
                 let result = PlistLintOutput(file: file, document: document, bytes: bytes, findings: findings, count: !quiet,
                                              run: RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil))
-                try sink.write(result, as: output.effectiveFormat, options: RenderOptions(sarifCategory: output.effectiveFormat == .sarif ? try sarif.category(format: .sarif) : nil))
+                try sink.write(result, as: output.effectiveFormat, options: RenderOptions(sarifCategory: category))
                 try sink.finish()
                 return failOn.fails(findings) ? .findings : .clear
             }
