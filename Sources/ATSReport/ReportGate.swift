@@ -48,11 +48,14 @@ package enum ReportGate {
         // First: NEW without the forecast `expiring:` reads is bad input whatever else it holds.
         let expiringFails = try failOn.expiringSeconds.map { try BaselineComparison.Side.worsens(new, within: $0) } ?? false
         if failOn == .level(.none) { return .clear }
-        var tally = AuditTally()
-        for side in new { tally.add(side.verdict, keys: []) }
-        if tally.count(.error) > 0 { return .usage }
+        if badLineCount(new) > 0 { return .usage }
         if !comparison.worse.isEmpty || expiringFails { return .findings }
         return failOn == .absent && !comparison.absent.isEmpty ? .findings : .clear
+    }
+
+    /// The bad input lines a run recorded (records of kind "error"), which make its status 64.
+    package static func badLineCount(_ sides: [BaselineComparison.Side]) -> Int {
+        sides.count { $0.verdict == .error }
     }
 
     /// `--baseline-of RUN`: RUN's compact baseline (CompactBaseline); with `update` OLD and

@@ -120,7 +120,7 @@ extension ATSProbeCommand.Report {
         try sink.write(ComparisonOutput(comparison, baselinePath: files[0], input: run?.input, toolVersion: run?.toolVersion), as: format,
                        options: RenderOptions(sarifCategory: category))
         try sink.finish()
-        if status == .usage { Diagnostics.warn(ReportGate.badLines(new.filter { $0.verdict == .error }.count, written: output.output)) }
+        if status == .usage { Diagnostics.warn(ReportGate.badLines(ReportGate.badLineCount(new), written: output.output)) }
         return status
     }
 
