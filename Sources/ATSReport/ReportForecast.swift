@@ -57,7 +57,7 @@ package enum ReportForecast {
     }
 
     /// CSV columns appended after the others when the run forecast (docs/reports.md).
-    static let csvColumns = ["next_change_at", "next_change_verdict", "next_change_cause", "renewal"]
+    package static let csvColumns = ["next_change_at", "next_change_verdict", "next_change_cause", "renewal"]
 
     static func csvCells(_ record: AuditRecord) -> [String] {
         guard let document = record.document, let window = document.forecastWindow else { return ["", "", "", ""] }

@@ -44,12 +44,40 @@ package enum ReportGate {
     /// `--diff`'s status: 1 when a target got worse (with `absent`, also when a baseline
     /// target is no longer audited; with `expiring:D`, also when NEW's forecast worsens within
     /// D), 64 when NEW holds a bad input line (as the run itself; `badLines` says so), else 0.
+    /// Every level but `none` gates on the comparison: `--diff` is asked for it.
     package static func diffStatus(_ comparison: BaselineComparison, new: [BaselineComparison.Side], failOn: AuditFailOnChoice) throws -> ExitStatus {
         // First: NEW without the forecast `expiring:` reads is bad input whatever else it holds.
         let expiringFails = try failOn.expiringSeconds.map { try BaselineComparison.Side.worsens(new, within: $0) } ?? false
         if failOn == .level(.none) { return .clear }
-        if badLineCount(new) > 0 { return .usage }
-        if !comparison.worse.isEmpty || expiringFails { return .findings }
+        return comparedStatus(comparison, badLines: badLineCount(new), failOn: failOn, forecastWorsens: expiringFails)
+    }
+
+    /// `audit --baseline OLD`'s status (docs/exit-codes.md, rules 2, 5, 6, 8, 10b, 15): with
+    /// `new`/`absent`, the comparison's, as `--diff` gives it, after a local failure's 70; any
+    /// other level as without a baseline (the run's own tally), `expiring:` reading the run's
+    /// forecast (`soonestWorsening`, seconds from the run's instant).
+    package static func auditStatus(_ failOn: AuditFailOnChoice, tally: AuditTally, comparison: BaselineComparison?,
+                                    soonestWorsening: Int? = nil) -> ExitStatus {
+        switch failOn {
+        case .level(let level): return ExitStatus(tally.severity(failOn: level))
+        case .expiring(let seconds):
+            let now = ExitStatus(tally.severity(failOn: .any))
+            return soonestWorsening.map { $0 <= seconds } == true ? max(now, .findings) : now
+        case .new, .absent:
+            if tally.localFailures > 0 { return ExitStatus(tally.severity(failOn: .any)) }
+            return comparedStatus(comparison, badLines: tally.count(.error), failOn: failOn, forecastWorsens: false)
+        }
+    }
+
+    /// The one rule `audit --baseline` and `report --diff` share: a bad input line is 64 with or
+    /// without a baseline (docs/exit-codes.md); then 1 when a target got worse or its forecast
+    /// worsens within the horizon, or with `absent` when a baseline target is gone; else 0.
+    static func comparedStatus(_ comparison: BaselineComparison?, badLines: Int, failOn: AuditFailOnChoice,
+                               forecastWorsens: Bool) -> ExitStatus {
+        if badLines > 0 { return .usage }
+        if forecastWorsens { return .findings }
+        guard let comparison else { return .clear }
+        if !comparison.worse.isEmpty { return .findings }
         return failOn == .absent && !comparison.absent.isEmpty ? .findings : .clear
     }
 

@@ -30,24 +30,4 @@ package enum AuditBaseline {
         }
         return BaselineInput(path: path, sides: read.sides, notComparable: differences)
     }
-
-    /// The exit status: with `new`/`absent`, 1 when a target got worse (or, for absent, a
-    /// baseline target is no longer audited) and 0 otherwise (a local failure is still 70, a
-    /// bad line 64); any other level as without a baseline.
-    package static func status(_ failOn: AuditFailOnChoice, tally: AuditTally, comparison: BaselineComparison?,
-                               soonestWorsening: Int? = nil) -> ExitStatus {
-        switch failOn {
-        case .level(let level): return ExitStatus(tally.severity(failOn: level))
-        case .expiring(let seconds):
-            let now = ExitStatus(tally.severity(failOn: .any))
-            return soonestWorsening.map { $0 <= seconds } == true ? max(now, .findings) : now
-        case .new, .absent:
-            if tally.localFailures > 0 { return ExitStatus(tally.severity(failOn: .any)) }
-            // A bad input line is 64 with or without a baseline (docs/exit-codes.md).
-            if tally.count(.error) > 0 { return .usage }
-            guard let comparison else { return .clear }
-            if !comparison.worse.isEmpty { return .findings }
-            return failOn == .absent && !comparison.absent.isEmpty ? .findings : .clear
-        }
-    }
 }

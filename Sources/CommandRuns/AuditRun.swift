@@ -55,8 +55,8 @@ package enum AuditRun {
         try? await runtime.shutdown()
         // Targets read before the error have their records; the run still fails (64).
         if let failure = source.failure { throw failure }
-        return AuditBaseline.status(failOn, tally: await sink.tally, comparison: await sink.comparison,
-                                    soonestWorsening: await sink.soonestWorseningSeconds)
+        return ReportGate.auditStatus(failOn, tally: await sink.tally, comparison: await sink.comparison,
+                                     soonestWorsening: await sink.soonestWorseningSeconds)
     }
 
     /// --concurrency, --per-host, --rate and --deadline, each within its bounds (else 64, naming it).

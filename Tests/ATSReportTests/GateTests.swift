@@ -71,6 +71,42 @@ import TLSFacts
         try RunRecords.refuseDuplicates([("'ok'", try Self.numbered([good, other]))])
     }
 
+    // MARK: one gate for audit --baseline and report --diff
+
+    /// `audit --baseline` and `report --diff` answer one question (did the run get worse than
+    /// its baseline?) with one function: for every comparison and bad-line count, under `new`
+    /// and `absent`, their statuses are equal (they once were two near-twin functions).
+    @Test func auditWithABaselineAndReportDiffGiveOneStatus() throws {
+        let pass = [("ATS Default Connection", true)], fail = [("ATS Default Connection", false)]
+        let base = try CIFormatTests.records([
+            CIFormatTests.record("same.test", verdict: "pass", results: pass),
+            CIFormatTests.record("gone.test", verdict: "pass", results: pass),
+        ])
+        let unchanged = try CIFormatTests.records([CIFormatTests.record("same.test", verdict: "pass", results: pass),
+                                                   CIFormatTests.record("gone.test", verdict: "pass", results: pass)])
+        let absent = try CIFormatTests.records([CIFormatTests.record("same.test", verdict: "pass", results: pass)])
+        let worse = try CIFormatTests.records([CIFormatTests.record("same.test", verdict: "exception", results: fail, key: "K"),
+                                               CIFormatTests.record("gone.test", verdict: "pass", results: pass)])
+        let badLine = try CIFormatTests.records([CIFormatTests.record("same.test", verdict: "pass", results: pass),
+                                                 CIFormatTests.record("gone.test", verdict: "pass", results: pass),
+                                                 #"{"schemaVersion":2,"kind":"error","verdict":"error","input":"bad host","line":3,"message":"not a URL"}"#])
+        var seen: Set<Int32> = []
+        for new in [unchanged, absent, worse, badLine] {
+            let sides = new.map(BaselineComparison.Side.init)
+            let comparison = BaselineComparison(old: base.map(BaselineComparison.Side.init), new: sides)
+            var tally = AuditTally()
+            for record in new { tally.add(record.verdict, keys: []) }
+            for failOn in [AuditFailOnChoice.new, .absent] {
+                let audit = ReportGate.auditStatus(failOn, tally: tally, comparison: comparison)
+                let diff = try ReportGate.diffStatus(comparison, new: sides, failOn: failOn)
+                #expect(audit == diff, "\(failOn) over \(sides.map(\.name)): audit \(audit), --diff \(diff)")
+                seen.insert(diff.rawValue)
+            }
+        }
+        // The cases reach each answer: 0 (unchanged), 1 (worse, or absent under `absent`), 64 (a bad line).
+        #expect(seen == [0, 1, 64], "\(seen)")
+    }
+
     // MARK: diffs
 
     @Test func noExceptionHelpsAfterAnExceptionIsWorseAndSaysWhy() throws {

@@ -34,6 +34,25 @@ import TLSFacts
         #expect(NSCurlMatrix.columnNames.count == NSCurlMatrix.titles.count)
     }
 
+    /// docs/reports.md's CSV table is the header `ReportCSV` writes: the fixed columns in order,
+    /// the test columns from the matrix's first to its last, then the forecast's. A test added to
+    /// the matrix without its place in the docs' contract fails here.
+    @Test func theDocumentedCSVColumnsAreTheHeader() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/reports.md"), encoding: .utf8)
+        let section = try #require(doc.range(of: "## CSV"))
+        let table = doc[section.upperBound...].split(separator: "\n").drop { !$0.hasPrefix("| column") }.prefix { $0.hasPrefix("|") }
+        // Each row's first cell names its columns in backquotes.
+        let named = table.dropFirst(2).flatMap { row -> [String] in
+            let cell = row.split(separator: "|", omittingEmptySubsequences: true).first.map(String.init) ?? ""
+            return cell.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        }
+        let tests = try #require(ReportCSV.testColumns.first).description, last = try #require(ReportCSV.testColumns.last)
+        // The docs name the test columns as a range: `first` ... `last`.
+        let expected = ReportCSV.columns + [tests, last] + ReportForecast.csvColumns
+        #expect(named == expected, "docs/reports.md's CSV table names \(named)")
+    }
+
     /// The old reports took the columns from the first record with exactly 16 tests: a record
     /// with another count (one written before a test was added, or after) emptied the matrix.
     @Test func aRecordWithoutEveryTestStillHasItsRowByTitle() throws {

@@ -26,7 +26,7 @@ public enum ReportMarkdown {
         }
         let titles = report.testTitles
         if !titles.isEmpty {
-            out += "\n## nscurl's 16 tests\n\nOne row per origin (scheme, host, port), its URLs under it.\n\n"
+            out += "\n## nscurl's \(titles.count) tests\n\nOne row per origin (scheme, host, port), its URLs under it.\n\n"
             out += "| Target | Verdict | " + titles.indices.map { "\($0 + 1)" }.joined(separator: " | ") + " |\n"
             out += "|---|---|" + String(repeating: ":-:|", count: titles.count) + "\n"
             for row in report.originRows {
