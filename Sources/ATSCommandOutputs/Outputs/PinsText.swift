@@ -1,5 +1,6 @@
 import ATSReport
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -61,5 +62,14 @@ package enum PinsText {
         let what = cas == 1 ? "the served CA certificate" : "the \(cas) served CA certificates"
         return "\nNSPinnedDomains, pinning \(what) and the leaf (both must then match;\n"
             + "drop NSPinnedLeafIdentities to pin only the CAs, or NSPinnedCAIdentities to pin only the leaf):\n"
+    }
+}
+
+extension PinsReport {
+    /// The suggested dictionary inside NSAppTransportSecurity, as an XML plist; nil without a handshake.
+    package func plistText() throws -> String? {
+        guard let suggestion = suggestedPinnedDomains?.dictionaryValue else { return nil }
+        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(suggestion)], format: .xml)
+        return String(decoding: data, as: UTF8.self)
     }
 }

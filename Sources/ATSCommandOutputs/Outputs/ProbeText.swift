@@ -10,14 +10,13 @@ import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
 package enum ProbeText {
-    /// `report` carries Apple's rules and the CT verdict, judged once for text and JSON alike.
-    package static func render(target: Target, result: ProbeResult, report: ProbeReport, logs: CTLogList = .apple,
-                       palette: Palette = Palette(enabled: false)) -> String {
-        var out = "atsprobe probe \(target.url)\n"
-        switch result {
-        case .failure(let failure):
+    /// The document `probe --json` writes (ATSContract's ProbeReport): the handshake or its
+    /// failure, Apple's rules and the CT verdict, judged once for text and JSON alike.
+    package static func render(_ report: ProbeReport, logs: CTLogList = .apple, palette: Palette = Palette(enabled: false)) -> String {
+        var out = "atsprobe probe \(report.target.url)\n"
+        if let failure = report.failure {
             out += "\(palette.fail("Handshake failed")): \(describe(failure))\n"
-        case .success(let o):
+        } else if let o = report.observation {
             out += "Connected to \(o.peerAddress) port \(o.port)"
             out += o.serverName.map { " (SNI \(esc($0)))" } ?? " (no SNI)"
             out += "; connect \(o.connectMilliseconds.fixed(1)) ms, handshake \(o.handshakeMilliseconds.fixed(1)) ms\n\n"
