@@ -50,7 +50,7 @@ package enum AppMarkdown {
         let failing = report.failing
         if failing.isEmpty { out += "Nothing: every load passes under the app's dictionaries.\n" }
         for item in failing {
-            let reason = item.check.loads.flatMap(\.verdict.reasons).first.map { md($0.message) } ?? "could not be reached"
+            let reason = AppJSON.firstReason(item.check).map { md($0) } ?? "could not be reached"
             out += "- \(md(item.host.target)) under \(md(report.name(item.host.bundle)))'s dictionary: \(reason). Fix: \(md(AppJSON.remedy(item.check)))\n"
         }
         for (result, finding) in report.neededFindings {

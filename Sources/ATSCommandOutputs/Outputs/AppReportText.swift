@@ -49,6 +49,12 @@ extension AppJSON {
         hostChecks.compactMap { item in Self.serverAdvice(item.check).map { (item, $0) } }
     }
 
+    /// Why a failing load fails, as "Will fail" says it in every format (each escapes it): the
+    /// first reason of its loads; nil when there is none (the host could not be reached).
+    package static func firstReason(_ check: PlistCheckJSON.TargetJSON) -> String? {
+        check.loads.lazy.flatMap(\.verdict.reasons).first?.message
+    }
+
     /// The server fixes for a host: what removes each exception it needs, or makes it loadable at all.
     package static func serverAdvice(_ check: PlistCheckJSON.TargetJSON) -> HostAdvice? {
         guard let advice = check.advice, !check.unreachable else { return nil }

@@ -102,9 +102,8 @@ package enum AppText {
         guard !failing.isEmpty else { return "Will fail: none, every load passes under the app's dictionaries\n" }
         var out = "Will fail (\(failing.count))\n"
         for item in failing {
-            let reasons = item.check.loads.flatMap(\.verdict.reasons).map { esc($0.message) }
             out += "  \(esc(item.host.target)) under \(esc(report.name(item.host.bundle)))'s dictionary: "
-            out += (reasons.first ?? "could not be reached") + "\n"
+            out += (AppJSON.firstReason(item.check).map(esc) ?? "could not be reached") + "\n"
             out += "    fix: \(AppJSON.remedy(item.check))\n"
         }
         for (result, finding) in report.neededFindings {

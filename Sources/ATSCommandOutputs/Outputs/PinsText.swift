@@ -19,8 +19,8 @@ package enum PinsText {
         }
         if let trust = report.trust {
             out += "Trust: \(ProbeText.trustLine(trust)) as of \(ProbeText.iso(trust.evaluatedAt))\n"
-            out += "Trust store: \(trust.store.map(esc) ?? "none (only --ca-file/--ca-dir roots)")\n"
-            for problem in trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
+            out += "Trust store: \(ProbeText.storeName(trust))\n"
+            out += ProbeText.problemLines(trust)
         }
         out += "\nServed chain, SPKI-SHA256-BASE64 (base64 of SHA-256 of the DER SubjectPublicKeyInfo):\n"
         for certificate in report.certificates {

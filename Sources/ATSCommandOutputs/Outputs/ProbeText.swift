@@ -32,9 +32,9 @@ package enum ProbeText {
                 rows.append(("Leaf signature", "\(esc(leaf.signatureAlgorithm)) (hash \(leaf.signatureHash.rawValue))"))
             }
             rows.append(("Trust", o.trust.isTrusted ? palette.pass(trustLine(o.trust)) : palette.fail(trustLine(o.trust))))
-            rows.append(("Trust store", o.trust.store.map(esc) ?? "none (only --ca-file/--ca-dir roots)"))
+            rows.append(("Trust store", storeName(o.trust)))
             out += table(rows)
-            for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
+            out += problemLines(o.trust)
             out += trustDetails(o.trust)
             if let rules = report.appleRules { out += appleRules(rules) }
             out += "\nChain as served (\(o.chain.count) certificate\(o.chain.count == 1 ? "" : "s"))\n"
@@ -128,6 +128,17 @@ package enum ProbeText {
             out += "  Chain as built: " + path.map { "'\(esc($0.subject))'" }.joined(separator: " <- ") + "\n"
         }
         return out
+    }
+
+    /// The trust store a chain was judged against. `probe` and `pins` show a trust evaluation with
+    /// `trustLine`, this and `problemLines`.
+    package static func storeName(_ trust: TrustEvaluation) -> String {
+        trust.store.map(esc) ?? "none (only --ca-file/--ca-dir roots)"
+    }
+
+    /// One line per trust problem, indented under the verdict.
+    package static func problemLines(_ trust: TrustEvaluation) -> String {
+        trust.problems.map { "  - \($0.kind.rawValue): \(esc($0.detail))\n" }.joined()
     }
 
     package static func trustLine(_ trust: TrustEvaluation) -> String {
