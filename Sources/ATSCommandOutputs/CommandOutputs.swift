@@ -92,24 +92,19 @@ package enum AuditFormats: FormatSet {
     package static let formats: [OutputFormat] = streamed + Report.formats.filter { !streamed.contains($0) }
 }
 
-/// `probe`: every fact of one handshake.
+/// `probe`: every fact of one handshake, from its document (ProbeReport, which the engine writes).
 package struct ProbeOutput: RenderedResult {
-    package var target: Target
-    package var result: ProbeResult
     package var report: ProbeReport
+    /// The CT logs the run knew, to name each SCT's log in the text.
     package var logs: CTLogList
 
-    package init(target: Target, result: ProbeResult, report: ProbeReport, logs: CTLogList) {
-        self.target = target
-        self.result = result
+    package init(report: ProbeReport, logs: CTLogList) {
         self.report = report
         self.logs = logs
     }
 
     package static let outputs = OutputRegistry<ProbeOutput>([
-        .text: { out, options in
-            Rendered(ProbeText.render(target: out.target, result: out.result, report: out.report, logs: out.logs, palette: options.palette))
-        },
+        .text: { out, options in Rendered(ProbeText.render(out.report, logs: out.logs, palette: options.palette)) },
         .json: { out, _ in try .json(out.report) },
     ])
 }
@@ -183,49 +178,32 @@ package struct PlistLintJSON: Encodable {
     }
 }
 
-/// `plist check`: each target's load under the file's dictionary, and the dictionary tightened.
+/// `plist check`: each target's load under the file's dictionary, and the dictionary tightened,
+/// from its document (PlistCheckJSON, which the engine writes); the file's bytes place the
+/// Xcode and SARIF results at their lines.
 package struct PlistCheckOutput: RenderedResult {
-    package var file: String
+    package var report: PlistCheckJSON
     package var document: PropertyListDocument
     package var bytes: Data
-    package var ruleSet: RuleSet
-    package var checks: [PlistTargetCheck]
-    package var tightening: TighteningReport
-    package var tightenedPlist: String
-    package var run: RunInfo
     package var toolVersion: String
 
-    package init(file: String, document: PropertyListDocument, bytes: Data, ruleSet: RuleSet, checks: [PlistTargetCheck],
-                 tightening: TighteningReport, tightenedPlist: String, run: RunInfo, toolVersion: String) {
-        self.file = file
+    package init(report: PlistCheckJSON, document: PropertyListDocument, bytes: Data, toolVersion: String) {
+        self.report = report
         self.document = document
         self.bytes = bytes
-        self.ruleSet = ruleSet
-        self.checks = checks
-        self.tightening = tightening
-        self.tightenedPlist = tightenedPlist
-        self.run = run
         self.toolVersion = toolVersion
     }
 
-    private var locations: PlistLocations { PlistLocations(path: file, document: document, bytes: bytes) }
+    private var locations: PlistLocations { PlistLocations(path: report.file, document: document, bytes: bytes) }
+    private var diagnostics: [PlistDiagnostic] { PlistDiagnostics.check(report.targets, report.findings) }
 
     package static let outputs = OutputRegistry<PlistCheckOutput>([
-        .text: { out, options in
-            Rendered(PlistCheckText.render(file: out.file, document: out.document, ruleSet: out.ruleSet, checks: out.checks,
-                                           tightening: out.tightening, tightenedPlist: out.tightenedPlist,
-                                           verbose: options.verbose, palette: options.palette))
-        },
-        .json: { out, _ in
-            var report = PlistCheckJSON(file: out.file, document: out.document, ruleSet: out.ruleSet, checks: out.checks,
-                                        tightening: out.tightening, tightenedPlist: out.tightenedPlist)
-            report.run = out.run
-            return try .json(report)
-        },
-        .plist: { out, _ in Rendered(out.tightenedPlist) },
-        .xcode: { out, _ in Rendered(PlistDiagnostics.xcode(PlistDiagnostics.check(out.checks, out.tightening), locations: out.locations)) },
+        .text: { out, options in Rendered(PlistCheckText.render(out.report, verbose: options.verbose, palette: options.palette)) },
+        .json: { out, _ in try .json(out.report) },
+        .plist: { out, _ in Rendered(out.report.tightenedPlist) },
+        .xcode: { out, _ in Rendered(PlistDiagnostics.xcode(out.diagnostics, locations: out.locations)) },
         .sarif: { out, options in
-            let diagnostics = PlistDiagnostics.check(out.checks, out.tightening)
+            let diagnostics = out.diagnostics
             return .sarif(PlistDiagnostics.sarif(diagnostics, rules: PlistDiagnostics.checkRules(for: diagnostics), locations: out.locations,
                                                  toolVersion: out.toolVersion), category: options.sarifCategory)
         },
@@ -265,19 +243,19 @@ package struct PlistExplainJSON: Encodable {
     }
 }
 
-/// `app`: every bundle's dictionary judged on the hosts the app names.
+/// `app`: every bundle's dictionary judged on the hosts the app names, from its document
+/// (AppJSON, which CommandRuns writes from the engine's AppReport).
 package struct AppOutput: RenderedResult {
-    package var report: AppReport
-    package var run: RunInfo
+    /// With its run set.
+    package var report: AppJSON
     /// --bundle: the bundle whose tightened dictionary `--format plist` prints ("" the app's).
     package var plistBundle: String
     /// --source-plist: where SARIF places each bundle's results.
     package var sources: [String: AppSARIF.SourcePlist]
     package var toolVersion: String
 
-    package init(report: AppReport, run: RunInfo, plistBundle: String, sources: [String: AppSARIF.SourcePlist], toolVersion: String) {
+    package init(report: AppJSON, plistBundle: String, sources: [String: AppSARIF.SourcePlist], toolVersion: String) {
         self.report = report
-        self.run = run
         self.plistBundle = plistBundle
         self.sources = sources
         self.toolVersion = toolVersion
@@ -285,11 +263,7 @@ package struct AppOutput: RenderedResult {
 
     package static let outputs = OutputRegistry<AppOutput>([
         .text: { out, options in Rendered(AppText.render(out.report, verbose: options.verbose, palette: options.palette)) },
-        .json: { out, _ in
-            var json = AppJSON(out.report)
-            json.run = out.run
-            return try .json(json)
-        },
+        .json: { out, _ in try .json(out.report) },
         .plist: { out, _ in
             let result = out.report.results.first { $0.bundle.path == out.plistBundle }
             if let plist = result?.tightenedPlist { return Rendered(plist) }

@@ -46,12 +46,20 @@ package enum AppRun {
         }
     }
 
-    /// The report and the run's metadata: offline, the inventory alone; else `check`'s, with the runner `runner` makes.
+    /// The report, and the document every format renders with the run's metadata in it: offline,
+    /// the inventory alone; else `check`'s, with the runner `runner` makes.
     package static func report(_ inventory: AppInventory, offline: Bool, context: RunContext, runner: () throws -> DiagnosticsRunner,
-                               quiet: Bool, warn: (String) -> Void) async throws -> (AppReport, RunInfo) {
-        if offline { return (.offline(inventory), RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil)) }
-        let run = RunInfo(context: context, ruleSet: context.ruleSet.id)
-        return (try await check(inventory, context: context, runner: try runner(), quiet: quiet, warn: warn), run)
+                               quiet: Bool, warn: (String) -> Void) async throws -> (AppReport, AppJSON) {
+        let report: AppReport, run: RunInfo
+        if offline {
+            (report, run) = (.offline(inventory), RunInfo(ruleSet: nil, trustStore: nil, ctLogList: nil))
+        } else {
+            run = RunInfo(context: context, ruleSet: context.ruleSet.id)
+            report = try await check(inventory, context: context, runner: try runner(), quiet: quiet, warn: warn)
+        }
+        var document = AppJSON(report)
+        document.run = run
+        return (report, document)
     }
 
     /// Every host loaded under its bundle's dictionary, then each dictionary tightened; progress
@@ -115,5 +123,18 @@ package enum AppRun {
             throw InputError("--bundle '\(UntrustedText.escape(bundle, limit: 200))' is a framework: its loads use \(match.dictionaryOwner.isEmpty ? inventory.appName : match.dictionaryOwner)'s dictionary")
         }
         return match.path
+    }
+}
+
+extension AppJSON {
+    /// The engine's report as the document `app`'s formats render: each host's check as `plist
+    /// check`'s per-target document (PlistCheckJSON.TargetJSON).
+    package init(_ report: AppReport) {
+        let results = report.results.map { result in
+            DictionaryResult(bundle: result.bundle,
+                             checks: result.checks.map { HostCheck(host: $0.host, check: PlistCheckJSON.TargetJSON($0.check)) },
+                             tightening: result.tightening, tightenedPlist: result.tightenedPlist, unusedEntries: result.unusedEntries)
+        }
+        self.init(inventory: report.inventory, ruleSet: report.ruleSet?.id, results: results)
     }
 }

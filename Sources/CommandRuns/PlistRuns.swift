@@ -47,6 +47,14 @@ package enum PlistCheckRun {
             if checks.contains(where: { !$0.passes }) || !tightening.isTight { return .findings }
             return .clear
         }
+
+        /// The document every format renders (the engine's PlistCheckJSON), with the run.
+        package func document(file: String, document: PropertyListDocument, ruleSet: RuleSet, run: RunInfo) -> PlistCheckJSON {
+            var report = PlistCheckJSON(file: file, document: document, ruleSet: ruleSet, checks: checks, tightening: tightening,
+                                        tightenedPlist: tightenedPlist)
+            report.run = run
+            return report
+        }
     }
 
     /// A few targets at a time, in the order given (AuditLimits.inOrder).

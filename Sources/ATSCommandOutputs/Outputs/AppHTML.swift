@@ -1,6 +1,5 @@
 import ATSReport
 import ATSApp
-import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import TLSFacts
@@ -9,12 +8,12 @@ import TLSFacts
 /// fetched) with the sections of the Markdown report. Every string from the app or the network
 /// goes through `h`: control and bidi characters escaped, then HTML's five special characters.
 package enum AppHTML {
-    package static func render(_ report: AppReport) -> String {
+    package static func render(_ report: AppJSON) -> String {
         let inventory = report.inventory
         var out = HTMLText.pageStart(title: "atsprobe app: \(h(inventory.appName))",
                                      heading: "atsprobe app: \(h(inventory.appName))", style: style)
         out += "<p>Input <code>\(h(inventory.input))</code> (\(inventory.inputKind.rawValue)); "
-        out += report.ruleSet.map { "rule set <code>\($0.id)</code>.</p>\n" } ?? "offline: nothing loaded.</p>\n"
+        out += report.ruleSet.map { "rule set <code>\($0)</code>.</p>\n" } ?? "offline: nothing loaded.</p>\n"
 
         out += "<section id=\"declares\"><h2>What the app declares</h2>\n<table>\n<tr><th>Bundle</th><th>Kind</th><th>Identifier</th><th>Dictionary</th></tr>\n"
         for bundle in inventory.bundles {
@@ -34,8 +33,8 @@ package enum AppHTML {
 
         out += "<section id=\"hosts\"><h2>What the app talks to</h2>\n<table>\n<tr><th>Host</th><th>Dictionary</th><th>Found in</th><th>Result</th></tr>\n"
         for host in inventory.hosts {
-            let check = report.checks.first { $0.host == host }?.check
-            let result = check.map { $0.unreachable ? "unreachable" : $0.passes ? "<span class=\"pass\">PASS</span>" : "<span class=\"fail\">FAIL</span>" } ?? "not loaded"
+            let check = report.hostChecks.first { $0.host == host }?.check
+            let result = AppJSON.result(check, pass: "<span class=\"pass\">PASS</span>", fail: "<span class=\"fail\">FAIL</span>")
             out += "<tr><td>\(h(host.target))</td><td>\(h(report.name(host.bundle)))</td><td>\(host.sources.map(h).joined(separator: ", "))</td><td>\(result)</td></tr>\n"
         }
         out += "</table>\n"
@@ -52,8 +51,8 @@ package enum AppHTML {
         let failing = report.failing
         out += "<section id=\"failures\"><h2>Will fail</h2>\n"
         out += failing.isEmpty ? "<p>Nothing: every load passes under the app&#x2019;s dictionaries.</p>\n" : list(failing.map { item in
-            let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { h($0.message) } ?? "could not be reached"
-            return "\(h(item.host.target)) under \(h(report.name(item.host.bundle)))&#x2019;s dictionary: \(reason). Fix: \(h(AppReport.remedy(item.check)))"
+            let reason = AppJSON.firstReason(item.check).map(h) ?? "could not be reached"
+            return "\(h(item.host.target)) under \(h(report.name(item.host.bundle)))&#x2019;s dictionary: \(reason). Fix: \(h(AppJSON.remedy(item.check)))"
         } + report.neededFindings.map { result, finding in
             "\(h(report.name(result.bundle.path))) needs <code>\(h(finding.keyPath))</code>: \(h(finding.appValue)) &#x2192; \(h(finding.neededValue)): \(h(finding.message))"
         })
@@ -65,7 +64,7 @@ package enum AppHTML {
         out += "</section>\n"
 
         for (result, plist) in report.tightenedDictionaries {
-            out += "<section><h2>Tightened dictionary: \(h(report.name(result.bundle.path)))</h2>\n<pre>\(HTMLText.escaped(AppReport.escapedLines(plist)))</pre></section>\n"
+            out += "<section><h2>Tightened dictionary: \(h(report.name(result.bundle.path)))</h2>\n<pre>\(HTMLText.escaped(AppJSON.escapedLines(plist)))</pre></section>\n"
         }
         var fixes = ""
         for (item, advice) in report.hostsWithServerAdvice {

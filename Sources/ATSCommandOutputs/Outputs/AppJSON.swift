@@ -1,6 +1,5 @@
 import ATSReport
 import ATSApp
-import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import PropertyList
@@ -11,6 +10,11 @@ import TLSFacts
 /// from the app (paths, identifiers, spellings, notes) are escaped as in text (`e`): JSON
 /// would escape C0 controls but pass bidi overrides through to whoever displays them. The
 /// dictionaries themselves (`ats`, `tightened`) are data and stay as written.
+///
+/// The document every `app` format renders: the text, Markdown, HTML, SARIF and plist outputs
+/// read the render-only fields (the inventory as read, each dictionary's hosts and tightening),
+/// left out of the encoding. CommandRuns writes it from the engine's AppReport (AppRun.swift);
+/// it stays beside its renderers rather than in ATSContract because it holds ATSApp's values.
 package struct AppJSON: Encodable {
     package let schemaVersion = jsonSchemaVersion
     /// Set by the command: what the run was made with (docs/json-schema.md, "Run").
@@ -28,17 +32,60 @@ package struct AppJSON: Encodable {
     package let checks: [CheckJSON]
     package let notes: [String]
 
-    package init(_ report: AppReport) {
-        let inventory = report.inventory
+    /// Render-only: the bundles and hosts as read from the app.
+    package let inventory: AppInventory
+    /// Render-only: each bundle with a dictionary of its own and what the live check says of it
+    /// (empty offline).
+    package let results: [DictionaryResult]
+
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, run, input, kind, app, ruleSet, offline, bundles, hosts, filtered, checks, notes
+    }
+
+    /// One host's load under its bundle's dictionary: `plist check`'s per-target document.
+    package struct HostCheck {
+        package var host: FoundHost
+        package var check: PlistCheckJSON.TargetJSON
+
+        package init(host: FoundHost, check: PlistCheckJSON.TargetJSON) {
+            self.host = host
+            self.check = check
+        }
+    }
+
+    /// A bundle with a dictionary of its own (the app, an extension, a nested app) and what
+    /// the live check says of it. Frameworks have none: their hosts count for their owner.
+    package struct DictionaryResult {
+        package var bundle: AppBundle
+        package var checks: [HostCheck]
+        /// nil when no host was checked under it: nothing measured, nothing to tighten.
+        package var tightening: TighteningReport?
+        package var tightenedPlist: String?
+        /// NSExceptionDomains entries that no checked host falls under (either reading).
+        package var unusedEntries: [String]
+
+        package init(bundle: AppBundle, checks: [HostCheck], tightening: TighteningReport?, tightenedPlist: String?, unusedEntries: [String]) {
+            self.bundle = bundle
+            self.checks = checks
+            self.tightening = tightening
+            self.tightenedPlist = tightenedPlist
+            self.unusedEntries = unusedEntries
+        }
+    }
+
+    /// `ruleSet` is nil offline (nothing loaded, no results).
+    package init(inventory: AppInventory, ruleSet: String?, results: [DictionaryResult]) {
+        self.inventory = inventory
+        self.results = results
         input = e(inventory.input)
         kind = inventory.inputKind.rawValue
         app = e(inventory.appName)
-        ruleSet = report.ruleSet?.id
-        offline = report.offline
-        bundles = inventory.bundles.map { bundle in BundleJSON(bundle, result: report.results.first { $0.bundle.path == bundle.path }) }
+        self.ruleSet = ruleSet
+        offline = ruleSet == nil
+        bundles = inventory.bundles.map { bundle in BundleJSON(bundle, result: results.first { $0.bundle.path == bundle.path }) }
         hosts = inventory.hosts.map(HostJSON.init)
         filtered = inventory.filtered.map(HostJSON.init)
-        checks = report.checks.map(CheckJSON.init)
+        checks = results.flatMap(\.checks).map(CheckJSON.init)
         notes = inventory.notes.map(e)
     }
 
@@ -63,7 +110,7 @@ package struct AppJSON: Encodable {
         package let tightened: PropertyListValue?
         package let tightenedPlist: String?
 
-        package init(_ bundle: AppBundle, result: AppReport.DictionaryResult?) {
+        package init(_ bundle: AppBundle, result: AppJSON.DictionaryResult?) {
             path = e(bundle.path)
             kind = bundle.kind.rawValue
             identifier = bundle.identifier.map(e)
@@ -121,12 +168,12 @@ package struct AppJSON: Encodable {
         /// The advice with the handshakes' evidence and the server fixes.
         package let advice: DiagnosticsJSON.SuggestionJSON?
 
-        package init(_ item: AppReport.HostCheck) {
+        package init(_ item: AppJSON.HostCheck) {
             bundle = e(item.host.bundle)
             host = item.host.host
-            check = PlistCheckJSON.TargetJSON(item.check)
-            remedy = item.check.passes ? nil : AppReport.remedy(item.check)
-            advice = item.check.diagnostics.map { DiagnosticsJSON.SuggestionJSON($0.advice) }
+            check = item.check
+            remedy = item.check.passes ? nil : AppJSON.remedy(item.check)
+            advice = item.check.advice.map(DiagnosticsJSON.SuggestionJSON.init)
         }
     }
 }

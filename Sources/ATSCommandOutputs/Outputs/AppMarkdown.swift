@@ -1,6 +1,5 @@
 import ATSReport
 import ATSApp
-import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import TextSupport
@@ -11,11 +10,11 @@ import TLSFacts
 /// bidi characters escaped first, and nothing in it live, so a hostile name cannot add a link,
 /// a mention, a table column or raw HTML. Self-contained so that a shared report renderer can replace it.
 package enum AppMarkdown {
-    package static func render(_ report: AppReport) -> String {
+    package static func render(_ report: AppJSON) -> String {
         let inventory = report.inventory
         var out = "# atsprobe app: \(md(inventory.appName))\n\n"
         out += "Input \(md(inventory.input)) (\(inventory.inputKind.rawValue)); "
-        out += report.ruleSet.map { "rule set `\($0.id)`.\n" } ?? "offline: nothing loaded.\n"
+        out += report.ruleSet.map { "rule set `\($0)`.\n" } ?? "offline: nothing loaded.\n"
 
         out += "\n## What the app declares\n\n| bundle | kind | identifier | dictionary | lint |\n|---|---|---|---|---|\n"
         for bundle in inventory.bundles {
@@ -35,8 +34,8 @@ package enum AppMarkdown {
 
         out += "\n## What the app talks to\n\n| host | dictionary | found in | result |\n|---|---|---|---|\n"
         for host in inventory.hosts {
-            let check = report.checks.first { $0.host == host }?.check
-            let result = check.map { $0.unreachable ? "unreachable" : $0.passes ? "PASS" : "FAIL" } ?? "not loaded"
+            let check = report.hostChecks.first { $0.host == host }?.check
+            let result = AppJSON.result(check, pass: "PASS", fail: "FAIL")
             out += "| \(cell(host.target)) | \(cell(report.name(host.bundle))) | \(host.sources.map { cell($0) }.joined(separator: ", ")) | \(result) |\n"
         }
         if !inventory.filtered.isEmpty {
@@ -51,8 +50,8 @@ package enum AppMarkdown {
         let failing = report.failing
         if failing.isEmpty { out += "Nothing: every load passes under the app's dictionaries.\n" }
         for item in failing {
-            let reason = item.check.loads.flatMap(\.load.verdict.reasons).first.map { md($0.message) } ?? "could not be reached"
-            out += "- \(md(item.host.target)) under \(md(report.name(item.host.bundle)))'s dictionary: \(reason). Fix: \(md(AppReport.remedy(item.check)))\n"
+            let reason = AppJSON.firstReason(item.check).map { md($0) } ?? "could not be reached"
+            out += "- \(md(item.host.target)) under \(md(report.name(item.host.bundle)))'s dictionary: \(reason). Fix: \(md(AppJSON.remedy(item.check)))\n"
         }
         for (result, finding) in report.neededFindings {
             out += "- \(md(report.name(result.bundle.path))) needs \(md(finding.keyPath)): \(md(finding.appValue)) -> \(md(finding.neededValue)): \(md(finding.message))\n"
@@ -66,7 +65,7 @@ package enum AppMarkdown {
         if unneeded.isEmpty { out += "Nothing: every dictionary is as tight as its hosts allow.\n" }
 
         for (result, plist) in report.tightenedDictionaries {
-            out += "\n## Tightened dictionary: \(md(report.name(result.bundle.path)))\n\n```xml\n\(fence(AppReport.escapedLines(plist)))```\n"
+            out += "\n## Tightened dictionary: \(md(report.name(result.bundle.path)))\n\n```xml\n\(fence(AppJSON.escapedLines(plist)))```\n"
         }
         var fixes = ""
         for (item, advice) in report.hostsWithServerAdvice {

@@ -1,7 +1,6 @@
 import ATSReport
 import ATSAdvice
 import ATSApp
-import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -11,8 +10,62 @@ import Foundation
 import TextSupport
 import TLSFacts
 
-/// What the app report's formats (AppText, AppJSON, AppMarkdown, AppHTML) word alike.
-extension AppReport {
+/// What the app report's formats (AppText, AppJSON, AppMarkdown, AppHTML) word alike, read from
+/// the document's render-only fields.
+extension AppJSON {
+    /// Every host checked, in bundle order.
+    package var hostChecks: [HostCheck] { results.flatMap(\.checks) }
+
+    /// The bundle's name for people: "Demo.app" for the app itself.
+    package func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
+
+    /// The keys a failing load needs that its dictionary lacks (`insufficient` findings).
+    package var neededFindings: [(result: DictionaryResult, finding: TighteningFinding)] {
+        results.flatMap { result in (result.tightening?.findings ?? []).filter { $0.kind == .insufficient }.map { (result, $0) } }
+    }
+
+    /// How many items "What no host needs" lists: the tightening findings that say a key can go
+    /// or be narrowed, and the entries no host falls under. An `insufficient` finding is a key a
+    /// host does need (its load fails without it), so it is reported with the failing loads instead.
+    package var unneededCount: Int {
+        results.map { result in
+            (result.tightening?.findings ?? []).filter { $0.kind != .insufficient }.count + result.unusedEntries.count
+        }.reduce(0, +)
+    }
+
+    /// The loads that fail or do not connect: "Will fail" in every format.
+    package var failing: [HostCheck] { hostChecks.filter { !$0.check.passes || $0.check.unreachable } }
+
+    /// The dictionaries the live check tightens, with the tightened property list, in bundle order.
+    package var tightenedDictionaries: [(result: DictionaryResult, plist: String)] {
+        results.compactMap { result in
+            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { return nil }
+            return (result, plist)
+        }
+    }
+
+    /// The hosts that have server advice (`serverAdvice`), in check order.
+    package var hostsWithServerAdvice: [(item: HostCheck, advice: HostAdvice)] {
+        hostChecks.compactMap { item in Self.serverAdvice(item.check).map { (item, $0) } }
+    }
+
+    /// Why a failing load fails, as "Will fail" says it in every format (each escapes it): the
+    /// first reason of its loads; nil when there is none (the host could not be reached).
+    package static func firstReason(_ check: PlistCheckJSON.TargetJSON) -> String? {
+        check.loads.lazy.flatMap(\.verdict.reasons).first?.message
+    }
+
+    /// The server fixes for a host: what removes each exception it needs, or makes it loadable at all.
+    package static func serverAdvice(_ check: PlistCheckJSON.TargetJSON) -> HostAdvice? {
+        guard let advice = check.advice, !check.unreachable else { return nil }
+        return advice.fixes.isEmpty && advice.impossibleReason == nil ? nil : advice
+    }
+
+    /// A check's result in the Markdown and HTML host tables (`pass` and `fail` word PASS and FAIL).
+    package static func result(_ check: PlistCheckJSON.TargetJSON?, pass: String, fail: String) -> String {
+        check.map { $0.unreachable ? "unreachable" : $0.passes ? pass : fail } ?? "not loaded"
+    }
+
     /// A generated property list for a terminal or a page: keys come from the app, so each line
     /// is escaped (control and bidi characters); tabs, which the escape would show as \x09,
     /// become four spaces first.
@@ -42,19 +95,19 @@ extension AppReport {
 
     /// What a failing load needs, in one line: the entry the tightened dictionary adds, or
     /// why no dictionary helps (the server must change).
-    package static func remedy(_ check: PlistTargetCheck) -> String {
-        guard let report = check.diagnostics else {
+    package static func remedy(_ check: PlistCheckJSON.TargetJSON) -> String {
+        guard check.reachability != nil else {
             // An http:// load has no diagnostics: its own reasons say whether the host answered.
-            if check.loads.flatMap(\.load.verdict.reasons).contains(where: { $0.layer == .connection }) {
+            if check.loads.flatMap(\.verdict.reasons).contains(where: { $0.layer == .connection }) {
                 return "could not be reached over http://; nothing was measured"
             }
             return "an http:// load: NSExceptionAllowsInsecureHTTPLoads for the host (the tightened dictionary has it), or serve it over https"
         }
-        if report.reachability == .unreachable { return "could not be reached; nothing was measured" }
-        switch report.suggestion {
-        case .none: return "default ATS passes: the app's dictionary is what breaks it (see the governing entry)"
-        case .exception(let domain, _, _): return "the tightened dictionary adds the entry for \(UntrustedText.escape(domain))"
-        case .impossible(let reason): return "no dictionary makes it load (\(UntrustedText.escape(reason))): only a server change can fix it"
+        if check.unreachable { return "could not be reached; nothing was measured" }
+        switch check.diagnosedSuggestion {
+        case .none?, nil: return "default ATS passes: the app's dictionary is what breaks it (see the governing entry)"
+        case .exception(let domain, _, _)?: return "the tightened dictionary adds the entry for \(UntrustedText.escape(domain))"
+        case .impossible(let reason)?: return "no dictionary makes it load (\(UntrustedText.escape(reason))): only a server change can fix it"
         }
     }
 }

@@ -1,6 +1,5 @@
 import ATSReport
 import ATSApp
-import ATSEngine
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -37,7 +36,7 @@ package enum AppSARIF {
         }
     }
 
-    package static func log(_ report: AppReport, toolVersion: String, sources: [String: SourcePlist] = [:]) -> SARIFLog {
+    package static func log(_ report: AppJSON, toolVersion: String, sources: [String: SourcePlist] = [:]) -> SARIFLog {
         let inventory = report.inventory
         var artifacts: [SARIFLog.Artifact] = []
         let nested = inventory.bundles.contains { $0.infoPlistInputPath != nil && $0.document != nil && sources[$0.path] == nil }
@@ -68,7 +67,7 @@ package enum AppSARIF {
             let locations = PlistLocations(path: inputPath, document: document, bytes: Data(xml))
             var diagnostics = PlistDiagnostics.lint(bundle.lint)
             if let result = report.results.first(where: { $0.bundle.path == bundle.path }), let tightening = result.tightening {
-                let checked = PlistDiagnostics.check(result.checks.map(\.check), tightening)
+                let checked = PlistDiagnostics.check(result.checks.map(\.check), tightening.findings)
                 checkDiagnostics += checked
                 diagnostics += checked
             }

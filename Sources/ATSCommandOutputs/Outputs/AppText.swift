@@ -1,6 +1,5 @@
 import ATSReport
 import ATSApp
-import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import TextSupport
@@ -10,10 +9,10 @@ import TLSFacts
 /// (unless --offline) each load, the failures, what no host needs, the tightened dictionaries
 /// and the server fixes. Everything read from the app or the network is escaped.
 package enum AppText {
-    package static func render(_ report: AppReport, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
+    package static func render(_ report: AppJSON, verbose: Bool, palette: Palette = Palette(enabled: false)) -> String {
         let inventory = report.inventory
         var out = "atsprobe app \(esc(inventory.input)) (\(inventory.inputKind.rawValue)): \(esc(inventory.appName))"
-        out += report.ruleSet.map { ", rule set \($0.id)\n" } ?? ", offline\n"
+        out += report.ruleSet.map { ", rule set \($0)\n" } ?? ", offline\n"
         out += "\n" + declares(report)
         out += "\n" + talksTo(report)
         for note in inventory.notes { out += "note: \(esc(note))\n" }
@@ -32,7 +31,7 @@ package enum AppText {
         out += "\n" + unneeded(report)
         out += tightened(report)
         out += serverFixes(report)
-        let checks = report.checks
+        let checks = report.hostChecks
         let passing = checks.filter(\.check.passes).count
         // The counts of the sections above, by their names: "Will fail (N)", "What no host needs".
         let failing = report.failing.count, unneeded = report.unneededCount
@@ -43,7 +42,7 @@ package enum AppText {
     }
 
     /// Step 2: each bundle, whose dictionary governs it, its lint.
-    package static func declares(_ report: AppReport) -> String {
+    package static func declares(_ report: AppJSON) -> String {
         var out = "What the app declares\n"
         for bundle in report.inventory.bundles {
             var rows: [(String, String)] = [("Kind", bundle.kind.rawValue + (bundle.identifier.map { ", \(esc($0))" } ?? ""))]
@@ -65,7 +64,7 @@ package enum AppText {
     }
 
     /// Step 3: the hosts kept, then those filtered out with the reason.
-    package static func talksTo(_ report: AppReport) -> String {
+    package static func talksTo(_ report: AppJSON) -> String {
         let inventory = report.inventory
         var out = "What the app talks to (\(inventory.hosts.count) host\(inventory.hosts.count == 1 ? "" : "s") to check, \(inventory.filtered.count) filtered)\n"
         let width = (inventory.hosts + inventory.filtered).map { esc($0.target).count }.max() ?? 0
@@ -98,31 +97,30 @@ package enum AppText {
         host.sources.map(esc).joined(separator: ", ")
     }
 
-    package static func failures(_ report: AppReport) -> String {
+    package static func failures(_ report: AppJSON) -> String {
         let failing = report.failing
         guard !failing.isEmpty else { return "Will fail: none, every load passes under the app's dictionaries\n" }
         var out = "Will fail (\(failing.count))\n"
         for item in failing {
-            let reasons = item.check.loads.flatMap(\.load.verdict.reasons).map { esc($0.message) }
             out += "  \(esc(item.host.target)) under \(esc(report.name(item.host.bundle)))'s dictionary: "
-            out += (reasons.first ?? "could not be reached") + "\n"
-            out += "    fix: \(AppReport.remedy(item.check))\n"
+            out += (AppJSON.firstReason(item.check).map(esc) ?? "could not be reached") + "\n"
+            out += "    fix: \(AppJSON.remedy(item.check))\n"
         }
         for (result, finding) in report.neededFindings {
-            out += "  \(esc(report.name(result.bundle.path))) needs \(finding.keyPath): \(finding.appValue) -> \(finding.neededValue): \(finding.message)\n"
+            out += "  \(esc(report.name(result.bundle.path))) needs \(PlistCheckText.line(finding))\n"
         }
         return out
     }
 
     /// The tightening findings and the exception entries no found host falls under.
-    package static func unneeded(_ report: AppReport) -> String {
+    package static func unneeded(_ report: AppJSON) -> String {
         var out = "What no host needs\n"
         var any = false
         for result in report.results {
             let name = esc(report.name(result.bundle.path))
             for finding in (result.tightening?.findings ?? []) where finding.kind != .insufficient {
                 any = true
-                out += "  \(name): \(finding.kind.rawValue) \(finding.keyPath): \(finding.appValue) -> \(finding.neededValue): \(finding.message)\n"
+                out += "  \(name): \(finding.kind.rawValue) \(PlistCheckText.line(finding))\n"
             }
             for entry in result.unusedEntries {
                 any = true
@@ -137,17 +135,17 @@ package enum AppText {
         return out
     }
 
-    package static func tightened(_ report: AppReport) -> String {
+    package static func tightened(_ report: AppJSON) -> String {
         var out = ""
         for (result, plist) in report.tightenedDictionaries {
             let option = result.bundle.path.isEmpty ? "" : " --bundle \(esc(result.bundle.path))"
             out += "\nTightened NSAppTransportSecurity for \(esc(report.name(result.bundle.path))) (--format plist\(option) prints it alone):\n"
-            out += AppReport.escapedLines(plist)
+            out += AppJSON.escapedLines(plist)
         }
         return out
     }
 
-    package static func serverFixes(_ report: AppReport) -> String {
+    package static func serverFixes(_ report: AppJSON) -> String {
         var out = ""
         for (item, advice) in report.hostsWithServerAdvice {
             if out.isEmpty { out = "\nServer fixes (better than an exception, where the server is yours)\n" }

@@ -1,5 +1,6 @@
 import ATSReport
 import ATSPolicy
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -18,8 +19,8 @@ package enum PinsText {
         }
         if let trust = report.trust {
             out += "Trust: \(ProbeText.trustLine(trust)) as of \(ProbeText.iso(trust.evaluatedAt))\n"
-            out += "Trust store: \(trust.store.map(esc) ?? "none (only --ca-file/--ca-dir roots)")\n"
-            for problem in trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
+            out += "Trust store: \(ProbeText.storeName(trust))\n"
+            out += ProbeText.problemLines(trust)
         }
         out += "\nServed chain, SPKI-SHA256-BASE64 (base64 of SHA-256 of the DER SubjectPublicKeyInfo):\n"
         for certificate in report.certificates {
@@ -61,5 +62,14 @@ package enum PinsText {
         let what = cas == 1 ? "the served CA certificate" : "the \(cas) served CA certificates"
         return "\nNSPinnedDomains, pinning \(what) and the leaf (both must then match;\n"
             + "drop NSPinnedLeafIdentities to pin only the CAs, or NSPinnedCAIdentities to pin only the leaf):\n"
+    }
+}
+
+extension PinsReport {
+    /// The suggested dictionary inside NSAppTransportSecurity, as an XML plist; nil without a handshake.
+    package func plistText() throws -> String? {
+        guard let suggestion = suggestedPinnedDomains?.dictionaryValue else { return nil }
+        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(suggestion)], format: .xml)
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,7 +1,5 @@
 import ATSReport
 import ATSAdvice
-
-import ATSEngine
 import ATSPolicy
 import PropertyListPositions
 #if canImport(FoundationEssentials)
@@ -55,12 +53,12 @@ package enum PlistDiagnostics {
 
     /// Tightening findings at their keys; each failing load at the entry that governs it (the
     /// line a developer edits), with the target's URL beside it.
-    package static func check(_ checks: [PlistTargetCheck], _ tightening: TighteningReport) -> [PlistDiagnostic] {
+    package static func check(_ checks: [PlistCheckJSON.TargetJSON], _ findings: [TighteningFinding]) -> [PlistDiagnostic] {
         var out: [PlistDiagnostic] = []
         for check in checks {
-            for load in check.loads where !load.load.verdict.passed {
+            for load in check.loads where !load.verdict.passed {
                 let under = check.loads.count > 1 ? " under \(load.reading.label)" : ""
-                for reason in load.load.verdict.reasons {
+                for reason in load.verdict.reasons {
                     let diagnostic = PlistDiagnostic(
                         rule: loadRulePrefix + reason.code, level: .error, keyPath: governingKeyPath(load.policy),
                         message: "\(UntrustedText.escape(check.target.url)) fails\(under), governed by \(load.policy.governedBy): \(UntrustedText.escape(reason.message))",
@@ -69,10 +67,9 @@ package enum PlistDiagnostics {
                 }
             }
         }
-        for finding in tightening.findings {
+        for finding in findings {
             out.append(PlistDiagnostic(rule: finding.kind.rawValue, level: finding.kind == .insufficient ? .error : .warning,
-                                       keyPath: finding.keyPath,
-                                       message: "\(finding.keyPath): \(finding.appValue) -> \(finding.neededValue): \(finding.message)"))
+                                       keyPath: finding.keyPath, message: PlistCheckText.line(finding)))
         }
         return out
     }

@@ -10,14 +10,13 @@ import TLSFacts
 
 /// The person-readable rendering of one handshake. Every string from the network is escaped.
 package enum ProbeText {
-    /// `report` carries Apple's rules and the CT verdict, judged once for text and JSON alike.
-    package static func render(target: Target, result: ProbeResult, report: ProbeReport, logs: CTLogList = .apple,
-                       palette: Palette = Palette(enabled: false)) -> String {
-        var out = "atsprobe probe \(target.url)\n"
-        switch result {
-        case .failure(let failure):
+    /// The document `probe --json` writes (ATSContract's ProbeReport): the handshake or its
+    /// failure, Apple's rules and the CT verdict, judged once for text and JSON alike.
+    package static func render(_ report: ProbeReport, logs: CTLogList = .apple, palette: Palette = Palette(enabled: false)) -> String {
+        var out = "atsprobe probe \(report.target.url)\n"
+        if let failure = report.failure {
             out += "\(palette.fail("Handshake failed")): \(describe(failure))\n"
-        case .success(let o):
+        } else if let o = report.observation {
             out += "Connected to \(o.peerAddress) port \(o.port)"
             out += o.serverName.map { " (SNI \(esc($0)))" } ?? " (no SNI)"
             out += "; connect \(o.connectMilliseconds.fixed(1)) ms, handshake \(o.handshakeMilliseconds.fixed(1)) ms\n\n"
@@ -33,9 +32,9 @@ package enum ProbeText {
                 rows.append(("Leaf signature", "\(esc(leaf.signatureAlgorithm)) (hash \(leaf.signatureHash.rawValue))"))
             }
             rows.append(("Trust", o.trust.isTrusted ? palette.pass(trustLine(o.trust)) : palette.fail(trustLine(o.trust))))
-            rows.append(("Trust store", o.trust.store.map(esc) ?? "none (only --ca-file/--ca-dir roots)"))
+            rows.append(("Trust store", storeName(o.trust)))
             out += table(rows)
-            for problem in o.trust.problems { out += "  - \(problem.kind.rawValue): \(esc(problem.detail))\n" }
+            out += problemLines(o.trust)
             out += trustDetails(o.trust)
             if let rules = report.appleRules { out += appleRules(rules) }
             out += "\nChain as served (\(o.chain.count) certificate\(o.chain.count == 1 ? "" : "s"))\n"
@@ -129,6 +128,17 @@ package enum ProbeText {
             out += "  Chain as built: " + path.map { "'\(esc($0.subject))'" }.joined(separator: " <- ") + "\n"
         }
         return out
+    }
+
+    /// The trust store a chain was judged against. `probe` and `pins` show a trust evaluation with
+    /// `trustLine`, this and `problemLines`.
+    package static func storeName(_ trust: TrustEvaluation) -> String {
+        trust.store.map(esc) ?? "none (only --ca-file/--ca-dir roots)"
+    }
+
+    /// One line per trust problem, indented under the verdict.
+    package static func problemLines(_ trust: TrustEvaluation) -> String {
+        trust.problems.map { "  - \($0.kind.rawValue): \(esc($0.detail))\n" }.joined()
     }
 
     package static func trustLine(_ trust: TrustEvaluation) -> String {

@@ -7,8 +7,8 @@ import TLSFacts
 
 /// Everything `atsprobe app` found and measured: the inventory (ATSApp), each host's load
 /// under its bundle's dictionary (`plist check`'s machinery, run by the scheduler), and each
-/// dictionary compared with what its hosts need. ATSReport renders it (text, JSON, Markdown,
-/// HTML); the executable picks the format.
+/// dictionary compared with what its hosts need. CommandRuns writes it as the document every
+/// format renders (ATSCommandOutputs' AppJSON); the executable picks the format.
 package struct AppReport {
     /// One host's load under its bundle's dictionary: `plist check`'s machinery, unchanged.
     package struct HostCheck {
@@ -46,47 +46,6 @@ package struct AppReport {
         if checks.contains(where: \.check.unreachable) { return .unreachable }
         if checks.contains(where: { !$0.check.passes }) || results.contains(where: { $0.tightening?.isTight == false }) { return .findings }
         return .clear
-    }
-
-    /// The bundle's name for people: "Demo.app" for the app itself.
-    package func name(_ path: String) -> String { path.isEmpty ? inventory.appName : path }
-
-    /// The tightening findings that say a key can go or be narrowed: "What no host needs" in
-    /// every format. An `insufficient` finding is a key a host does need (its load fails
-    /// without it), so it is reported with the failing loads instead.
-    package var unneededFindings: [(result: DictionaryResult, finding: TighteningFinding)] {
-        results.flatMap { result in (result.tightening?.findings ?? []).filter { $0.kind != .insufficient }.map { (result, $0) } }
-    }
-
-    /// The keys a failing load needs that its dictionary lacks (`insufficient` findings).
-    package var neededFindings: [(result: DictionaryResult, finding: TighteningFinding)] {
-        results.flatMap { result in (result.tightening?.findings ?? []).filter { $0.kind == .insufficient }.map { (result, $0) } }
-    }
-
-    /// How many items "What no host needs" lists: its findings and the entries no host falls under.
-    package var unneededCount: Int { unneededFindings.count + results.map(\.unusedEntries.count).reduce(0, +) }
-
-    /// The loads that fail or do not connect: "Will fail" in every format.
-    package var failing: [HostCheck] { checks.filter { !$0.check.passes || $0.check.unreachable } }
-
-    /// The dictionaries the live check tightens, with the tightened property list, in bundle order.
-    package var tightenedDictionaries: [(result: DictionaryResult, plist: String)] {
-        results.compactMap { result in
-            guard let tightening = result.tightening, !tightening.isTight, let plist = result.tightenedPlist else { return nil }
-            return (result, plist)
-        }
-    }
-
-    /// The hosts that have server advice (`serverAdvice`), in check order.
-    package var hostsWithServerAdvice: [(item: HostCheck, advice: HostAdvice)] {
-        checks.compactMap { item in Self.serverAdvice(item.check).map { (item, $0) } }
-    }
-
-    /// The server fixes for a host: what removes each exception it needs, or makes it loadable at all.
-    package static func serverAdvice(_ check: PlistTargetCheck) -> HostAdvice? {
-        guard let report = check.diagnostics, report.reachability != .unreachable else { return nil }
-        let advice = report.advice
-        return advice.fixes.isEmpty && advice.impossibleReason == nil ? nil : advice
     }
 
     /// The live check: every kept host loaded under the dictionary of the bundle that governs

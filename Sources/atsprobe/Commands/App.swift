@@ -75,11 +75,11 @@ extension ATSProbeCommand {
                 if !sourcePlists.isEmpty && output.effectiveFormat != .sarif { throw InputError("--source-plist goes with --format sarif") }
                 let sources = try AppRun.sourcePlistMap(sourcePlists, inventory)
 
-                let (report, run) = try await AppRun.report(inventory, offline: offline, context: context, runner: { try context.runner(naming: connection) },
+                let (report, document) = try await AppRun.report(inventory, offline: offline, context: context, runner: { try context.runner(naming: connection) },
                                                             quiet: diagnostics.quiet, warn: Diagnostics.warn)
 
                 var sink = OutputSink(path: output.output)
-                let result = AppOutput(report: report, run: run, plistBundle: plistBundle, sources: sources, toolVersion: ToolVersion.current)
+                let result = AppOutput(report: document, plistBundle: plistBundle, sources: sources, toolVersion: ToolVersion.current)
                 let format = output.effectiveFormat
                 try sink.write(result, as: format, options: RenderOptions(verbose: diagnostics.verbose, palette: colors.palette(format: format, path: output.output),
                                                                           sarifCategory: category))

@@ -51,12 +51,10 @@ extension ATSProbeCommand {
                 let parsed = try texts.map { try context.target($0) }
                 let ruleSet = context.ruleSet
                 let outcome = try await PlistCheckRun.run(document, targets: parsed, runner: try context.runner(naming: connection), ruleSet: ruleSet)
-                let (checks, tightening, tightenedPlist) = (outcome.checks, outcome.tightening, outcome.tightenedPlist)
 
                 var sink = OutputSink(path: output.output)
-                let result = PlistCheckOutput(file: file, document: document, bytes: bytes, ruleSet: ruleSet, checks: checks,
-                                              tightening: tightening, tightenedPlist: tightenedPlist,
-                                              run: RunInfo(context: context, ruleSet: ruleSet.id), toolVersion: ToolVersion.current)
+                let report = outcome.document(file: file, document: document, ruleSet: ruleSet, run: RunInfo(context: context, ruleSet: ruleSet.id))
+                let result = PlistCheckOutput(report: report, document: document, bytes: bytes, toolVersion: ToolVersion.current)
                 let format = output.effectiveFormat
                 try sink.write(result, as: format, options: RenderOptions(verbose: diagnostics.verbose, palette: colors.palette(format: format, path: output.output),
                                                                           sarifCategory: category))

@@ -40,7 +40,7 @@ extension ATSProbeCommand {
                 let run = RunInfo(context: context, ruleSet: nil)
                 let judgement = await probeRun.probe(target)
                 var sink = OutputSink(path: output.output)
-                let result = ProbeOutput(target: target, result: judgement.result, report: ProbeReport(judgement, run: run), logs: logs)
+                let result = ProbeOutput(report: ProbeReport(judgement, run: run), logs: logs)
                 try sink.write(result, as: output.effectiveFormat,
                                options: RenderOptions(palette: colors.palette(format: output.effectiveFormat, path: output.output)))
                 try sink.finish()

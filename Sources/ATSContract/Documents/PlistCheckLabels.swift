@@ -1,3 +1,6 @@
+// The words `plist check` and `app` use for a reading and for the part of a dictionary that
+// governs a load: the document's `governedBy` field and the text beside it.
+
 import ATSPolicy
 import TextSupport
 import TLSFacts

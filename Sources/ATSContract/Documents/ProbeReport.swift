@@ -1,5 +1,3 @@
-import ATSReport
-import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,7 +8,8 @@ import TLSFacts
 
 /// `probe --json`: see docs/json-schema.md. Everything the text shows: the handshake, trust,
 /// Apple's certificate rules and the CT verdict, and which of them failed, as the engine
-/// judged them (`ProbeJudgement`).
+/// judged them (ATSEngine's `ProbeJudgement`, which writes this document:
+/// Documents/ProbeReport+Engine.swift). The text (ProbeText) reads this document too.
 package struct ProbeReport: Encodable {
     package let schemaVersion = jsonSchemaVersion
     package let run: RunInfo
@@ -23,8 +22,9 @@ package struct ProbeReport: Encodable {
     /// Apple's certificate rules as of `evaluatedAt` (--at or now); nil without a handshake.
     package let appleRules: AppleRules?
     package let certificateTransparency: CTPolicyResult?
-    /// The checks that failed: "trust", "apple-rules", "ct" (whatever --fail-on says).
-    package let failed: [ProbeCheck]
+    /// The checks that failed: "trust", "apple-rules", "ct" (whatever --fail-on says): ATSEngine's
+    /// `ProbeCheck` raw values.
+    package let failed: [String]
 
     package struct SuiteReport: Encodable {
         package let ianaName: String
@@ -36,12 +36,19 @@ package struct ProbeReport: Encodable {
         package let met: Bool
         package let evaluatedAt: Date
         package let violations: [CertificateRuleViolation]
+
+        package init(evaluatedAt: Date, violations: [CertificateRuleViolation]) {
+            met = violations.isEmpty
+            self.evaluatedAt = evaluatedAt
+            self.violations = violations
+        }
     }
 
-    package init(_ judgement: ProbeJudgement, run: RunInfo) {
+    package init(run: RunInfo, target: TargetReport, result: ProbeResult, appleRules: AppleRules?,
+                 certificateTransparency: CTPolicyResult?, failed: [String]) {
         self.run = run
-        target = TargetReport(judgement.target)
-        switch judgement.result {
+        self.target = target
+        switch result {
         case .success(let observation):
             outcome = "handshake"; self.observation = observation; failure = nil
             suite = SuiteReport(ianaName: observation.cipherSuite.ianaName, codePoint: observation.cipherSuite.codePoint,
@@ -49,12 +56,8 @@ package struct ProbeReport: Encodable {
         case .failure(let failure):
             outcome = "failure"; observation = nil; self.failure = failure; suite = nil
         }
-        if let violations = judgement.appleRuleViolations, let at = judgement.evaluatedAt {
-            appleRules = AppleRules(met: violations.isEmpty, evaluatedAt: at, violations: violations)
-        } else {
-            appleRules = nil
-        }
-        certificateTransparency = judgement.certificateTransparency
-        failed = judgement.failed
+        self.appleRules = appleRules
+        self.certificateTransparency = certificateTransparency
+        self.failed = failed
     }
 }

@@ -1,4 +1,3 @@
-import ATSReport
 import ATSAdvice
 import ATSTrust
 import TextSupport
