@@ -151,6 +151,9 @@ struct PinsCommandTests {
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(document["pinsSatisfied"] as? Bool == true)
+        // docs/json-schema.md, "Run": a pins document carries `run` (it was set and never written).
+        let run = try #require(document["run"] as? [String: Any], "\(result.stdout)")
+        #expect(run["tool"] as? String == "atsprobe" && run["ruleSet"] == nil && run["trustStore"] is String, "\(run)")
         let check = try #require((document["pinChecks"] as? [[String: Any]])?.first)
         #expect(check["domain"] as? String == "example.test")
         #expect((check["result"] as? [String: Any])?["verdict"] as? String == "matched")

@@ -63,7 +63,7 @@ package struct PinsReport: Encodable {
     package let pinsSatisfied: Bool?
 
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, target, outcome, failure, trust, certificates, suggestedPinnedDomains,
+        case schemaVersion, run, target, outcome, failure, trust, certificates, suggestedPinnedDomains,
              plistChecked, pinChecks, pinsSatisfied
     }
 
