@@ -3,9 +3,11 @@ internal import CATSProbeShims
 
 // Every OpenSSL object the probe and the test servers keep is held by one of these classes: each
 // owns one reference to one C object and frees it in deinit, so no caller has to remember to.
-// `pointer` is the owned reference, lent for a call: use it while the owner is in scope (a local
-// `let` or a parameter; Swift does not end a named value's lifetime before a later C call), never
-// store it past the owner.
+// For certificates, keys and BIOs, `pointer` is the owned reference, lent for a call: use it while
+// the owner is in scope (a local `let` or a parameter; Swift does not end a named value's lifetime
+// before a later C call), never store it past the owner. The SSL, SSL_CTX and X509_STORE owners
+// (SSLObjects.swift, X509Verification.swift) lend theirs to no one: what is done with them is
+// their methods.
 
 /// Owns one reference to an X509 and frees it when released. Sendable: once built, a certificate
 /// is only read, and OpenSSL locks the one cache it fills on reading (its extensions).
@@ -80,7 +82,7 @@ package final class X509Certificate: @unchecked Sendable {
 }
 
 /// DER from an OpenSSL i2d function: called once for the length, then to write the bytes.
-private func encoded(_ operation: String,
+func encoded(_ operation: String,
                      _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws(OpenSSLError) -> [UInt8] {
     let length = try check(operation) { i2d(nil) }
     var bytes = [UInt8](repeating: 0, count: Int(length))
@@ -198,46 +200,6 @@ package final class MemoryBIO {
         guard let data, length > 0 else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: data, count: min(Int(length), limit)), as: UTF8.self)
     }
-}
-
-/// Owns one SSL_CTX. Sendable: OpenSSL allows SSL_new from many threads on a context that is no
-/// longer being configured.
-package final class SSLContext: @unchecked Sendable {
-    package enum Role: Sendable { case client, server }
-
-    package let pointer: OpaquePointer
-
-    package init(_ role: Role) throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an SSL_CTX") {
-            SSL_CTX_new(role == .client ? TLS_client_method() : TLS_server_method())
-        }
-    }
-
-    deinit { SSL_CTX_free(pointer) }
-}
-
-/// Owns one SSL (a connection's state): made from a context, freed with everything the SSL owns
-/// (the BIOs given to SSL_set_bio). Noncopyable and stored inline: no allocation beyond
-/// OpenSSL's own per handshake.
-package struct SSLObject: ~Copyable {
-    package let pointer: OpaquePointer
-
-    package init(context: SSLContext) throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an SSL") { SSL_new(context.pointer) }
-    }
-
-    deinit { SSL_free(pointer) }
-}
-
-/// Owns one X509_STORE (anchors and lookups a verification consults).
-package final class X509Store: @unchecked Sendable {  // filled once, then only read (OpenSSL locks its caches)
-    package let pointer: OpaquePointer
-
-    package init() throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an X509 store") { X509_STORE_new() }
-    }
-
-    deinit { X509_STORE_free(pointer) }
 }
 
 /// A STACK_OF(X509) lent to OpenSSL (the untrusted certificates of a verification): it keeps
