@@ -22,35 +22,35 @@ final class ServerContext: @unchecked Sendable {
             // CertificateRequest in the handshake; a client without a certificate may go on.
             context.requestAnyClientCertificate()
         }
-        try check("setting the minimum version") { context.setMinProtocolVersion(Int32(configuration.minVersion.rawValue)) }
-        try check("setting the maximum version") { context.setMaxProtocolVersion(Int32(configuration.maxVersion.rawValue)) }
+        try check(.configuration, "setting the minimum version") { context.setMinProtocolVersion(Int32(configuration.minVersion.rawValue)) }
+        try check(.configuration, "setting the maximum version") { context.setMaxProtocolVersion(Int32(configuration.maxVersion.rawValue)) }
         let cipherList = (configuration.cipherList ?? "ALL") + ":@SECLEVEL=0"
-        try check("setting the cipher list \(cipherList)") { context.setCipherList(cipherList) }
+        try check(.configuration, "setting the cipher list \(cipherList)") { context.setCipherList(cipherList) }
         if let suites = configuration.tls13Suites {
-            try check("setting the TLS 1.3 suites \(suites)") { context.setCipherSuites(suites) }
+            try check(.configuration, "setting the TLS 1.3 suites \(suites)") { context.setCipherSuites(suites) }
         }
         if let groups = configuration.groups {
-            try check("setting the groups \(groups)") { context.setGroupsList(groups) }
+            try check(.configuration, "setting the groups \(groups)") { context.setGroupsList(groups) }
         }
         if let algorithms = configuration.signatureAlgorithms {
-            try check("setting the signature algorithms \(algorithms)") { context.setSignatureAlgorithmsList(algorithms) }
+            try check(.configuration, "setting the signature algorithms \(algorithms)") { context.setSignatureAlgorithmsList(algorithms) }
         }
-        try check("enabling DHE parameters") { context.setDHAuto() }
+        try check(.configuration, "enabling DHE parameters") { context.setDHAuto() }
 
         let identity = configuration.identity
         let leaf = try X509Certificate(pem: identity.certificatePEM)
         let key = try EVPKey(privateKeyPEM: identity.privateKeyPEM)
-        try check("using the certificate") { context.useCertificate(leaf) }
-        try check("using the private key") { context.usePrivateKey(key) }
+        try check(.configuration, "using the certificate") { context.useCertificate(leaf) }
+        try check(.configuration, "using the private key") { context.usePrivateKey(key) }
         if configuration.sendChain {
             for pem in identity.chainPEM {
                 let certificate = try X509Certificate(pem: pem)
-                try check("adding a chain certificate") { context.addExtraChainCertificate(certificate) }
+                try check(.configuration, "adding a chain certificate") { context.addExtraChainCertificate(certificate) }
             }
         }
         if let der = configuration.ocspResponseDER {
             // Called only when the client sent status_request.
-            try check("installing the OCSP status callback") { context.stapleOCSPResponse(der) }
+            try check(.configuration, "installing the OCSP status callback") { context.stapleOCSPResponse(der) }
         }
         if let list = configuration.sctListExtension {
             try serveSCTExtension(list)
@@ -66,6 +66,6 @@ final class ServerContext: @unchecked Sendable {
         let contexts = UInt32(SSL_EXT_CLIENT_HELLO | SSL_EXT_TLS1_2_SERVER_HELLO | SSL_EXT_TLS1_3_CERTIFICATE)
         var serverinfo: [UInt8] = (0..<4).reversed().map { UInt8(truncatingIfNeeded: contexts >> (8 * UInt32($0))) }
         serverinfo += uint16(18) + uint16(list.count) + list
-        try check("installing the SCT extension") { context.useServerInfo(version: UInt32(SSL_SERVERINFOV2), serverinfo) }
+        try check(.configuration, "installing the SCT extension") { context.useServerInfo(version: UInt32(SSL_SERVERINFOV2), serverinfo) }
     }
 }

@@ -28,7 +28,7 @@ package final class X509Certificate: @unchecked Sendable {
 
     package convenience init(der: [UInt8]) throws(OpenSSLError) {
         let certificate = try der.withUnsafeBufferPointer { buffer throws(OpenSSLError) in
-            try checkNotNull("reading a DER certificate") { () -> OpaquePointer? in
+            try checkNotNull(.decoding, "reading a DER certificate") { () -> OpaquePointer? in
                 var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
                 return d2i_X509(nil, &cursor, buffer.count)
             }
@@ -38,7 +38,7 @@ package final class X509Certificate: @unchecked Sendable {
 
     package convenience init(pem: String) throws(OpenSSLError) {
         let bio = try MemoryBIO(copying: Array(pem.utf8))
-        self.init(takingOwnership: try checkNotNull("reading a PEM certificate") { PEM_read_bio_X509(bio.pointer, nil, nil, nil) })
+        self.init(takingOwnership: try checkNotNull(.decoding, "reading a PEM certificate") { PEM_read_bio_X509(bio.pointer, nil, nil, nil) })
     }
 
     /// The next PEM certificate in `bio`, or nil at its end (OpenSSL then queues "no start line").
@@ -64,7 +64,7 @@ package final class X509Certificate: @unchecked Sendable {
     package var pem: String {
         get throws(OpenSSLError) {
             let bio = try MemoryBIO()
-            try check("writing a PEM certificate") { PEM_write_bio_X509(bio.pointer, pointer) }
+            try check(.encoding, "writing a PEM certificate") { PEM_write_bio_X509(bio.pointer, pointer) }
             return bio.text()
         }
     }
@@ -84,11 +84,11 @@ package final class X509Certificate: @unchecked Sendable {
 /// DER from an OpenSSL i2d function: called once for the length, then to write the bytes.
 func encoded(_ operation: String,
                      _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws(OpenSSLError) -> [UInt8] {
-    let length = try check(operation) { i2d(nil) }
+    let length = try check(.encoding, operation) { i2d(nil) }
     var bytes = [UInt8](repeating: 0, count: Int(length))
     try bytes.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
         var cursor = buffer.baseAddress
-        try check(operation) { i2d(&cursor) }
+        try check(.encoding, operation) { i2d(&cursor) }
     }
     return bytes
 }
@@ -108,13 +108,13 @@ package final class EVPKey: @unchecked Sendable {
 
     package convenience init(privateKeyPEM pem: String) throws(OpenSSLError) {
         let bio = try MemoryBIO(copying: Array(pem.utf8))
-        self.init(takingOwnership: try checkNotNull("reading a PEM private key") { PEM_read_bio_PrivateKey(bio.pointer, nil, nil, nil) })
+        self.init(takingOwnership: try checkNotNull(.decoding, "reading a PEM private key") { PEM_read_bio_PrivateKey(bio.pointer, nil, nil, nil) })
     }
 
     /// A public key from its DER SubjectPublicKeyInfo.
     package convenience init(publicKeyDER der: [UInt8]) throws(OpenSSLError) {
         let key = try der.withUnsafeBufferPointer { buffer throws(OpenSSLError) in
-            try checkNotNull("reading a DER public key") { () -> OpaquePointer? in
+            try checkNotNull(.decoding, "reading a DER public key") { () -> OpaquePointer? in
                 var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
                 return d2i_PUBKEY(nil, &cursor, buffer.count)
             }
@@ -125,7 +125,7 @@ package final class EVPKey: @unchecked Sendable {
     package var privateKeyPEM: String {
         get throws(OpenSSLError) {
             let bio = try MemoryBIO()
-            try check("writing a PEM private key") { PEM_write_bio_PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) }
+            try check(.encoding, "writing a PEM private key") { PEM_write_bio_PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) }
             return bio.text()
         }
     }
@@ -150,7 +150,7 @@ package final class MemoryBIO {
 
     /// An empty buffer to write into.
     package convenience init() throws(OpenSSLError) {
-        self.init(takingOwnership: try checkNotNull("opening a memory BIO") { BIO_new(BIO_s_mem()) })
+        self.init(takingOwnership: try checkNotNull(.allocation, "opening a memory BIO") { BIO_new(BIO_s_mem()) })
     }
 
     /// A buffer holding its own copy of `bytes`, which reads as at its end once they are read
@@ -159,7 +159,7 @@ package final class MemoryBIO {
         try self.init()
         if !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { BIO_write(pointer, $0.baseAddress, Int32(clamping: $0.count)) }
-            try check(written == Int32(clamping: bytes.count), "filling a memory BIO")
+            try check(written == Int32(clamping: bytes.count), .configuration, "filling a memory BIO")
         }
         _ = CATSProbeShims_BIO_set_mem_eof_return(pointer, 0)
     }
@@ -209,10 +209,10 @@ package final class X509Stack {
     package let certificates: [X509Certificate]
 
     package init(_ certificates: [X509Certificate]) throws(OpenSSLError) {
-        pointer = try checkNotNull("allocating a certificate stack") { CATSProbeShims_sk_X509_new_null() }
+        pointer = try checkNotNull(.allocation, "allocating a certificate stack") { CATSProbeShims_sk_X509_new_null() }
         self.certificates = certificates
         for certificate in certificates {
-            try check(CATSProbeShims_sk_X509_push(pointer, certificate.pointer) > 0, "adding to a certificate stack")
+            try check(CATSProbeShims_sk_X509_push(pointer, certificate.pointer) > 0, .configuration, "adding to a certificate stack")
         }
     }
 
@@ -224,7 +224,7 @@ package enum Digest {
     package static func sha256(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        try check("hashing") { EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil) }
+        try check(.cryptography, "hashing") { EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil) }
         return Array(digest.prefix(Int(length)))
     }
 

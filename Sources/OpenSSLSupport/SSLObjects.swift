@@ -17,7 +17,7 @@ package final class SSLContext: @unchecked Sendable {
     private var callbackData: [AnyObject] = []
 
     package init(_ role: Role) throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an SSL_CTX") {
+        pointer = try checkNotNull(.allocation, "creating an SSL_CTX") {
             SSL_CTX_new(role == .client ? TLS_client_method() : TLS_server_method())
         }
     }
@@ -137,7 +137,7 @@ package struct SSLObject: ~Copyable {
     private let pointer: OpaquePointer
 
     package init(context: SSLContext) throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an SSL") { context.withPointer { SSL_new($0) } }
+        pointer = try checkNotNull(.allocation, "creating an SSL") { context.withPointer { SSL_new($0) } }
     }
 
     deinit { SSL_free(pointer) }

@@ -21,11 +21,11 @@ package struct PKCS7Message: ~Copyable {
     /// A certs-only message (SignedData without signers) holding `certificates`, the form
     /// caIssuers URLs may serve (.p7c, RFC 5280 4.2.2.1).
     package static func certificatesOnly(_ certificates: [X509Certificate]) throws(OpenSSLError) -> PKCS7Message {
-        let message = PKCS7Message(takingOwnership: try checkNotNull("allocating a PKCS#7") { PKCS7_new() })
-        try check("making it SignedData") { Int32(PKCS7_set_type(message.pointer, NID_pkcs7_signed)) }
-        try check("adding empty content") { Int32(PKCS7_content_new(message.pointer, NID_pkcs7_data)) }
+        let message = PKCS7Message(takingOwnership: try checkNotNull(.allocation, "allocating a PKCS#7") { PKCS7_new() })
+        try check(.configuration, "making it SignedData") { Int32(PKCS7_set_type(message.pointer, NID_pkcs7_signed)) }
+        try check(.configuration, "adding empty content") { Int32(PKCS7_content_new(message.pointer, NID_pkcs7_data)) }
         for certificate in certificates {
-            try check("adding a certificate") { PKCS7_add_certificate(message.pointer, certificate.pointer) }
+            try check(.configuration, "adding a certificate") { PKCS7_add_certificate(message.pointer, certificate.pointer) }
         }
         return message
     }
@@ -73,7 +73,7 @@ package struct OCSPBasicResponse: ~Copyable {
 
     /// An empty basic response (OCSP_BASICRESP_new), to build.
     package init() throws(OpenSSLError) {
-        self.init(takingOwnership: try checkNotNull("allocating an OCSP basic response") { OCSP_BASICRESP_new() })
+        self.init(takingOwnership: try checkNotNull(.allocation, "allocating an OCSP basic response") { OCSP_BASICRESP_new() })
     }
 
     deinit { OCSP_BASICRESP_free(pointer) }

@@ -8,7 +8,7 @@ package final class X509Store: @unchecked Sendable {
     private let pointer: OpaquePointer
 
     package init() throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an X509 store") { X509_STORE_new() }
+        pointer = try checkNotNull(.allocation, "creating an X509 store") { X509_STORE_new() }
     }
 
     deinit { X509_STORE_free(pointer) }

@@ -304,7 +304,7 @@ extension TestServersSelfTests {
     static func waitUntil(seconds: TimeInterval = 3, _ condition: () -> Bool) throws {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while !condition() {
-            guard Date() < deadline else { throw TestServerError("condition not met within \(seconds) s") }
+            guard Date() < deadline else { throw TestServerError(.timedOut, "condition not met within \(seconds) s") }
             usleep(5_000)
         }
     }
@@ -328,14 +328,14 @@ extension TestServersSelfTests {
         static func run(_ arguments: [String], input: String? = nil, timeoutSeconds: Int = 20) async throws -> Result {
             let finished = try await ChildProcess.run("/usr/bin/env", ["openssl"] + arguments, stdin: input ?? "",
                                                         timeout: Double(timeoutSeconds))
-            if finished.timedOut { throw TestServerError("openssl \(arguments.joined(separator: " ")) timed out") }
+            if finished.timedOut { throw TestServerError(.timedOut, "openssl \(arguments.joined(separator: " ")) timed out") }
             return Result(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
         }
 
         static func certificateText(_ pem: String) async throws -> String {
             let files = try TemporaryDirectory(prefix: "atsprobe-selftest")
             let result = try await run(["x509", "-noout", "-text", "-in", try files.write("cert.pem", pem)])
-            guard result.status == 0 else { throw TestServerError("openssl x509 failed: \(result.stderr)") }
+            guard result.status == 0 else { throw TestServerError(.toolFailed, "openssl x509 failed: \(result.stderr)") }
             return result.stdout
         }
     }
@@ -349,7 +349,7 @@ extension TestServersSelfTests {
         /// `address`: an IPv4 loopback address, host order (127.0.0.1 unless a test needs its own).
         init(port: Int, address ipv4: UInt32 = 0x7F00_0001) throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw TestServerError("socket failed") }
+            guard fd >= 0 else { throw TestServerError(.system, "socket failed", errno: errno) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port)).bigEndian
@@ -361,7 +361,7 @@ extension TestServersSelfTests {
             }
             guard connected == 0 else {
                 Glibc.close(fd)
-                throw TestServerError("connect to port \(port) failed (errno \(errno))")
+                throw TestServerError(.system, "connect to port \(port) failed (errno \(errno))", errno: errno)
             }
         }
 

@@ -28,21 +28,21 @@ import CATSProbeShims
 
     /// A self-signed Ed25519 certificate made with the C API (no test-server code here).
     static func makeCertificate(commonName: String = "owner test") throws -> X509Certificate {
-        let context = try checkNotNull("key context") { EVP_PKEY_CTX_new_from_name(nil, "ED25519", nil) }
+        let context = try checkNotNull(.allocation, "key context") { EVP_PKEY_CTX_new_from_name(nil, "ED25519", nil) }
         defer { EVP_PKEY_CTX_free(context) }
-        try check("keygen init") { EVP_PKEY_keygen_init(context) }
+        try check(.cryptography, "keygen init") { EVP_PKEY_keygen_init(context) }
         var raw: OpaquePointer?
-        try check("keygen") { EVP_PKEY_keygen(context, &raw) }
+        try check(.cryptography, "keygen") { EVP_PKEY_keygen(context, &raw) }
         let key = EVPKey(takingOwnership: try #require(raw))
-        let certificate = X509Certificate(takingOwnership: try checkNotNull("X509_new") { X509_new() })
-        try check("version") { X509_set_version(certificate.pointer, 2) }
-        let name = try checkNotNull("subject") { X509_get_subject_name(certificate.pointer) }
-        try check("common name") { X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) }
-        try check("issuer") { X509_set_issuer_name(certificate.pointer, name) }
+        let certificate = X509Certificate(takingOwnership: try checkNotNull(.allocation, "X509_new") { X509_new() })
+        try check(.configuration, "version") { X509_set_version(certificate.pointer, 2) }
+        let name = try checkNotNull(.configuration, "subject") { X509_get_subject_name(certificate.pointer) }
+        try check(.configuration, "common name") { X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) }
+        try check(.configuration, "issuer") { X509_set_issuer_name(certificate.pointer, name) }
         _ = X509_gmtime_adj(X509_getm_notBefore(certificate.pointer), 0)
         _ = X509_gmtime_adj(X509_getm_notAfter(certificate.pointer), 3600)
-        try check("public key") { X509_set_pubkey(certificate.pointer, key.pointer) }
-        try check("sign") { X509_sign(certificate.pointer, key.pointer, nil) }
+        try check(.configuration, "public key") { X509_set_pubkey(certificate.pointer, key.pointer) }
+        try check(.cryptography, "sign") { X509_sign(certificate.pointer, key.pointer, nil) }
         return certificate
     }
 
@@ -112,12 +112,12 @@ import CATSProbeShims
     }
 
     @Test func keysRoundTrip() throws {
-        let context = try checkNotNull("key context") { EVP_PKEY_CTX_new_from_name(nil, "EC", nil) }
+        let context = try checkNotNull(.allocation, "key context") { EVP_PKEY_CTX_new_from_name(nil, "EC", nil) }
         defer { EVP_PKEY_CTX_free(context) }
-        try check("keygen init") { EVP_PKEY_keygen_init(context) }
-        try check("curve") { EVP_PKEY_CTX_set_group_name(context, "P-256") }
+        try check(.cryptography, "keygen init") { EVP_PKEY_keygen_init(context) }
+        try check(.configuration, "curve") { EVP_PKEY_CTX_set_group_name(context, "P-256") }
         var raw: OpaquePointer?
-        try check("keygen") { EVP_PKEY_keygen(context, &raw) }
+        try check(.cryptography, "keygen") { EVP_PKEY_keygen(context, &raw) }
         let key = EVPKey(takingOwnership: try #require(raw))
         #expect(key.baseID == EVP_PKEY_EC)
         #expect(key.bits == 256)
@@ -135,6 +135,7 @@ import CATSProbeShims
             _ = try X509Certificate(der: [0x30, 0x03, 0x02, 0x01])
             Issue.record("garbage read as a certificate")
         } catch {
+            #expect(error.code == .decoding)
             #expect(error.operation == "reading a DER certificate")
             #expect(!error.entries.isEmpty)
             #expect(error.description.hasPrefix("reading a DER certificate: "))
@@ -159,15 +160,16 @@ import CATSProbeShims
     @Test func checkHelpers() throws {
         // The closure forms start from a clean queue, so a stale error is not blamed on them.
         X509Certificate.garbageWithoutDraining()
-        #expect(try check("succeeds") { Int32(1) } == 1)
+        #expect(try check(.configuration, "succeeds") { Int32(1) } == 1)
         #expect(ERR_peek_error() == 0)
-        #expect(throws: OpenSSLError.self) { try check("fails") { Int32(0) } }
-        #expect(throws: OpenSSLError.self) { try checkNotNull("nil") { OpaquePointer?.none } }
-        try check(true, "true passes")
+        #expect(throws: OpenSSLError.self) { try check(.configuration, "fails") { Int32(0) } }
+        #expect(throws: OpenSSLError.self) { try checkNotNull(.allocation, "nil") { OpaquePointer?.none } }
+        try check(true, .configuration, "true passes")
         do {
-            try check(false, "setting the groups")
+            try check(false, .configuration, "setting the groups")
             Issue.record("check(false) did not throw")
         } catch {
+            #expect(error.code == .configuration)
             #expect(error.operation == "setting the groups")
         }
     }
