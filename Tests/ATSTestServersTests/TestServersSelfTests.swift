@@ -183,6 +183,24 @@ import Glibc
         #expect(server.completedHandshakes == 12)
     }
 
+    /// The servers' errors say what failed with a code (and errno for a system call), not only
+    /// in their text (issue 39, item 7). Nothing is sent: a bind fails locally.
+    @Test func refusedAddressesSayWhyWithACode() throws {
+        let identity = try TestPKI.selfSigned(CertificateSpec())
+        let notAnAddress = #expect(throws: TestServerError.self) {
+            try TestTLSServer.start(TLSServerConfiguration(identity: identity, bindAddress: "127.0.0.300"))
+        }
+        #expect(notAnAddress?.code == .badArgument)
+        // TEST-NET-1 (RFC 5737) is no address of this machine: bind(2) refuses it.
+        let notLocal = #expect(throws: TestServerError.self) {
+            try TestTLSServer.start(TLSServerConfiguration(identity: identity, bindAddress: "192.0.2.1"))
+        }
+        #expect(notLocal?.code == .system)
+        #expect(notLocal?.errno == EADDRNOTAVAIL, "\(String(describing: notLocal))")
+        let dns = #expect(throws: TestServerError.self) { try LoopbackDNSServer(names: [:], bindAddress: "192.0.2.1") }
+        #expect(dns?.code == .badArgument)
+    }
+
     @Test func stopIsQuickAndIdempotentWithConnectionsOpen() async throws {
         // 127.0.0.2, where no other test listens: once this server stops, nothing can take its
         // port there, so the refused connection below cannot be another test's server answering.
