@@ -69,8 +69,7 @@ package final class AuditInput: @unchecked Sendable {
             do {
                 descriptor = try BoundedFile.open(path, allowPipes: true)
             } catch {
-                throw InputError("cannot read \(source) '\(UntrustedText.escape(path, limit: 400))': \(error.reason)",
-                                 localFailure: BoundedFile.isResourceExhaustion(error))
+                throw InputError(.reading(outOfResources: BoundedFile.isResourceExhaustion(error)), "cannot read \(source) '\(UntrustedText.escape(path, limit: 400))': \(error.reason)")
             }
         }
         self.path = path
@@ -180,7 +179,7 @@ package final class AuditInput: @unchecked Sendable {
             case .success(let bytes)?: buffer.append(contentsOf: bytes)
             case .failure(let error)?:
                 let name = path == "-" ? "standard input" : "\(source) '\(UntrustedText.escape(path ?? "", limit: 400))'"
-                failure = InputError("cannot read \(name): \(FileStream.systemError(error.code))")
+                failure = InputError(.fileAccess, "cannot read \(name): \(FileStream.systemError(error.code))")
                 atEnd = true
                 buffer.removeAll()
                 return nil

@@ -147,7 +147,7 @@ package enum FileReplacement {
     }
 
     package static func failure(_ path: String, _ code: Int32) -> InputError {
-        InputError("cannot write '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError(code))")
+        InputError(.fileAccess, "cannot write '\(UntrustedText.escape(path, limit: 400))': \(FileStream.systemError(code))")
     }
 }
 
@@ -173,20 +173,20 @@ package final class FileLock {
         while true {
             clock_gettime(CLOCK_MONOTONIC, &now)
             guard Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 < deadline else {
-                throw InputError("cannot lock \(name): replaced by other processes for \(Int(timeout)) s")
+                throw InputError(.locked, "cannot lock \(name): replaced by other processes for \(Int(timeout)) s")
             }
             let descriptor = open(target, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-            guard descriptor >= 0 else { throw InputError("cannot lock \(name): \(FileStream.systemError())") }
+            guard descriptor >= 0 else { throw InputError(.fileAccess, "cannot lock \(name): \(FileStream.systemError())") }
             while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 let code = errno
                 guard code == EWOULDBLOCK || code == EINTR else {
                     close(descriptor)
-                    throw InputError("cannot lock \(name): \(FileStream.systemError(code))")
+                    throw InputError(.fileAccess, "cannot lock \(name): \(FileStream.systemError(code))")
                 }
                 clock_gettime(CLOCK_MONOTONIC, &now)
                 guard Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 < deadline else {
                     close(descriptor)
-                    throw InputError("cannot lock \(name): another process has held it for \(Int(timeout)) s")
+                    throw InputError(.locked, "cannot lock \(name): another process has held it for \(Int(timeout)) s")
                 }
                 // A poll rather than a blocking flock, so the wait has a deadline.
                 var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)

@@ -42,7 +42,7 @@ package final class FileStream: @unchecked Sendable {
     package convenience init(creating path: String, name: String? = nil) throws(InputError) {
         let shown = "'\(UntrustedText.escape(name ?? path, limit: 400))'"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw InputError("cannot write \(shown): \(FileStream.systemError())") }
+        guard descriptor >= 0 else { throw InputError(.fileAccess, "cannot write \(shown): \(FileStream.systemError())") }
         self.init(descriptor: descriptor, owned: true, name: shown)
     }
 
@@ -82,7 +82,7 @@ package final class FileStream: @unchecked Sendable {
     /// Closes a file atsprobe opened; throws when any write to the stream failed.
     package func finish() throws(InputError) {
         if owned, Glibc.close(descriptor) != 0, failure == nil { failure = errno }
-        if let failure { throw InputError("cannot write \(name): \(FileStream.systemError(failure))") }
+        if let failure { throw InputError(.fileAccess, "cannot write \(name): \(FileStream.systemError(failure))") }
     }
 
     /// Replaces `path` with `bytes` atomically, keeping its mode and owner, through symlinks
@@ -99,10 +99,10 @@ package final class FileStream: @unchecked Sendable {
             return try BoundedFile.read(path, limit: limit, dashIsStandardInput: true)
         } catch {
             switch error {
-            case .tooLarge: throw InputError("cannot read \(name): larger than \(limit) bytes")
+            case .tooLarge: throw InputError(.fileAccess, "cannot read \(name): larger than \(limit) bytes")
             case .system(let code):
-                throw InputError("cannot read \(name): \(systemError(code))", localFailure: BoundedFile.isResourceExhaustion(errno: code))
-            case .notAFile: throw InputError("cannot read \(name): \(error.reason)")
+                throw InputError(.reading(outOfResources: BoundedFile.isResourceExhaustion(errno: code)), "cannot read \(name): \(systemError(code))")
+            case .notAFile: throw InputError(.fileAccess, "cannot read \(name): \(error.reason)")
             }
         }
     }

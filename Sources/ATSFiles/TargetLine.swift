@@ -34,7 +34,7 @@ package enum TargetList {
         let source = option ?? "the target list"
         let bytes = try FileStream.readAll(path, limit: maximumBytes, what: "\(source) ")
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw InputError("\(source) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
+            throw InputError(.badContents, "\(source) '\(UntrustedText.escape(path, limit: 400))' is not UTF-8 text")
         }
         // A byte-order mark (Windows editors write one) is not part of the first target.
         let withoutMark = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text

@@ -24,16 +24,12 @@ struct CipherCatalog: Sendable {
     private init() {
         var entries: [Entry] = []
         if let context = try? SSLContext(.client) {
-            let ctx = context.pointer
-            SSL_CTX_set_security_level(ctx, 0)
-            _ = CATSProbeShims_SSL_CTX_set_min_proto_version(ctx, 0)
-            _ = CATSProbeShims_SSL_CTX_set_max_proto_version(ctx, 0)
-            _ = SSL_CTX_set_cipher_list(ctx, "ALL:COMPLEMENTOFALL")
-            if let ssl = try? SSLObject(context: context), let list = SSL_get_ciphers(ssl.pointer) {
-                for index in 0..<CATSProbeShims_sk_SSL_CIPHER_num(list) {
-                    guard let cipher = CATSProbeShims_sk_SSL_CIPHER_value(list, index) else { continue }
-                    entries.append(CipherCatalog.entry(for: cipher))
-                }
+            context.setSecurityLevel(0)
+            _ = context.setMinProtocolVersion(0)
+            _ = context.setMaxProtocolVersion(0)
+            _ = context.setCipherList("ALL:COMPLEMENTOFALL")
+            if let ssl = try? SSLObject(context: context) {
+                entries = ssl.ciphers.map(CipherCatalog.entry(for:))
             }
         }
         OpenSSLErrors.clear()

@@ -42,15 +42,15 @@ final class ClientContext: @unchecked Sendable {
         } catch {
             throw ProbeFailure(kind: .other, detail: "SSL_CTX_new failed: \(OpenSSLErrors.describe(error.entries))")
         }
-        let ctx = context.pointer
+        let ctx = context
         func fail(_ what: String) -> ProbeFailure {
             ProbeFailure(kind: .clientRejected, detail: "cannot offer \(offer): \(what) \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
         }
 
-        SSL_CTX_set_security_level(ctx, 0)
-        _ = SSL_CTX_set_options(ctx, CATSProbeShims_SSL_OP_LEGACY_SERVER_CONNECT() | CATSProbeShims_SSL_OP_IGNORE_UNEXPECTED_EOF())
-        guard CATSProbeShims_SSL_CTX_set_min_proto_version(ctx, Int32(offer.minVersion.rawValue)) == 1,
-              CATSProbeShims_SSL_CTX_set_max_proto_version(ctx, Int32(offer.maxVersion.rawValue)) == 1 else {
+        ctx.setSecurityLevel(0)
+        ctx.setOptions(CATSProbeShims_SSL_OP_LEGACY_SERVER_CONNECT() | CATSProbeShims_SSL_OP_IGNORE_UNEXPECTED_EOF())
+        guard ctx.setMinProtocolVersion(Int32(offer.minVersion.rawValue)) == 1,
+              ctx.setMaxProtocolVersion(Int32(offer.maxVersion.rawValue)) == 1 else {
             throw fail("protocol range")
         }
 
@@ -59,44 +59,32 @@ final class ClientContext: @unchecked Sendable {
         let legacy = known.filter { !$0.suite.isTLS13 }.map(\.openSSLName)
         let modern = known.filter { $0.suite.isTLS13 }.map(\.openSSLName)
         // "-ALL" leaves no TLS 1.2 suite; set_cipher_list refuses an empty string.
-        guard SSL_CTX_set_cipher_list(ctx, legacy.isEmpty ? "-ALL" : legacy.joined(separator: ":")) == 1
+        guard ctx.setCipherList(legacy.isEmpty ? "-ALL" : legacy.joined(separator: ":")) == 1
                 || legacy.isEmpty else { throw fail("cipher list") }
-        guard SSL_CTX_set_ciphersuites(ctx, modern.joined(separator: ":")) == 1 else { throw fail("TLS 1.3 suites") }
+        guard ctx.setCipherSuites(modern.joined(separator: ":")) == 1 else { throw fail("TLS 1.3 suites") }
         let groups = offer.groups.compactMap { ClientContext.groupNames[$0] }
-        guard !groups.isEmpty, CATSProbeShims_SSL_CTX_set1_groups_list(ctx, groups.joined(separator: ":")) == 1 else {
+        guard !groups.isEmpty, ctx.setGroupsList(groups.joined(separator: ":")) == 1 else {
             throw fail("groups")
         }
         // Duplicates (Apple sends rsa_pss_rsae_sha384 twice) would make OpenSSL refuse the list.
         var seen = Set<String>()
         let schemes = offer.signatureSchemes.compactMap { ClientContext.schemeNames[$0] }.filter { seen.insert($0).inserted }
-        guard !schemes.isEmpty, CATSProbeShims_SSL_CTX_set1_sigalgs_list(ctx, schemes.joined(separator: ":")) == 1 else {
+        guard !schemes.isEmpty, ctx.setSignatureAlgorithmsList(schemes.joined(separator: ":")) == 1 else {
             throw fail("signature algorithms")
         }
         // Trust is judged after the handshake, on its own (ATSTrust's `ChainTrust`, once per
-        // distinct chain and name); never abort on it.
-        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
-        // And never verify the chain inside the handshake either: with SSL_VERIFY_NONE libssl
-        // still runs X509_verify_cert on every served chain (ssl_verify_cert_chain, from
-        // tls_post_process_server_certificate) and keeps only its result, which nothing here
+        // distinct chain and name); never abort on it (SSL_VERIFY_NONE). And never verify the
+        // chain inside the handshake either: with SSL_VERIFY_NONE libssl still runs
+        // X509_verify_cert on every served chain and keeps only its result, which nothing here
         // reads (SSL_get_verify_result, SSL_get0_verified_chain); that was one chain
-        // verification per handshake, 10 per target (scripts/count-trust-evaluations). The
-        // callback stands in for X509_verify_cert and verifies nothing: the SSL's verify result
-        // reads "application verification failure" and it has no verified chain, so OpenSSL's
-        // own CT validation, which needs one, is skipped as before (the SCTs are read and
-        // checked by `StatusReader` and `SCTVerifier`).
-        SSL_CTX_set_cert_verify_callback(ctx, ClientContext.noVerification, nil)
+        // verification per handshake, 10 per target (scripts/count-trust-evaluations). The SSL's
+        // verify result reads "application verification failure" and it has no verified chain,
+        // so OpenSSL's own CT validation, which needs one, is skipped as before (the SCTs are
+        // read and checked by `StatusReader` and `SCTVerifier`).
+        ctx.skipChainVerification()
         let alpn: [UInt8] = offer.alpn.filter { (1...255).contains($0.utf8.count) }.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
-        guard alpn.isEmpty || SSL_CTX_set_alpn_protos(ctx, alpn, UInt32(alpn.count)) == 0 else { throw fail("ALPN") }
+        guard alpn.isEmpty || ctx.setALPNProtocols(alpn) == 0 else { throw fail("ALPN") }
         OpenSSLErrors.clear()
-    }
-}
-
-extension ClientContext {
-    /// libssl's chain verification, replaced (`SSL_CTX_set_cert_verify_callback`): nothing is
-    /// verified, and the store context says so.
-    static let noVerification: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { storeContext, _ in
-        X509_STORE_CTX_set_error(storeContext, X509_V_ERR_APPLICATION_VERIFICATION)
-        return 1
     }
 }
 

@@ -114,7 +114,7 @@ final class EngineExecutor: TaskExecutor, @unchecked Sendable {
             guard let thread = EngineThread.start(name: name, { [self] in work() }) else {
                 let code = errno
                 stop(within: 10)
-                throw RuntimeStartError(what: "the engine's threads", errno: code)
+                throw RuntimeStartError(.engineThreads, what: "the engine's threads", errno: code)
             }
             self.threads.append(thread)
         }

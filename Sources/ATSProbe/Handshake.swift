@@ -70,7 +70,7 @@ struct Handshake {
             return .failure(error)
         }
         let handshakeClock = Stopwatch()
-        if case .failed(let code, let errors) = await session.drive(deadline: deadline, { SSL_connect($0) }) {
+        if case .failed(let code, let errors) = await session.drive(deadline: deadline, { $0.connect() }) {
             return handshakeFailed(session: session, code: code, errors: errors)
         }
         let handshakeMilliseconds = handshakeClock.milliseconds
@@ -95,14 +95,12 @@ struct Handshake {
     @inline(never)
     private func startSession(context: ClientContext, connection: TCPConnection) throws(ProbeFailure) -> TLSSession {
         let session = try TLSSession(context: context, connection: connection)
-        let ssl = session.ssl
         if let name = request.serverName, !Target.isIPAddress(name) {
-            _ = CATSProbeShims_SSL_set_tlsext_host_name(ssl, name)
+            session.ssl.setHostName(name)
         }
         if request.requestStatus {
             // Asks for SCTs (and, as OpenSSL does with it, an OCSP staple); permissive: never fails.
-            _ = SSL_enable_ct(ssl, Int32(SSL_CT_VALIDATION_PERMISSIVE))
-            _ = CATSProbeShims_SSL_set_tlsext_status_type(ssl, TLSEXT_STATUSTYPE_ocsp)
+            session.ssl.requestCertificateStatus()
         }
         OpenSSLErrors.clear()
         return session
@@ -122,7 +120,7 @@ struct Handshake {
 
     private func observe(session: TLSSession, connectMilliseconds: Double, handshakeMilliseconds: Double) async -> Observation {
         // Each served certificate is read once, here; trust evaluation takes the same objects and facts.
-        let served = Handshake.servedChain(session.ssl)
+        let served = session.ssl.peerCertificateChain(limit: Handshake.chainLimit)
         // Trust first: it may fetch the leaf's missing issuer, which the SCT check needs. The
         // fetch policy follows the address this probe reached (a loopback or private target may
         // fetch from its own kind of network; docs/trust.md).
@@ -136,51 +134,39 @@ struct Handshake {
                            connectMilliseconds: connectMilliseconds, handshakeMilliseconds: handshakeMilliseconds)
     }
 
-    @inline(never)
-    private static func servedChain(_ ssl: OpaquePointer) -> [X509Certificate] {
-        SSL_get_peer_cert_chain(ssl).map { X509Certificate.retaining(stack: $0, limit: Handshake.chainLimit) } ?? []
-    }
-
     /// What the handshake negotiated and was served, once its chain is judged.
     @inline(never)
     private func observation(session: TLSSession, served: [X509Certificate], chain: [ServedCertificate], trust: TrustEvaluation,
                              connectMilliseconds: Double, handshakeMilliseconds: Double) -> Observation {
-        let ssl = session.ssl
-        let cipher = SSL_get_current_cipher(ssl)
+        let cipher = session.ssl.currentCipher
         let suite = CipherSuite(rawValue: cipher.map { SSL_CIPHER_get_protocol_id($0) } ?? 0)
         let cipherName = cipher.map { String(cString: SSL_CIPHER_get_name($0)) } ?? ""
-        var alpnData: UnsafePointer<UInt8>?
-        var alpnLength: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &alpnData, &alpnLength)
-        let alpn = alpnData.flatMap { alpnLength > 0 ? String(decoding: UnsafeBufferPointer(start: $0, count: Int(alpnLength)), as: UTF8.self) : nil }
+        let alpn = session.ssl.selectedALPN
         let verifier = self.verifier
 
         return Observation(
             peerAddress: session.connection.peerAddress,
             port: request.target.connectPort ?? request.target.port,
             serverName: request.serverName,
-            protocolVersion: TLSVersion(rawValue: UInt16(truncatingIfNeeded: SSL_version(ssl))),
+            protocolVersion: TLSVersion(rawValue: UInt16(truncatingIfNeeded: session.ssl.version)),
             cipherSuite: suite,
             openSSLCipherName: cipherName,
-            keyExchangeGroup: keyExchangeGroup(ssl: ssl, cipher: cipher),
+            keyExchangeGroup: keyExchangeGroup(ssl: session.ssl, cipher: cipher),
             chain: chain.map(\.facts),
             alpn: alpn,
             connectMilliseconds: connectMilliseconds,
             handshakeMilliseconds: handshakeMilliseconds,
             trust: trust,
-            deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: ssl) { sct in
+            deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: session.ssl) { sct in
                 served.first.map { verifier.check(sct, entry: .certificate(leaf: $0.pointer)) } ?? .noIssuer
             } : [],
-            ocspStaple: StatusReader.ocspStaple(of: ssl, leaf: served.first?.pointer, issuer: served.count > 1 ? served[1].pointer : nil),
-            serverSignatureScheme: serverSignatureScheme(ssl: ssl, leaf: served.first))
+            ocspStaple: StatusReader.ocspStaple(of: session.ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil),
+            serverSignatureScheme: serverSignatureScheme(ssl: session.ssl, leaf: served.first))
     }
 
     /// The scheme of the server's handshake signature, from OpenSSL's signature type and hash.
-    private func serverSignatureScheme(ssl: OpaquePointer, leaf: X509Certificate?) -> SignatureScheme? {
-        var type: Int32 = NID_undef
-        var hash: Int32 = NID_undef
-        guard SSL_get_peer_signature_type_nid(ssl, &type) == 1 else { return nil }
-        _ = CATSProbeShims_SSL_get_peer_signature_nid(ssl, &hash)
+    private func serverSignatureScheme(ssl: borrowing SSLObject, leaf: X509Certificate?) -> SignatureScheme? {
+        guard let (type, hash) = ssl.peerSignature else { return nil }
         let hashIndex: [Int32: Int] = [NID_sha1: 0, NID_sha224: 1, NID_sha256: 2, NID_sha384: 3, NID_sha512: 4]
         switch type {
         case EVP_PKEY_ED25519: return .ed25519
@@ -205,19 +191,16 @@ struct Handshake {
     }
 
     /// "X25519", "secp256r1", "ffdhe2048"; "DH 2048" for TLS 1.2 DHE; nil for static RSA.
-    private func keyExchangeGroup(ssl: OpaquePointer, cipher: OpaquePointer?) -> String? {
+    private func keyExchangeGroup(ssl: borrowing SSLObject, cipher: OpaquePointer?) -> String? {
         if let cipher, SSL_CIPHER_get_kx_nid(cipher) == NID_kx_rsa { return nil }
-        let group = CATSProbeShims_SSL_get_negotiated_group(ssl)
+        let group = ssl.negotiatedGroup
         if group != 0 && group != NID_undef {
-            if let name = SSL_group_to_name(ssl, group) {
-                let text = String(cString: name)
+            if let text = ssl.groupName(group) {
                 return ["x25519": "X25519", "x448": "X448"][text] ?? text
             }
             if let name = OBJ_nid2sn(group) { return String(cString: name) }
         }
-        var key: OpaquePointer?
-        guard CATSProbeShims_SSL_get_peer_tmp_key(ssl, &key) == 1, let key else { return nil }
-        let peerKey = EVPKey(takingOwnership: key)
+        guard let peerKey = ssl.peerTemporaryKey else { return nil }
         if peerKey.baseID == EVP_PKEY_DH { return "DH \(peerKey.bits)" }
         return OBJ_nid2sn(peerKey.baseID).map { String(cString: $0) }
     }
@@ -226,7 +209,7 @@ struct Handshake {
     private func exchangeHTTP(session: TLSSession, deadline: Deadline) async -> HTTPExchange {
         let request = Array(HTTPHead.request(for: self.request.target).utf8)
         let written = await session.drive(deadline: deadline) { ssl in
-            request.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+            request.withUnsafeBytes { ssl.write($0) }
         }
         if case .failed(_, let errors) = written {
             return HTTPExchange(statusCode: nil, failure: "request not sent: \(failureText(session, errors))")
@@ -235,7 +218,7 @@ struct Handshake {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while head.count < HTTPHead.headLimit {
             let read = await session.drive(deadline: deadline) { ssl in
-                buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+                buffer.withUnsafeMutableBytes { ssl.read(into: $0) }
             }
             switch read {
             case .done(let n):
@@ -262,13 +245,13 @@ struct Handshake {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         let exchange = HTTP2Exchange(write: { bytes in
             let written = await session.drive(deadline: deadline) { ssl in
-                bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                bytes.withUnsafeBytes { ssl.write($0) }
             }
             if case .failed(_, let errors) = written { return failureText(session, errors) }
             return nil
         }, read: {
             switch await session.drive(deadline: deadline, { ssl in
-                buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+                buffer.withUnsafeMutableBytes { ssl.read(into: $0) }
             }) {
             case .done(let n): return .success(Array(buffer.prefix(Int(n))))
             case .failed(let code, let errors):

@@ -79,7 +79,7 @@ final class Reactor: Sendable {
         do {
             backend = try PlatformReactorBackend()
         } catch {
-            throw RuntimeStartError(what: "the reactor's \(error.call)", errno: error.errno)
+            throw RuntimeStartError(.reactor, what: "the reactor's \(error.call)", errno: error.errno)
         }
     }
 

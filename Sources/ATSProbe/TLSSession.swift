@@ -11,9 +11,7 @@ import TLSFacts
 final class TLSSession: @unchecked Sendable {  // used by one task at a time
     /// The connection's SSL, owned (and freed, with its BIO) by OpenSSLSupport's SSLObject,
     /// stored inline: no allocation of its own.
-    private let owner: SSLObject
-    /// The SSL, lent for a call while this session lives.
-    var ssl: OpaquePointer { owner.pointer }
+    let ssl: SSLObject
     /// The SSL's read and write BIO, owned by the SSL (freed with it).
     private let pipe: OpaquePointer
     let connection: TCPConnection
@@ -37,8 +35,8 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
             throw ProbeFailure(kind: .other, detail: "cannot make the SSL's BIO: \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
         }
         // An empty pipe means "try again", not EOF, until the socket says so (fill).
-        SSL_set_bio(owner.pointer, pipe, pipe)  // one reference, the SSL's, for both directions
-        self.owner = owner
+        owner.setBIO(pipe)  // one reference, the SSL's, for both directions
+        self.ssl = owner
         self.pipe = pipe
         self.connection = connection
     }
@@ -53,11 +51,11 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
     /// Not inlined: its frame (with flush's and fill's) exists only while it runs, not for the
     /// whole life of each caller's task.
     @inline(never)
-    func drive(deadline: Deadline, _ call: (OpaquePointer) -> Int32) async -> Outcome {
+    func drive(deadline: Deadline, _ call: (borrowing SSLObject) -> Int32) async -> Outcome {
         while true {
             OpenSSLErrors.clear()
             let result = call(ssl)
-            let code = result > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, result)
+            let code = result > 0 ? SSL_ERROR_NONE : ssl.error(for: result)
             let errors = code == SSL_ERROR_NONE ? [] : OpenSSLErrors.drain()
             // Send whatever OpenSSL wrote (a hello, a finished message, an alert) before deciding.
             let flushed = await flush(deadline: deadline)

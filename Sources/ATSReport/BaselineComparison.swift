@@ -106,7 +106,7 @@ package struct BaselineComparison: Sendable {
             let judged = sides.filter { [.pass, .exception, .noException].contains($0.verdict) }
             if let short = judged.first(where: { ($0.forecastHorizon ?? 0) < seconds }) {
                 let horizon = short.forecastHorizon.map { "a forecast of \($0) s" } ?? "no forecast"
-                throw InputError("--fail-on expiring:\(seconds)s reads the run's forecast, and '\(UntrustedText.escape(short.name, limit: 300))' has \(horizon): "
+                throw InputError(.badArgument, "--fail-on expiring:\(seconds)s reads the run's forecast, and '\(UntrustedText.escape(short.name, limit: 300))' has \(horizon): "
                                  + "record the run with audit --forecast \(seconds)s (or more)")
             }
             return judged.contains { ($0.secondsUntilWorse ?? Int.max) <= seconds }

@@ -15,7 +15,7 @@ package enum BaselineReading {
     /// with `run`'s options (docs/ci.md's first step); any other bad file as the reader says.
     package static func read(_ path: String, option: String, run: RunInfo?) throws -> (sides: [BaselineComparison.Side], run: RunInfo?) {
         if path != "-", !FileManager.default.fileExists(atPath: path) {
-            throw InputError("\(option) '\(UntrustedText.escape(path, limit: 300))': no such file; record the first baseline with this run's options: "
+            throw InputError(.fileAccess, "\(option) '\(UntrustedText.escape(path, limit: 300))': no such file; record the first baseline with this run's options: "
                              + Comparability.recordCommand(baseline: path, run: run))
         }
         return try RunRecords.sides([path])
@@ -26,7 +26,7 @@ package enum BaselineReading {
     /// output to say first.
     package static func check(baseline: RunInfo?, path: String, run: RunInfo?, anyway: Bool) throws -> [String] {
         let differences = Comparability.differences(baseline: baseline, run: run)
-        if !differences.isEmpty, !anyway { throw InputError(Comparability.refusal(differences, baseline: path, run: run)) }
+        if !differences.isEmpty, !anyway { throw InputError(.incomparable, Comparability.refusal(differences, baseline: path, run: run)) }
         return differences
     }
 }

@@ -83,11 +83,11 @@ package enum CompactBaseline {
     static func decode(_ line: ArraySlice<UInt8>, kind: String, decoder: JSONDecoder) throws -> Line {
         if kind == headerKind {
             let header = try decoder.decode(Header.self, from: Data(line))
-            guard header.kind == headerKind, header.schemaVersion == schemaVersion else { throw InputError("not a baseline header") }
+            guard header.kind == headerKind, header.schemaVersion == schemaVersion else { throw InputError(.badContents, "not a baseline header") }
             return .header(header.run)
         }
         let target = try decoder.decode(Target.self, from: Data(line))
-        guard target.kind == targetKind, target.schemaVersion == schemaVersion else { throw InputError("not a baseline line") }
+        guard target.kind == targetKind, target.schemaVersion == schemaVersion else { throw InputError(.badContents, "not a baseline line") }
         return .target(target.side)
     }
 
@@ -109,7 +109,7 @@ package enum CompactBaseline {
     /// Throws when a TARGET names nothing on either side.
     package static func accepting(_ targets: [String], baseline: [BaselineComparison.Side], run: [BaselineComparison.Side]) throws -> [BaselineComparison.Side] {
         for target in targets where !baseline.contains(where: { $0.named(target) }) && !run.contains(where: { $0.named(target) }) {
-            throw InputError("--accept '\(UntrustedText.escape(target, limit: 300))': neither the baseline nor the run holds it (give its URL or its input line)")
+            throw InputError(.badArgument, "--accept '\(UntrustedText.escape(target, limit: 300))': neither the baseline nor the run holds it (give its URL or its input line)")
         }
         var out: [BaselineComparison.Side] = []
         var taken: Set<AuditRecord.Identity> = []

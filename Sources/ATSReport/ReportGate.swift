@@ -93,13 +93,13 @@ package enum ReportGate {
         let run = try RunRecords.sides([path])
         var sides = run.sides, info = run.run
         if let update {
-            guard !accept.isEmpty else { throw InputError("--update moves targets of the baseline forward: name each with --accept TARGET") }
+            guard !accept.isEmpty else { throw InputError(.badArgument, "--update moves targets of the baseline forward: name each with --accept TARGET") }
             let old = try BaselineReading.read(update, option: "--update", run: run.run)
             _ = try BaselineReading.check(baseline: old.run, path: update, run: run.run, anyway: anyway)
             sides = try CompactBaseline.accepting(accept, baseline: old.sides, run: run.sides)
             info = old.run ?? run.run
         } else if !accept.isEmpty {
-            throw InputError("--accept with --baseline-of needs the baseline to move forward: --update BASELINE")
+            throw InputError(.badArgument, "--accept with --baseline-of needs the baseline to move forward: --update BASELINE")
         }
         return CompactBaseline.render(sides, run: info)
     }

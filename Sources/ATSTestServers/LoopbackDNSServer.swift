@@ -61,7 +61,7 @@ package final class LoopbackDNSServer: @unchecked Sendable {
     /// `names` by lower-case name without the final dot; anything else gets `fallback`.
     /// `bindAddress`: "127.0.0.1" or "::1" (IPv6 loopback, for `--dns-servers` given IPv6).
     package init(names: [String: Behavior], fallback: Behavior = .nxdomain(), bindAddress: String = "127.0.0.1") throws {
-        guard bindAddress == "127.0.0.1" || bindAddress == "::1" else { throw TestServerError("bind 127.0.0.1 or ::1, not \(bindAddress)") }
+        guard bindAddress == "127.0.0.1" || bindAddress == "::1" else { throw TestServerError(.badArgument, "bind 127.0.0.1 or ::1, not \(bindAddress)") }
         self.names = Dictionary(uniqueKeysWithValues: names.map { ($0.key.lowercased(), $0.value) })
         self.fallback = fallback
         self.bindAddress = bindAddress
@@ -77,7 +77,7 @@ package final class LoopbackDNSServer: @unchecked Sendable {
                 close(udp)
             }
         }
-        guard let bound else { throw TestServerError("no port free for both UDP and TCP") }
+        guard let bound else { throw TestServerError(.noFreePort, "no port free for both UDP and TCP") }
         (udp, tcp, port) = bound
         guard listen(tcp, 16) == 0 else { throw TestServerError.system("listen") }
         var pipeFDs: [Int32] = [0, 0]

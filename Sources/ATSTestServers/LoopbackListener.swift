@@ -124,7 +124,7 @@ final class LoopbackListener: @unchecked Sendable {
                 var socketAddress = sockaddr_in6()
                 socketAddress.sin6_family = sa_family_t(AF_INET6)
                 guard let parsed = IPAddress(address, family: .v6) else {
-                    throw TestServerError("not an IPv6 address: \(address)")
+                    throw TestServerError(.badArgument, "not an IPv6 address: \(address)")
                 }
                 withUnsafeMutableBytes(of: &socketAddress.sin6_addr) { $0.copyBytes(from: parsed.bytes) }
                 try withUnsafePointer(to: &socketAddress) { pointer in
@@ -138,7 +138,7 @@ final class LoopbackListener: @unchecked Sendable {
                 var socketAddress = sockaddr_in()
                 socketAddress.sin_family = sa_family_t(AF_INET)
                 guard let parsed = IPAddress(address, family: .v4) else {
-                    throw TestServerError("not an IPv4 address: \(address)")
+                    throw TestServerError(.badArgument, "not an IPv4 address: \(address)")
                 }
                 withUnsafeMutableBytes(of: &socketAddress.sin_addr) { $0.copyBytes(from: parsed.bytes) }
                 try withUnsafePointer(to: &socketAddress) { pointer in

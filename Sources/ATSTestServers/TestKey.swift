@@ -41,22 +41,22 @@ extension TestKey {
         case .ec: "EC"
         case .ed25519: "ED25519"
         }
-        let context = try checkNotNull("creating a \(algorithm) key context") {
+        let context = try checkNotNull(.allocation, "creating a \(algorithm) key context") {
             EVP_PKEY_CTX_new_from_name(nil, algorithm, nil)
         }
         defer { EVP_PKEY_CTX_free(context) }
-        try check("starting \(algorithm) key generation") { EVP_PKEY_keygen_init(context) }
+        try check(.cryptography, "starting \(algorithm) key generation") { EVP_PKEY_keygen_init(context) }
         switch self {
         case .rsa(let bits), .rsaPSS(let bits):
-            try check("setting the RSA key size \(bits)") { EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) }
+            try check(.configuration, "setting the RSA key size \(bits)") { EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) }
         case .ec(let curve):
-            try check("setting the curve \(curve.rawValue)") { EVP_PKEY_CTX_set_group_name(context, curve.rawValue) }
+            try check(.configuration, "setting the curve \(curve.rawValue)") { EVP_PKEY_CTX_set_group_name(context, curve.rawValue) }
         case .ed25519:
             break
         }
         var key: OpaquePointer?
-        try check("generating a \(algorithm) key") { EVP_PKEY_keygen(context, &key) }
-        guard let key else { throw OpenSSLError("generating a \(algorithm) key") }
+        try check(.cryptography, "generating a \(algorithm) key") { EVP_PKEY_keygen(context, &key) }
+        guard let key else { throw OpenSSLError(.cryptography, "generating a \(algorithm) key") }
         return EVPKey(takingOwnership: key)
     }
 }

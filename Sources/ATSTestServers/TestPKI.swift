@@ -64,21 +64,7 @@ package final class TestPKI: Sendable {
     /// A certs-only PKCS#7 (CMS SignedData without signers) holding `certificates` (DER), the
     /// form caIssuers URLs may serve (.p7c, RFC 5280 4.2.2.1).
     package static func certsOnlyPKCS7(_ certificates: [[UInt8]]) throws -> [UInt8] {
-        let p7 = try checkNotNull("allocating a PKCS#7") { PKCS7_new() }
-        defer { PKCS7_free(p7) }
-        try check("making it SignedData") { Int32(PKCS7_set_type(p7, NID_pkcs7_signed)) }
-        try check("adding empty content") { Int32(PKCS7_content_new(p7, NID_pkcs7_data)) }
-        for der in certificates {
-            let certificate = try X509Certificate(der: der)
-            try check("adding a certificate") { PKCS7_add_certificate(p7, certificate.pointer) }
-        }
-        let length = try check("encoding the PKCS#7") { i2d_PKCS7(p7, nil) }
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        try bytes.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            try check("encoding the PKCS#7") { i2d_PKCS7(p7, &cursor) }
-        }
-        return bytes
+        try PKCS7Message.certificatesOnly(certificates.map { der in try X509Certificate(der: der) }).der
     }
 
     /// A leaf under a ladder of `depth` intermediates from the root (root -> 1 -> ... -> depth ->
@@ -115,37 +101,33 @@ package final class TestPKI: Sendable {
         let issuerKey = try EVPKey(privateKeyPEM: issuer.privateKeyPEM)
         let subject = try X509Certificate(pem: identity.certificatePEM)
 
-        let certificateID = try checkNotNull("making an OCSP cert ID") {
-            OCSP_cert_to_id(nil, subject.pointer, issuerCertificate.pointer)
-        }
-        defer { OCSP_CERTID_free(certificateID) }
-        let basic = try checkNotNull("allocating an OCSP basic response") { OCSP_BASICRESP_new() }
-        defer { OCSP_BASICRESP_free(basic) }
+        OpenSSLErrors.clear()
+        guard let id = OCSPCertificateID(subject: subject, issuer: issuerCertificate) else { throw OpenSSLError(.allocation, "making an OCSP cert ID") }
+        let basic = try OCSPBasicResponse()
 
         let times = try [thisUpdate, nextUpdate].map { date in
-            try checkNotNull("making an OCSP time") { ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970.rounded(.down))) }
+            try checkNotNull(.allocation, "making an OCSP time") { ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970.rounded(.down))) }
         }
         defer { times.forEach { ASN1_TIME_free($0) } }
-        _ = try checkNotNull("adding an OCSP status") {
+        _ = try checkNotNull(.configuration, "adding an OCSP status") {
             revoked
-                ? OCSP_basic_add1_status(basic, certificateID, V_OCSP_CERTSTATUS_REVOKED, OCSP_REVOKED_STATUS_KEYCOMPROMISE,
+                ? OCSP_basic_add1_status(basic.pointer, id.pointer, V_OCSP_CERTSTATUS_REVOKED, OCSP_REVOKED_STATUS_KEYCOMPROMISE,
                                          times[0], times[0], times[1])
-                : OCSP_basic_add1_status(basic, certificateID, V_OCSP_CERTSTATUS_GOOD, 0, nil, times[0], times[1])
+                : OCSP_basic_add1_status(basic.pointer, id.pointer, V_OCSP_CERTSTATUS_GOOD, 0, nil, times[0], times[1])
         }
         let digest = issuerKey.isEd25519 ? nil : EVP_sha256()
-        try check("signing the OCSP response") {
-            OCSP_basic_sign(basic, issuerCertificate.pointer, issuerKey.pointer, digest, nil, 0)
+        try check(.cryptography, "signing the OCSP response") {
+            OCSP_basic_sign(basic.pointer, issuerCertificate.pointer, issuerKey.pointer, digest, nil, 0)
         }
-        let response = try checkNotNull("making the OCSP response") {
-            OCSP_response_create(OCSP_RESPONSE_STATUS_SUCCESSFUL, basic)
-        }
-        defer { OCSP_RESPONSE_free(response) }
+        let response = OCSPResponse(takingOwnership: try checkNotNull(.allocation, "making the OCSP response") {
+            OCSP_response_create(OCSP_RESPONSE_STATUS_SUCCESSFUL, basic.pointer)
+        })
 
-        let length = try check("encoding the OCSP response") { i2d_OCSP_RESPONSE(response, nil) }
+        let length = try check(.encoding, "encoding the OCSP response") { i2d_OCSP_RESPONSE(response.pointer, nil) }
         var bytes = [UInt8](repeating: 0, count: Int(length))
         try bytes.withUnsafeMutableBufferPointer { buffer in
             var cursor = buffer.baseAddress
-            try check("encoding the OCSP response") { i2d_OCSP_RESPONSE(response, &cursor) }
+            try check(.encoding, "encoding the OCSP response") { i2d_OCSP_RESPONSE(response.pointer, &cursor) }
         }
         return bytes
     }

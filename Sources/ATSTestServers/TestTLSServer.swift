@@ -59,24 +59,21 @@ package final class TestTLSServer: Sendable {
 
     private static func serve(_ connection: LoopbackListener.Connection, context: ServerContext,
                               http: HTTPBehavior, fault: HTTP2Fault?, handshakes: Locked<Int>, heads: Locked<[String]>) {
-        guard let owner = try? SSLObject(context: context.context) else { return }  // freed with `owner`
-        let ssl = owner.pointer
+        guard let owner = try? SSLObject(context: context.context) else { return }
+        let ssl = ServerSSL(owner)  // the SSL is freed with `ssl`
         defer { ERR_clear_error() }
-        guard SSL_set_fd(ssl, connection.fd) == 1, SSL_accept(ssl) == 1 else { return }
+        guard ssl.owner.setFileDescriptor(connection.fd) == 1, ssl.owner.accept() == 1 else { return }
         handshakes.withLock { $0 += 1 }
 
         if case .noResponse = http {
-            _ = SSL_shutdown(ssl)
+            ssl.owner.shutdown()
             return
         }
-        var selected: UnsafePointer<UInt8>?
-        var selectedLength: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &selected, &selectedLength)
-        if let selected, selectedLength == 2, selected[0] == UInt8(ascii: "h"), selected[1] == UInt8(ascii: "2") {
+        if ssl.owner.selectedALPN == "h2" {
             HTTP2Responder(read: { buffer in
-                Int(buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) })
+                Int(buffer.withUnsafeMutableBytes { ssl.owner.read(into: $0) })
             }, write: { writeAll($0, ssl: ssl) }, isStopped: connection.isStopped).serve(http, fault: fault)
-            _ = SSL_shutdown(ssl)
+            ssl.owner.shutdown()
             return
         }
         guard let (path, head) = readRequestPath(ssl, isStopped: connection.isStopped) else { return }
@@ -86,11 +83,11 @@ package final class TestTLSServer: Sendable {
 
     /// Writes all of `bytes`, false when the peer is gone. Bounded: each SSL_write either makes
     /// progress or fails (the socket has a send timeout).
-    private static func writeAll(_ bytes: [UInt8], ssl: OpaquePointer) -> Bool {
+    private static func writeAll(_ bytes: [UInt8], ssl: ServerSSL) -> Bool {
         bytes.withUnsafeBytes { raw in
             var written = 0
             while written < raw.count {
-                let count = SSL_write(ssl, raw.baseAddress! + written, Int32(raw.count - written))
+                let count = ssl.owner.write(UnsafeRawBufferPointer(rebasing: raw[written...]))
                 guard count > 0 else { return false }
                 written += Int(count)
             }
@@ -98,7 +95,7 @@ package final class TestTLSServer: Sendable {
         }
     }
 
-    private static func answer(_ behavior: HTTPBehavior, ssl: OpaquePointer, connection: LoopbackListener.Connection) {
+    private static func answer(_ behavior: HTTPBehavior, ssl: ServerSSL, connection: LoopbackListener.Connection) {
         func write(_ bytes: [UInt8]) -> Bool { writeAll(bytes, ssl: ssl) }
         let endlessLimit = 8 << 20
         switch behavior {
@@ -123,8 +120,8 @@ package final class TestTLSServer: Sendable {
             }
         case .renegotiate(let then):
             // TLS 1.2 only (1.3 has no renegotiation); the request comes with the write.
-            _ = SSL_renegotiate(ssl)
-            _ = SSL_do_handshake(ssl)
+            _ = ssl.owner.renegotiate()
+            _ = ssl.owner.doHandshake()
             answer(then, ssl: ssl, connection: connection)
             return
         case .held(let hold, let then):
@@ -140,17 +137,17 @@ package final class TestTLSServer: Sendable {
             guard let response = behavior.response() else { return }
             _ = write(response)
         }
-        _ = SSL_shutdown(ssl)
+        ssl.owner.shutdown()
     }
 
     /// Reads an HTTP request head (at most 16 KiB) and returns the request-target and the head.
-    private static func readRequestPath(_ ssl: OpaquePointer, isStopped: () -> Bool) -> (String, String)? {
+    private static func readRequestPath(_ ssl: ServerSSL, isStopped: () -> Bool) -> (String, String)? {
         let limit = 16 * 1024
         var head: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
         while head.count < limit, !isStopped() {
-            let count = SSL_read(ssl, &chunk, Int32(chunk.count))
+            let count = chunk.withUnsafeMutableBytes { ssl.owner.read(into: $0) }
             guard count > 0 else { return nil }
             head += chunk.prefix(Int(count))
             if head.firstRange(of: terminator) != nil { break }
@@ -160,4 +157,10 @@ package final class TestTLSServer: Sendable {
         let parts = requestLine.split(separator: " ")
         return parts.count >= 2 ? (String(parts[1]), text) : nil
     }
+}
+
+/// One served connection's SSL, in a class so the HTTP/2 responder's closures can reach it.
+private final class ServerSSL {
+    let owner: SSLObject
+    init(_ owner: consuming SSLObject) { self.owner = owner }
 }

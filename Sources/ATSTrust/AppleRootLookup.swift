@@ -22,20 +22,20 @@ package enum AppleRootLookup {
     }()
 
     /// Adds the lookup to `store`; false when OpenSSL would not take it.
-    package static func add(to store: OpaquePointer) -> Bool {
+    package static func add(to store: X509Store) -> Bool {
         guard let method else { return false }
-        return X509_STORE_add_lookup(store, method) != nil
+        return store.addLookup(method: method) != nil
     }
 
     /// OpenSSL's get_by_subject: 1 with `result` set to a root whose subject is `name`, else 0.
     private static func find(lookup: OpaquePointer?, type: X509_LOOKUP_TYPE, name: OpaquePointer?,
                              result: OpaquePointer?) -> Int32 {
-        guard type == X509_LU_X509, let lookup, let name, let result, let store = X509_LOOKUP_get_store(lookup) else { return 0 }
+        guard type == X509_LU_X509, let lookup, let name, let result else { return 0 }
         var found = false
         for (index, subject) in subjects.enumerated() {
             guard let subject, X509_NAME_cmp(subject, name) == 0, let cert = decode(AppleRootStore.roots[index].der) else { continue }
-            _ = X509_STORE_add_cert(store, cert.pointer)  // the next search finds it in the store's cache
-            if !found { found = X509_OBJECT_set1_X509(result, cert.pointer) == 1 }
+            // Kept in the store: the next search finds it in the store's cache.
+            if X509Store.keep(cert, inStoreOf: lookup, result: result, setResult: !found) { found = true }
         }
         OpenSSLErrors.clear()
         return found ? 1 : 0

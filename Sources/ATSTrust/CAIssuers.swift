@@ -118,16 +118,12 @@ package enum CAIssuers {
         if let cert = try? X509Certificate(der: body) {
             return (try? cert.der).map { [$0] } ?? []
         }
-        if let p7 = body.withUnsafeBufferPointer({ buffer -> UnsafeMutablePointer<PKCS7>? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_PKCS7(nil, &cursor, buffer.count)
+        // Every certificate of a PKCS#7 message: the response bound (64 KiB) bounds their number.
+        if let certificates = body.withUnsafeBufferPointer({ buffer -> [X509Certificate]? in
+            guard let message = PKCS7Message(der: buffer) else { return nil }
+            return message.certificates(limit: .max) ?? []
         }) {
-            defer { PKCS7_free(p7) }
-            guard let stack = CATSProbeShims_PKCS7_signed_certificates(p7) else { return [] }
-            // Every certificate of the message: the response bound (64 KiB) bounds their number.
-            return (0..<max(0, CATSProbeShims_sk_X509_num(stack))).compactMap { index in
-                CATSProbeShims_sk_X509_value(stack, index).flatMap { CertificateReader.der($0, with: { i2d_X509($0, $1) }) }
-            }
+            return certificates.compactMap { try? $0.der }
         }
         guard let bio = try? MemoryBIO(copying: body), let cert = X509Certificate.readPEM(from: bio) else { return [] }
         return (try? cert.der).map { [$0] } ?? []

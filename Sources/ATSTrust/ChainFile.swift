@@ -101,12 +101,9 @@ package enum ChainFile {
     /// A certs-only PKCS#7 (CMS SignedData) message's certificates, every one of them (the byte
     /// bound bounds their number); nil when `der` is not one.
     package static func pkcs7(der: [UInt8]) -> [X509Certificate]? {
-        guard let p7 = der.withUnsafeBufferPointer({ buffer -> UnsafeMutablePointer<PKCS7>? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_PKCS7(nil, &cursor, buffer.count)
-        }) else { return nil }
-        defer { PKCS7_free(p7) }
-        guard let stack = CATSProbeShims_PKCS7_signed_certificates(p7) else { return [] }
-        return X509Certificate.retaining(stack: stack, limit: certificateLimit + 1)
+        der.withUnsafeBufferPointer { buffer in
+            guard let message = PKCS7Message(der: buffer) else { return nil }
+            return message.certificates(limit: certificateLimit + 1) ?? []
+        }
     }
 }

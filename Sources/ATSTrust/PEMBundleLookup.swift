@@ -37,8 +37,8 @@ package final class PEMBundleLookup: Sendable {
     /// Adds a lookup over the bundle at `path` to `store`; false when OpenSSL would not take it.
     /// The store keeps the lookup (and through it this bundle) until it is freed.
     @discardableResult
-    package static func add(path: String, to store: OpaquePointer) -> Bool {
-        guard let method, let lookup = X509_STORE_add_lookup(store, method) else { return false }
+    package static func add(path: String, to store: X509Store) -> Bool {
+        guard let method, let lookup = store.addLookup(method: method) else { return false }
         let bundle = Unmanaged.passRetained(PEMBundleLookup(path: path))
         guard X509_LOOKUP_set_method_data(lookup, bundle.toOpaque()) == 1 else {
             bundle.release()
@@ -64,7 +64,6 @@ package final class PEMBundleLookup: Sendable {
     /// OpenSSL's get_by_subject: 1 with `result` set to a certificate whose subject is `name`.
     /// Called without the store's lock, from any thread.
     private func find(lookup: OpaquePointer, name: OpaquePointer, result: OpaquePointer) -> Int32 {
-        guard let store = X509_LOOKUP_get_store(lookup) else { return 0 }
         let matching = blocks.withLock { blocks -> [[UInt8]] in
             if blocks == nil { blocks = PEMBundleLookup.read(path: path) }
             return blocks!.filter { $0.subject.map { X509_NAME_cmp($0, name) == 0 } ?? false }.map(\.der)
@@ -75,8 +74,8 @@ package final class PEMBundleLookup: Sendable {
                 var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
                 return d2i_X509_AUX(nil, &cursor, buffer.count).map(X509Certificate.init(takingOwnership:))
             }) else { continue }
-            _ = X509_STORE_add_cert(store, cert.pointer)  // the next search finds it in the store's cache
-            if !found { found = X509_OBJECT_set1_X509(result, cert.pointer) == 1 }
+            // Kept in the store: the next search finds it in the store's cache.
+            if X509Store.keep(cert, inStoreOf: lookup, result: result, setResult: !found) { found = true }
         }
         OpenSSLErrors.clear()
         return found ? 1 : 0

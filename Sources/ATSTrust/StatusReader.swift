@@ -33,19 +33,22 @@ package enum StatusReader {
 
     /// SCTs delivered in the handshake: the TLS extension and the OCSP staple (embedded ones are
     /// read from the certificate itself).
-    package static func deliveredSCTs(of ssl: OpaquePointer,
+    package static func deliveredSCTs(of ssl: borrowing SSLObject,
                               check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
-        guard let list = SSL_get0_peer_scts(ssl) else {
+        guard let found = ssl.withPeerSCTs({ list in
+            list.map { list in
+                timestamps(in: list, source: { sct in
+                    switch SCT_get_source(sct) {
+                    case SCT_SOURCE_TLS_EXTENSION: .tlsExtension
+                    case SCT_SOURCE_OCSP_STAPLED_RESPONSE: .ocspStaple
+                    default: nil
+                    }
+                }, check: check)
+            }
+        }) else {
             OpenSSLErrors.clear()
             return []
         }
-        let found = timestamps(in: list, source: { sct in
-            switch SCT_get_source(sct) {
-            case SCT_SOURCE_TLS_EXTENSION: .tlsExtension
-            case SCT_SOURCE_OCSP_STAPLED_RESPONSE: .ocspStaple
-            default: nil
-            }
-        }, check: check)
         // OpenSSL moves each source's SCTs onto the peer list by popping, which reverses them:
         // restore the order they were sent in, source by source.
         return [SignedCertificateTimestamp.Source.tlsExtension, .ocspStaple].flatMap { source in
@@ -54,33 +57,31 @@ package enum StatusReader {
     }
 
     /// The stapled OCSP response, parsed; the leaf's status when the response names it.
-    package static func ocspStaple(of ssl: OpaquePointer, leaf: OpaquePointer?, issuer: OpaquePointer?) -> OCSPStaple? {
-        var bytes: UnsafePointer<UInt8>?
-        let length = CATSProbeShims_SSL_get_tlsext_status_ocsp_resp(ssl, &bytes)
-        guard length > 0, bytes != nil else { return nil }
-        var cursor = bytes
-        guard let response = d2i_OCSP_RESPONSE(nil, &cursor, length) else {
+    package static func ocspStaple(of ssl: borrowing SSLObject, leaf: X509Certificate?, issuer: X509Certificate?) -> OCSPStaple? {
+        ssl.withStapledOCSPResponse { bytes in bytes.map { ocspStaple(der: $0, leaf: leaf, issuer: issuer) } }
+    }
+
+    /// An OCSP response's bytes, parsed; the leaf's status when the response names it.
+    package static func ocspStaple(der: UnsafeBufferPointer<UInt8>, leaf: X509Certificate?, issuer: X509Certificate?) -> OCSPStaple {
+        guard let response = OCSPResponse(der: der) else {
             OpenSSLErrors.clear()
             return OCSPStaple(responseStatus: "malformed", certificateStatus: nil, thisUpdate: nil, nextUpdate: nil)
         }
-        defer { OCSP_RESPONSE_free(response) }
-        let statusCode = OCSP_response_status(response)
+        let statusCode = response.status
         let statusName = responseStatusNames[statusCode] ?? "status \(statusCode)"
         var staple = OCSPStaple(responseStatus: statusName, certificateStatus: nil, thisUpdate: nil, nextUpdate: nil)
-        guard statusCode == OCSP_RESPONSE_STATUS_SUCCESSFUL, let basic = OCSP_response_get1_basic(response) else {
+        guard statusCode == OCSP_RESPONSE_STATUS_SUCCESSFUL, let basic = response.basic() else {
             OpenSSLErrors.clear()
             return staple
         }
-        defer { OCSP_BASICRESP_free(basic) }
         guard let leaf else { return staple }
         var status: Int32 = -1, reason: Int32 = -1
         var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?,
             nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
         var found = false
-        if let issuer, let id = OCSP_cert_to_id(nil, leaf, issuer) {
-            found = OCSP_resp_find_status(basic, id, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1
-            OCSP_CERTID_free(id)
-        } else if let single = singleResponse(in: basic, serialOf: leaf) {
+        if let issuer, let id = OCSPCertificateID(subject: leaf, issuer: issuer) {
+            found = OCSP_resp_find_status(basic.pointer, id.pointer, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1
+        } else if let single = singleResponse(in: basic.pointer, serialOf: leaf.pointer) {
             // The issuer was not served (a leaf signed by the root): the leaf's serial names it.
             status = OCSP_single_get0_status(single, &reason, &revoked, &thisUpdate, &nextUpdate)
             found = status >= 0

@@ -24,11 +24,6 @@ package struct TrustEvaluator: Sendable {
         let depth: Int32
     }
 
-    /// Collects verify errors from the C callback; reached through the store context's app data.
-    package final class ErrorLog {
-        var errors: [VerifyError] = []
-    }
-
     /// Fetches missing issuers by caIssuers URL (nil: --no-aia); the source bounds each fetch.
     package var fetcher: (any IssuerSource)? = nil
 
@@ -47,7 +42,7 @@ package struct TrustEvaluator: Sendable {
                                    anchor: nil, evaluatedAt: date, store: store.storeName)
         }
         var untrusted = served.dropFirst().map(\.certificate)
-        var (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store.pointer)
+        var (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
         var fetches: [FetchedIssuer] = []
         // Apple's path builder asks the network (caIssuers) for a parent no other source has
         // (SecTrustServer.c, kSecCAIssuerSource): the certificate that lacks an issuer names URLs.
@@ -58,7 +53,7 @@ package struct TrustEvaluator: Sendable {
                 let found = await fetchIssuers(of: child, with: fetcher, log: &fetches)
                 guard !found.isEmpty else { break }
                 untrusted += found
-                (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store.pointer)
+                (errors, builtChain) = verify(leaf: leaf, untrusted: untrusted, in: store.store)
                 hops += 1
             }
         }
@@ -72,7 +67,7 @@ package struct TrustEvaluator: Sendable {
             for left in untrusted.indices.prefix(16) {
                 var others = untrusted
                 others.remove(at: left)
-                let (alternativeErrors, alternativeChain) = verify(leaf: leaf, untrusted: others, in: store.store.pointer)
+                let (alternativeErrors, alternativeChain) = verify(leaf: leaf, untrusted: others, in: store.store)
                 if !alternativeErrors.contains(where: { Self.untrustedCodes.contains($0.code) || Self.nameConstraintCodes.contains($0.code) }) {
                     (errors, builtChain, untrusted) = (alternativeErrors, alternativeChain, others)
                     break
@@ -234,7 +229,7 @@ package struct TrustEvaluator: Sendable {
                                untrustedHere: Bool) -> StoreComparison? {
         guard let other = store.otherStore, let otherName = store.otherStoreName, let thisName = store.storeName,
               anchor == .system || untrustedHere else { return nil }
-        let (errors, _) = verify(leaf: leaf, untrusted: untrusted, in: other.pointer)
+        let (errors, _) = verify(leaf: leaf, untrusted: untrusted, in: other)
         let trustedThere = !errors.contains { TrustEvaluator.untrustedCodes.contains($0.code) }
         if anchor == .system && !trustedThere {
             return StoreComparison(store: otherName, trusts: false, detail: "trusted by \(thisName), not by \(otherName)")
@@ -320,45 +315,20 @@ package struct TrustEvaluator: Sendable {
 
     /// Runs X509_verify_cert with a callback that records each error and carries on.
     /// Returns the errors and the chain it built.
-    private func verify(leaf: X509Certificate, untrusted: [X509Certificate], in anchors: OpaquePointer) -> ([VerifyError], [X509Certificate]) {
+    private func verify(leaf: X509Certificate, untrusted: [X509Certificate], in anchors: X509Store) -> ([VerifyError], [X509Certificate]) {
         OpenSSLErrors.clear()
-        guard let stack = try? X509Stack(untrusted), let context = X509_STORE_CTX_new() else { return ([], []) }
-        defer {
-            X509_STORE_CTX_free(context)
-            withExtendedLifetime((leaf, stack)) {}  // the context points at both until it is freed
-        }
-        guard X509_STORE_CTX_init(context, anchors, leaf.pointer, stack.pointer) == 1 else { return ([], []) }
-        let parameters = X509_STORE_CTX_get0_param(context)
-        X509_VERIFY_PARAM_set_time(parameters, time_t(date.timeIntervalSince1970))
-        _ = X509_VERIFY_PARAM_clear_flags(parameters, UInt(X509_V_FLAG_X509_STRICT))
         // An app may set any certificate as an anchor, an intermediate or the leaf itself
         // (SecTrustSetAnchorCertificates: the path ends at the first certificate an anchor
         // source contains, SecPathBuilderIsAnchor), and the user's trust settings make any
         // certificate an anchor (SecPVCIsAnchorPerConstraints: a certificate that is not
         // self-signed is one "as root"); OpenSSL ends a chain at a certificate that is not
         // self-signed only with PARTIAL_CHAIN. The system store holds roots only.
-        if !store.appAnchorFingerprints.isEmpty || !store.userAnchorFingerprints.isEmpty {
-            _ = X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN))
-        }
-
-        let log = ErrorLog()
-        let unmanaged = Unmanaged.passRetained(log)
-        defer { unmanaged.release() }
-        _ = CATSProbeShims_X509_STORE_CTX_set_app_data(context, unmanaged.toOpaque())
-        X509_STORE_CTX_set_verify_cb(context) { ok, context in
-            guard ok == 0, let context, let raw = CATSProbeShims_X509_STORE_CTX_get_app_data(context) else { return ok }
-            let log = Unmanaged<ErrorLog>.fromOpaque(raw).takeUnretainedValue()
-            if log.errors.count < 64 {
-                log.errors.append(VerifyError(code: X509_STORE_CTX_get_error(context), depth: X509_STORE_CTX_get_error_depth(context)))
-            }
-            return 1  // keep going: every problem is reported
-        }
-        _ = X509_verify_cert(context)
-        OpenSSLErrors.clear()
-
+        let partialChain = !store.appAnchorFingerprints.isEmpty || !store.userAnchorFingerprints.isEmpty
         // The whole built chain (bounded as the served one is): cutting it at 16 lost the
         // anchor of a longer chain, which then read as a system root.
-        let chain = X509_STORE_CTX_get1_chain(context).map { X509Certificate.takingOwnership(stack: $0, limit: TrustEvaluator.chainLimit) } ?? []
-        return (log.errors, chain)
+        guard let verification = anchors.verify(leaf, untrusted: untrusted, at: Int(date.timeIntervalSince1970),
+                                                partialChain: partialChain, errorLimit: 64,
+                                                chainLimit: TrustEvaluator.chainLimit) else { return ([], []) }
+        return (verification.errors.map { VerifyError(code: $0.code, depth: $0.depth) }, verification.chain)
     }
 }

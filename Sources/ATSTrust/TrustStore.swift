@@ -53,7 +53,7 @@ package final class TrustStore: @unchecked Sendable {
         // Owned by X509Store: freed on every error path below as well as with this store.
         guard let owner = try? X509Store() else { throw TrustSetupError(.storeUnavailable, path: nil, reason: "cannot create an X509 store") }
         self.store = owner
-        let store = owner.pointer
+        let store = owner
         var fingerprints = Set<String>()
         var systemFingerprints = Set<String>()
         var appFingerprints = Set<String>()
@@ -67,7 +67,7 @@ package final class TrustStore: @unchecked Sendable {
             guard !certificates.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
                 appFingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
-                _ = X509_STORE_add_cert(store, cert.pointer)
+                store.add(cert)
             }
             OpenSSLErrors.clear()
             otherStore = nil
@@ -78,12 +78,12 @@ package final class TrustStore: @unchecked Sendable {
             switch options.trustStore {
             case .apple:
                 TrustStore.addAppleRoots(to: store)
-                if let other { TrustStore.addSystemStore(to: other.pointer) }
+                if let other { TrustStore.addSystemStore(to: other) }
                 storeName = AppleRootStore.description
                 otherStoreName = SystemStoreName.description
             case .system:
                 TrustStore.addSystemStore(to: store)
-                if let other { TrustStore.addAppleRoots(to: other.pointer) }
+                if let other { TrustStore.addAppleRoots(to: other) }
                 storeName = SystemStoreName.description
                 otherStoreName = AppleRootStore.description
             }
@@ -101,7 +101,7 @@ package final class TrustStore: @unchecked Sendable {
             guard !certificates.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
                 // With app anchors the system store ends no chain; it still tells a system root.
-                if options.appAnchorFile == nil { _ = X509_STORE_add_cert(store, cert.pointer) }
+                if options.appAnchorFile == nil { store.add(cert) }
                 systemFingerprints.insert(TrustStore.normalized(CertificateReader.fingerprint(of: cert.pointer)))
             }
             OpenSSLErrors.clear()
@@ -112,7 +112,7 @@ package final class TrustStore: @unchecked Sendable {
             let certificates = try TrustStore.readPEMCertificates(path: path, required: required)
             for cert in certificates {
                 fingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
-                _ = X509_STORE_add_cert(store, cert.pointer)  // takes its own reference; duplicates are harmless
+                store.add(cert)  // takes its own reference; duplicates are harmless
             }
             OpenSSLErrors.clear()
         }
@@ -183,17 +183,7 @@ package final class TrustStore: @unchecked Sendable {
     package func issuer(of leaf: X509Certificate, served: [X509Certificate]) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
         if let next = served.dropFirst().first(where: { X509_check_issued($0.pointer, leaf.pointer) == X509_V_OK }) { return next }
-        return TrustStore.issuer(of: leaf, in: store.pointer)
-    }
-
-    /// The certificate `store` finds as `cert`'s issuer (by subject and signature), as chain building asks.
-    private static func issuer(of cert: X509Certificate, in store: OpaquePointer) -> X509Certificate? {
-        guard let context = X509_STORE_CTX_new() else { return nil }
-        defer { X509_STORE_CTX_free(context) }
-        guard X509_STORE_CTX_init(context, store, cert.pointer, nil) == 1 else { return nil }
-        var found: OpaquePointer?
-        guard X509_STORE_CTX_get1_issuer(&found, context, cert.pointer) == 1, let found else { return nil }
-        return X509Certificate(takingOwnership: found)
+        return store.issuer(of: leaf)
     }
 
     /// The machine's OpenSSL store, read as X509_STORE_set_default_paths reads it (the bundle
@@ -207,7 +197,7 @@ package final class TrustStore: @unchecked Sendable {
     /// by update-ca-certificates beside the bundle it holds the same roots as), only the directory
     /// is added. (set_default_paths's third lookup, an OSSL_STORE over the same directory, finds
     /// what the hashed directory finds, and is left out.)
-    package static func addSystemStore(to store: OpaquePointer,
+    package static func addSystemStore(to store: X509Store,
                                environment: [String: String] = ProcessInfo.processInfo.environment,
                                defaultDirectory: String = String(cString: X509_get_default_cert_dir())) {
         func setting(_ variable: UnsafePointer<CChar>) -> String? {
@@ -216,10 +206,10 @@ package final class TrustStore: @unchecked Sendable {
         let file = setting(X509_get_default_cert_file_env())
         let directory = setting(X509_get_default_cert_dir_env())
         if file == nil && directory == nil && hasHashedCertificates(defaultDirectory) {
-            _ = X509_STORE_load_path(store, defaultDirectory)
+            store.loadPath(defaultDirectory)
         } else {
             PEMBundleLookup.add(path: file ?? String(cString: X509_get_default_cert_file()), to: store)
-            _ = X509_STORE_load_path(store, directory ?? defaultDirectory)
+            store.loadPath(directory ?? defaultDirectory)
         }
         OpenSSLErrors.clear()
     }
@@ -235,10 +225,10 @@ package final class TrustStore: @unchecked Sendable {
     package final class StandaloneStore {
         private let store: X509Store
 
-        init?(filling fill: (OpaquePointer) -> Void) {
+        init?(filling fill: (X509Store) -> Void) {
             guard let store = try? X509Store() else { return nil }
             self.store = store
-            fill(store.pointer)
+            fill(store)
         }
 
         /// The machine's store, as addSystemStore builds it.
@@ -249,7 +239,7 @@ package final class TrustStore: @unchecked Sendable {
         /// The SHA-256 fingerprint of the certificate the store finds as `cert`'s issuer (by
         /// subject and signature, as chain building asks); nil when none.
         package func issuerFingerprint(of cert: X509Certificate) -> String? {
-            TrustStore.issuer(of: cert, in: store.pointer).map { CertificateReader.fingerprint(of: $0.pointer) }
+            store.issuer(of: cert).map { CertificateReader.fingerprint(of: $0.pointer) }
         }
     }
 
@@ -273,9 +263,9 @@ package final class TrustStore: @unchecked Sendable {
 
     /// Apple's roots, decoded when a chain asks for their subject (AppleRootLookup); all of
     /// them at once only if OpenSSL refuses the lookup.
-    private static func addAppleRoots(to store: OpaquePointer) {
+    private static func addAppleRoots(to store: X509Store) {
         if !AppleRootLookup.add(to: store) {
-            for cert in AppleRootStore.certificates() { _ = X509_STORE_add_cert(store, cert.pointer) }
+            for cert in AppleRootStore.certificates() { store.add(cert) }
         }
         OpenSSLErrors.clear()
     }

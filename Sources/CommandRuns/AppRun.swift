@@ -21,10 +21,10 @@ import TLSFacts
 package enum AppRun {
     /// --max-entries within its bounds, and every --include and --exclude a host name pattern (else 64, naming it).
     package static func checkOptions(maxEntries: Int, include: [String], exclude: [String]) throws {
-        guard maxEntries > 0, maxEntries <= 1_000_000 else { throw InputError("--max-entries must be between 1 and 1000000, got \(maxEntries)") }
+        guard maxEntries > 0, maxEntries <= 1_000_000 else { throw InputError(.badArgument, "--max-entries must be between 1 and 1000000, got \(maxEntries)") }
         for (option, patterns) in [("--include", include), ("--exclude", exclude)] {
             for pattern in patterns where !NoiseFilter.isValidPattern(pattern) {
-                throw InputError("\(option) '\(UntrustedText.escape(pattern, limit: 100))' is not a host name pattern (HOST, .DOMAIN or *.DOMAIN)")
+                throw InputError(.badArgument, "\(option) '\(UntrustedText.escape(pattern, limit: 100))' is not a host name pattern (HOST, .DOMAIN or *.DOMAIN)")
             }
         }
     }
@@ -32,7 +32,7 @@ package enum AppRun {
     /// --hosts-only FILE: the targets listed, parsed.
     package static func listedTargets(_ file: String) throws -> [Target] {
         try TargetList.read(file, option: "--hosts-only").map { text in
-            do throws(TargetParseError) { return try Target(parsing: text) } catch { throw InputError("--hosts-only: \(error.description)") }
+            do throws(TargetParseError) { return try Target(parsing: text) } catch { throw InputError(.badArgument, "--hosts-only: \(error.description)") }
         }
     }
 
@@ -42,7 +42,7 @@ package enum AppRun {
             return try AppScan.inventory(path: path, limits: ArchiveLimits(maximumEntries: maxEntries),
                                          filter: NoiseFilter(include: include, exclude: exclude), hostsOnly: hostsOnly)
         } catch {
-            throw InputError(error.description)
+            throw InputError(InputError.Code(error), error.description)
         }
     }
 
@@ -75,7 +75,7 @@ package enum AppRun {
                 FileStream.standardError.write("\r\u{1B}[2Kchecking hosts: \(done) of \(total)" + (done == total ? "\r\u{1B}[2K" : ""))
             }
         } catch let error as PropertyListError {
-            throw InputError(error.description)
+            throw InputError(InputError.Code(error), error.description)
         }
     }
 
@@ -85,17 +85,17 @@ package enum AppRun {
         for mapping in mappings {
             let parts = mapping.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let (name, path) = parts.count == 2 ? (String(parts[0]), String(parts[1])) : ("", mapping)
-            guard !path.isEmpty else { throw InputError("--source-plist '\(UntrustedText.escape(mapping, limit: 200))' names no file (BUNDLE=PATH)") }
+            guard !path.isEmpty else { throw InputError(.badArgument, "--source-plist '\(UntrustedText.escape(mapping, limit: 200))' names no file (BUNDLE=PATH)") }
             let bundle = name.isEmpty ? "" : try findBundle(name, inventory, option: "--source-plist")
             guard map[bundle] == nil else {
-                throw InputError("--source-plist: \(UntrustedText.escape(inventory.bundle(bundle)?.name(app: inventory.appName) ?? bundle, limit: 200)) is mapped twice")
+                throw InputError(.badArgument, "--source-plist: \(UntrustedText.escape(inventory.bundle(bundle)?.name(app: inventory.appName) ?? bundle, limit: 200)) is mapped twice")
             }
             let bytes = try FileStream.readAll(path, limit: PropertyListFile.defaultMaximumSize, what: "--source-plist ")
             do {
                 let document = try PropertyListFile.parse(Data(bytes), path: path)
                 map[bundle] = AppSARIF.SourcePlist(path: path, document: document, bytes: bytes)
             } catch {
-                throw InputError("--source-plist '\(UntrustedText.escape(path, limit: 300))': \(error)")
+                throw InputError(.badContents, "--source-plist '\(UntrustedText.escape(path, limit: 300))': \(error)")
             }
         }
         return map
@@ -106,7 +106,7 @@ package enum AppRun {
         let trimmed = name.hasSuffix("/") ? String(name.dropLast()) : name
         guard let match = inventory.bundles.first(where: { $0.path == trimmed || $0.identifier == trimmed || (trimmed == inventory.appName && $0.path.isEmpty) }) else {
             let names = inventory.bundles.map { $0.name(app: inventory.appName) }
-            throw InputError("\(option) '\(UntrustedText.escape(name, limit: 200))' is not a bundle of the app (choose from \(names.map { UntrustedText.escape($0, limit: 200) }.joined(separator: ", ")))")
+            throw InputError(.badArgument, "\(option) '\(UntrustedText.escape(name, limit: 200))' is not a bundle of the app (choose from \(names.map { UntrustedText.escape($0, limit: 200) }.joined(separator: ", ")))")
         }
         return match.path
     }
@@ -117,10 +117,10 @@ package enum AppRun {
         let trimmed = bundle.hasSuffix("/") ? String(bundle.dropLast()) : bundle
         guard let match = inventory.bundles.first(where: { $0.path == trimmed || $0.identifier == trimmed || (trimmed == inventory.appName && $0.path.isEmpty) }) else {
             let names = inventory.bundles.filter { $0.dictionaryOwner == $0.path }.map { $0.name(app: inventory.appName) }
-            throw InputError("--bundle '\(UntrustedText.escape(bundle, limit: 200))' is not a bundle of the app (choose from \(names.map { UntrustedText.escape($0, limit: 200) }.joined(separator: ", ")))")
+            throw InputError(.badArgument, "--bundle '\(UntrustedText.escape(bundle, limit: 200))' is not a bundle of the app (choose from \(names.map { UntrustedText.escape($0, limit: 200) }.joined(separator: ", ")))")
         }
         guard match.dictionaryOwner == match.path else {
-            throw InputError("--bundle '\(UntrustedText.escape(bundle, limit: 200))' is a framework: its loads use \(match.dictionaryOwner.isEmpty ? inventory.appName : match.dictionaryOwner)'s dictionary")
+            throw InputError(.badArgument, "--bundle '\(UntrustedText.escape(bundle, limit: 200))' is a framework: its loads use \(match.dictionaryOwner.isEmpty ? inventory.appName : match.dictionaryOwner)'s dictionary")
         }
         return match.path
     }

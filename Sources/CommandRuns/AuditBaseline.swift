@@ -18,7 +18,7 @@ package enum AuditBaseline {
                              warn: (String) -> Void) throws -> BaselineInput? {
         guard let path else {
             if failOn.needsBaseline {
-                throw InputError("--fail-on \(failOn.defaultValueDescription) compares with an earlier run: give it with --baseline OLD.jsonl")
+                throw InputError(.badArgument, "--fail-on \(failOn.defaultValueDescription) compares with an earlier run: give it with --baseline OLD.jsonl")
             }
             return nil
         }

@@ -61,11 +61,11 @@ package enum AuditRun {
 
     /// --concurrency, --per-host, --rate and --deadline, each within its bounds (else 64, naming it).
     package static func checkLimits(concurrency: Int, perHost: Int, rate: Double?, deadline: Double) throws {
-        guard concurrency >= 1, concurrency <= 4096 else { throw InputError("--concurrency must be between 1 and 4096, got \(concurrency)") }
-        guard perHost >= 1 else { throw InputError("--per-host must be at least 1, got \(perHost)") }
+        guard concurrency >= 1, concurrency <= 4096 else { throw InputError(.badArgument, "--concurrency must be between 1 and 4096, got \(concurrency)") }
+        guard perHost >= 1 else { throw InputError(.badArgument, "--per-host must be at least 1, got \(perHost)") }
         // The floor keeps 1/rate a representable Duration (1e-10 trapped converting to Int64).
-        if let rate, !(rate >= 0.001 && rate <= 100_000) { throw InputError("--rate must be between 0.001 and 100000 per second, got \(rate)") }
-        guard deadline > 0, deadline <= 86_400 else { throw InputError("--deadline must be between 0 and 86400 seconds, got \(deadline)") }
+        if let rate, !(rate >= 0.001 && rate <= 100_000) { throw InputError(.badArgument, "--rate must be between 0.001 and 100000 per second, got \(rate)") }
+        guard deadline > 0, deadline <= 86_400 else { throw InputError(.badArgument, "--deadline must be between 0 and 86400 seconds, got \(deadline)") }
     }
 
     /// The run's metadata, with the --input file SARIF places results in, the anchors by
@@ -82,7 +82,7 @@ package enum AuditRun {
     package static func share(_ text: String) throws -> AuditShard {
         switch AuditShard.parse(text, jobCompletionIndex: ProcessInfo.processInfo.environment[AuditShard.jobIndexVariable]) {
         case .success(let share): return share
-        case .failure(let refusal): throw InputError(refusal.description)
+        case .failure(let refusal): throw InputError(.badArgument, refusal.description)
         }
     }
 }
@@ -108,11 +108,11 @@ struct AuditJobs: AsyncSequence, Sendable {
         mutating func next() async -> AuditJob<AuditEntry>? {
             guard let entry = await source.next() else { return nil }
             do {
-                if let defect = entry.defect { throw InputError(defect) }
+                if let defect = entry.defect { throw InputError(.badContents, defect) }
                 let target = try parse(entry.text)
                 let place = entry.line.map { "line \($0)" } ?? "argument \(entry.position)"
                 if let first = named[target.url] {
-                    throw InputError("names '\(UntrustedText.escape(target.url, limit: 300))' as \(first) does: a run audits each target once; remove one of the lines")
+                    throw InputError(.badContents, "names '\(UntrustedText.escape(target.url, limit: 300))' as \(first) does: a run audits each target once; remove one of the lines")
                 }
                 named[target.url] = place
                 return .target(target, tag: entry)

@@ -18,16 +18,16 @@ package enum CertRun {
             bytes = try BoundedFile.read(path, limit: ChainFile.byteLimit, dashIsStandardInput: true, allowPipes: false)
         } catch {
             switch error {
-            case .tooLarge: throw InputError("\(name): larger than \(ChainFile.byteLimit) bytes, not a certificate chain")
+            case .tooLarge: throw InputError(.fileAccess, "\(name): larger than \(ChainFile.byteLimit) bytes, not a certificate chain")
             case .system(let code):
-                throw InputError("\(name): \(BoundedFile.describe(errno: code))", localFailure: BoundedFile.isResourceExhaustion(errno: code))
-            case .notAFile: throw InputError("\(name): \(error.reason)")
+                throw InputError(.reading(outOfResources: BoundedFile.isResourceExhaustion(errno: code)), "\(name): \(BoundedFile.describe(errno: code))")
+            case .notAFile: throw InputError(.fileAccess, "\(name): \(error.reason)")
             }
         }
         do throws(CertificateChainError) {
             return try CertificateChain(bytes: bytes)
         } catch {
-            throw InputError("\(name): \(error.reason)")
+            throw InputError(.badContents, "\(name): \(error.reason)")
         }
     }
 

@@ -27,7 +27,7 @@ extension ExitStatus {
         switch error {
         case let error as InputError:
             warn(error.message)
-            self = error.isLocalFailure ? .internalError : .usage
+            self = error.code == .localResources ? .internalError : .usage
         case let error as RuntimeStartError:
             // `ulimit -n` or `ulimit -v` left no descriptor, memory or thread for the engine.
             warn(error.description)

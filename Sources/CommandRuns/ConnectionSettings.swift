@@ -47,14 +47,14 @@ package struct ConnectionSettings: Sendable {
     /// `forecastHorizonSeconds` is --forecast's (or --fail-on expiring:'s) horizon, nil: none;
     /// `runtime` nil for a command told to connect nowhere (app --offline): none is started.
     package func context(ruleSet: RuleSet, appAnchor: String?, forecastHorizonSeconds: Int?, runtime: ProbeRuntime?) throws -> RunContext {
-        guard timeout > 0, timeout <= 600 else { throw InputError("--timeout must be between 0 and 600 seconds, got \(timeout)") }
+        guard timeout > 0, timeout <= 600 else { throw InputError(.badArgument, "--timeout must be between 0 and 600 seconds, got \(timeout)") }
         let connectTo = try parsedConnectTo()
         let instant = try evaluationDate()
         let dns: DNSServerList?
         do {
             dns = try dnsServers.map { text throws(DNSServerListError) in try DNSServerList(parsing: text) }
         } catch {
-            throw InputError("--dns-servers \(error.description)")
+            throw InputError(.badArgument, "--dns-servers \(error.description)")
         }
         let anchors = AnchorConfiguration(caFile: caFile, caDirectory: caDir, trustStore: trustStore, appAnchorFile: appAnchor)
         let trust = RunContext.Trust(anchors: anchors, issuerFetching: noAIA ? .off : allowPrivateFetch ? .anyAddress : .publicAddresses,
@@ -64,7 +64,7 @@ package struct ConnectionSettings: Sendable {
                                   resolution: RunContext.Resolution(dnsServers: dns, connectTo: connectTo),
                                   timeout: timeout, forecastHorizonSeconds: forecastHorizonSeconds, runtime: runtime)
         } catch {
-            throw InputError(optionMessage(error, appAnchor: appAnchor))
+            throw InputError(.badArgument, optionMessage(error, appAnchor: appAnchor))
         }
     }
 
@@ -98,7 +98,7 @@ package struct ConnectionSettings: Sendable {
             // Keys checked against their log IDs (ATSTrust): a broken list is refused.
             list = try CTLogList(appleLogListJSON: Data(bytes), source: path).checkingKeys(file: path)
         } catch {
-            throw InputError("--ct-log-list: \(error.description)")
+            throw InputError(.badContents, "--ct-log-list: \(error.description)")
         }
         return list
     }
@@ -123,7 +123,7 @@ package struct ConnectionSettings: Sendable {
         do throws(RequestedInstant.ParseError) {
             return try RequestedInstant(parsing: at).date
         } catch {
-            throw InputError("--at '\(UntrustedText.escape(at, limit: 60))': \(error.reason) (give 2025-01-31 or 2025-01-31T12:00:00Z, RFC 3339)")
+            throw InputError(.badArgument, "--at '\(UntrustedText.escape(at, limit: 60))': \(error.reason) (give 2025-01-31 or 2025-01-31T12:00:00Z, RFC 3339)")
         }
     }
 
@@ -133,7 +133,7 @@ package struct ConnectionSettings: Sendable {
             do throws(ConnectToRuleError) {
                 return try ConnectToRule(parsing: spec)
             } catch {
-                throw InputError("--connect-to \(error.description)")
+                throw InputError(.badArgument, "--connect-to \(error.description)")
             }
         }
     }
@@ -146,8 +146,8 @@ extension RunContext {
         do {
             return try Run(context: self)
         } catch {
-            let local = if case .setup(let setup) = error { setup.isLocalResource } else { false }
-            throw InputError(connection.optionMessage(error, appAnchor: trust.anchors.appAnchorFile), localFailure: local)
+            let code: InputError.Code = if case .setup(let setup) = error { InputError.Code(setup) } else { .badArgument }
+            throw InputError(code, connection.optionMessage(error, appAnchor: trust.anchors.appAnchorFile))
         }
     }
 
@@ -158,6 +158,6 @@ extension RunContext {
 
     /// A target as given on the command line or an input line: parsed, --connect-to applied.
     package func target(_ text: String) throws -> Target {
-        do throws(TargetParseError) { return try target(parsing: text) } catch { throw InputError(error.description) }
+        do throws(TargetParseError) { return try target(parsing: text) } catch { throw InputError(.badArgument, error.description) }
     }
 }

@@ -27,7 +27,7 @@ package enum PlistInput {
             let bytes = try PropertyListFile.readBounded(path: path, maximumSize: PropertyListFile.defaultMaximumSize)
             return (try PropertyListFile.parse(bytes, path: path), bytes)
         } catch {
-            throw InputError(error.description)
+            throw InputError(InputError.Code(error), error.description)
         }
     }
 }
@@ -79,14 +79,14 @@ package enum PlistExplainRun {
         var targets: [Target] = []
         for text in urls {
             let target: Target
-            do { target = try Target(parsing: text) } catch { throw InputError(String(describing: error)) }
+            do { target = try Target(parsing: text) } catch { throw InputError(.badArgument, String(describing: error)) }
             targets.append(target)
         }
         let directAddresses = try direct.map { text in
             var trimmed = Substring(text)
             if trimmed.hasPrefix("["), trimmed.hasSuffix("]") { trimmed = trimmed.dropFirst().dropLast() }
             guard let address = IPAddress(String(trimmed)) else {
-                throw InputError("--direct '\(UntrustedText.escape(text, limit: 100))' is not an IP address")
+                throw InputError(.badArgument, "--direct '\(UntrustedText.escape(text, limit: 100))' is not an IP address")
             }
             return address
         }
@@ -109,13 +109,13 @@ package enum PinsRun {
         do {
             document = try PropertyListFile.read(path: path)
         } catch {
-            throw InputError(error.description)
+            throw InputError(InputError.Code(error), error.description)
         }
         guard let ats = document.atsDictionary else {
-            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSAppTransportSecurity dictionary")
+            throw InputError(.badContents, "\(UntrustedText.escape(path, limit: 300)): no NSAppTransportSecurity dictionary")
         }
         guard ats[ATSKey.pinnedDomains.name]?.kind == .dictionary else {
-            throw InputError("\(UntrustedText.escape(path, limit: 300)): no NSPinnedDomains dictionary in NSAppTransportSecurity")
+            throw InputError(.badContents, "\(UntrustedText.escape(path, limit: 300)): no NSPinnedDomains dictionary in NSAppTransportSecurity")
         }
         return ATSConfiguration(propertyList: ats)
     }

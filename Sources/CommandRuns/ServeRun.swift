@@ -14,18 +14,18 @@ package enum ServeRun {
             do throws(ServeConfiguration.LoadError) {
                 configuration = try ServeConfiguration.load(path: config)
             } catch {
-                throw InputError(error.description)
+                throw InputError(error.code == .unreadable ? .fileAccess : .badContents, error.description)
             }
         }
         let listenAddress = try listen.map { text in
             guard let address = ServeConfiguration.ListenAddress(parsing: text) else {
-                throw InputError("--listen '\(UntrustedText.escape(text, limit: 80))' is not HOST:PORT (e.g. 127.0.0.1:9155, [::1]:9155)")
+                throw InputError(.badArgument, "--listen '\(UntrustedText.escape(text, limit: 80))' is not HOST:PORT (e.g. 127.0.0.1:9155, [::1]:9155)")
             }
             return address
         }
         var extra = AllowList()
         for entry in allow {
-            do throws(AllowList.EntryError) { try extra.add(entry) } catch { throw InputError("--allow \(error.description)") }
+            do throws(AllowList.EntryError) { try extra.add(entry) } catch { throw InputError(.badArgument, "--allow \(error.description)") }
         }
         let allowed = allow
         // The command line's options win over the config, at start-up and on every reload.

@@ -38,14 +38,32 @@ package enum OpenSSLErrors {
     }
 }
 
-/// An OpenSSL call that failed: what was being done, and the error queue drained on the
-/// thread that made the call.
+/// An OpenSSL call that failed: what kind of step it was, what was being done, and the error
+/// queue drained on the thread that made the call.
 package struct OpenSSLError: Error, Sendable, CustomStringConvertible {
+    /// The kind of step that failed, for code: callers compare this (or the entries' library and
+    /// reason), never `operation`'s text.
+    package enum Code: Sendable, Hashable {
+        /// Making an object (a context, a store, a BIO, a stack, an SSL): memory, mostly.
+        case allocation
+        /// Reading DER or PEM: the bytes are not what was asked for.
+        case decoding
+        /// Writing DER or PEM.
+        case encoding
+        /// Setting an object up: versions, suites, groups, names, extensions, a certificate or key.
+        case configuration
+        /// Making a key, a signature or a digest.
+        case cryptography
+    }
+
+    package let code: Code
+    /// For people: what was being done ("setting the groups X25519").
     package let operation: String
     package let entries: [OpenSSLErrorEntry]
 
     /// Drains this thread's error queue into the error.
-    package init(_ operation: String) {
+    package init(_ code: Code, _ operation: String) {
+        self.code = code
         self.operation = operation
         entries = OpenSSLErrors.drain(limit: 16)
     }
@@ -55,25 +73,25 @@ package struct OpenSSLError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Throws with the drained error queue unless `success`: `try check(rc == 1, "setting the groups")`.
-package func check(_ success: Bool, _ operation: @autoclosure () -> String) throws(OpenSSLError) {
-    guard success else { throw OpenSSLError(operation()) }
+/// Throws with the drained error queue unless `success`: `try check(rc == 1, .configuration, "setting the groups")`.
+package func check(_ success: Bool, _ code: OpenSSLError.Code, _ operation: @autoclosure () -> String) throws(OpenSSLError) {
+    guard success else { throw OpenSSLError(code, operation()) }
 }
 
 /// Runs an OpenSSL call that reports success as 1 (or > 0) on a cleared error queue, and throws
 /// with what it queued otherwise.
 @discardableResult
-package func check<Result: BinaryInteger>(_ operation: String, _ call: () -> Result) throws(OpenSSLError) -> Result {
+package func check<Result: BinaryInteger>(_ code: OpenSSLError.Code, _ operation: String, _ call: () -> Result) throws(OpenSSLError) -> Result {
     ERR_clear_error()
     let result = call()
-    guard result > 0 else { throw OpenSSLError(operation) }
+    guard result > 0 else { throw OpenSSLError(code, operation) }
     return result
 }
 
 /// Unwraps a pointer an OpenSSL call returned (on a cleared error queue), throwing with what it
 /// queued when it is NULL.
-package func checkNotNull<Pointer>(_ operation: String, _ call: () -> Pointer?) throws(OpenSSLError) -> Pointer {
+package func checkNotNull<Pointer>(_ code: OpenSSLError.Code, _ operation: String, _ call: () -> Pointer?) throws(OpenSSLError) -> Pointer {
     ERR_clear_error()
-    guard let pointer = call() else { throw OpenSSLError(operation) }
+    guard let pointer = call() else { throw OpenSSLError(code, operation) }
     return pointer
 }

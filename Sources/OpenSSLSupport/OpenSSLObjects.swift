@@ -3,9 +3,11 @@ internal import CATSProbeShims
 
 // Every OpenSSL object the probe and the test servers keep is held by one of these classes: each
 // owns one reference to one C object and frees it in deinit, so no caller has to remember to.
-// `pointer` is the owned reference, lent for a call: use it while the owner is in scope (a local
-// `let` or a parameter; Swift does not end a named value's lifetime before a later C call), never
-// store it past the owner.
+// For certificates, keys and BIOs, `pointer` is the owned reference, lent for a call: use it while
+// the owner is in scope (a local `let` or a parameter; Swift does not end a named value's lifetime
+// before a later C call), never store it past the owner. The SSL, SSL_CTX and X509_STORE owners
+// (SSLObjects.swift, X509Verification.swift) lend theirs to no one: what is done with them is
+// their methods.
 
 /// Owns one reference to an X509 and frees it when released. Sendable: once built, a certificate
 /// is only read, and OpenSSL locks the one cache it fills on reading (its extensions).
@@ -26,7 +28,7 @@ package final class X509Certificate: @unchecked Sendable {
 
     package convenience init(der: [UInt8]) throws(OpenSSLError) {
         let certificate = try der.withUnsafeBufferPointer { buffer throws(OpenSSLError) in
-            try checkNotNull("reading a DER certificate") { () -> OpaquePointer? in
+            try checkNotNull(.decoding, "reading a DER certificate") { () -> OpaquePointer? in
                 var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
                 return d2i_X509(nil, &cursor, buffer.count)
             }
@@ -36,7 +38,7 @@ package final class X509Certificate: @unchecked Sendable {
 
     package convenience init(pem: String) throws(OpenSSLError) {
         let bio = try MemoryBIO(copying: Array(pem.utf8))
-        self.init(takingOwnership: try checkNotNull("reading a PEM certificate") { PEM_read_bio_X509(bio.pointer, nil, nil, nil) })
+        self.init(takingOwnership: try checkNotNull(.decoding, "reading a PEM certificate") { PEM_read_bio_X509(bio.pointer, nil, nil, nil) })
     }
 
     /// The next PEM certificate in `bio`, or nil at its end (OpenSSL then queues "no start line").
@@ -62,7 +64,7 @@ package final class X509Certificate: @unchecked Sendable {
     package var pem: String {
         get throws(OpenSSLError) {
             let bio = try MemoryBIO()
-            try check("writing a PEM certificate") { PEM_write_bio_X509(bio.pointer, pointer) }
+            try check(.encoding, "writing a PEM certificate") { PEM_write_bio_X509(bio.pointer, pointer) }
             return bio.text()
         }
     }
@@ -80,13 +82,13 @@ package final class X509Certificate: @unchecked Sendable {
 }
 
 /// DER from an OpenSSL i2d function: called once for the length, then to write the bytes.
-private func encoded(_ operation: String,
+func encoded(_ operation: String,
                      _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) throws(OpenSSLError) -> [UInt8] {
-    let length = try check(operation) { i2d(nil) }
+    let length = try check(.encoding, operation) { i2d(nil) }
     var bytes = [UInt8](repeating: 0, count: Int(length))
     try bytes.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
         var cursor = buffer.baseAddress
-        try check(operation) { i2d(&cursor) }
+        try check(.encoding, operation) { i2d(&cursor) }
     }
     return bytes
 }
@@ -106,13 +108,13 @@ package final class EVPKey: @unchecked Sendable {
 
     package convenience init(privateKeyPEM pem: String) throws(OpenSSLError) {
         let bio = try MemoryBIO(copying: Array(pem.utf8))
-        self.init(takingOwnership: try checkNotNull("reading a PEM private key") { PEM_read_bio_PrivateKey(bio.pointer, nil, nil, nil) })
+        self.init(takingOwnership: try checkNotNull(.decoding, "reading a PEM private key") { PEM_read_bio_PrivateKey(bio.pointer, nil, nil, nil) })
     }
 
     /// A public key from its DER SubjectPublicKeyInfo.
     package convenience init(publicKeyDER der: [UInt8]) throws(OpenSSLError) {
         let key = try der.withUnsafeBufferPointer { buffer throws(OpenSSLError) in
-            try checkNotNull("reading a DER public key") { () -> OpaquePointer? in
+            try checkNotNull(.decoding, "reading a DER public key") { () -> OpaquePointer? in
                 var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
                 return d2i_PUBKEY(nil, &cursor, buffer.count)
             }
@@ -123,7 +125,7 @@ package final class EVPKey: @unchecked Sendable {
     package var privateKeyPEM: String {
         get throws(OpenSSLError) {
             let bio = try MemoryBIO()
-            try check("writing a PEM private key") { PEM_write_bio_PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) }
+            try check(.encoding, "writing a PEM private key") { PEM_write_bio_PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) }
             return bio.text()
         }
     }
@@ -148,7 +150,7 @@ package final class MemoryBIO {
 
     /// An empty buffer to write into.
     package convenience init() throws(OpenSSLError) {
-        self.init(takingOwnership: try checkNotNull("opening a memory BIO") { BIO_new(BIO_s_mem()) })
+        self.init(takingOwnership: try checkNotNull(.allocation, "opening a memory BIO") { BIO_new(BIO_s_mem()) })
     }
 
     /// A buffer holding its own copy of `bytes`, which reads as at its end once they are read
@@ -157,7 +159,7 @@ package final class MemoryBIO {
         try self.init()
         if !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { BIO_write(pointer, $0.baseAddress, Int32(clamping: $0.count)) }
-            try check(written == Int32(clamping: bytes.count), "filling a memory BIO")
+            try check(written == Int32(clamping: bytes.count), .configuration, "filling a memory BIO")
         }
         _ = CATSProbeShims_BIO_set_mem_eof_return(pointer, 0)
     }
@@ -200,46 +202,6 @@ package final class MemoryBIO {
     }
 }
 
-/// Owns one SSL_CTX. Sendable: OpenSSL allows SSL_new from many threads on a context that is no
-/// longer being configured.
-package final class SSLContext: @unchecked Sendable {
-    package enum Role: Sendable { case client, server }
-
-    package let pointer: OpaquePointer
-
-    package init(_ role: Role) throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an SSL_CTX") {
-            SSL_CTX_new(role == .client ? TLS_client_method() : TLS_server_method())
-        }
-    }
-
-    deinit { SSL_CTX_free(pointer) }
-}
-
-/// Owns one SSL (a connection's state): made from a context, freed with everything the SSL owns
-/// (the BIOs given to SSL_set_bio). Noncopyable and stored inline: no allocation beyond
-/// OpenSSL's own per handshake.
-package struct SSLObject: ~Copyable {
-    package let pointer: OpaquePointer
-
-    package init(context: SSLContext) throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an SSL") { SSL_new(context.pointer) }
-    }
-
-    deinit { SSL_free(pointer) }
-}
-
-/// Owns one X509_STORE (anchors and lookups a verification consults).
-package final class X509Store: @unchecked Sendable {  // filled once, then only read (OpenSSL locks its caches)
-    package let pointer: OpaquePointer
-
-    package init() throws(OpenSSLError) {
-        pointer = try checkNotNull("creating an X509 store") { X509_STORE_new() }
-    }
-
-    deinit { X509_STORE_free(pointer) }
-}
-
 /// A STACK_OF(X509) lent to OpenSSL (the untrusted certificates of a verification): it keeps
 /// each certificate alive for as long as the stack lives and frees only the stack itself.
 package final class X509Stack {
@@ -247,10 +209,10 @@ package final class X509Stack {
     package let certificates: [X509Certificate]
 
     package init(_ certificates: [X509Certificate]) throws(OpenSSLError) {
-        pointer = try checkNotNull("allocating a certificate stack") { CATSProbeShims_sk_X509_new_null() }
+        pointer = try checkNotNull(.allocation, "allocating a certificate stack") { CATSProbeShims_sk_X509_new_null() }
         self.certificates = certificates
         for certificate in certificates {
-            try check(CATSProbeShims_sk_X509_push(pointer, certificate.pointer) > 0, "adding to a certificate stack")
+            try check(CATSProbeShims_sk_X509_push(pointer, certificate.pointer) > 0, .configuration, "adding to a certificate stack")
         }
     }
 
@@ -262,7 +224,7 @@ package enum Digest {
     package static func sha256(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        try check("hashing") { EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil) }
+        try check(.cryptography, "hashing") { EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil) }
         return Array(digest.prefix(Int(length)))
     }
 

@@ -1,19 +1,19 @@
 import Foundation
 import Testing
 
-/// Every public error that carries text for people carries a code for programs (issue 39, item 7):
-/// a caller compares `code`, never the English of `reason`, `message`, `problem` or
-/// `description`. This reads Sources/ (the test helpers' targets, TestSupport and
-/// ATSTestServers, aside) for a `public struct` conforming to `Error` with such a stored `String`
-/// and no stored `code`.
+/// Every public or package error that carries text for people carries a code for programs
+/// (issue 39, item 7): a caller compares `code`, never the English of `reason`, `message`,
+/// `problem`, `description`, `what` or `operation`. This reads Sources/ (TestSupport aside) for a
+/// `public` or `package struct` conforming to `Error` with such a stored `String` and no stored
+/// `code`.
 @Suite struct ErrorCodeTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
 
     /// The public error structs of `text` whose body stores free text and no code.
     static func uncoded(in text: String) -> [String] {
-        let declaration = try! Regex(#"public struct (\w+)\s*:[^{]*\bError\b[^{]*\{"#)
-        let freeText = try! Regex(#"(let|var) (reason|message|problem|description): String\s*(\n|$|//)"#)
+        let declaration = try! Regex(#"(?:public|package) struct (\w+)\s*:[^{]*\bError\b[^{]*\{"#)
+        let freeText = try! Regex(#"(let|var) (reason|message|problem|description|what|operation): String\s*(\n|$|//)"#)
         let code = try! Regex(#"(let|var) code: "#)
         var found: [String] = []
         for match in text.matches(of: declaration) {
@@ -48,7 +48,7 @@ import Testing
         var found: [String] = []
         for case let url as URL in files where url.pathExtension == "swift" {
             let path = url.path.replacingOccurrences(of: Self.sources.path, with: "Sources")
-            guard !path.hasPrefix("Sources/TestSupport/"), !path.hasPrefix("Sources/ATSTestServers/") else { continue }
+            guard !path.hasPrefix("Sources/TestSupport/") else { continue }
             checked += 1
             found += Self.uncoded(in: try String(contentsOf: url, encoding: .utf8)).map { "\(path): \($0)" }
         }
@@ -62,5 +62,8 @@ import Testing
         #expect(Self.uncoded(in: "public struct B: Error {\n    public enum Code { case x }\n    public var code: Code\n    public let message: String\n}\n").isEmpty)
         #expect(Self.uncoded(in: "public struct C: Error {\n    public struct Inner { var code: Int }\n    public let message: String\n}\n") == ["C"])
         #expect(Self.uncoded(in: "public struct D: Error {\n    public var description: String { \"d\" }\n}\n").isEmpty)
+        // Package errors count too, and `what` and `operation` are free text as `message` is.
+        #expect(Self.uncoded(in: "package struct E: Error, Sendable {\n    package let what: String\n    package let errno: Int32\n}\n") == ["E"])
+        #expect(Self.uncoded(in: "    package struct F: Error {\n        package let operation: String\n    }\n") == ["F"])
     }
 }

@@ -183,6 +183,24 @@ import Glibc
         #expect(server.completedHandshakes == 12)
     }
 
+    /// The servers' errors say what failed with a code (and errno for a system call), not only
+    /// in their text (issue 39, item 7). Nothing is sent: a bind fails locally.
+    @Test func refusedAddressesSayWhyWithACode() throws {
+        let identity = try TestPKI.selfSigned(CertificateSpec())
+        let notAnAddress = #expect(throws: TestServerError.self) {
+            try TestTLSServer.start(TLSServerConfiguration(identity: identity, bindAddress: "127.0.0.300"))
+        }
+        #expect(notAnAddress?.code == .badArgument)
+        // TEST-NET-1 (RFC 5737) is no address of this machine: bind(2) refuses it.
+        let notLocal = #expect(throws: TestServerError.self) {
+            try TestTLSServer.start(TLSServerConfiguration(identity: identity, bindAddress: "192.0.2.1"))
+        }
+        #expect(notLocal?.code == .system)
+        #expect(notLocal?.errno == EADDRNOTAVAIL, "\(String(describing: notLocal))")
+        let dns = #expect(throws: TestServerError.self) { try LoopbackDNSServer(names: [:], bindAddress: "192.0.2.1") }
+        #expect(dns?.code == .badArgument)
+    }
+
     @Test func stopIsQuickAndIdempotentWithConnectionsOpen() async throws {
         // 127.0.0.2, where no other test listens: once this server stops, nothing can take its
         // port there, so the refused connection below cannot be another test's server answering.
@@ -304,7 +322,7 @@ extension TestServersSelfTests {
     static func waitUntil(seconds: TimeInterval = 3, _ condition: () -> Bool) throws {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while !condition() {
-            guard Date() < deadline else { throw TestServerError("condition not met within \(seconds) s") }
+            guard Date() < deadline else { throw TestServerError(.timedOut, "condition not met within \(seconds) s") }
             usleep(5_000)
         }
     }
@@ -328,14 +346,14 @@ extension TestServersSelfTests {
         static func run(_ arguments: [String], input: String? = nil, timeoutSeconds: Int = 20) async throws -> Result {
             let finished = try await ChildProcess.run("/usr/bin/env", ["openssl"] + arguments, stdin: input ?? "",
                                                         timeout: Double(timeoutSeconds))
-            if finished.timedOut { throw TestServerError("openssl \(arguments.joined(separator: " ")) timed out") }
+            if finished.timedOut { throw TestServerError(.timedOut, "openssl \(arguments.joined(separator: " ")) timed out") }
             return Result(status: finished.status, stdout: finished.stdout, stderr: finished.stderr)
         }
 
         static func certificateText(_ pem: String) async throws -> String {
             let files = try TemporaryDirectory(prefix: "atsprobe-selftest")
             let result = try await run(["x509", "-noout", "-text", "-in", try files.write("cert.pem", pem)])
-            guard result.status == 0 else { throw TestServerError("openssl x509 failed: \(result.stderr)") }
+            guard result.status == 0 else { throw TestServerError(.toolFailed, "openssl x509 failed: \(result.stderr)") }
             return result.stdout
         }
     }
@@ -349,7 +367,7 @@ extension TestServersSelfTests {
         /// `address`: an IPv4 loopback address, host order (127.0.0.1 unless a test needs its own).
         init(port: Int, address ipv4: UInt32 = 0x7F00_0001) throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw TestServerError("socket failed") }
+            guard fd >= 0 else { throw TestServerError(.system, "socket failed", errno: errno) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port)).bigEndian
@@ -361,7 +379,7 @@ extension TestServersSelfTests {
             }
             guard connected == 0 else {
                 Glibc.close(fd)
-                throw TestServerError("connect to port \(port) failed (errno \(errno))")
+                throw TestServerError(.system, "connect to port \(port) failed (errno \(errno))", errno: errno)
             }
         }
 

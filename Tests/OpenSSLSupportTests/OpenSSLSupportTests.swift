@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import COpenSSL
 import CATSProbeShims
-import OpenSSLSupport
+@testable import OpenSSLSupport
 
 /// The owners free exactly what they own: a reference shared by two owners survives the first's
 /// release, a stack handed over frees what it does not keep, and failures drain the error queue.
@@ -28,21 +28,21 @@ import OpenSSLSupport
 
     /// A self-signed Ed25519 certificate made with the C API (no test-server code here).
     static func makeCertificate(commonName: String = "owner test") throws -> X509Certificate {
-        let context = try checkNotNull("key context") { EVP_PKEY_CTX_new_from_name(nil, "ED25519", nil) }
+        let context = try checkNotNull(.allocation, "key context") { EVP_PKEY_CTX_new_from_name(nil, "ED25519", nil) }
         defer { EVP_PKEY_CTX_free(context) }
-        try check("keygen init") { EVP_PKEY_keygen_init(context) }
+        try check(.cryptography, "keygen init") { EVP_PKEY_keygen_init(context) }
         var raw: OpaquePointer?
-        try check("keygen") { EVP_PKEY_keygen(context, &raw) }
+        try check(.cryptography, "keygen") { EVP_PKEY_keygen(context, &raw) }
         let key = EVPKey(takingOwnership: try #require(raw))
-        let certificate = X509Certificate(takingOwnership: try checkNotNull("X509_new") { X509_new() })
-        try check("version") { X509_set_version(certificate.pointer, 2) }
-        let name = try checkNotNull("subject") { X509_get_subject_name(certificate.pointer) }
-        try check("common name") { X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) }
-        try check("issuer") { X509_set_issuer_name(certificate.pointer, name) }
+        let certificate = X509Certificate(takingOwnership: try checkNotNull(.allocation, "X509_new") { X509_new() })
+        try check(.configuration, "version") { X509_set_version(certificate.pointer, 2) }
+        let name = try checkNotNull(.configuration, "subject") { X509_get_subject_name(certificate.pointer) }
+        try check(.configuration, "common name") { X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) }
+        try check(.configuration, "issuer") { X509_set_issuer_name(certificate.pointer, name) }
         _ = X509_gmtime_adj(X509_getm_notBefore(certificate.pointer), 0)
         _ = X509_gmtime_adj(X509_getm_notAfter(certificate.pointer), 3600)
-        try check("public key") { X509_set_pubkey(certificate.pointer, key.pointer) }
-        try check("sign") { X509_sign(certificate.pointer, key.pointer, nil) }
+        try check(.configuration, "public key") { X509_set_pubkey(certificate.pointer, key.pointer) }
+        try check(.cryptography, "sign") { X509_sign(certificate.pointer, key.pointer, nil) }
         return certificate
     }
 
@@ -112,12 +112,12 @@ import OpenSSLSupport
     }
 
     @Test func keysRoundTrip() throws {
-        let context = try checkNotNull("key context") { EVP_PKEY_CTX_new_from_name(nil, "EC", nil) }
+        let context = try checkNotNull(.allocation, "key context") { EVP_PKEY_CTX_new_from_name(nil, "EC", nil) }
         defer { EVP_PKEY_CTX_free(context) }
-        try check("keygen init") { EVP_PKEY_keygen_init(context) }
-        try check("curve") { EVP_PKEY_CTX_set_group_name(context, "P-256") }
+        try check(.cryptography, "keygen init") { EVP_PKEY_keygen_init(context) }
+        try check(.configuration, "curve") { EVP_PKEY_CTX_set_group_name(context, "P-256") }
         var raw: OpaquePointer?
-        try check("keygen") { EVP_PKEY_keygen(context, &raw) }
+        try check(.cryptography, "keygen") { EVP_PKEY_keygen(context, &raw) }
         let key = EVPKey(takingOwnership: try #require(raw))
         #expect(key.baseID == EVP_PKEY_EC)
         #expect(key.bits == 256)
@@ -135,6 +135,7 @@ import OpenSSLSupport
             _ = try X509Certificate(der: [0x30, 0x03, 0x02, 0x01])
             Issue.record("garbage read as a certificate")
         } catch {
+            #expect(error.code == .decoding)
             #expect(error.operation == "reading a DER certificate")
             #expect(!error.entries.isEmpty)
             #expect(error.description.hasPrefix("reading a DER certificate: "))
@@ -159,15 +160,16 @@ import OpenSSLSupport
     @Test func checkHelpers() throws {
         // The closure forms start from a clean queue, so a stale error is not blamed on them.
         X509Certificate.garbageWithoutDraining()
-        #expect(try check("succeeds") { Int32(1) } == 1)
+        #expect(try check(.configuration, "succeeds") { Int32(1) } == 1)
         #expect(ERR_peek_error() == 0)
-        #expect(throws: OpenSSLError.self) { try check("fails") { Int32(0) } }
-        #expect(throws: OpenSSLError.self) { try checkNotNull("nil") { OpaquePointer?.none } }
-        try check(true, "true passes")
+        #expect(throws: OpenSSLError.self) { try check(.configuration, "fails") { Int32(0) } }
+        #expect(throws: OpenSSLError.self) { try checkNotNull(.allocation, "nil") { OpaquePointer?.none } }
+        try check(true, .configuration, "true passes")
         do {
-            try check(false, "setting the groups")
+            try check(false, .configuration, "setting the groups")
             Issue.record("check(false) did not throw")
         } catch {
+            #expect(error.code == .configuration)
             #expect(error.operation == "setting the groups")
         }
     }
@@ -175,8 +177,8 @@ import OpenSSLSupport
     @Test func contextsForBothRoles() throws {
         let client = try SSLContext(.client)
         let server = try SSLContext(.server)
-        #expect(SSL_CTX_get_security_level(client.pointer) >= 0)
-        #expect(client.pointer != server.pointer)
+        #expect(client.withPointer { SSL_CTX_get_security_level($0) } >= 0)
+        #expect(client.withPointer { $0 } != server.withPointer { $0 })
     }
 
     @Test func memoryBIOText() throws {
@@ -205,31 +207,87 @@ extension X509Certificate {
 }
 
 /// OpenSSL objects are freed by their owners in OpenSSLSupport only (issue 39, item 7): no other
-/// source frees an SSL, SSL_CTX, X509, X509_STORE, EVP_PKEY or BIO itself (TLSSession, CipherCatalog
-/// and the test server called SSL_free; TrustStore freed its stores behind a `finished` flag).
+/// source frees an SSL, SSL_CTX, X509, X509_STORE, X509_STORE_CTX, EVP_PKEY, BIO, PKCS7 or OCSP
+/// object itself (TLSSession, CipherCatalog and the test server called SSL_free; TrustStore freed
+/// its stores behind a `finished` flag; ATSTrust freed its store contexts, PKCS#7 messages and
+/// OCSP responses with `defer`). And the SSL, SSL_CTX and X509_STORE owners lend their pointer to
+/// no one: no source outside OpenSSLSupport makes an SSL, SSL_CTX or X509_STORE call.
 @Suite struct OpenSSLOwnershipTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
 
-    static func frees(in text: String) -> [String] {
-        let call = try! Regex(#"\b(SSL_free|SSL_CTX_free|X509_STORE_free|X509_free|EVP_PKEY_free|BIO_free)\("#)
-        return text.split(separator: "\n").filter { line in
-            !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(call)
+    static func lines(of text: String, matching pattern: Regex<AnyRegexOutput>) -> [String] {
+        text.split(separator: "\n").filter { line in
+            !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.contains(pattern)
         }.map(String.init)
     }
 
-    @Test func onlyTheOwnersFreeOpenSSLObjects() throws {
-        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
-        var checked = 0
-        var found: [String] = []
-        for case let url as URL in files where url.pathExtension == "swift" {
-            let path = url.path.replacingOccurrences(of: Self.sources.path, with: "Sources")
-            guard !path.hasPrefix("Sources/OpenSSLSupport/") else { continue }
-            checked += 1
-            found += Self.frees(in: try String(contentsOf: url, encoding: .utf8)).map { "\(path): \($0)" }
+    static func frees(in text: String) -> [String] {
+        lines(of: text, matching: try! Regex(#"\b(SSL_free|SSL_CTX_free|X509_STORE_free|X509_STORE_CTX_free|X509_free|EVP_PKEY_free|BIO_free|PKCS7_free|OCSP_\w+_free)\("#))
+    }
+
+    /// Calls that take an SSL*, SSL_CTX* or X509_STORE* (or an X509_STORE_CTX*, or reach a
+    /// lookup's store): only the owners make them. SSL_CIPHER_* calls take a cipher, not an SSL.
+    static func ownedCalls(in text: String) -> [String] {
+        lines(of: text, matching: try! Regex(#"\b(CATSProbeShims_)?(SSL_CTX_|X509_STORE_CTX_|SSL_|X509_STORE_)[a-z0-9]\w*\(|\bX509_LOOKUP_get_store\("#))
+    }
+
+    /// The declarations of `owner` (a type in `text`) that lend its pointer: a package or public
+    /// `pointer` or `withPointer`, or a package or public member whose body is `{ pointer }`.
+    static func lending(_ owner: String, in text: String) -> [String] {
+        guard let start = text.firstMatch(of: try! Regex(#"(struct|class) \#(owner)\b[^{]*\{"#)) else { return ["\(owner) not found"] }
+        var depth = 1
+        var end = start.range.upperBound
+        while end < text.endIndex, depth > 0 {
+            if text[end] == "{" { depth += 1 } else if text[end] == "}" { depth -= 1 }
+            end = text.index(after: end)
         }
-        #expect(checked > 100, "Sources/ not found at \(Self.sources.path)")
+        let body = String(text[start.range.upperBound..<end])
+        return lines(of: body, matching: try! Regex(#"^\s*(@\w+\s+)*(package|public)\b"#)).filter { line in
+            let head = line.prefix { $0 != "{" }
+            return head.contains(try! Regex(#"\bpointer\b|withPointer"#)) || line.contains(try! Regex(#"\{\s*(return\s+)?pointer\s*\}"#))
+        }
+    }
+
+    static func sourceFiles() throws -> [(path: String, text: String)] {
+        let files = try #require(FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil))
+        var found: [(String, String)] = []
+        for case let url as URL in files where url.pathExtension == "swift" {
+            found.append((url.path.replacingOccurrences(of: Self.sources.path, with: "Sources"), try String(contentsOf: url, encoding: .utf8)))
+        }
+        #expect(found.count > 100, "Sources/ not found at \(Self.sources.path)")
+        return found
+    }
+
+    @Test func onlyTheOwnersFreeOpenSSLObjects() throws {
+        var found: [String] = []
+        for (path, text) in try Self.sourceFiles() where !path.hasPrefix("Sources/OpenSSLSupport/") {
+            found += Self.frees(in: text).map { "\(path): \($0)" }
+        }
         #expect(found.isEmpty, "OpenSSL objects freed outside their owners:\n\(found.joined(separator: "\n"))")
         #expect(Self.frees(in: "    deinit { SSL_free(ssl) }\n        X509_STORE_free(store)\n").count == 2)
+        #expect(Self.frees(in: "        defer { X509_STORE_CTX_free(context) }\n defer { OCSP_BASICRESP_free(basic) }\n PKCS7_free(p7)\n").count == 3)
+    }
+
+    @Test func noSSLOrStoreCallOutsideTheOwners() throws {
+        var found: [String] = []
+        for (path, text) in try Self.sourceFiles() where !path.hasPrefix("Sources/OpenSSLSupport/") {
+            found += Self.ownedCalls(in: text).map { "\(path): \($0)" }
+        }
+        #expect(found.isEmpty, "SSL, SSL_CTX or X509_STORE calls outside OpenSSLSupport:\n\(found.joined(separator: "\n"))")
+        #expect(Self.ownedCalls(in: "let n = SSL_read(ssl, p, 4)\n_ = CATSProbeShims_SSL_CTX_set1_groups_list(ctx, g)\nX509_STORE_add_cert(s, c)\n").count == 3)
+        #expect(Self.ownedCalls(in: "let name = SSL_CIPHER_get_name(cipher)\nif code == SSL_ERROR_NONE {}\n").isEmpty)
+    }
+
+    @Test func theOwnersLendNoPointer() throws {
+        let support = try Self.sourceFiles().filter { $0.path.hasPrefix("Sources/OpenSSLSupport/") }.map(\.text).joined(separator: "\n")
+        for owner in ["SSLContext", "SSLObject", "X509Store"] {
+            let lent = Self.lending(owner, in: support)
+            #expect(lent.isEmpty, "\(owner) lends its pointer:\n\(lent.joined(separator: "\n"))")
+        }
+        // The scan finds a lent pointer (as the owners had it), and not a method that uses one.
+        #expect(Self.lending("A", in: "final class A {\n    package let pointer: OpaquePointer\n}\n").count == 1)
+        #expect(Self.lending("B", in: "struct B: ~Copyable {\n    package var ssl: OpaquePointer { pointer }\n    func withPointer() {}\n}\n").count == 1)
+        #expect(Self.lending("C", in: "struct C {\n    private let pointer: OpaquePointer\n    package func read() -> Int32 { SSL_read(pointer) }\n}\n").isEmpty)
     }
 }

@@ -48,14 +48,14 @@ extension ExceptionPlist {
             do {
                 document = try PropertyListFile.read(path: merge)
             } catch {
-                throw InputError(error.description)
+                throw InputError(InputError.Code(error), error.description)
             }
         }
         let merged: InfoPlistMerge
         do {
             merged = try InfoPlistMerge(document, adding: suggested.domains, ruleSet: ruleSet)
         } catch {
-            throw InputError("'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)")
+            throw InputError(.badContents, "'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)")
         }
         for note in merged.notes { warn(UntrustedText.escape(note)) }
         let format = mergeFormat ?? document.format
@@ -63,7 +63,7 @@ extension ExceptionPlist {
         do {
             data = try PropertyListFile.write(merged.root, format: format)
         } catch {
-            throw InputError(error.description)
+            throw InputError(InputError.Code(error), error.description)
         }
         // An XML file written back as XML is edited in place, so the diff shows only what was
         // added (PlistTextMerge); the bytes are read again, and anything unexpected (a file
@@ -88,7 +88,7 @@ extension ExceptionPlist {
         do throws(PropertyListError) {
             return try PlistTargetCheck.tightenedPlist(dictionary)
         } catch {
-            throw InputError(error.description)
+            throw InputError(InputError.Code(error), error.description)
         }
     }
 }

@@ -100,7 +100,7 @@ public final class ProbeRuntime: Sendable {
             resolver = try Resolver(reactor: reactor, executor: executor, servers: nil)
         } catch {
             reactor.retire(closing: executor.stop(within: 10))
-            throw RuntimeStartError(what: "the resolver (\(error.reason))", errno: 0)
+            throw RuntimeStartError(.resolver, what: "the resolver (\(error.reason))", errno: 0)
         }
         self.reactor = reactor
         self.executor = executor

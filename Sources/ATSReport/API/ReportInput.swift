@@ -23,7 +23,7 @@ public enum ReportInput {
         do {
             return try ReportReader.records(from: bytes, name: name(path), allowEmpty: allowEmpty)
         } catch {
-            throw InputError(error.message)
+            throw InputError(.badContents, error.message)
         }
     }
 
@@ -41,7 +41,7 @@ public enum ReportInput {
         do {
             return (try ReportReader.merge(read), true)
         } catch {
-            throw InputError(error.message)
+            throw InputError(.badContents, error.message)
         }
     }
 
@@ -53,10 +53,10 @@ public enum ReportInput {
         do {
             entries = try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw InputError("\(name(path)): cannot list the directory")
+            throw InputError(.fileAccess, "\(name(path)): cannot list the directory")
         }
         let shards = entries.filter { ($0.hasSuffix(".jsonl") || $0.hasSuffix(".json")) && !$0.hasPrefix(".") }.sorted()
-        guard !shards.isEmpty else { throw InputError("\(name(path)) holds no .jsonl or .json files") }
+        guard !shards.isEmpty else { throw InputError(.badContents, "\(name(path)) holds no .jsonl or .json files") }
         return shards.map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
     }
 

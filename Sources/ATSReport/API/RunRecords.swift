@@ -30,7 +30,7 @@ public enum RunRecords {
             do {
                 read.append((name, try ReportReader.numberedRecords(from: bytes, name: name, allowEmpty: allowEmpty || files.count > 1)))
             } catch {
-                throw InputError(error.message)
+                throw InputError(.badContents, error.message)
             }
         }
         do {
@@ -38,7 +38,7 @@ public enum RunRecords {
             if read.count == 1 { return read[0].records.map(\.record) }
             return try ReportReader.merge(read.map { ($0.name, $0.records.map(\.record)) })
         } catch {
-            throw InputError(error.message)
+            throw InputError(.badContents, error.message)
         }
     }
 
@@ -79,7 +79,7 @@ public enum RunRecords {
             let side: BaselineComparison.Side
             if let kind = CompactBaseline.kind(of: line) {
                 guard let decoded = try? CompactBaseline.decode(line, kind: kind, decoder: decoder) else {
-                    throw InputError("\(name) line \(lineNumber): not a line of an atsprobe baseline (report --baseline-of)")
+                    throw InputError(.badContents, "\(name) line \(lineNumber): not a line of an atsprobe baseline (report --baseline-of)")
                 }
                 compact = true
                 switch decoded {
@@ -129,7 +129,7 @@ public enum RunRecords {
 
         package mutating func add(_ side: BaselineComparison.Side, recordLine: Int) throws {
             if let earlier = first[side.identity] {
-                throw InputError(RunRecords.duplicate(file: file, name: side.name, first: (earlier.input, earlier.record),
+                throw InputError(.badContents, RunRecords.duplicate(file: file, name: side.name, first: (earlier.input, earlier.record),
                                                       second: (side.line, recordLine)))
             }
             first[side.identity] = (side.line, recordLine)

@@ -63,7 +63,7 @@ extension ATSProbeCommand {
                 // Checked before any load, as diagnose and report do: a category without SARIF is bad input (64).
                 let category = try sarif.category(format: output.effectiveFormat)
                 if offline && output.effectiveFormat == .plist {
-                    throw InputError("--format plist prints the tightened dictionary, which needs the live check: drop --offline")
+                    throw InputError(.badArgument, "--format plist prints the tightened dictionary, which needs the live check: drop --offline")
                 }
                 let listed = try hostsOnly.map(AppRun.listedTargets)
                 let ruleSet = try diagnostics.ruleSet()
@@ -72,7 +72,7 @@ extension ATSProbeCommand {
                 let inventory = try AppRun.inventory(path: path, maxEntries: maxEntries, include: include, exclude: exclude, hostsOnly: listed)
                 let plistBundle = try AppRun.selectedBundle(bundle, inventory)
                 // Read before any load: a bad mapping is bad input (64), not the end of a long run.
-                if !sourcePlists.isEmpty && output.effectiveFormat != .sarif { throw InputError("--source-plist goes with --format sarif") }
+                if !sourcePlists.isEmpty && output.effectiveFormat != .sarif { throw InputError(.badArgument, "--source-plist goes with --format sarif") }
                 let sources = try AppRun.sourcePlistMap(sourcePlists, inventory)
 
                 let (report, document) = try await AppRun.report(inventory, offline: offline, context: context, runner: { try context.runner(naming: connection) },

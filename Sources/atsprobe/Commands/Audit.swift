@@ -76,7 +76,7 @@ extension ATSProbeCommand {
             let interrupts = AuditInterrupts()
             defer { interrupts.cancel() }
             try AuditRun.checkLimits(concurrency: concurrency, perHost: perHost, rate: rate, deadline: deadline)
-            guard input != nil || !targets.isEmpty else { throw InputError("give targets as arguments or with --input FILE (- for standard input)") }
+            guard input != nil || !targets.isEmpty else { throw InputError(.badArgument, "give targets as arguments or with --input FILE (- for standard input)") }
             let runtime = try CommandRuntime.runtime
             let concurrency = AuditLimits.concurrencyAllowed(asked: self.concurrency, budget: runtime.descriptorBudget)
             if concurrency < self.concurrency {

@@ -54,13 +54,13 @@ extension ATSProbeCommand {
             try await ATSProbeCommand.guarded {
                 let ruleSet = try RulesOption.resolve(rules)
                 for pin in pinLeafSPKI + pinCASPKI where !CertRun.isSPKIPin(pin) {
-                    throw InputError("pin '\(UntrustedText.escape(pin, limit: 100))' is not an SPKI-SHA256-BASE64 identity (base64 of 32 bytes)")
+                    throw InputError(.badArgument, "pin '\(UntrustedText.escape(pin, limit: 100))' is not an SPKI-SHA256-BASE64 identity (base64 of 32 bytes)")
                 }
                 // A wildcard names certificates, not servers: a client connects to one name, and
                 // a certificate's *.example.com matches it (RFC 6125 6.4.3); '*' in the name asked for
                 // would judge a match no connection makes.
                 if host.contains("*") {
-                    throw InputError("--host '\(UntrustedText.escape(host, limit: 200))' is a wildcard, not a server name: give the name a client connects to (e.g. www.example)")
+                    throw InputError(.badArgument, "--host '\(UntrustedText.escape(host, limit: 200))' is a wildcard, not a server name: give the name a client connects to (e.g. www.example)")
                 }
                 // The context refuses --app-anchor beside --ca-file/--ca-dir (they would be replaced).
                 let context = try connection.context(ruleSet: ruleSet, appAnchor: appAnchor,
@@ -68,7 +68,7 @@ extension ATSProbeCommand {
                 // A name with an empty label (".test.apple.com") is evaluated and matches nothing,
                 // as Apple's SecDNSMatch does (SSLTrustPolicyTest Test20), rather than refused.
                 guard let name = ServerName.normalized(host) ?? CertRun.emptyLabelName(host) else {
-                    throw InputError("--host '\(UntrustedText.escape(UntrustedText.redactingPassword(host), limit: 200))' is not a DNS name or an IP address")
+                    throw InputError(.badArgument, "--host '\(UntrustedText.escape(UntrustedText.redactingPassword(host), limit: 200))' is not a DNS name or an IP address")
                 }
                 let parsed = try CertRun.chain(path: chain)
                 // The public ChainVerifier, with the run's anchors and NetworkIssuerFetching.

@@ -74,12 +74,12 @@ extension ATSProbeCommand {
 func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, connection: ConnectionOptions,
                     output: OutputOptions<DiagnosticsOutput>, colors: ColorOptions, exceptions: MergeOptions,
                     forecastSeconds: Int? = nil, sarif: SARIFOptions = SARIFOptions()) async throws -> ExitStatus {
-    guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT)") }
+    guard !texts.isEmpty else { throw InputError(.badArgument, "give at least one target (URL, HOST or HOST:PORT)") }
     let sarifCategory = try sarif.category(format: output.effectiveFormat)
     if diagnostics.allRuleSets {
         // --rules all is another result (RuleSetMatrixOutput), with formats of its own.
         guard RuleSetMatrixOutput.formats.contains(output.effectiveFormat) else {
-            throw InputError("--rules all writes \(RuleSetMatrixOutput.outputs.sentence) only (run one rule set for \(output.effectiveFormat.rawValue))")
+            throw InputError(.badArgument, "--rules all writes \(RuleSetMatrixOutput.outputs.sentence) only (run one rule set for \(output.effectiveFormat.rawValue))")
         }
         return try await runRuleSetMatrix(targets: texts, connection: connection, output: output, colors: colors, exceptions: exceptions,
                                           forecastSeconds: forecastSeconds)
@@ -175,7 +175,7 @@ actor LiveTests {
 func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, output: OutputOptions<DiagnosticsOutput>,
                       colors: ColorOptions, exceptions: MergeOptions, forecastSeconds: Int? = nil) async throws -> ExitStatus {
     let format = output.effectiveFormat
-    guard try exceptions.mergeDocument() == nil else { throw InputError("--rules all cannot be combined with --merge") }
+    guard try exceptions.mergeDocument() == nil else { throw InputError(.badArgument, "--rules all cannot be combined with --merge") }
     let context = try connection.context(ruleSet: .current, forecastHorizonSeconds: forecastSeconds)
     let targets = try texts.map { try context.target($0) }
     let runner = try context.runner(naming: connection)

@@ -28,7 +28,7 @@ struct ForecastOptions: ParsableArguments {
     /// "90d" (days), "12w" (weeks), "36h", "30m", "3600s" or a bare number of seconds.
     static func seconds(_ text: String, option: String) throws -> Int {
         guard let seconds = DurationText.seconds(text, maximum: maximumSeconds) else {
-            throw InputError("\(option) '\(UntrustedText.escape(text, limit: 40))' is not a duration between 1s and 3650d (e.g. 90d, 12w, 36h, 3600s)")
+            throw InputError(.badArgument, "\(option) '\(UntrustedText.escape(text, limit: 40))' is not a duration between 1s and 3650d (e.g. 90d, 12w, 36h, 3600s)")
         }
         return seconds
     }

@@ -35,7 +35,7 @@ struct MergeOptions: ParsableArguments {
         do {
             return try PropertyListFile.read(path: merge)
         } catch {
-            throw InputError(error.description)
+            throw InputError(InputError.Code(error), error.description)
         }
     }
 }

@@ -15,12 +15,12 @@ struct MetricsOptions: ParsableArguments {
     func labels(format: OutputFormat) throws -> MetricsLabels {
         guard !metricsLabel.isEmpty else { return MetricsLabels() }
         guard format == .openmetrics || format == .prometheus else {
-            throw InputError("--metrics-label is for --format openmetrics or prometheus, not \(format.rawValue)")
+            throw InputError(.badArgument, "--metrics-label is for --format openmetrics or prometheus, not \(format.rawValue)")
         }
         do {
             return try MetricsLabels(parsing: metricsLabel)
         } catch {
-            throw InputError(error.message)
+            throw InputError(.badArgument, error.message)
         }
     }
 }

@@ -64,10 +64,10 @@ struct SARIFOptions: ParsableArguments {
     /// The category, checked: 1-100 of letters, digits and . _ - / (not ending in /); only with --format sarif.
     func category(format: OutputFormat) throws -> String? {
         guard let name = sarifCategory else { return nil }
-        guard format == .sarif else { throw InputError("--sarif-category goes with --format sarif") }
+        guard format == .sarif else { throw InputError(.badArgument, "--sarif-category goes with --format sarif") }
         let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-/".contains($0)) }
         guard allowed, (1...100).contains(name.count), !name.hasSuffix("/"), !name.hasPrefix("/") else {
-            throw InputError("--sarif-category '\(UntrustedText.escape(name, limit: 100))': give 1 to 100 letters, digits, '.', '_', '-' or '/' (not first or last), e.g. atsprobe-audit")
+            throw InputError(.badArgument, "--sarif-category '\(UntrustedText.escape(name, limit: 100))': give 1 to 100 letters, digits, '.', '_', '-' or '/' (not first or last), e.g. atsprobe-audit")
         }
         return name
     }

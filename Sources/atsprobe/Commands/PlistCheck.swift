@@ -46,7 +46,7 @@ extension ATSProbeCommand {
                 let (document, bytes) = try PlistInput.read(file)
                 var texts = targets
                 if let input { texts += try TargetList.read(input, option: "--input") }
-                guard !texts.isEmpty else { throw InputError("give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
+                guard !texts.isEmpty else { throw InputError(.badArgument, "give at least one target (URL, HOST or HOST:PORT) or --input FILE") }
                 let context = try connection.context(ruleSet: try diagnostics.ruleSet())
                 let parsed = try texts.map { try context.target($0) }
                 let ruleSet = context.ruleSet

@@ -45,7 +45,7 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 let document = try PlistInput.document(file)
-                guard !urls.isEmpty else { throw InputError("give at least one URL (or HOST, HOST:PORT) to explain") }
+                guard !urls.isEmpty else { throw InputError(.badArgument, "give at least one URL (or HOST, HOST:PORT) to explain") }
                 let (ruleSet, explanations) = try PlistExplainRun.explain(document, urls: urls, direct: direct, ruleSet: { try RulesOption.resolve(rules) })
                 var sink = OutputSink(path: output.output)
                 try sink.write(PlistExplainOutput(file: file, ruleSet: ruleSet, explanations: explanations), as: output.effectiveFormat)

@@ -70,13 +70,13 @@ extension ATSProbeCommand {
         func run() async throws {
             try await ATSProbeCommand.guarded {
                 if let baselineOf { return try writeBaseline(of: baselineOf) }
-                guard !files.isEmpty else { throw InputError("give at least one file of records (or - for standard input)") }
+                guard !files.isEmpty else { throw InputError(.badArgument, "give at least one file of records (or - for standard input)") }
                 if diff { return try compare() }
-                guard accept.isEmpty else { throw InputError("--accept goes with --diff, or with --baseline-of and --update") }
-                guard !compareAnyway else { throw InputError("--compare-anyway goes with --diff") }
+                guard accept.isEmpty else { throw InputError(.badArgument, "--accept goes with --diff, or with --baseline-of and --update") }
+                guard !compareAnyway else { throw InputError(.badArgument, "--compare-anyway goes with --diff") }
                 let failOn = self.failOn ?? .level(.any)
                 if failOn.needsBaseline {
-                    throw InputError("--fail-on \(failOn.defaultValueDescription) compares two runs: give them with --diff OLD NEW")
+                    throw InputError(.badArgument, "--fail-on \(failOn.defaultValueDescription) compares two runs: give them with --diff OLD NEW")
                 }
                 let format = output.effectiveFormat
                 let category = try sarif.category(format: format)
@@ -104,14 +104,14 @@ extension ATSProbeCommand.Report {
     /// baseline target is no longer audited; with expiring:D, also when NEW's forecast worsens
     /// within D), 64 when NEW holds a bad input line (as the run itself), else 0.
     func compare() throws -> ExitStatus {
-        guard files.count == 2 else { throw InputError("--diff takes two runs, OLD then NEW, got \(files.count) file\(files.count == 1 ? "" : "s")") }
+        guard files.count == 2 else { throw InputError(.badArgument, "--diff takes two runs, OLD then NEW, got \(files.count) file\(files.count == 1 ? "" : "s")") }
         let failOn = self.failOn ?? .new
         if case .level(let level) = failOn, level != .none {
-            throw InputError("--diff --fail-on takes new (the default), absent, expiring:DURATION or none, got \(level.rawValue)")
+            throw InputError(.badArgument, "--diff --fail-on takes new (the default), absent, expiring:DURATION or none, got \(level.rawValue)")
         }
         let format = output.effectiveFormat
         let category = try sarif.category(format: format)
-        guard ComparisonOutput.formats.contains(format) else { throw InputError("--diff writes \(ComparisonOutput.outputs.sentence) only") }
+        guard ComparisonOutput.formats.contains(format) else { throw InputError(.badArgument, "--diff writes \(ComparisonOutput.outputs.sentence) only") }
         let (comparison, new, run) = try ReportGate.diff(old: files[0], new: files[1], accepted: accept, anyway: compareAnyway)
         if let line = comparison.notComparableLine { Diagnostics.warn(line) }
         // Before writing: NEW without the forecast --fail-on expiring: reads is refused with no output.
@@ -128,7 +128,7 @@ extension ATSProbeCommand.Report {
     /// --accept, OLD with only the accepted targets taken from RUN (refused when the two are
     /// not comparable, unless --compare-anyway).
     func writeBaseline(of path: String) throws -> ExitStatus {
-        guard files.isEmpty, !diff else { throw InputError("--baseline-of RUN takes no other file and no --diff") }
+        guard files.isEmpty, !diff else { throw InputError(.badArgument, "--baseline-of RUN takes no other file and no --diff") }
         let baseline = try ReportGate.baseline(of: path, update: update, accept: accept, anyway: compareAnyway)
         var sink = OutputSink(path: output.output)
         sink.write(baseline)

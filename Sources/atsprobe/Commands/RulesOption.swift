@@ -22,7 +22,7 @@ enum RulesOption {
     /// The set `text` names; a one-line error (exit 64) when it names none.
     static func resolve(_ text: String) throws -> RuleSet {
         guard let (set, notice) = RuleSet.resolve(text) else {
-            throw InputError("unknown rule set or release '\(UntrustedText.escape(text, limit: 60))' "
+            throw InputError(.badArgument, "unknown rule set or release '\(UntrustedText.escape(text, limit: 60))' "
                              + "(a release such as ios16 or macos14, or one of \(RuleSet.idsWithReleases))")
         }
         if let notice { FileStream.standardError.write(notice + "\n") }
