@@ -33,9 +33,18 @@ package struct RenderOptions: Sendable {
 package struct Rendered: Sendable {
     package var text: String
     package var standardError: String
+    /// A rendering that is bytes, not text (the app's property list with entries merged in,
+    /// binary or as its file spells it): written as is, in place of `text` (which is then empty).
+    package var bytes: [UInt8]?
 
     package init(_ text: String, standardError: String = "") {
         self.text = text
+        self.standardError = standardError
+    }
+
+    package init(bytes: [UInt8], standardError: String = "") {
+        text = ""
+        self.bytes = bytes
         self.standardError = standardError
     }
 

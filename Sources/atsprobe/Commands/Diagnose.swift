@@ -6,6 +6,7 @@ import ArgumentParser
 import ATSEngine
 import ATSPolicy
 import ATSProbe
+import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -104,22 +105,21 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         if output.output == nil { FileStream.standardOutput.write(line) } else { sink.write(line) }
     }
     let reports: [DiagnosticsReport]
+    // Text: each target's document through DiagnosticsOutput's text renderer (DiagnosticsText),
+    // the live run's piece by piece through the same one (DiagnosticsText.Stream).
     if live {
         // One target at a time, each test shown as it completes, under the target's header.
-        let shown = LiveTests()
-        let work = StreamingDiagnosticsWork(runner: runner) { target, index, test in
-            let previous = await shown.record(test)
-            FileStream.standardOutput.write(DiagnosticsText.test(test, index: index, previous: previous, host: target.host,
-                                                                 verbose: verbose, palette: palette))
+        let shown = LiveText(DiagnosticsText.Stream(verbose: verbose, palette: palette))
+        let work = StreamingDiagnosticsWork(runner: runner) { _, _, test in
+            FileStream.standardOutput.write(await shown.test(DiagnosticsJSON.TestJSON(test)))
         }
         let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: work).runInOrder(targets) { event in
             switch event {
             case .started(let position, let target):
-                await shown.reset()
                 if position > 0 { FileStream.standardOutput.write("\n") }
-                FileStream.standardOutput.write(DiagnosticsText.header(target))
+                FileStream.standardOutput.write(await shown.header(TargetReport(target)))
             case .finished(_, _, let report):
-                FileStream.standardOutput.write(DiagnosticsText.footer(report, verbose: verbose))
+                FileStream.standardOutput.write(await shown.footer(DiagnosticsJSON(report, run: run)))
             case .timedOut, .failedLocally, .rejected: break
             }
         }
@@ -130,42 +130,62 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         let streams = format == .text && output.output == nil
         let events = await AuditScheduler(limits: .inOrder(), work: runner).runInOrder(targets, inOrder: { position, report in
             guard streams else { return }
-            FileStream.standardOutput.write((position > 0 ? "\n" : "") + DiagnosticsText.render(report, verbose: verbose, palette: palette))
+            // The registry's text renderer, one target's document at a time.
+            FileStream.standardOutput.write((position > 0 ? "\n" : "") + DiagnosticsText.render(DiagnosticsJSON(report, run: run), verbose: verbose, palette: palette))
         })
         reports = try TargetRunError.reports(of: events, targets: targets)
-        if format == .text && !streams {
-            try sink.write(DiagnosticsOutput(reports, run: run, includeSubdomains: false), as: .text, options: RenderOptions(verbose: verbose, palette: palette))
-        }
     }
     let status = reports.map { ExitStatus($0.severity) }.max() ?? .clear
+    let documents = reports.map { DiagnosticsJSON($0, run: run) }
     if let mergeDocument {
-        // --merge: the suggested entries merged into the app's property list (its file, under its lock).
-        let suggested = ExceptionPlist.suggested(reports, includeSubdomains: exceptions.includeSubdomains)
-        FileStream.standardError.write(ExceptionPlist.unhelpableLines(suggested))
-        try ExceptionPlist.write(suggested, document: mergeDocument, mergePath: exceptions.merge, mergeFormat: exceptions.mergeFormat?.format,
-                                 outputPath: output.output, ruleSet: ruleSet, warn: Diagnostics.warn)
+        // --merge: the suggested entries merged into the app's property list, by the plist renderer.
+        try writeMerged(documents, into: mergeDocument, exceptions: exceptions, outputPath: output.output, ruleSet: ruleSet)
         return status
     }
-    // Text went out as each target finished.
-    if format != .text {
-        try sink.write(DiagnosticsOutput(reports, run: run, includeSubdomains: exceptions.includeSubdomains), as: format, options: RenderOptions(verbose: verbose, junitCases: diagnostics.junitCases.cases, sarifCategory: sarifCategory))
+    // Text to standard output went out as each target finished.
+    if format != .text || output.output != nil {
+        try sink.write(DiagnosticsOutput(documents, includeSubdomains: exceptions.includeSubdomains), as: format,
+                       options: RenderOptions(verbose: verbose, palette: palette, junitCases: diagnostics.junitCases.cases, sarifCategory: sarifCategory))
     }
     try sink.finish()
     return status
 }
 
-/// The tests shown so far, so each streamed test knows whether it opens a new section.
-actor LiveTests {
-    private var last: TestOutcome?
-
-    /// Returns the test shown before this one, and remembers this one.
-    func record(_ test: TestOutcome) -> TestOutcome? {
-        defer { last = test }
-        return last
+/// `--merge`: DiagnosticsOutput's plist (the documents' entries merged into the app's property
+/// list, `ExceptionPlist.merged`) written to --output (atomically) or standard output.
+/// `--merge X --output X`: another run may be merging into X too. Take turns (an advisory lock
+/// on X), and merge into X as it is now, not as it was read before the probes: each run's
+/// entries survive the other's (a plain last-rename-wins lost one).
+func writeMerged(_ documents: [DiagnosticsJSON], into read: PropertyListDocument, exceptions: MergeOptions, outputPath: String?,
+                 ruleSet: RuleSet) throws {
+    var document = read
+    var lock: FileLock?
+    defer { lock?.release() }
+    if let merge = exceptions.merge, let path = outputPath, FileLock.sameFile(merge, path) {
+        lock = try FileLock.acquire(path)
+        document = try exceptions.mergeDocument() ?? read
     }
+    // The file's bytes as they are now: an XML file written back as XML is edited in place.
+    var bytes: [UInt8]?
+    if document.format == .xml, let path = exceptions.merge, BoundedFile.isRegularFile(path) {
+        bytes = try? BoundedFile.read(path, limit: PropertyListFile.defaultMaximumSize)
+    }
+    let merge = PlistMergeInput(document: document, bytes: bytes, format: exceptions.mergeFormat?.format, ruleSet: ruleSet)
+    var sink = OutputSink(path: outputPath)
+    try sink.write(DiagnosticsOutput(documents, includeSubdomains: exceptions.includeSubdomains, merge: merge), as: .plist)
+    try sink.finish()
+}
 
-    /// A new target: its first test opens its first section.
-    func reset() { last = nil }
+/// The live run's text, one target at a time: the stream remembers the test shown before, so
+/// each test knows whether it opens a new section.
+actor LiveText {
+    private var stream: DiagnosticsText.Stream
+
+    init(_ stream: DiagnosticsText.Stream) { self.stream = stream }
+
+    func header(_ target: TargetReport) -> String { stream.header(target) }
+    func test(_ test: DiagnosticsJSON.TestJSON) -> String { stream.test(test) }
+    func footer(_ document: DiagnosticsJSON) -> String { stream.footer(document) }
 }
 
 /// `diagnose --rules all`: nscurl's tests under every rule set, on shared handshakes, as one grid
@@ -187,7 +207,8 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
         .runInOrder(targets)
     let matrices = try TargetRunError.reports(of: events, targets: targets)
     let status = matrices.map { $0.reports.map { ExitStatus($0.severity) }.max() ?? .clear }.max() ?? .clear
-    try sink.write(RuleSetMatrixOutput(matrices, run: run), as: format, options: RenderOptions(palette: palette))
+    try sink.write(RuleSetMatrixOutput(matrices.map { RuleSetMatrixDocument($0, run: run) }, run: run), as: format,
+                   options: RenderOptions(palette: palette))
     try sink.finish()
     return status
 }
