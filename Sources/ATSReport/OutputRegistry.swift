@@ -99,6 +99,19 @@ package struct OutputRegistry<Result>: Sendable {
     }
 }
 
+/// A rendering that failed after it had something to say on standard error (`diagnose --merge`:
+/// the targets no entry helps, then an app's file that cannot take the entries): the lines are
+/// written, then `error` is the command's.
+package struct RenderingFailed: Error {
+    package var standardError: String
+    package var error: any Error
+
+    package init(standardError: String, error: any Error) {
+        self.standardError = standardError
+        self.error = error
+    }
+}
+
 /// A format a result does not render, asked of its registry (an internal error, exit 70).
 package struct NotRendered: Error, CustomStringConvertible {
     package let format: OutputFormat

@@ -80,4 +80,23 @@ import TLSFacts
             #expect(String(decoding: written, as: UTF8.self).contains("<!-- kept -->") == (format == nil))
         }
     }
+
+    /// A file that cannot take the entries is refused (exit 64) after the targets no entry helps
+    /// are named on standard error, as the plist without --merge names them.
+    @Test func aRefusedMergeStillNamesTheUnhelpableTargets() throws {
+        var impossible = try Self.document("https://lost.test/", failingFrom: 0)
+        impossible = DiagnosticsJSON(target: impossible.target, ruleSet: impossible.ruleSet, handshakes: 1, wallMilliseconds: 1,
+                                     reachability: "answered", defaultPasses: false, tests: impossible.tests,
+                                     suggestion: .init(.impossible(reason: "certificate not trusted"), ruleSet: .current),
+                                     run: try #require(impossible.run), finishedAt: Date(timeIntervalSince1970: 0), missingIntermediate: nil)
+        let plist = try PropertyListFile.parse(Data(try PropertyListFile.write(["NSAppTransportSecurity": .string("no")], format: .xml)),
+                                               path: "Bad.plist")
+        let merge = PlistMergeInput(document: plist, bytes: nil, format: nil, ruleSet: .current)
+        let failure = #expect(throws: RenderingFailed.self) {
+            try DiagnosticsOutput([impossible], includeSubdomains: false, merge: merge).rendered(.plist)
+        }
+        #expect(failure?.standardError == "# lost.test: no exception added for https://lost.test/: certificate not trusted\n")
+        let message = failure.map { "\($0.error)" } ?? ""
+        #expect(message.contains("NSAppTransportSecurity is not a dictionary"), "\(message)")
+    }
 }

@@ -44,15 +44,18 @@ extension ExceptionPlist {
     }
 
     /// `--merge`: the app's property list with the suggested entries merged in, in `merge.format`
-    /// or the document's; the merge's notes and the unhelpable targets on standard error. A
-    /// dictionary that cannot be merged or written is bad input (an InputError).
-    package static func merged(_ suggested: SuggestedExceptions, into merge: PlistMergeInput) throws -> Rendered {
+    /// or the document's; the unhelpable targets and the merge's notes on standard error. A
+    /// dictionary that cannot be merged or written is bad input (an InputError, after the
+    /// unhelpable targets: `RenderingFailed`).
+    package static func merged(_ suggested: SuggestedExceptions, into merge: PlistMergeInput) throws(RenderingFailed) -> Rendered {
+        let unhelpable = unhelpableLines(suggested)
         let document = merge.document
         let merged: InfoPlistMerge
         do {
             merged = try InfoPlistMerge(document, adding: suggested.domains, ruleSet: merge.ruleSet)
         } catch {
-            throw InputError("'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)")
+            throw RenderingFailed(standardError: unhelpable,
+                                  error: InputError("'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)"))
         }
         let notes = merged.notes.map { Rendered.warning(UntrustedText.escape($0)) }.joined()
         let format = merge.format ?? document.format
@@ -60,7 +63,7 @@ extension ExceptionPlist {
         do {
             data = try PropertyListFile.write(merged.root, format: format)
         } catch {
-            throw InputError(error.description)
+            throw RenderingFailed(standardError: unhelpable + notes, error: InputError(error.description))
         }
         // An XML file written back as XML is edited in place, so the diff shows only what was
         // added (PlistTextMerge); anything unexpected (a file changed since it was read, a pipe)
@@ -70,7 +73,7 @@ extension ExceptionPlist {
            let edited = PlistTextMerge.apply(original: bytes, from: document.root, to: merged.root) {
             data = edited
         }
-        return Rendered(bytes: Array(data), standardError: unhelpableLines(suggested) + notes)
+        return Rendered(bytes: Array(data), standardError: unhelpable + notes)
     }
 
     /// `{NSAppTransportSecurity: dictionary}` as an XML property list (the tightened dictionary of

@@ -29,7 +29,13 @@ struct OutputSink {
     /// `result` in `format` (one its registry renders: `--format` parses no other), its
     /// warnings on standard error.
     mutating func write<Result: RenderedResult>(_ result: Result, as format: OutputFormat, options: RenderOptions = RenderOptions()) throws {
-        let rendered = try result.rendered(format, options: options)
+        let rendered: Rendered
+        do {
+            rendered = try result.rendered(format, options: options)
+        } catch let failed as RenderingFailed {
+            FileStream.standardError.write(failed.standardError)
+            throw failed.error
+        }
         if let bytes = rendered.bytes { write(bytes: bytes) } else { write(rendered.text) }
         FileStream.standardError.write(rendered.standardError)
     }
