@@ -25,24 +25,24 @@ import TLSFacts
                                finishedAt: Date(timeIntervalSince1970: 0), missingIntermediate: nil)
     }
 
-    /// What a live run writes for these targets: a blank line between targets, then each
-    /// target's header, its tests one at a time, its footer.
-    static func streamed(_ documents: [DiagnosticsJSON], verbose: Bool) -> String {
-        var stream = DiagnosticsText.Stream(verbose: verbose, palette: Palette(enabled: false))
+    /// What a live run writes for these targets (diagnose's calls to `DiagnosticsText.Live`): a
+    /// blank line between targets, then each target's header, its tests one at a time, its footer.
+    static func streamed(_ documents: [DiagnosticsJSON], verbose: Bool) async -> String {
+        let live = DiagnosticsText.Live(DiagnosticsText.Stream(verbose: verbose, palette: Palette(enabled: false)))
         var out = ""
         for (position, document) in documents.enumerated() {
             if position > 0 { out += "\n" }
-            out += stream.header(document.target)
-            for test in document.tests { out += stream.test(test) }
-            out += stream.footer(document)
+            out += await live.header(document.target)
+            for test in document.tests { out += await live.test(test) }
+            out += await live.footer(document)
         }
         return out
     }
 
-    @Test(arguments: [false, true]) func theLiveTextIsTheRegistrysText(verbose: Bool) throws {
+    @Test(arguments: [false, true]) func theLiveTextIsTheRegistrysText(verbose: Bool) async throws {
         let documents = [try Self.document("https://one.test/", failingFrom: 0), try Self.document("https://two.test:8443/", failingFrom: 6)]
         let whole = try DiagnosticsOutput(documents, includeSubdomains: false).rendered(.text, options: RenderOptions(verbose: verbose))
-        let live = Self.streamed(documents, verbose: verbose)
+        let live = await Self.streamed(documents, verbose: verbose)
         #expect(live == whole.text)
         // It is nscurl's text: both targets, their sections and the summary's exception.
         #expect(live.components(separatedBy: "Starting ATS Diagnostics").count == 3)

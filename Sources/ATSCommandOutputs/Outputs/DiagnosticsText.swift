@@ -60,6 +60,18 @@ package enum DiagnosticsText {
         }
     }
 
+    /// The live run's text from its concurrent callbacks (a target's start, each test as it
+    /// finishes, the target's end): one `Stream` behind an actor.
+    package actor Live {
+        private var stream: Stream
+
+        package init(_ stream: Stream) { self.stream = stream }
+
+        package func header(_ target: TargetReport) -> String { stream.header(target) }
+        package func test(_ test: DiagnosticsJSON.TestJSON) -> String { stream.test(test) }
+        package func footer(_ document: DiagnosticsJSON) -> String { stream.footer(document) }
+    }
+
     private static func header(url: String) -> String {
         """
         Starting ATS Diagnostics

@@ -6,7 +6,6 @@ import ArgumentParser
 import ATSEngine
 import ATSPolicy
 import ATSProbe
-import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -109,7 +108,7 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     // the live run's piece by piece through the same one (DiagnosticsText.Stream).
     if live {
         // One target at a time, each test shown as it completes, under the target's header.
-        let shown = LiveText(DiagnosticsText.Stream(verbose: verbose, palette: palette))
+        let shown = DiagnosticsText.Live(DiagnosticsText.Stream(verbose: verbose, palette: palette))
         let work = StreamingDiagnosticsWork(runner: runner) { _, _, test in
             FileStream.standardOutput.write(await shown.test(DiagnosticsJSON.TestJSON(test)))
         }
@@ -137,9 +136,14 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     }
     let status = reports.map { ExitStatus($0.severity) }.max() ?? .clear
     let documents = reports.map { DiagnosticsJSON($0, run: run) }
-    if let mergeDocument {
+    if let mergeDocument, let path = exceptions.merge {
         // --merge: the suggested entries merged into the app's property list, by the plist renderer.
-        try writeMerged(documents, into: mergeDocument, exceptions: exceptions, outputPath: output.output, ruleSet: ruleSet)
+        try MergeRun.write(documents, into: mergeDocument, path: path, format: exceptions.mergeFormat?.format, outputPath: output.output,
+                           includeSubdomains: exceptions.includeSubdomains, ruleSet: ruleSet) { merged in
+            var sink = OutputSink(path: output.output)
+            try sink.write(merged, as: .plist)
+            try sink.finish()
+        }
         return status
     }
     // Text to standard output went out as each target finished.
@@ -149,43 +153,6 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
     }
     try sink.finish()
     return status
-}
-
-/// `--merge`: DiagnosticsOutput's plist (the documents' entries merged into the app's property
-/// list, `ExceptionPlist.merged`) written to --output (atomically) or standard output.
-/// `--merge X --output X`: another run may be merging into X too. Take turns (an advisory lock
-/// on X), and merge into X as it is now, not as it was read before the probes: each run's
-/// entries survive the other's (a plain last-rename-wins lost one).
-func writeMerged(_ documents: [DiagnosticsJSON], into read: PropertyListDocument, exceptions: MergeOptions, outputPath: String?,
-                 ruleSet: RuleSet) throws {
-    var document = read
-    var lock: FileLock?
-    defer { lock?.release() }
-    if let merge = exceptions.merge, let path = outputPath, FileLock.sameFile(merge, path) {
-        lock = try FileLock.acquire(path)
-        document = try exceptions.mergeDocument() ?? read
-    }
-    // The file's bytes as they are now: an XML file written back as XML is edited in place.
-    var bytes: [UInt8]?
-    if document.format == .xml, let path = exceptions.merge, BoundedFile.isRegularFile(path) {
-        bytes = try? BoundedFile.read(path, limit: PropertyListFile.defaultMaximumSize)
-    }
-    let merge = PlistMergeInput(document: document, bytes: bytes, format: exceptions.mergeFormat?.format, ruleSet: ruleSet)
-    var sink = OutputSink(path: outputPath)
-    try sink.write(DiagnosticsOutput(documents, includeSubdomains: exceptions.includeSubdomains, merge: merge), as: .plist)
-    try sink.finish()
-}
-
-/// The live run's text, one target at a time: the stream remembers the test shown before, so
-/// each test knows whether it opens a new section.
-actor LiveText {
-    private var stream: DiagnosticsText.Stream
-
-    init(_ stream: DiagnosticsText.Stream) { self.stream = stream }
-
-    func header(_ target: TargetReport) -> String { stream.header(target) }
-    func test(_ test: DiagnosticsJSON.TestJSON) -> String { stream.test(test) }
-    func footer(_ document: DiagnosticsJSON) -> String { stream.footer(document) }
 }
 
 /// `diagnose --rules all`: nscurl's tests under every rule set, on shared handshakes, as one grid
