@@ -23,13 +23,7 @@ package enum ExceptionPlist {
     /// An NSAppTransportSecurity dictionary as an XML property list (keys sorted, XML escaped).
     /// Shared by `diagnose --format plist` and `audit --format plist`.
     package static func render(_ configuration: ATSConfiguration) throws -> String {
-        try xml(configuration.propertyList)
-    }
-
-    /// `{NSAppTransportSecurity: dictionary}` as an XML property list.
-    static func xml(_ dictionary: [String: PropertyListValue]) throws(PropertyListError) -> String {
-        let root: [String: PropertyListValue] = [ATSKey.appTransportSecurity.name: .dictionary(dictionary)]
-        return String(decoding: try PropertyListFile.write(root, format: .xml), as: UTF8.self)
+        try ATSConfiguration.infoPlistXML(configuration.propertyList)
     }
 
     /// `<key>domain</key><dict>...</dict>`, indented, to paste inside NSExceptionDomains.

@@ -80,7 +80,7 @@ extension ExceptionPlist {
     /// `plist check` and `app`); a dictionary that cannot be written is bad input (64).
     package static func tightened(_ dictionary: [String: PropertyListValue]) throws(InputError) -> String {
         do throws(PropertyListError) {
-            return try xml(dictionary)
+            return try ATSConfiguration.infoPlistXML(dictionary)
         } catch {
             throw InputError(error.description)
         }
