@@ -1,6 +1,5 @@
 import ATSReport
 import ATSFiles
-import ATSEngine
 import ATSPolicy
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -33,7 +32,8 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
     private let verbose: Bool
     private let quiet: Bool
     private let palette: Palette
-    private let run: RunInfo
+    /// What the run was made with: every record carries it.
+    package nonisolated let run: RunInfo
     private let handle: FileStream
     /// --records: the JSON Lines as well, whatever the format.
     private let records: FileStream?
@@ -105,11 +105,12 @@ package actor AuditSink<Progress: AuditProgressDisplay> {
         progress.update(tally, force: false)
     }
 
-    package func finished(_ report: DiagnosticsReport, entry: AuditEntry) {
-        if format == .plist, case .exception(let domain, let suggested, _) = report.suggestion {
+    /// A target's run, as its diagnostics document (the engine writes it with this sink's `run`).
+    package func finished(_ document: DiagnosticsJSON, entry: AuditEntry) {
+        if format == .plist, case .exception(let domain, let suggested, _) = document.suggestion.suggestion {
             exceptions[domain] = exceptions[domain]?.widened(toCover: suggested) ?? suggested
         }
-        emit(.result(DiagnosticsJSON(report, run: run), verdict: AuditVerdict(report), entry: entry.record), entry: entry)
+        emit(.result(document, verdict: document.verdict, entry: entry.record), entry: entry)
     }
 
     package func timedOut(_ target: TargetReport, deadline: Double, entry: AuditEntry) {
@@ -237,14 +238,6 @@ package struct BaselineInput: Sendable {
         self.path = path
         self.sides = sides
         self.notComparable = notComparable
-    }
-}
-
-extension ProbeText {
-    /// A target of an in-order run (diagnose, plist check, app) that this machine failed:
-    /// "URL: why", printed as "atsprobe: <message>" with exit 70.
-    package static func describe(_ error: TargetRunError) -> String {
-        "\(error.target.url): \(error.failure.map { describe($0) } ?? "did not finish")"
     }
 }
 

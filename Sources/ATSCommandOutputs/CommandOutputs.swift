@@ -18,18 +18,20 @@ import TLSFacts
 // `report`'s (ATSReport's `Report`, `ComparisonOutput`) need no engine value and live with the
 // contract's renderers.
 
-/// `diagnose` (and `--ats-diagnostics`): the reports in the order given. The report formats are
-/// rendered from the documents as records, as `atsprobe report` renders the JSON file.
+/// `diagnose` (and `--ats-diagnostics`): the targets' documents in the order given (the engine
+/// writes each, ATSEngine's `DiagnosticsJSON+Engine.swift`). The report formats are rendered from
+/// them as records, as `atsprobe report` renders the JSON file.
 package struct DiagnosticsOutput: RenderedResult {
-    package var reports: [DiagnosticsReport]
     package var documents: [DiagnosticsJSON]
     /// --include-subdomains: the suggested plist's entries cover subdomains.
     package var includeSubdomains: Bool
+    /// --merge: the app's property list `--format plist` merges the entries into.
+    package var merge: PlistMergeInput?
 
-    package init(_ reports: [DiagnosticsReport], run: RunInfo, includeSubdomains: Bool) {
-        self.reports = reports
-        documents = reports.map { DiagnosticsJSON($0, run: run) }
+    package init(_ documents: [DiagnosticsJSON], includeSubdomains: Bool, merge: PlistMergeInput? = nil) {
+        self.documents = documents
         self.includeSubdomains = includeSubdomains
+        self.merge = merge
     }
 
     package var asReport: Report { Report(documents.map(AuditRecord.document)) }
@@ -41,12 +43,14 @@ package struct DiagnosticsOutput: RenderedResult {
 
     package static let outputs = OutputRegistry<DiagnosticsOutput>([
         .text: { out, options in
-            Rendered(out.reports.map { DiagnosticsText.render($0, verbose: options.verbose, palette: options.palette) }.joined(separator: "\n"))
+            Rendered(out.documents.map { DiagnosticsText.render($0, verbose: options.verbose, palette: options.palette) }.joined(separator: "\n"))
         },
         .json: { out, _ in out.documents.count == 1 ? try .json(out.documents[0]) : try .json(out.documents) },
-        // One merged dictionary; each host no exception helps is said on standard error.
+        // One merged dictionary, or the app's property list with it merged in (--merge); each
+        // host no exception helps is said on standard error.
         .plist: { out, _ in
-            let suggested = ExceptionPlist.suggested(out.reports, includeSubdomains: out.includeSubdomains)
+            let suggested = ExceptionPlist.suggested(out.documents, includeSubdomains: out.includeSubdomains)
+            if let merge = out.merge { return try ExceptionPlist.merged(suggested, into: merge) }
             return Rendered(try ExceptionPlist.render(suggested.configuration), standardError: ExceptionPlist.unhelpableLines(suggested))
         },
         .html: report(.html),
@@ -58,12 +62,12 @@ package struct DiagnosticsOutput: RenderedResult {
 }
 
 /// `diagnose --rules all`: nscurl's tests under every rule set, one grid (text) or document
-/// (JSON) per target.
+/// (JSON) per target, from each target's documents (`RuleSetMatrixDocument`, the engine's).
 package struct RuleSetMatrixOutput: RenderedResult {
-    package var matrices: [RuleSetMatrix]
+    package var matrices: [RuleSetMatrixDocument]
     package var run: RunInfo
 
-    package init(_ matrices: [RuleSetMatrix], run: RunInfo) {
+    package init(_ matrices: [RuleSetMatrixDocument], run: RunInfo) {
         self.matrices = matrices
         self.run = run
     }
@@ -75,7 +79,7 @@ package struct RuleSetMatrixOutput: RenderedResult {
             Rendered(out.grids.map { RuleSetMatrixText.render($0, palette: options.palette) }.joined(separator: "\n"))
         },
         .json: { out, _ in
-            let documents = out.matrices.map { RuleSetMatrixJSON($0, run: out.run) }
+            let documents = out.matrices.map { RuleSetMatrixJSON(RuleSetMatrixGrid($0), reports: $0.reports) }
             return documents.count == 1 ? try .json(documents[0]) : try .json(documents)
         },
         .html: { out, _ in Rendered(RuleSetMatrixHTML.render(out.grids, run: out.run)) },

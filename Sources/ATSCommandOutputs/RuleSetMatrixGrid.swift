@@ -1,7 +1,6 @@
 import ATSReport
 import ATSAdvice
 import ATSContract
-import ATSEngine
 import ATSPolicy
 import PropertyList
 import TextSupport
@@ -9,7 +8,7 @@ import TLSFacts
 
 /// `diagnose --rules all` for one target as the renderers read it: nscurl's tests down, rule
 /// sets across, each cell PASS or FAIL, and what the host needs under each rule set. Built
-/// from the engine's `RuleSetMatrix`; every string in it is untrusted (the target as typed, a
+/// from each rule set's diagnostics document (`RuleSetMatrixDocument`); every string in it is untrusted (the target as typed, a
 /// reason from the network) and escaped by each renderer for its sink (ReportEscaping).
 package struct RuleSetMatrixGrid: Sendable, Equatable {
     package struct Row: Sendable, Equatable {
@@ -78,21 +77,20 @@ package struct RuleSetMatrixGrid: Sendable, Equatable {
         self.forecasts = forecasts
     }
 
-    package init(_ matrix: RuleSetMatrix) {
-        target = matrix.target.url
-        ruleSets = matrix.reports.map(\.ruleSet.id)
+    package init(_ matrix: RuleSetMatrixDocument) {
+        target = matrix.target
+        ruleSets = matrix.reports.map(\.ruleSet)
         handshakes = matrix.handshakes
-        // Each rule set's result for a test found by its role, never by its place in the list.
+        // Each rule set's result for a test found by its title (one per role, `DiagnosticRole.title`),
+        // never by its place in the list.
         rows = (matrix.reports.first?.tests ?? []).map { test in
-            Row(section: test.section, title: test.title, passed: matrix.reports.map { $0.tests.test(test.role)?.verdict.passed })
+            Row(section: test.section, title: test.title,
+                passed: matrix.reports.map { report in report.tests.first { $0.title == test.title }?.verdict.passed })
         }
-        defaultPassesOn = matrix.defaultPassesOn
-        defaultFailsOn = matrix.defaultFailsOn
-        needs = matrix.reports.map { RuleSetMatrixGrid.needs($0.suggestion) }
-        forecasts = matrix.reports.map { report in
-            let fields = ForecastFields(report.forecast)
-            return ForecastText.lines(window: fields.window, changes: fields.changes, renewal: fields.renewal)
-        }
+        defaultPassesOn = matrix.reports.filter(\.defaultPasses).map(\.ruleSet)
+        defaultFailsOn = matrix.reports.filter { !$0.defaultPasses }.map(\.ruleSet)
+        needs = matrix.reports.map { RuleSetMatrixGrid.needs($0.suggestion.suggestion) }
+        forecasts = matrix.reports.map { ForecastText.lines(window: $0.forecastWindow, changes: $0.forecast, renewal: $0.renewal) }
     }
 
     /// Whether any rule set carries a forecast (`--forecast`).

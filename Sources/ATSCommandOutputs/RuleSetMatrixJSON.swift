@@ -1,6 +1,5 @@
 import ATSReport
 import ATSPolicy
-import ATSEngine
 
 /// `diagnose --rules all --json` (docs/json-schema.md): the grid, and each rule set's whole
 /// diagnostics document as `diagnose --json` writes it.
@@ -50,15 +49,8 @@ package struct RuleSetMatrixJSON: Encodable, Sendable {
         package let results: [String: String]
     }
 
-    package init(_ matrix: RuleSetMatrix, run: RunInfo) {
-        self.init(RuleSetMatrixGrid(matrix), reports: matrix.reports.map { report in
-            var info = run
-            info.ruleSet = report.ruleSet.id
-            return DiagnosticsJSON(report, run: info)
-        })
-    }
-
-    /// The grid's part, with each rule set's document (for goldens without a network: none).
+    /// The grid's part, with each rule set's document (`RuleSetMatrixDocument.reports`; for goldens
+    /// without a network, none).
     package init(_ grid: RuleSetMatrixGrid, reports: [DiagnosticsJSON]) {
         target = grid.target
         ruleSets = grid.ruleSets

@@ -33,9 +33,18 @@ package struct RenderOptions: Sendable {
 package struct Rendered: Sendable {
     package var text: String
     package var standardError: String
+    /// A rendering that is bytes, not text (the app's property list with entries merged in,
+    /// binary or as its file spells it): written as is, in place of `text` (which is then empty).
+    package var bytes: [UInt8]?
 
     package init(_ text: String, standardError: String = "") {
         self.text = text
+        self.standardError = standardError
+    }
+
+    package init(bytes: [UInt8], standardError: String = "") {
+        text = ""
+        self.bytes = bytes
         self.standardError = standardError
     }
 
@@ -87,6 +96,19 @@ package struct OutputRegistry<Result>: Sendable {
         let names = formats.map(\.rawValue)
         guard names.count > 1, let last = names.last else { return names.first ?? "" }
         return names.dropLast().joined(separator: ", ") + " or " + last
+    }
+}
+
+/// A rendering that failed after it had something to say on standard error (`diagnose --merge`:
+/// the targets no entry helps, then an app's file that cannot take the entries): the lines are
+/// written, then `error` is the command's.
+package struct RenderingFailed: Error {
+    package var standardError: String
+    package var error: any Error
+
+    package init(standardError: String, error: any Error) {
+        self.standardError = standardError
+        self.error = error
     }
 }
 

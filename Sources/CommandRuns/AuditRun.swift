@@ -36,7 +36,7 @@ package enum AuditRun {
         for await event in results {
             switch event {
             case .started(let entry, let target): await sink.started(entry, name: target.authority)
-            case .finished(let entry, _, let report): await sink.finished(report, entry: entry)
+            case .finished(let entry, _, let report): await sink.finished(DiagnosticsJSON(report, run: sink.run), entry: entry)
             case .timedOut(let entry, let target): await sink.timedOut(TargetReport(target), deadline: limits.deadlineSeconds, entry: entry)
             case .failedLocally(let entry, let target, let failure): await sink.failedLocally(entry, target: target, failure: failure)
             case .rejected(let entry, let reason): await sink.rejected(entry, message: reason)

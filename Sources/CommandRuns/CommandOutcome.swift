@@ -35,7 +35,8 @@ extension ExitStatus {
         case let error as TargetRunError:
             // This machine, not the input or a server, failed a target of an in-order run
             // (diagnose, plist check, app: out of descriptors, memory, threads): no verdict.
-            warn(UntrustedText.escape(ProbeText.describe(error), limit: 1000))
+            let why = error.failure.map { ProbeText.describe($0) } ?? "did not finish"
+            warn(UntrustedText.escape("\(error.target.url): \(why)", limit: 1000))
             self = .internalError
         default:
             warn("internal error: \(error) (please report it)")

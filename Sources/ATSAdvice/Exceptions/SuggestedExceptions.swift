@@ -21,6 +21,24 @@ package struct SuggestedExceptions: Sendable, Hashable {
     /// probed) needs the same entry, and there are at least two, write one parent entry with
     /// NSIncludesSubdomains instead of one entry each (docs/exceptions.md).
     package init(_ advice: [HostAdvice], includeSubdomains: Bool = false) {
+        self.init(advice.map { Need(target: $0.target, host: $0.host, suggestion: $0.suggestion) }, includeSubdomains: includeSubdomains)
+    }
+
+    /// What one probed target needs: the target as given, its host, the advisor's suggestion
+    /// (from a `HostAdvice`, or from a diagnostics document's suggestion).
+    package struct Need: Sendable {
+        package var target: String
+        package var host: String
+        package var suggestion: ExceptionSuggestion
+
+        package init(target: String, host: String, suggestion: ExceptionSuggestion) {
+            self.target = target
+            self.host = host
+            self.suggestion = suggestion
+        }
+    }
+
+    package init(_ advice: [Need], includeSubdomains: Bool = false) {
         // One need per host: the same host on several ports needs the widest of its entries.
         var needs: [String: DomainException] = [:]
         var probed: Set<String> = []

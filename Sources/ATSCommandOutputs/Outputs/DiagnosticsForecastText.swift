@@ -1,13 +1,10 @@
 import ATSReport
-import ATSEngine
 
 /// nscurl-style text's FORECAST lines (`diagnose --forecast`), worded as every report words them
-/// (`ForecastText` over the record's JSON fields: one wording for every sink).
+/// (`ForecastText` over the document's forecast fields: one wording for every sink).
 enum DiagnosticsForecastText {
-    static func lines(_ report: DiagnosticsReport) -> String {
-        guard let forecast = report.forecast else { return "" }
-        let fields = ForecastFields(forecast)
-        return ForecastText.lines(window: fields.window, changes: fields.changes, renewal: fields.renewal)
+    static func lines(_ document: DiagnosticsJSON) -> String {
+        ForecastText.lines(window: document.forecastWindow, changes: document.forecast, renewal: document.renewal)
             .map { "FORECAST   : \(ReportEscaping.text($0))\n" }.joined()
     }
 }

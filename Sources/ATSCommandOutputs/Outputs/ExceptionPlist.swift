@@ -1,5 +1,4 @@
 import ATSReport
-import ATSEngine
 import ATSAdvice
 import ATSPolicy
 import PropertyList
@@ -15,15 +14,16 @@ import TLSFacts
 /// with one NSExceptionDomains entry per host that needs one, written by PropertyListFile
 /// (Foundation's PropertyListSerialization: keys sorted, XML escaped).
 package enum ExceptionPlist {
-    package static func suggested(_ reports: [DiagnosticsReport], includeSubdomains: Bool) -> SuggestedExceptions {
-        SuggestedExceptions(reports.map(\.advice), includeSubdomains: includeSubdomains)
+    /// The entries the documents' suggestions need, merged (`SuggestedExceptions`).
+    package static func suggested(_ documents: [DiagnosticsJSON], includeSubdomains: Bool) -> SuggestedExceptions {
+        SuggestedExceptions(documents.map { SuggestedExceptions.Need(target: $0.target.url, host: $0.target.host, suggestion: $0.suggestion.suggestion) },
+                            includeSubdomains: includeSubdomains)
     }
 
     /// An NSAppTransportSecurity dictionary as an XML property list (keys sorted, XML escaped).
     /// Shared by `diagnose --format plist` and `audit --format plist`.
     package static func render(_ configuration: ATSConfiguration) throws -> String {
-        let root: [String: PropertyListValue] = [ATSKey.appTransportSecurity.name: .dictionary(configuration.propertyList)]
-        return String(decoding: try PropertyListFile.write(root, format: .xml), as: UTF8.self)
+        try ATSConfiguration.infoPlistXML(configuration.propertyList)
     }
 
     /// `<key>domain</key><dict>...</dict>`, indented, to paste inside NSExceptionDomains.
@@ -33,11 +33,15 @@ package enum ExceptionPlist {
 
     /// Text lines for the summary: the evidence per key, then the better fix on the server.
     package static func adviceLines(_ advice: HostAdvice) -> String {
+        adviceLines(evidence: advice.evidence, fixes: advice.fixes)
+    }
+
+    package static func adviceLines(evidence: [KeyEvidence], fixes: [ServerFix]) -> String {
         var out = ""
-        for item in advice.evidence {
+        for item in evidence {
             out += "  \(item.key): \(UntrustedText.escape(item.observation))\n"
         }
-        for fix in advice.fixes {
+        for fix in fixes {
             let what = fix.keys.isEmpty ? "Server fix" : "Better fix for \(fix.keys.joined(separator: " and "))"
             out += "  \(what): \(UntrustedText.escape(fix.change))\n"
             out += serverLines("nginx", fix.nginx)

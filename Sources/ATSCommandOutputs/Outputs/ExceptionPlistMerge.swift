@@ -1,5 +1,4 @@
 import ATSReport
-import ATSEngine
 import ATSAdvice
 import ATSFiles
 import ATSPolicy
@@ -12,8 +11,30 @@ import Foundation
 import TextSupport
 import TLSFacts
 
-/// Where the suggested exceptions go: standard output or --output, or merged into the app's
-/// property list (--merge), under its lock.
+/// `--merge`: the app's property list as the command read it, for `diagnose --format plist` to
+/// merge the suggested entries into (`ExceptionPlist.merged`). The command reads it, under the
+/// output's lock when the output replaces it, and writes what the registry renders.
+package struct PlistMergeInput: Sendable {
+    /// The app's property list.
+    package var document: PropertyListDocument
+    /// The file's bytes read again just before the merge (nil when it is no regular file): an XML
+    /// file written back as XML is edited in place when they still read as `document`.
+    package var bytes: [UInt8]?
+    /// --merge-format; nil keeps the document's encoding.
+    package var format: PropertyListFile.Format?
+    /// The run's rule set (the merge's notes judge entries by it).
+    package var ruleSet: RuleSet
+
+    package init(document: PropertyListDocument, bytes: [UInt8]?, format: PropertyListFile.Format?, ruleSet: RuleSet) {
+        self.document = document
+        self.bytes = bytes
+        self.format = format
+        self.ruleSet = ruleSet
+    }
+}
+
+/// The suggested exceptions merged into the app's property list, and the comment lines for
+/// targets no entry helps.
 extension ExceptionPlist {
     /// One comment line (for standard error) for each target no entry helps, so a script sees why it is missing.
     package static func unhelpableLines(_ suggested: SuggestedExceptions) -> String {
@@ -22,71 +43,44 @@ extension ExceptionPlist {
         }.joined()
     }
 
-    /// `--format plist` and `--merge`: the dictionary, or the app's property list (`document`,
-    /// read from `mergePath`) with it merged in, written to `outputPath` (atomically) or standard
-    /// output. `mergeFormat` nil keeps the document's encoding; `warn` hears the merge's notes.
-    /// Bad input (an unreadable or unwritable file, a dictionary that cannot be merged) is an InputError.
-    package static func write(_ suggested: SuggestedExceptions, document: PropertyListDocument?, mergePath: String?,
-                              mergeFormat: PropertyListFile.Format?, outputPath: String?, ruleSet: RuleSet,
-                              warn: (String) -> Void) throws {
-        guard var document else {
-            let text = try render(suggested.configuration)
-            if let outputPath {
-                try FileStream.writeAtomically(text.utf8, to: outputPath)
-            } else {
-                FileStream.standardOutput.write(text)
-            }
-            return
-        }
-        // `--merge X --output X`: another run may be merging into X too. Take turns (an advisory
-        // lock on X), and merge into X as it is now, not as it was read before the probes: each
-        // run's entries survive the other's (a plain last-rename-wins lost one).
-        var lock: FileLock?
-        defer { lock?.release() }
-        if let merge = mergePath, let path = outputPath, FileLock.sameFile(merge, path) {
-            lock = try FileLock.acquire(path)
-            do {
-                document = try PropertyListFile.read(path: merge)
-            } catch {
-                throw InputError(InputError.Code(error), error.description)
-            }
-        }
+    /// `--merge`: the app's property list with the suggested entries merged in, in `merge.format`
+    /// or the document's; the unhelpable targets and the merge's notes on standard error. A
+    /// dictionary that cannot be merged or written is bad input (an InputError, after the
+    /// unhelpable targets: `RenderingFailed`).
+    package static func merged(_ suggested: SuggestedExceptions, into merge: PlistMergeInput) throws(RenderingFailed) -> Rendered {
+        let unhelpable = unhelpableLines(suggested)
+        let document = merge.document
         let merged: InfoPlistMerge
         do {
-            merged = try InfoPlistMerge(document, adding: suggested.domains, ruleSet: ruleSet)
+            merged = try InfoPlistMerge(document, adding: suggested.domains, ruleSet: merge.ruleSet)
         } catch {
-            throw InputError(.badContents, "'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)")
+            throw RenderingFailed(standardError: unhelpable,
+                                  error: InputError(.badContents, "'\(UntrustedText.escape(document.path ?? "", limit: 400))': \(error.description)"))
         }
-        for note in merged.notes { warn(UntrustedText.escape(note)) }
-        let format = mergeFormat ?? document.format
+        let notes = merged.notes.map { Rendered.warning(UntrustedText.escape($0)) }.joined()
+        let format = merge.format ?? document.format
         var data: Data
         do {
             data = try PropertyListFile.write(merged.root, format: format)
         } catch {
-            throw InputError(InputError.Code(error), error.description)
+            throw RenderingFailed(standardError: unhelpable + notes, error: InputError(InputError.Code(error), error.description))
         }
         // An XML file written back as XML is edited in place, so the diff shows only what was
-        // added (PlistTextMerge); the bytes are read again, and anything unexpected (a file
-        // changed meanwhile, a pipe) keeps the whole list written above.
-        if format == .xml, document.format == .xml, let path = mergePath, BoundedFile.isRegularFile(path),
-           let bytes = try? BoundedFile.read(path, limit: PropertyListFile.defaultMaximumSize),
-           (try? PropertyListFile.parse(Data(bytes), path: path))?.root == document.root,
+        // added (PlistTextMerge); anything unexpected (a file changed since it was read, a pipe)
+        // keeps the whole list written above.
+        if format == .xml, document.format == .xml, let bytes = merge.bytes,
+           (try? PropertyListFile.parse(Data(bytes), path: document.path ?? ""))?.root == document.root,
            let edited = PlistTextMerge.apply(original: bytes, from: document.root, to: merged.root) {
             data = edited
         }
-        // Written only now, after everything succeeded, and atomically: --output may name the input.
-        if let path = outputPath {
-            try FileStream.writeAtomically(data, to: path)
-        } else {
-            FileStream.standardOutput.write(data)
-        }
+        return Rendered(bytes: Array(data), standardError: unhelpable + notes)
     }
 
     /// `{NSAppTransportSecurity: dictionary}` as an XML property list (the tightened dictionary of
     /// `plist check` and `app`); a dictionary that cannot be written is bad input (64).
     package static func tightened(_ dictionary: [String: PropertyListValue]) throws(InputError) -> String {
         do throws(PropertyListError) {
-            return try PlistTargetCheck.tightenedPlist(dictionary)
+            return try ATSConfiguration.infoPlistXML(dictionary)
         } catch {
             throw InputError(InputError.Code(error), error.description)
         }

@@ -61,6 +61,7 @@ extension AuditRecord {
     /// its end, a few KB instead of tens; no report shows a hop.
     public var withoutHandshakes: AuditRecord {
         guard case .result(var document, let verdict, let entry) = self else { return self }
+        document.live = nil  // the text summary's handshake, which no report shows either
         document.tests = document.tests.map { test in
             var test = test
             test.hops = []

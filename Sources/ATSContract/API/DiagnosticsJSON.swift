@@ -34,6 +34,9 @@ public struct DiagnosticsJSON: Codable, Sendable {
     public let forecastWindow: ForecastWindowJSON?
     public let forecast: [ForecastChangeJSON]?
     public let renewal: RenewalJSON?
+    /// What the live run knows beyond the document, for nscurl's text summary
+    /// (`DiagnosticsText`): never encoded, nil in a document read from a file.
+    package var live: Live?
 
     private enum CodingKeys: String, CodingKey {
         case schemaVersion, target, ruleSet, handshakes, wallMilliseconds, reachability, defaultPasses, tests, suggestion, run,
@@ -64,6 +67,30 @@ public struct DiagnosticsJSON: Codable, Sendable {
         forecastWindow = try c.decodeIfPresent(ForecastWindowJSON.self, forKey: .forecastWindow)
         forecast = try c.decodeIfPresent([ForecastChangeJSON].self, forKey: .forecast)
         renewal = try c.decodeIfPresent(RenewalJSON.self, forKey: .renewal)
+    }
+
+    /// The summary's facts the JSON does not carry, from the engine's report (ATSEngine's
+    /// `DiagnosticsJSON+Engine.swift`). One reference, so a document stays small wherever it is copied.
+    package final class Live: Sendable {
+        /// The run's wall time as measured (the JSON's is rounded to 0.1 ms).
+        package let wallMilliseconds: Double
+        /// The handshake with the most to say: the widest successful one, the widest-offer
+        /// handshake's included (the summary's "Server" and "Trust" lines).
+        package let server: Observation?
+        /// The run made the widest-offer handshake (no test completed one).
+        package let widestOffer: Bool
+        /// The rule set judged by, as a value (a rule set built by code has no name to look up).
+        package let ruleSet: RuleSet
+        /// The rule set's groups this build's OpenSSL cannot offer (`--verbose`'s "Not sent").
+        package let groupsNotSent: [NamedGroup]
+
+        package init(wallMilliseconds: Double, server: Observation?, widestOffer: Bool, ruleSet: RuleSet, groupsNotSent: [NamedGroup]) {
+            self.wallMilliseconds = wallMilliseconds
+            self.server = server
+            self.widestOffer = widestOffer
+            self.ruleSet = ruleSet
+            self.groupsNotSent = groupsNotSent
+        }
     }
 
     public struct MissingIntermediate: Codable, Sendable {
@@ -200,6 +227,18 @@ public struct DiagnosticsJSON: Codable, Sendable {
             evidence = try c.decodeIfPresent([KeyEvidence].self, forKey: .evidence)
             fixes = try c.decodeIfPresent([FixReading].self, forKey: .fixes)?.map(\.fix)
             reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        }
+
+        /// The suggestion as the advisor's value (its rationale the evidence written): what the
+        /// suggested dictionary and `--merge` are built from.
+        package var suggestion: ExceptionSuggestion {
+            switch kind {
+            case DiagnosticsJSON.exceptionKind:
+                guard let domain, let dictionary = exception?.dictionaryValue else { return .none }
+                return .exception(domain: domain, DomainException(propertyList: dictionary), rationale: evidence ?? [])
+            case "impossible": return .impossible(reason: reason ?? "")
+            default: return .none
+            }
         }
     }
 

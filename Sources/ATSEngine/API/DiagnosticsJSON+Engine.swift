@@ -1,7 +1,7 @@
 import ATSAdvice
 import ATSContract
-import ATSEngine
 import ATSPolicy
+import ATSProbe
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,6 +22,8 @@ extension DiagnosticsJSON {
                       MissingIntermediate(warning: $0, fix: TrustAdvice.missingIntermediateFix)
                   },
                   forecastWindow: forecast.window, forecast: forecast.changes, renewal: forecast.renewal)
+        live = Live(wallMilliseconds: report.wallMilliseconds, server: report.bestObservation, widestOffer: report.widestProbe != nil,
+                    ruleSet: report.ruleSet, groupsNotSent: report.ruleSet.groups.filter { !Prober.sendableGroups.contains($0) })
     }
 }
 

@@ -90,7 +90,7 @@ package struct AppReport {
                     tightening.notes.append(.unreachableGuess(host: check.host.host))
                 }
                 result.tightening = tightening
-                result.tightenedPlist = try PlistTargetCheck.tightenedPlist(tightening.tightened)
+                result.tightenedPlist = try ATSConfiguration.infoPlistXML(tightening.tightened)
                 let used = Set(checks.flatMap { $0.check.loads.compactMap(\.policy.match?.key) } + checks.compactMap(\.check.policy.match?.key))
                 let entries = (ats[ATSKey.exceptionDomains.name]?.dictionaryValue ?? [:]).keys
                 result.unusedEntries = entries.filter { !used.contains($0) }.sorted()
@@ -116,12 +116,5 @@ extension PlistTargetCheck {
         guard let report = diagnostics, report.reachability != .unreachable else { return false }
         if case .impossible = report.suggestion { return true }
         return false
-    }
-
-    /// `{NSAppTransportSecurity: tightened}` as an XML property list: what `plist check` and
-    /// `app` print as the tightened dictionary.
-    package static func tightenedPlist(_ tightened: [String: PropertyListValue]) throws(PropertyListError) -> String {
-        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(tightened)], format: .xml)
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -110,6 +110,14 @@ public struct ATSConfiguration: Sendable, Hashable {
             && allowsLocalNetworking == nil
     }
 
+    /// `{NSAppTransportSecurity: dictionary}` as an XML property list (keys sorted, XML escaped):
+    /// the suggested dictionary of `diagnose`/`audit --format plist`, the tightened one of `plist
+    /// check` and `app`.
+    package static func infoPlistXML(_ dictionary: [String: PropertyListValue]) throws(PropertyListError) -> String {
+        let data = try PropertyListFile.write([ATSKey.appTransportSecurity.name: .dictionary(dictionary)], format: .xml)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// The dictionary as nscurl --verbose prints it (NSDictionary's description).
     public func nsDictionaryDescription(indent: Int = 0) -> String {
         NSDictionaryDescription.render(propertyList, indent: indent)

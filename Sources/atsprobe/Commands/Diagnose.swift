@@ -104,22 +104,21 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         if output.output == nil { FileStream.standardOutput.write(line) } else { sink.write(line) }
     }
     let reports: [DiagnosticsReport]
+    // Text: each target's document through DiagnosticsOutput's text renderer (DiagnosticsText),
+    // the live run's piece by piece through the same one (DiagnosticsText.Stream).
     if live {
         // One target at a time, each test shown as it completes, under the target's header.
-        let shown = LiveTests()
-        let work = StreamingDiagnosticsWork(runner: runner) { target, index, test in
-            let previous = await shown.record(test)
-            FileStream.standardOutput.write(DiagnosticsText.test(test, index: index, previous: previous, host: target.host,
-                                                                 verbose: verbose, palette: palette))
+        let shown = DiagnosticsText.Live(DiagnosticsText.Stream(verbose: verbose, palette: palette))
+        let work = StreamingDiagnosticsWork(runner: runner) { _, _, test in
+            FileStream.standardOutput.write(await shown.test(DiagnosticsJSON.TestJSON(test)))
         }
         let events = await AuditScheduler(limits: .inOrder(concurrency: 1), work: work).runInOrder(targets) { event in
             switch event {
             case .started(let position, let target):
-                await shown.reset()
                 if position > 0 { FileStream.standardOutput.write("\n") }
-                FileStream.standardOutput.write(DiagnosticsText.header(target))
+                FileStream.standardOutput.write(await shown.header(TargetReport(target)))
             case .finished(_, _, let report):
-                FileStream.standardOutput.write(DiagnosticsText.footer(report, verbose: verbose))
+                FileStream.standardOutput.write(await shown.footer(DiagnosticsJSON(report, run: run)))
             case .timedOut, .failedLocally, .rejected: break
             }
         }
@@ -130,42 +129,30 @@ func runDiagnostics(targets texts: [String], diagnostics: DiagnosticsArguments, 
         let streams = format == .text && output.output == nil
         let events = await AuditScheduler(limits: .inOrder(), work: runner).runInOrder(targets, inOrder: { position, report in
             guard streams else { return }
-            FileStream.standardOutput.write((position > 0 ? "\n" : "") + DiagnosticsText.render(report, verbose: verbose, palette: palette))
+            // The registry's text renderer, one target's document at a time.
+            FileStream.standardOutput.write((position > 0 ? "\n" : "") + DiagnosticsText.render(DiagnosticsJSON(report, run: run), verbose: verbose, palette: palette))
         })
         reports = try TargetRunError.reports(of: events, targets: targets)
-        if format == .text && !streams {
-            try sink.write(DiagnosticsOutput(reports, run: run, includeSubdomains: false), as: .text, options: RenderOptions(verbose: verbose, palette: palette))
-        }
     }
     let status = reports.map { ExitStatus($0.severity) }.max() ?? .clear
-    if let mergeDocument {
-        // --merge: the suggested entries merged into the app's property list (its file, under its lock).
-        let suggested = ExceptionPlist.suggested(reports, includeSubdomains: exceptions.includeSubdomains)
-        FileStream.standardError.write(ExceptionPlist.unhelpableLines(suggested))
-        try ExceptionPlist.write(suggested, document: mergeDocument, mergePath: exceptions.merge, mergeFormat: exceptions.mergeFormat?.format,
-                                 outputPath: output.output, ruleSet: ruleSet, warn: Diagnostics.warn)
+    let documents = reports.map { DiagnosticsJSON($0, run: run) }
+    if let mergeDocument, let path = exceptions.merge {
+        // --merge: the suggested entries merged into the app's property list, by the plist renderer.
+        try MergeRun.write(documents, into: mergeDocument, path: path, format: exceptions.mergeFormat?.format, outputPath: output.output,
+                           includeSubdomains: exceptions.includeSubdomains, ruleSet: ruleSet) { merged in
+            var sink = OutputSink(path: output.output)
+            try sink.write(merged, as: .plist)
+            try sink.finish()
+        }
         return status
     }
-    // Text went out as each target finished.
-    if format != .text {
-        try sink.write(DiagnosticsOutput(reports, run: run, includeSubdomains: exceptions.includeSubdomains), as: format, options: RenderOptions(verbose: verbose, junitCases: diagnostics.junitCases.cases, sarifCategory: sarifCategory))
+    // Text to standard output went out as each target finished.
+    if format != .text || output.output != nil {
+        try sink.write(DiagnosticsOutput(documents, includeSubdomains: exceptions.includeSubdomains), as: format,
+                       options: RenderOptions(verbose: verbose, palette: palette, junitCases: diagnostics.junitCases.cases, sarifCategory: sarifCategory))
     }
     try sink.finish()
     return status
-}
-
-/// The tests shown so far, so each streamed test knows whether it opens a new section.
-actor LiveTests {
-    private var last: TestOutcome?
-
-    /// Returns the test shown before this one, and remembers this one.
-    func record(_ test: TestOutcome) -> TestOutcome? {
-        defer { last = test }
-        return last
-    }
-
-    /// A new target: its first test opens its first section.
-    func reset() { last = nil }
 }
 
 /// `diagnose --rules all`: nscurl's tests under every rule set, on shared handshakes, as one grid
@@ -187,7 +174,8 @@ func runRuleSetMatrix(targets texts: [String], connection: ConnectionOptions, ou
         .runInOrder(targets)
     let matrices = try TargetRunError.reports(of: events, targets: targets)
     let status = matrices.map { $0.reports.map { ExitStatus($0.severity) }.max() ?? .clear }.max() ?? .clear
-    try sink.write(RuleSetMatrixOutput(matrices, run: run), as: format, options: RenderOptions(palette: palette))
+    try sink.write(RuleSetMatrixOutput(matrices.map { RuleSetMatrixDocument($0, run: run) }, run: run), as: format,
+                   options: RenderOptions(palette: palette))
     try sink.finish()
     return status
 }

@@ -1,5 +1,6 @@
 import ATSFiles
 import ArgumentParser
+import CommandRuns
 import PropertyList
 
 /// Options for suggested exception dictionaries: many targets merged into one dictionary, and
@@ -32,10 +33,6 @@ struct MergeOptions: ParsableArguments {
     /// The Info.plist to merge into, read before any connection so a bad file costs nothing.
     func mergeDocument() throws -> PropertyListDocument? {
         guard let merge else { return nil }
-        do {
-            return try PropertyListFile.read(path: merge)
-        } catch {
-            throw InputError(InputError.Code(error), error.description)
-        }
+        return try MergeRun.read(merge)
     }
 }
