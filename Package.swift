@@ -103,11 +103,11 @@ let package = Package(
         // Links no OpenSSL, c-ares or epoll (ContractDependencyTests).
         .target(name: "ATSReport", dependencies: ["ATSContract", "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions", "ATSPolicy", "ATSAdvice",
                                                   "ATSFiles"]),
-        // Each command's output over the engine's values (package access; not a product): the renderers
-        // that still take engine reports (Outputs/: nscurl's text, cert, plist check, app), the audit's
-        // sink, --rules all's grid; each command's result and its formats (OutputRegistry).
+        // Each command's output over the documents the engine made (package access; not a product):
+        // each command's result and its formats (OutputRegistry), the renderers (Outputs/), the
+        // audit's sink, --rules all's grid. No OpenSSL, c-ares or epoll (ContractDependencyTests).
         .target(name: "ATSCommandOutputs", dependencies: ["ATSReport", "ATSContract", "TextSupport", "TLSFacts", "PropertyList", "PropertyListPositions",
-                                                          "ATSPolicy", "ATSAdvice", "ATSTrust", "ATSProbe", "ATSEngine", "ATSApp", "ATSFiles"]),
+                                                          "ATSPolicy", "ATSAdvice", "ATSApp", "ATSFiles"]),
         // The command line's files: write(2) streams, bounded whole-file reads, atomic replacement
         // through symlinks, the --merge lock, target lists read as they come (`AuditInput`, which waits
         // with `ResumeOnce`) (`package` access; not a product). No OpenSSL, c-ares or epoll.

@@ -1,10 +1,7 @@
 import ATSReport
 import ATSAdvice
 import ATSApp
-import ATSEngine
 import ATSPolicy
-import ATSProbe
-import ATSTrust
 import PropertyList
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -51,6 +51,21 @@ import Testing
         #expect(!Self.closure(of: "ATSFiles", in: graph).contains("ATSProbe"), "ATSFiles reaches ATSProbe")
     }
 
+    /// Every command's renderers (ATSCommandOutputs: nscurl's text, the suggested and merged
+    /// plist, `--rules all`'s grid, the audit's sink, probe, pins, cert, plist check and app) read
+    /// documents the engine made (issue 39 item 5), so the library links no OpenSSL, c-ares or
+    /// epoll: the compiler, not a scan of imports, keeps an engine value out of them. Its one
+    /// library beyond ATSReport's is ATSApp (over zlib), whose inventory `app`'s document holds.
+    @Test func theCommandRenderersLinkNoOpenSSLCAresOrEpoll() throws {
+        let graph = try ModuleGraphTests.declaredGraph()
+        let dependencies = Self.closure(of: "ATSCommandOutputs", in: graph)
+        #expect(dependencies == Self.closure(of: "ATSReport", in: graph).union(["ATSReport", "ATSApp", "CZlib"]),
+                "ATSCommandOutputs depends on \(dependencies.sorted())")
+        for forbidden in Self.linksSockets where !["ATSCommandOutputs", "ATSApp", "CZlib"].contains(forbidden) {
+            #expect(!dependencies.contains(forbidden), "ATSCommandOutputs reaches \(forbidden)")
+        }
+    }
+
     /// `atsprobe report FILE`'s path: every package module ReportCommand.swift imports, with all it
     /// depends on, reaches no OpenSSL, c-ares or epoll (the executable links them for the other
     /// commands; report's code calls none of them).
