@@ -419,6 +419,30 @@ struct AgreementTableTests {
             #expect(!checkResult.stdout.contains("\"\(Self.ct)\" : true"), "the tightened dictionary drops the failing key")
         }
 
+        // One answer to "what does this host need in this app's dictionary" (the advisor under the
+        // app's dictionary, PlistTargetCheck.suggestion): check's suggestion is app's, app's advice
+        // (with its server fixes) advises it, and app's fix for a failing load words it.
+        let suggestion = try #require(check["suggestion"] as? [String: Any], "check: \(check)")
+        #expect(try canonicalJSON(appCheck["suggestion"] as? [String: Any] ?? [:]) == canonicalJSON(suggestion), "app: \(appCheck)")
+        let appItem = try #require((appDocument["checks"] as? [[String: Any]])?.first { $0["host"] as? String == row.host })
+        let appAdvice = appItem["advice"] as? [String: Any] ?? [:]
+        for key in ["kind", "domain", "exception"] {
+            #expect(try canonicalJSON(["v": appAdvice[key] ?? NSNull()]) == canonicalJSON(["v": suggestion[key] ?? NSNull()]),
+                    "app's advice \(key): \(appAdvice) vs check's suggestion \(suggestion)")
+        }
+        if !row.passes {
+            let fix = appItem["remedy"] as? String ?? ""
+            switch check["reachability"] as? String == "unreachable" ? "unreachable" : suggestion["kind"] as? String {
+            case "unreachable": #expect(fix.hasPrefix("unknown: the host could not be reached"), "app's fix \"\(fix)\"")
+            case "exception":
+                let keys = (suggestion["exception"] as? [String: Any] ?? [:]).keys
+                #expect(fix.contains("entry for \(suggestion["domain"] as? String ?? "?")") && keys.allSatisfy(fix.contains),
+                        "app's fix \"\(fix)\" vs check's suggestion \(suggestion)")
+            case "impossible": #expect(fix.hasPrefix("no dictionary makes it load"), "app's fix \"\(fix)\"")
+            default: #expect(fix.hasPrefix("no exception"), "app's fix \"\(fix)\" vs check's suggestion \(suggestion)")
+            }
+        }
+
         // The tightened dictionary passes the default lint and (where a dictionary can) the load.
         let tightenedPath = fixture.path("tightened.plist")
         try Data((checkDocument["tightenedPlist"] as? String ?? "").utf8).write(to: URL(fileURLWithPath: tightenedPath))

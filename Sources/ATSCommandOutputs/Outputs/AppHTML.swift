@@ -52,7 +52,7 @@ package enum AppHTML {
         out += "<section id=\"failures\"><h2>Will fail</h2>\n"
         out += failing.isEmpty ? "<p>Nothing: every load passes under the app&#x2019;s dictionaries.</p>\n" : list(failing.map { item in
             let reason = AppJSON.firstReason(item.check).map(h) ?? "could not be reached"
-            return "\(h(item.host.target)) under \(h(report.name(item.host.bundle)))&#x2019;s dictionary: \(reason). Fix: \(h(AppJSON.remedy(item.check)))"
+            return "\(h(item.host.target)) under \(h(report.name(item.host.bundle)))&#x2019;s dictionary: \(reason). Fix: \(h(PlistCheckText.needs(item.check)))"
         } + report.neededFindings.map { result, finding in
             "\(h(report.name(result.bundle.path))) needs <code>\(h(finding.keyPath))</code>: \(h(finding.appValue)) &#x2192; \(h(finding.neededValue)): \(h(finding.message))"
         })

@@ -164,6 +164,8 @@ package struct AppJSON: Encodable {
         package let host: String
         /// `plist check`'s per-target object, unchanged.
         package let check: PlistCheckJSON.TargetJSON
+        /// For a failing load: what the host needs in the bundle's dictionary, as `plist check`'s
+        /// Needs words it (`PlistCheckText.needs`).
         package let remedy: String?
         /// The advice with the handshakes' evidence and the server fixes.
         package let advice: DiagnosticsJSON.SuggestionJSON?
@@ -172,7 +174,7 @@ package struct AppJSON: Encodable {
             bundle = e(item.host.bundle)
             host = item.host.host
             check = item.check
-            remedy = item.check.passes ? nil : AppJSON.remedy(item.check)
+            remedy = item.check.passes ? nil : PlistCheckText.needs(item.check)
             advice = item.check.advice.map(DiagnosticsJSON.SuggestionJSON.init)
         }
     }

@@ -51,7 +51,7 @@ package enum AppMarkdown {
         if failing.isEmpty { out += "Nothing: every load passes under the app's dictionaries.\n" }
         for item in failing {
             let reason = AppJSON.firstReason(item.check).map { md($0) } ?? "could not be reached"
-            out += "- \(md(item.host.target)) under \(md(report.name(item.host.bundle)))'s dictionary: \(reason). Fix: \(md(AppJSON.remedy(item.check)))\n"
+            out += "- \(md(item.host.target)) under \(md(report.name(item.host.bundle)))'s dictionary: \(reason). Fix: \(md(PlistCheckText.needs(item.check)))\n"
         }
         for (result, finding) in report.neededFindings {
             out += "- \(md(report.name(result.bundle.path))) needs \(md(finding.keyPath)): \(md(finding.appValue)) -> \(md(finding.neededValue)): \(md(finding.message))\n"

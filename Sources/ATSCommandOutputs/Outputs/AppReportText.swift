@@ -92,22 +92,4 @@ extension AppJSON {
             return unneeded.map { finding(bundle, $0) } + result.unusedEntries.map { entry(bundle, $0) }
         }
     }
-
-    /// What a failing load needs, in one line: the entry the tightened dictionary adds, or
-    /// why no dictionary helps (the server must change).
-    package static func remedy(_ check: PlistCheckJSON.TargetJSON) -> String {
-        guard check.reachability != nil else {
-            // An http:// load has no diagnostics: its own reasons say whether the host answered.
-            if check.loads.flatMap(\.verdict.reasons).contains(where: { $0.layer == .connection }) {
-                return "could not be reached over http://; nothing was measured"
-            }
-            return "an http:// load: NSExceptionAllowsInsecureHTTPLoads for the host (the tightened dictionary has it), or serve it over https"
-        }
-        if check.unreachable { return "could not be reached; nothing was measured" }
-        switch check.diagnosedSuggestion {
-        case .none?, nil: return "default ATS passes: the app's dictionary is what breaks it (see the governing entry)"
-        case .exception(let domain, _, _)?: return "the tightened dictionary adds the entry for \(UntrustedText.escape(domain))"
-        case .impossible(let reason)?: return "no dictionary makes it load (\(UntrustedText.escape(reason))): only a server change can fix it"
-        }
-    }
 }

@@ -104,7 +104,7 @@ package enum AppText {
         for item in failing {
             out += "  \(esc(item.host.target)) under \(esc(report.name(item.host.bundle)))'s dictionary: "
             out += (AppJSON.firstReason(item.check).map(esc) ?? "could not be reached") + "\n"
-            out += "    fix: \(AppJSON.remedy(item.check))\n"
+            out += "    fix: \(PlistCheckText.needs(item.check))\n"
         }
         for (result, finding) in report.neededFindings {
             out += "  \(esc(report.name(result.bundle.path))) needs \(PlistCheckText.line(finding))\n"

@@ -71,14 +71,10 @@ package enum PlistCheckText {
                 }
             }
         }
-        if check.reachability != nil {
-            if let observation = check.server {
-                rows.append(("Server", "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"))
-            }
-            rows.append(("Needs", needs(check)))
-        } else {
-            rows.append(("Needs", "NSExceptionAllowsInsecureHTTPLoads (an http:// load; TLS not measured)"))
+        if check.reachability != nil, let observation = check.server {
+            rows.append(("Server", "\(observation.protocolVersion), \(observation.cipherSuite.ianaName)"))
         }
+        rows.append(("Needs", needs(check)))
         if let sentence = KeyJudgement.certificateTransparencyKeySentence(check.certificateTransparencyKey ?? .absent,
                                                                           failsLoad: check.certificateTransparencyKeyFails) {
             rows.append(("CT key", sentence))
@@ -90,18 +86,27 @@ package enum PlistCheckText {
         return out
     }
 
-    /// What a measured host needs under the app's dictionary (`need`), or why nothing is known.
+    /// What the host needs in the app's dictionary (`need`, `PlistTargetCheck.suggestion`), or why
+    /// nothing is known: `plist check`'s Needs and `app`'s fix in every format (one answer, one
+    /// wording). An http:// load has no diagnostics: its own reasons say whether the host answered.
     package static func needs(_ check: PlistCheckJSON.TargetJSON) -> String {
+        guard check.reachability != nil else {
+            if check.loads.flatMap(\.verdict.reasons).contains(where: { $0.layer == .connection }) {
+                return "unknown: the host could not be reached over http:// (nothing was measured)"
+            }
+            return "NSExceptionAllowsInsecureHTTPLoads (an http:// load; TLS not measured), or serve it over https"
+        }
         if check.unreachable {
             let reason = check.unreachableReason ?? "no answer"
             return "unknown: the host could not be reached (\(esc(reason)))"
         }
         switch check.need {
-        case .none?, nil: return "no exception (default ATS passes)"
+        case .none?, nil:
+            return "no exception (default ATS passes)" + (check.passes ? "" : "; the app's dictionary is what fails the load (see the governing entry)")
         case .exception(let domain, let exception, _)?:
             let keys = exception.propertyList.sorted(by: { $0.key < $1.key }).map { "\($0.key) = \($0.value.scalarText)" }
             return "the minimal NSExceptionDomains entry for \(esc(domain)): " + keys.joined(separator: ", ")
-        case .impossible(let reason)?: return "no dictionary makes it load: \(esc(reason))"
+        case .impossible(let reason)?: return "no dictionary makes it load, only a server change can: \(esc(reason))"
         }
     }
 

@@ -72,12 +72,10 @@ package struct PlistCheckJSON: Encodable {
         package let server: Observation?
         /// Render-only: why the host could not be reached (nscurl's default connection's first reason).
         package let unreachableReason: String?
-        /// Render-only: what the host needs under the app's dictionary (`PlistTargetCheck.suggestion`);
-        /// nil for an http:// target.
+        /// Render-only: what the host needs under the app's dictionary (`PlistTargetCheck.suggestion`),
+        /// the one answer `plist check` and `app` word (`PlistCheckText.needs`); nil for an http:// target.
         package let need: ExceptionSuggestion?
-        /// Render-only: what nscurl's diagnostics suggest, under its default dictionary; nil for http://.
-        package let diagnosedSuggestion: ExceptionSuggestion?
-        /// Render-only: the diagnostics' advice with its server fixes; nil for http://.
+        /// Render-only: `need` with its evidence and server fixes (`PlistTargetCheck.advice`); nil for http://.
         package let advice: HostAdvice?
 
         private enum CodingKeys: String, CodingKey {
@@ -85,11 +83,11 @@ package struct PlistCheckJSON: Encodable {
                  certificateTransparencyKey, certificateTransparencyKeyFails
         }
 
-        /// `reachability`, `suggestion` (`need` as written), `need`, `diagnosedSuggestion` and `advice`
-        /// are nil for an http:// target: no TLS measured.
+        /// `reachability`, `suggestion` (`need` as written), `need` and `advice` are nil for an
+        /// http:// target: no TLS measured.
         package init(target: TargetReport, policy: EffectivePolicy, loads: [LoadJSON], passes: Bool, reachability: String?,
                      suggestion: DiagnosticsJSON.SuggestionJSON?, server: Observation?, unreachableReason: String?,
-                     need: ExceptionSuggestion?, diagnosedSuggestion: ExceptionSuggestion?, advice: HostAdvice?,
+                     need: ExceptionSuggestion?, advice: HostAdvice?,
                      certificateTransparencyKey: KeyJudgement.CertificateTransparencyKeyEffect,
                      certificateTransparencyKeyFails: Bool) {
             self.target = target
@@ -108,7 +106,6 @@ package struct PlistCheckJSON: Encodable {
             self.server = server
             self.unreachableReason = unreachableReason
             self.need = need
-            self.diagnosedSuggestion = diagnosedSuggestion
             self.advice = advice
         }
 

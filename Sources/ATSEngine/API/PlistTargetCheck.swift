@@ -37,15 +37,17 @@ public struct PlistTargetCheck: Sendable {
     public var unreachable: Bool { diagnostics?.reachability == .unreachable }
 
     public var need: HostNeed {
-        guard let diagnostics else { return HostNeed(host: target.host, requirement: .cleartext, appLoadPasses: passes) }
-        return HostNeed(host: target.host, suggestion: suggestion ?? diagnostics.suggestion, reachable: !unreachable, appLoadPasses: passes,
+        guard let suggestion else { return HostNeed(host: target.host, requirement: .cleartext, appLoadPasses: passes) }
+        return HostNeed(host: target.host, suggestion: suggestion, reachable: !unreachable, appLoadPasses: passes,
                         certificateTransparencyKeyFails: certificateTransparencyKeyFails,
                         pinsFail: loads.contains { KeyJudgement.failedPinning($0.load.verdict) })
     }
 
     /// What the host needs in the app's dictionary: the diagnostics' suggestion, unless the app's
     /// dictionary takes away an exemption nscurl's default dictionary grants (`KeyJudgement`,
-    /// `ExceptionAdvisor.suggest(under:...)`). nil for http:// targets.
+    /// `ExceptionAdvisor.suggest(under:...)`). nil for http:// targets. The one answer to "what
+    /// does this host need": `plist check`'s Needs, `app`'s fix and both tighteners read it, never
+    /// the diagnostics' own suggestion (made under nscurl's default dictionary).
     public var suggestion: ExceptionSuggestion? {
         guard let diagnostics else { return nil }
         // Whether or not the app's own load passes: a passing entry the host needs only because
@@ -57,6 +59,16 @@ public struct PlistTargetCheck: Sendable {
             (DiagnosticTest(role: $0.role, section: $0.section, title: $0.title, host: diagnostics.target.host), $0.verdict)
         }
         return ExceptionAdvisor.suggest(under: policy, results: results, ruleSet: diagnostics.ruleSet)
+    }
+
+    /// `suggestion` with its evidence per key and its server fixes, from every handshake the
+    /// diagnostics made: the diagnostics' advice when the app's dictionary asks what nscurl's
+    /// default one does, else the same handshakes advised for `suggestion`. nil for http:// targets.
+    public var advice: HostAdvice? {
+        guard let diagnostics, let suggestion else { return nil }
+        if suggestion == diagnostics.suggestion { return diagnostics.advice }
+        return HostAdvice(target: diagnostics.target, ruleSet: diagnostics.ruleSet, tests: diagnostics.tests,
+                          suggestion: suggestion, widestProbe: diagnostics.widestProbe)
     }
 
     /// The entry's NSRequiresCertificateTransparency is what failed a load (`KeyJudgement`): the

@@ -111,10 +111,9 @@ package struct AppReport {
 }
 
 extension PlistTargetCheck {
-    /// The diagnostics say no ATS dictionary makes the host load (a trust failure, say).
+    /// No ATS dictionary makes the host load (a trust failure, say): `suggestion`, the one answer.
     package var noDictionaryHelps: Bool {
-        guard let report = diagnostics, report.reachability != .unreachable else { return false }
-        if case .impossible = report.suggestion { return true }
-        return false
+        guard !unreachable, case .impossible? = suggestion else { return false }
+        return true
     }
 }

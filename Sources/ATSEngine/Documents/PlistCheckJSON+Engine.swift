@@ -17,7 +17,7 @@ extension PlistCheckJSON {
 extension PlistCheckJSON.TargetJSON {
     package init(_ check: PlistTargetCheck) {
         let diagnostics = check.diagnostics
-        let need = diagnostics.map { check.suggestion ?? $0.suggestion }
+        let need = check.suggestion
         var unreachableReason: String?
         if let diagnostics, diagnostics.reachability == .unreachable {
             unreachableReason = diagnostics.tests.test(.defaultConnection)?.verdict.reasons.first?.message
@@ -26,7 +26,7 @@ extension PlistCheckJSON.TargetJSON {
                   passes: check.passes, reachability: diagnostics?.reachability.rawValue,
                   suggestion: diagnostics.flatMap { report in need.map { DiagnosticsJSON.SuggestionJSON($0, ruleSet: report.ruleSet) } },
                   server: diagnostics?.bestObservation, unreachableReason: unreachableReason, need: need,
-                  diagnosedSuggestion: diagnostics?.suggestion, advice: diagnostics?.advice,
+                  advice: check.advice,
                   certificateTransparencyKey: check.certificateTransparencyKey,
                   certificateTransparencyKeyFails: check.certificateTransparencyKeyFails)
     }
