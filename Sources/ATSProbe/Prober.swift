@@ -102,15 +102,17 @@ package final class Prober: Sendable {
     /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`,
     /// at most `options.maxHandshakesInFlight` at once. Cancelling the calling task ends it at once:
     /// its socket is closed and its slot freed, and the result is a `.cancelled` failure. So does
-    /// shutting the runtime down.
-    package func probe(_ request: ProbeRequest) async -> ProbeResult {
+    /// shutting the runtime down. `hold`, when given, holds the handshake once the server's first
+    /// answer is in and before the client reads it, until released or cancelled (`ServerHelloHold`:
+    /// a speculative handshake costs no key exchange when it is not needed).
+    package func probe(_ request: ProbeRequest, holding hold: ServerHelloHold? = nil) async -> ProbeResult {
         let handshake = { @Sendable (clock: Stopwatch, deadline: Deadline) -> Handshake in
             Handshake(request: request, contexts: self.contexts, attempts: self.counter,
                       clock: clock, deadline: deadline,
                       fetcher: self.options.fetchesMissingIssuers ? self.fetcher : nil,
                       allowPrivateFetch: self.options.allowsPrivateIssuerFetch,
                       chainTrust: self.chainTrust, resolver: self.resolver, certificates: self.certificates,
-                      admission: self.options.connectionAdmission)
+                      admission: self.options.connectionAdmission, hold: hold)
         }
         return Prober.result(of: await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }))
     }
