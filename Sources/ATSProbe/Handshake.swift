@@ -33,6 +33,8 @@ struct Handshake {
     let certificates: CertificateFactsCache
     /// `ProbeOptions.connectionAdmission`: which hosts and addresses this handshake may connect to.
     let admission: ConnectionAdmission?
+    /// Where a speculative handshake waits with the server's first answer unread (`Prober.probe(_:holding:)`).
+    var hold: ServerHelloHold? = nil
 
     /// Certificates read from a served chain. OpenSSL already refuses a certificate message
     /// over 100 KiB (SSL_R_EXCESSIVE_MESSAGE_SIZE, a protocolViolation), which holds a few
@@ -47,7 +49,7 @@ struct Handshake {
     func run() async -> ProbeResult {
         let context: ClientContext
         do {
-            context = try contexts.context(for: request.offer)
+            context = try await contexts.context(for: request.offer)
         } catch {
             return .failure(error)
         }
@@ -70,10 +72,12 @@ struct Handshake {
             return .failure(error)
         }
         let handshakeClock = Stopwatch()
-        if case .failed(let code, let errors) = await session.drive(deadline: deadline, { $0.connect() }) {
+        let waiting = hold.map { hold in { @Sendable [clock, deadline] in await Handshake.held(by: hold, clock: clock, deadline: deadline) } }
+        if case .failed(let code, let errors) = await session.drive(deadline: deadline, holding: waiting, { $0.connect() }) {
             return handshakeFailed(session: session, code: code, errors: errors)
         }
-        let handshakeMilliseconds = handshakeClock.milliseconds
+        // The time it was held is not the server's.
+        let handshakeMilliseconds = handshakeClock.milliseconds - (hold?.heldSeconds ?? 0) * 1000
 
         let observation = await observe(session: session, connectMilliseconds: connectMilliseconds,
                                         handshakeMilliseconds: handshakeMilliseconds)
@@ -82,6 +86,13 @@ struct Handshake {
             ? await exchangeHTTP2(session: session, deadline: deadline)
             : await exchangeHTTP(session: session, deadline: deadline)
         return Handshake.success(observation, http: http)
+    }
+
+    /// Waits at `hold`, at most its `holdLimit` (outside any runtime: not at all).
+    private static func held(by hold: ServerHelloHold, clock: Stopwatch, deadline: Deadline) async {
+        guard let reactor = ProbeRuntime.current?.reactor else { return }
+        let limit = hold.holdLimit(elapsed: clock.milliseconds / 1000, left: deadline.end - Deadline.now())
+        await hold.wait(on: reactor, until: Deadline(secondsFromNow: limit))
     }
 
     @inline(never)

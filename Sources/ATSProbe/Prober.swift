@@ -23,7 +23,7 @@ package final class Prober: Sendable {
     package let evaluationDate: Date
     private let trust: TrustStore
     private let chainTrust: ChainTrust
-    private let contexts = ClientContextCache()
+    private let contexts = ClientContextCache.shared
     private let certificates = CertificateFactsCache()
     private let counter = Counter()
     private let fetcher: IssuerFetcher
@@ -60,6 +60,15 @@ package final class Prober: Sendable {
             throw ProbeSetupError(.dnsServersUnusable, path: nil, reason: error.reason)
         }
         fetcher = IssuerFetcher(resolver: resolver, runtime: runtime)
+    }
+
+    /// Builds the TLS contexts of `offers` now, in order, in the process-wide cache every Prober's
+    /// handshakes take theirs from (one per distinct offer), unless built or being built: for a
+    /// caller that knows a run's first offers before the run starts (the executable, on another
+    /// thread while it parses its command line; docs/performance.md, "Start-up"). Stops before
+    /// the next context once `continuing()` is false.
+    package static func prepareContexts(for offers: [ClientOffer], while continuing: () -> Bool = { true }) {
+        ClientContextCache.shared.prepare(offers, while: continuing)
     }
 
     /// Handshakes attempted so far (a connection was tried).
@@ -102,15 +111,17 @@ package final class Prober: Sendable {
     /// One handshake (and the HTTP GET when `request.httpRequest`), bounded by `request.timeout`,
     /// at most `options.maxHandshakesInFlight` at once. Cancelling the calling task ends it at once:
     /// its socket is closed and its slot freed, and the result is a `.cancelled` failure. So does
-    /// shutting the runtime down.
-    package func probe(_ request: ProbeRequest) async -> ProbeResult {
+    /// shutting the runtime down. `hold`, when given, holds the handshake once the server's first
+    /// answer is in and before the client reads it, until released or cancelled (`ServerHelloHold`:
+    /// a speculative handshake costs no key exchange when it is not needed).
+    package func probe(_ request: ProbeRequest, holding hold: ServerHelloHold? = nil) async -> ProbeResult {
         let handshake = { @Sendable (clock: Stopwatch, deadline: Deadline) -> Handshake in
             Handshake(request: request, contexts: self.contexts, attempts: self.counter,
                       clock: clock, deadline: deadline,
                       fetcher: self.options.fetchesMissingIssuers ? self.fetcher : nil,
                       allowPrivateFetch: self.options.allowsPrivateIssuerFetch,
                       chainTrust: self.chainTrust, resolver: self.resolver, certificates: self.certificates,
-                      admission: self.options.connectionAdmission)
+                      admission: self.options.connectionAdmission, hold: hold)
         }
         return Prober.result(of: await underLimits(timeout: request.timeout, { clock, deadline in await handshake(clock, deadline).run() }))
     }

@@ -48,10 +48,14 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
     }
 
     /// Runs an SSL call until it completes, feeding it socket bytes, within the deadline.
+    /// `hold`, when given, is awaited once, when the peer's first bytes are in and before the
+    /// call reads them (`ServerHelloHold`); a task cancelled meanwhile ends here.
     /// Not inlined: its frame (with flush's and fill's) exists only while it runs, not for the
     /// whole life of each caller's task.
     @inline(never)
-    func drive(deadline: Deadline, _ call: (borrowing SSLObject) -> Int32) async -> Outcome {
+    func drive(deadline: Deadline, holding hold: (@Sendable () async -> Void)? = nil,
+               _ call: (borrowing SSLObject) -> Int32) async -> Outcome {
+        var hold = hold
         while true {
             OpenSSLErrors.clear()
             let result = call(ssl)
@@ -66,6 +70,11 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
                 return .failed(code: code, errors: errors)
             }
             guard await fill(deadline: deadline) else { return .failed(code: SSL_ERROR_SYSCALL, errors: errors) }
+            if let held = hold, !peerClosed {
+                hold = nil
+                await held()
+                if Task.isCancelled { return .failed(code: SSL_ERROR_SYSCALL, errors: []) }
+            }
         }
     }
 

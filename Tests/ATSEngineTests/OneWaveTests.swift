@@ -28,7 +28,11 @@ struct OneWaveTests {
         init() throws {
             pki = try TestPKI()
             let prober = try Prober(options: ProbeOptions(caFile: try pki.writeRootPEM(), useSystemTrustStore: false))
-            runner = DiagnosticsRunner(prober: prober, options: DiagnosticsOptions(ruleSet: .current, timeout: OneWaveTests.timeout))
+            var options = DiagnosticsOptions(ruleSet: .current, timeout: OneWaveTests.timeout)
+            // Held until a test completes a handshake however loaded the machine (at most half
+            // the timeout): what the server completes is then the run's doing, not the clock's.
+            options.speculativeHoldSeconds = OneWaveTests.timeout
+            runner = DiagnosticsRunner(prober: prober, options: options)
         }
 
         /// The connections one run of `target` makes: each distinct first-hop offer of nscurl's
@@ -65,18 +69,24 @@ struct OneWaveTests {
         }
     }
 
-    /// A passing host: the widest offer's handshake, started with the others, is not needed,
-    /// and the report counts the handshakes the diagnosis used, as before.
-    @Test func aPassingHostCountsTheHandshakesItUsed() async throws {
+    /// A passing host: the widest offer's handshake, started with the others, is not needed.
+    /// It waits with the server's first answer unread (`ServerHelloHold`) and is withdrawn when
+    /// the first test completes a handshake, before its key exchange: the server completes only
+    /// the handshakes the diagnosis used, and the report counts those, as before. (Without the
+    /// hold the widest offer's handshake ran to its end beside the others on loopback: the
+    /// server completed one more.)
+    @Test func aPassingHostCompletesOnlyTheHandshakesItUses() async throws {
         let fixture = try Fixture()
         let configuration = TLSServerConfiguration(identity: try fixture.pki.issue(CertificateSpec()), minVersion: .tls12)
         try await TestTLSServer.serving(configuration) { server in
             let target = Target(host: "127.0.0.1", port: server.port)
             let report = await withTaskExecutorPreference(try ProbeRuntime.shared.executor) { await fixture.runner.run(target) }
+            let used = fixture.connections(for: target) - 1
             #expect(report.defaultPasses)
             #expect(report.widestProbe == nil)
-            #expect(report.handshakes == fixture.connections(for: target) - 1)
-            #expect(server.acceptedConnections <= fixture.connections(for: target))
+            #expect(report.handshakes == used)
+            #expect(server.acceptedConnections <= used + 1)
+            #expect(server.completedHandshakes == used, "the widest offer's handshake must end before its key exchange")
         }
     }
 }

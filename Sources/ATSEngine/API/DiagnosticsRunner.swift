@@ -28,6 +28,10 @@ package struct DiagnosticsOptions: Sendable {
     /// counts of handshakes made or connections accepted: a passing host withdraws it when its
     /// first test completes a handshake, and whether it had reached the server by then varies.
     var speculatesWidestOffer = true
+    /// How long the speculative handshake may wait with the server's first answer unread, in
+    /// place of `ServerHelloHold.holdLimit`'s bound from its own time. TEST SEAM, for a test that
+    /// counts the server's completed handshakes on a loaded machine.
+    var speculativeHoldSeconds: Double?
 
     package init(ruleSet: RuleSet, timeout: Double = 10, maxRedirects: Int = 16, forecastHorizonSeconds: Int? = nil) {
         self.ruleSet = ruleSet
@@ -77,9 +81,11 @@ public struct DiagnosticsRunner: Sendable {
         // Every distinct first-hop handshake starts at once; tests then share them. So does the
         // widest offer's, in case no test completes one (`widestRequestNeeded`): made only after
         // the others had failed it cost a failing host a round trip more (issue 43). Its answer
-        // is used, and counted, only when needed; it is withdrawn as soon as a test completes a
-        // handshake.
-        let handshakes = await loads.start(run.handshakeRequests, speculating: run.speculativeRequest)
+        // is used, and counted, only when needed; until then it waits with the server's first
+        // answer unread, and it is withdrawn, before its key exchange, as soon as a test
+        // completes a handshake (`LoadCache.start`).
+        let handshakes = await loads.start(run.handshakeRequests, speculating: run.speculativeRequest,
+                                           holdingAtMost: options.speculativeHoldSeconds)
 
         // One waiter per distinct handshake, not a task per test: when a handshake ends, every
         // test whose first hop it is is judged at once (`DiagnosticsRun.arrived`). Only a test
@@ -532,17 +538,23 @@ actor LoadCache {
     /// counted, whether it is still running or was withdrawn.
     var count: Int { tasks.count - unclaimed.count }
 
-    /// Speculative handshakes no run has asked for yet (`start(_:speculating:)`).
-    private var unclaimed: Set<ProbeRequest> = []
+    /// Speculative handshakes no run has asked for yet (`start(_:speculating:)`), each with the
+    /// hold it waits at once the server's first answer is in.
+    private var unclaimed: [ProbeRequest: ServerHelloHold] = [:]
 
     /// The handshake of each request, started now unless it already was; and `speculative`'s,
-    /// which counts only once a run asks for it (`result(for:)`).
-    func start(_ requests: [ProbeRequest], speculating speculative: ProbeRequest? = nil) -> [Task<ProbeResult, Never>] {
+    /// which counts only once a run asks for it (`result(for:)`). Until then it is held with the
+    /// server's first answer (its ServerHello) unread, so that withdrawn it has cost the client
+    /// its ClientHello and no key exchange, certificate or signature (`ServerHelloHold`); asked
+    /// for, it goes on from there.
+    func start(_ requests: [ProbeRequest], speculating speculative: ProbeRequest? = nil,
+               holdingAtMost limit: Double? = nil) -> [Task<ProbeResult, Never>] {
         let started = requests.map(task(for:))
         if let speculative, tasks[speculative] == nil {
             let prober = self.prober
-            tasks[speculative] = Task.detached { await prober.probe(speculative) }
-            unclaimed.insert(speculative)
+            let hold = ServerHelloHold(limit: limit)
+            tasks[speculative] = Task.detached { await prober.probe(speculative, holding: hold) }
+            unclaimed[speculative] = hold
         }
         return started
     }
@@ -550,7 +562,7 @@ actor LoadCache {
     /// Cancels a speculative handshake no run has asked for; a run that asks for it later gets a
     /// new one. Does nothing to a handshake already asked for.
     func withdraw(_ request: ProbeRequest) {
-        guard unclaimed.remove(request) != nil, let task = tasks.removeValue(forKey: request) else { return }
+        guard unclaimed.removeValue(forKey: request) != nil, let task = tasks.removeValue(forKey: request) else { return }
         task.cancel()
         withdrawn.append(task)
     }
@@ -629,7 +641,8 @@ actor LoadCache {
     }
 
     private func task(for request: ProbeRequest) -> Task<ProbeResult, Never> {
-        if unclaimed.remove(request) != nil {
+        if let hold = unclaimed.removeValue(forKey: request) {
+            hold.release()
             byConnection[ConnectionKey(request)] = byConnection[ConnectionKey(request)] ?? request
         }
         if let task = tasks[request] { return task }
