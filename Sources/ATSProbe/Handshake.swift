@@ -158,7 +158,7 @@ struct Handshake {
             handshakeMilliseconds: handshakeMilliseconds,
             trust: trust,
             deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: session.ssl) { sct in
-                served.first.map { verifier.check(sct, entry: .certificate(leaf: $0.pointer)) } ?? .noIssuer
+                served.first.map { verifier.check(sct, entry: .certificate(leaf: $0)) } ?? .noIssuer
             } : [],
             ocspStaple: StatusReader.ocspStaple(of: session.ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil),
             serverSignatureScheme: serverSignatureScheme(ssl: session.ssl, leaf: served.first))

@@ -71,16 +71,9 @@ enum AppleChainChecks {
         for (nid, name) in [(NID_ext_key_usage, "extendedKeyUsage"), (NID_info_access, "authorityInfoAccess")] {
             let location = X509_get_ext_by_NID(cert, nid, -1)
             guard location >= 0, let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry) else { continue }
-            guard let bytes = ASN1_STRING_get0_data(data) else { return name }
-            var cursor: UnsafePointer<UInt8>? = bytes
-            let length = Int(ASN1_STRING_length(data))
-            if nid == NID_ext_key_usage {
-                guard let value = d2i_EXTENDED_KEY_USAGE(nil, &cursor, length), cursor == bytes + length else { return name }
-                EXTENDED_KEY_USAGE_free(value)
-            } else {
-                guard let value = d2i_AUTHORITY_INFO_ACCESS(nil, &cursor, length), cursor == bytes + length else { return name }
-                AUTHORITY_INFO_ACCESS_free(value)
-            }
+            guard let bytes = ASN1_STRING_get0_data(data),
+                  ASN1Text.decodesExactly(UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(data))), asExtension: nid)
+            else { return name }
         }
         return authorityKeyIdentifierIsHalf(cert) ? "authorityKeyIdentifier" : nil
     }

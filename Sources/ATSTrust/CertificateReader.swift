@@ -21,14 +21,15 @@ package enum CertificateReader {
 
     /// Everything the certificate says; `checkSCT` judges each embedded SCT's signature (the
     /// handshake passes one for the leaf, whose issuer it knows).
-    package static func facts(of cert: OpaquePointer,
+    package static func facts(of certificate: X509Certificate,
                       checkSCT: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck = { _ in .notChecked }) -> CertificateFacts {
+        let cert = certificate.pointer
         let (hash, algorithmName) = signature(of: cert)
-        let alternativeNames = subjectAltNames(of: cert)
+        let alternativeNames = subjectAltNames(of: certificate)
         return CertificateFacts(
             subject: name(X509_get_subject_name(cert)),
             issuer: name(X509_get_issuer_name(cert)),
-            serialNumber: serial(of: cert),
+            serialNumber: certificate.serialHex(limit: nameLimit),
             dnsNames: alternativeNames.dns,
             ipAddresses: alternativeNames.ip,
             notBefore: date(X509_get0_notBefore(cert)) ?? .distantPast,
@@ -37,11 +38,11 @@ package enum CertificateReader {
             signatureAlgorithm: algorithmName,
             signatureHash: hash,
             sha256Fingerprint: fingerprint(of: cert),
-            spkiSHA256Base64: spkiHash(of: cert),
+            spkiSHA256Base64: spkiHash(of: certificate),
             isCA: X509_check_ca(cert) != 0,
             isSelfIssued: X509_NAME_cmp(X509_get_subject_name(cert), X509_get_issuer_name(cert)) == 0,
-            extendedKeyUsage: extendedKeyUsage(of: cert),
-            embeddedSCTs: embeddedSCTs(of: cert, check: checkSCT))
+            extendedKeyUsage: certificate.extendedKeyUsageOIDs(limit: listLimit),
+            embeddedSCTs: embeddedSCTs(of: certificate, check: checkSCT))
     }
 
     /// One-line RFC 2253 form.
@@ -51,49 +52,19 @@ package enum CertificateReader {
         return bio.text(limit: nameLimit)
     }
 
-    package static func serial(of cert: OpaquePointer) -> String {
-        guard let integer = X509_get_serialNumber(cert), let bn = ASN1_INTEGER_to_BN(integer, nil) else { return "" }
-        defer { BN_free(bn) }
-        guard let hex = BN_bn2hex(bn) else { return "" }
-        defer { CATSProbeShims_OPENSSL_free(hex) }
-        return String(String(cString: hex).prefix(nameLimit))
-    }
-
-    package static func asn1String(_ string: UnsafePointer<ASN1_STRING>?) -> String {
-        guard let string, let data = ASN1_STRING_get0_data(string) else { return "" }
-        let length = min(Int(ASN1_STRING_length(string)), nameLimit)
-        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
-    }
-
     /// The DNS and IP entries of the subjectAltName, up to `limit` of each kind, read from every
     /// entry (an IP address after 300 other names is found). The facts keep `listLimit` of each,
     /// for display; the name check reads them all (`dnsNames(of:)`), as Apple matches every name.
-    package static func subjectAltNames(of cert: OpaquePointer, limit: Int = listLimit) -> (dns: [String], ip: [String]) {
-        guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return ([], []) }
-        let names = OpaquePointer(raw)
-        defer { CATSProbeShims_GENERAL_NAMES_free(names) }
-        var dns: [String] = [], ip: [String] = []
-        for index in 0..<CATSProbeShims_sk_GENERAL_NAME_num(names) {
-            if dns.count >= limit && ip.count >= limit { break }
-            guard let entry = CATSProbeShims_sk_GENERAL_NAME_value(names, index) else { continue }
-            switch entry.pointee.type {
-            case GEN_DNS where dns.count < limit:
-                dns.append(asn1String(UnsafePointer(entry.pointee.d.dNSName)))
-            case GEN_IPADD where ip.count < limit:
-                guard let octets = entry.pointee.d.iPAddress, let data = ASN1_STRING_get0_data(octets) else { continue }
-                let length = Int(ASN1_STRING_length(octets))
-                ip.append(ipText(UnsafeRawBufferPointer(start: data, count: length)))
-            default: continue
-            }
-        }
-        return (dns, ip)
+    package static func subjectAltNames(of certificate: X509Certificate, limit: Int = listLimit) -> (dns: [String], ip: [String]) {
+        let names = certificate.subjectAltNames(limit: limit, nameLimit: nameLimit)
+        return (names.dns, names.ip.map { $0.withUnsafeBytes(ipText) })
     }
 
     /// Every DNS entry of the subjectAltName, however many: what the name check matches against
     /// (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads them all). The work is bounded
     /// by the certificate's size, which the reader already bounds, not by cutting the list.
-    package static func dnsNames(of cert: OpaquePointer) -> [String] {
-        subjectAltNames(of: cert, limit: .max).dns
+    package static func dnsNames(of certificate: X509Certificate) -> [String] {
+        subjectAltNames(of: certificate, limit: .max).dns
     }
 
     package static func ipText(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -173,50 +144,18 @@ package enum CertificateReader {
     }
 
     /// Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Apple's pin form).
-    package static func spkiHash(of cert: OpaquePointer) -> String {
-        spkiSHA256(of: cert).map { Data($0).base64EncodedString() } ?? ""
+    package static func spkiHash(of certificate: X509Certificate) -> String {
+        spkiSHA256(of: certificate).map { Data($0).base64EncodedString() } ?? ""
     }
 
     /// SHA-256 of the certificate's DER SubjectPublicKeyInfo: the pin, and RFC 6962's issuer_key_hash.
-    package static func spkiSHA256(of cert: OpaquePointer) -> [UInt8]? {
-        der(X509_get_X509_PUBKEY(cert)) { i2d_X509_PUBKEY($0, $1) }.map { $0.withUnsafeBytes(sha256) }
-    }
-
-    /// DER from an OpenSSL i2d function (which allocates when given a nil buffer).
-    package static func der(_ object: OpaquePointer?, with i2d: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
-        guard let object else { return nil }
-        var buffer: UnsafeMutablePointer<UInt8>?
-        let length = i2d(object, &buffer)
-        guard length > 0, let buffer else { return nil }
-        defer { CATSProbeShims_OPENSSL_free(buffer) }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
-    }
-
-    package static func extendedKeyUsage(of cert: OpaquePointer) -> [String]? {
-        guard let raw = X509_get_ext_d2i(cert, NID_ext_key_usage, nil, nil) else { return nil }
-        let usages = OpaquePointer(raw)
-        defer { CATSProbeShims_EXTENDED_KEY_USAGE_free_all(usages) }
-        var oids: [String] = []
-        for index in 0..<min(CATSProbeShims_sk_ASN1_OBJECT_num(usages), Int32(listLimit)) {
-            guard let object = CATSProbeShims_sk_ASN1_OBJECT_value(usages, index) else { continue }
-            oids.append(objectText(object))
-        }
-        return oids
-    }
-
-    package static func objectText(_ object: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return "" }
-        return String(decoding: buffer.prefix(min(Int(length), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    package static func spkiSHA256(of certificate: X509Certificate) -> [UInt8]? {
+        certificate.subjectPublicKeyInfoDER.map { $0.withUnsafeBytes(sha256) }
     }
 
     /// The SCTs embedded in `cert`, each signature judged by `check`.
-    package static func embeddedSCTs(of cert: OpaquePointer,
+    package static func embeddedSCTs(of certificate: X509Certificate,
                              check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
-        guard let raw = X509_get_ext_d2i(cert, NID_ct_precert_scts, nil, nil) else { return [] }
-        let list = OpaquePointer(raw)
-        defer { CATSProbeShims_SCT_LIST_free_all(list) }
-        return StatusReader.timestamps(in: list, source: { _ in .embedded }, check: check)
+        certificate.withEmbeddedSCTList { StatusReader.timestamps(in: $0, source: { _ in .embedded }, check: check) } ?? []
     }
 }

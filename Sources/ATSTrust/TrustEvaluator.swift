@@ -117,7 +117,7 @@ package struct TrustEvaluator: Sendable {
                 // t == notAfter as expired. At that very second Apple still trusts it.
                 if error.depth >= 0, Int(error.depth) < builtChain.count {
                     let certificate = builtChain[Int(error.depth)]
-                    let notAfter = (servedFacts(certificate) ?? CertificateReader.facts(of: certificate.pointer)).notAfter
+                    let notAfter = (servedFacts(certificate) ?? CertificateReader.facts(of: certificate)).notAfter
                     if notAfter >= date { continue }
                 }
                 problems.append(TrustProblem(kind: .expired, certificateIndex: at, detail: "\(label(error.depth)) has expired"))
@@ -164,7 +164,7 @@ package struct TrustEvaluator: Sendable {
         if !chainUntrusted, let top = builtChain.last {
             anchor = store.anchorSource(fingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top.pointer))
         }
-        let path = anchor == nil ? nil : builtChain.map { servedFacts($0) ?? CertificateReader.facts(of: $0.pointer) }
+        let path = anchor == nil ? nil : builtChain.map { servedFacts($0) ?? CertificateReader.facts(of: $0) }
         return TrustEvaluation(problems: deduplicated(problems), anchor: anchor, evaluatedAt: date, store: store.storeName,
                                path: path, fetchedIssuers: fetches.isEmpty ? nil : fetches,
                                otherStore: compareStores(leaf: leaf, untrusted: untrusted, anchor: anchor, untrustedHere: chainUntrusted),
@@ -174,7 +174,7 @@ package struct TrustEvaluator: Sendable {
     /// "it covers DNS:a.example, IP:192.0.2.1" (at most 20) and how many more it holds (every
     /// one, not the facts' `listLimit`), or that it names none.
     private func coveredNames(_ leaf: X509Certificate) -> String {
-        let all = CertificateReader.subjectAltNames(of: leaf.pointer, limit: .max)
+        let all = CertificateReader.subjectAltNames(of: leaf, limit: .max)
         let count = all.dns.count + all.ip.count
         guard count > 0 else { return "it has no subjectAltName DNS or IP entry (the CommonName is never used)" }
         let shown = (all.dns.prefix(20).map { "DNS:" + $0 } + all.ip.prefix(20).map { "IP:" + $0 }).prefix(20).joined(separator: ", ")
@@ -189,7 +189,7 @@ package struct TrustEvaluator: Sendable {
     /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it.
     /// Every URL tried is logged.
     private func fetchIssuers(of child: X509Certificate, with fetcher: any IssuerSource, log: inout [FetchedIssuer]) async -> [X509Certificate] {
-        let (urls, total) = CAIssuers.caIssuerURLs(of: child.pointer)
+        let (urls, total) = CAIssuers.caIssuerURLs(of: child)
         let subject = CertificateReader.name(X509_get_subject_name(child.pointer))
         // The true count, not the number read (issue 24: 1,000 URLs were reported as "64").
         guard total < CAIssuers.urlThreshold else {
@@ -207,7 +207,7 @@ package struct TrustEvaluator: Sendable {
                     return cert
                 }
                 OpenSSLErrors.clear()
-                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: parents.map { CertificateReader.facts(of: $0.pointer) },
+                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: parents.map { CertificateReader.facts(of: $0) },
                                          failure: parents.isEmpty ? "none of the \(ders.count) certificate(s) it gave issued '\(subject)'" : nil))
                 if !parents.isEmpty { return parents }
             }
@@ -279,7 +279,7 @@ package struct TrustEvaluator: Sendable {
         // compares label by label; a leading dot makes an empty first label).
         guard !host.isEmpty, !host.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else { return false }
         guard X509_check_host(leaf.pointer, host, host.utf8.count, flags, nil) == 1 else { return false }
-        return matchesWithoutPublicSuffixWildcard(dnsNames: CertificateReader.dnsNames(of: leaf.pointer), host: host)
+        return matchesWithoutPublicSuffixWildcard(dnsNames: CertificateReader.dnsNames(of: leaf), host: host)
     }
 
     /// OpenSSL matched `host`; Apple also refuses a wildcard whose remainder is a top-level
