@@ -80,7 +80,7 @@ final class IssuerFetcher: Sendable {
         for entry in answers {
             guard case .certificates(let ders)? = entry.outcome.withLock({ $0 }) else { continue }
             for der in ders {
-                if let parent = try? X509Certificate(der: der), X509_check_issued(parent.pointer, cert.pointer) == X509_V_OK { return parent }
+                if let parent = try? X509Certificate(der: der), parent.isIssuer(of: cert) { return parent }
             }
         }
         return nil

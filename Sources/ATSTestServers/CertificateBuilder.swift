@@ -23,31 +23,26 @@ struct CertificateBuilder {
     let signer: Signer?
 
     func build() throws -> X509Certificate {
-        let certificate = X509Certificate(takingOwnership: try checkNotNull(.allocation, "allocating a certificate") { X509_new() })
-        let x509 = certificate.pointer
-        try check(.configuration, "setting the version") { X509_set_version(x509, 2) }
+        let certificate = try X509Certificate.empty()
         // Positive 63-bit random serial: unique enough for one test run, always valid DER.
-        try check(.configuration, "setting the serial") {
-            ASN1_INTEGER_set_uint64(X509_get_serialNumber(x509), UInt64.random(in: 1...UInt64(Int64.max)))
-        }
+        try certificate.setVersion3(serial: UInt64.random(in: 1...UInt64(Int64.max)))
         // Whole seconds: both ends round the same way, so 398-day spans stay exact.
         try certificate.setValidity(notBefore: Int(spec.notBefore.timeIntervalSince1970.rounded(.down)),
                                     notAfter: Int(spec.notAfter.timeIntervalSince1970.rounded(.down)))
 
-        let subject = try checkNotNull(.configuration, "reading the subject name") { X509_get_subject_name(x509) }
-        try addNameEntries(subject)
-        let issuerName = try signer?.certificate.map { issuer in
-            try checkNotNull(.configuration, "reading the issuer's name") { X509_get_subject_name(issuer.pointer) }
-        } ?? subject
-        try check(.configuration, "setting the issuer name") { X509_set_issuer_name(x509, issuerName) }
-        try check(.configuration, "setting the public key") { X509_set_pubkey(x509, subjectKey.pointer) }
+        var entries: [(field: String, value: String)] = []
+        if !spec.commonName.isEmpty { entries.append(("CN", spec.commonName)) }
+        entries.append(("O", "atsprobe tests"))
+        try certificate.addSubjectEntries(entries)
+        try certificate.setIssuerName(from: signer?.certificate)
+        try certificate.setPublicKey(subjectKey)
 
         try certificate.addExtensions(extensions(), issuer: signer?.certificate)
 
         let signingKey = signer?.key ?? subjectKey
         // Ed25519 has no separate digest: OpenSSL wants NULL there.
         let digest = signingKey.isEd25519 ? nil : spec.signatureHash.digest
-        try check(.cryptography, "signing the certificate") { X509_sign(x509, signingKey.pointer, digest) }
+        try certificate.sign(with: signingKey, digest: digest, "signing the certificate")
         if !spec.embeddedSCTs.isEmpty {
             // The logs sign the precertificate: this TBSCertificate as signed so far (no SCT
             // list yet) and the issuer's key hash. Then the list goes in and the CA signs again;
@@ -57,21 +52,9 @@ struct CertificateBuilder {
             let list = serializedSCTList(spec.embeddedSCTs, entry: SignedEntry.precertificate(issuerKeyHash: issuerKeyHash, tbs: tbs))
             // The SCT list extension's value is an OCTET STRING wrapping the TLS-encoded list (RFC 6962 3.3).
             try certificate.addExtension(nid: NID_ct_precert_scts, value: [0x04] + derLength(list.count) + list)
-            try check(.cryptography, "signing the certificate with its SCTs") { X509_sign(x509, signingKey.pointer, digest) }
+            try certificate.sign(with: signingKey, digest: digest, "signing the certificate with its SCTs")
         }
         return certificate
-    }
-
-    private func addNameEntries(_ name: OpaquePointer) throws {
-        var entries: [(String, String)] = []
-        if !spec.commonName.isEmpty { entries.append(("CN", spec.commonName)) }
-        entries.append(("O", "atsprobe tests"))
-        for (field, value) in entries {
-            let bytes = Array(value.utf8)
-            try check(.configuration, "adding \(field) to a name") {
-                X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, bytes, Int32(bytes.count), -1, 0)
-            }
-        }
     }
 
     /// The extensions, in OpenSSL's configuration syntax.

@@ -109,7 +109,7 @@ package enum AppleSystemPinning {
         let parts = marker.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return has(extension: marker, in: cert) }
         guard let location = cert.extensionIndex(oid: parts[0]) else { return false }
-        return extensionValue(at: location, of: cert.pointer, contains: parts[1])
+        return extensionValue(at: location, of: cert, contains: parts[1])
     }
 
     private static func has(extension oid: String, in cert: X509Certificate) -> Bool {
@@ -117,22 +117,21 @@ package enum AppleSystemPinning {
     }
 
     private static func extensionValue(_ nid: Int32, of cert: X509Certificate, contains oid: String) -> Bool {
-        let location = X509_get_ext_by_NID(cert.pointer, nid, -1)
-        return location >= 0 && extensionValue(at: location, of: cert.pointer, contains: oid)
+        contains(cert.extensionValue(nid: nid)?.value, oid: oid)
     }
 
     /// Whether the extension's DER value holds the DER encoding of `oid` (tag, length, body).
-    private static func extensionValue(at location: Int32, of cert: OpaquePointer, contains oid: String) -> Bool {
-        guard let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry),
-              let start = ASN1_STRING_get0_data(data), let needle = ASN1Text.objectIdentifierDER(oid), !needle.isEmpty else { return false }
-        let haystack = Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data))))
+    private static func extensionValue(at location: Int32, of cert: X509Certificate, contains oid: String) -> Bool {
+        contains(cert.extensionValue(at: location)?.value, oid: oid)
+    }
+
+    private static func contains(_ value: [UInt8]?, oid: String) -> Bool {
+        guard let haystack = value, let needle = ASN1Text.objectIdentifierDER(oid), !needle.isEmpty else { return false }
         guard haystack.count >= needle.count else { return false }
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
     }
 
     private static func field(_ nid: Int32, of cert: X509Certificate) -> String? {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard X509_NAME_get_text_by_NID(X509_get_subject_name(cert.pointer), nid, &buffer, Int32(buffer.count)) > 0 else { return nil }
-        return String(cString: buffer)
+        cert.subjectField(nid)
     }
 }

@@ -23,33 +23,26 @@ package enum CertificateReader {
     /// handshake passes one for the leaf, whose issuer it knows).
     package static func facts(of certificate: X509Certificate,
                       checkSCT: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck = { _ in .notChecked }) -> CertificateFacts {
-        let cert = certificate.pointer
-        let (hash, algorithmName) = signature(of: cert)
+        let (hash, algorithmName) = signature(of: certificate)
         let alternativeNames = subjectAltNames(of: certificate)
+        let validity = certificate.validity
         return CertificateFacts(
-            subject: name(X509_get_subject_name(cert)),
-            issuer: name(X509_get_issuer_name(cert)),
+            subject: certificate.subjectName(limit: nameLimit),
+            issuer: certificate.issuerName(limit: nameLimit),
             serialNumber: certificate.serialHex(limit: nameLimit),
             dnsNames: alternativeNames.dns,
             ipAddresses: alternativeNames.ip,
-            notBefore: date(X509_get0_notBefore(cert)) ?? .distantPast,
-            notAfter: date(X509_get0_notAfter(cert)) ?? .distantPast,
-            publicKey: publicKey(of: cert),
+            notBefore: validity.notBefore.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? .distantPast,
+            notAfter: validity.notAfter.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? .distantPast,
+            publicKey: publicKey(of: certificate),
             signatureAlgorithm: algorithmName,
             signatureHash: hash,
-            sha256Fingerprint: fingerprint(of: cert),
+            sha256Fingerprint: fingerprint(of: certificate),
             spkiSHA256Base64: spkiHash(of: certificate),
-            isCA: X509_check_ca(cert) != 0,
-            isSelfIssued: X509_NAME_cmp(X509_get_subject_name(cert), X509_get_issuer_name(cert)) == 0,
+            isCA: certificate.isCA,
+            isSelfIssued: certificate.isSelfIssued,
             extendedKeyUsage: certificate.extendedKeyUsageOIDs(limit: listLimit),
             embeddedSCTs: embeddedSCTs(of: certificate, check: checkSCT))
-    }
-
-    /// One-line RFC 2253 form.
-    package static func name(_ name: OpaquePointer?) -> String {
-        guard let name, let bio = try? MemoryBIO() else { return "" }
-        guard X509_NAME_print_ex(bio.pointer, name, 0, CATSProbeShims_XN_FLAG_RFC2253()) >= 0 else { return "" }
-        return bio.text(limit: nameLimit)
     }
 
     /// The DNS and IP entries of the subjectAltName, up to `limit` of each kind, read from every
@@ -86,34 +79,23 @@ package enum CertificateReader {
         return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
     }
 
-    package static func publicKey(of cert: OpaquePointer) -> PublicKeyFacts {
-        guard let key = X509_get0_pubkey(cert) else { return PublicKeyFacts(algorithm: .other, bits: 0) }
-        let bits = Int(EVP_PKEY_get_bits(key))
-        switch EVP_PKEY_get_base_id(key) {
-        case EVP_PKEY_RSA: return PublicKeyFacts(algorithm: .rsa, bits: bits)
-        case EVP_PKEY_RSA_PSS: return PublicKeyFacts(algorithm: .rsaPSS, bits: bits)
-        case EVP_PKEY_EC:
-            var buffer = [CChar](repeating: 0, count: 80)
-            var length = 0
-            let curve = EVP_PKEY_get_utf8_string_param(key, "group", &buffer, buffer.count, &length) == 1
-                ? String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
-            return PublicKeyFacts(algorithm: .ec, bits: bits, curve: curve)
-        case EVP_PKEY_ED25519: return PublicKeyFacts(algorithm: .ed25519, bits: bits)
-        case EVP_PKEY_ED448: return PublicKeyFacts(algorithm: .ed448, bits: bits)
-        case EVP_PKEY_DSA: return PublicKeyFacts(algorithm: .dsa, bits: bits)
-        default: return PublicKeyFacts(algorithm: .other, bits: bits)
+    package static func publicKey(of certificate: X509Certificate) -> PublicKeyFacts {
+        guard let key = certificate.publicKeyInfo else { return PublicKeyFacts(algorithm: .other, bits: 0) }
+        switch key.baseID {
+        case EVP_PKEY_RSA: return PublicKeyFacts(algorithm: .rsa, bits: key.bits)
+        case EVP_PKEY_RSA_PSS: return PublicKeyFacts(algorithm: .rsaPSS, bits: key.bits)
+        case EVP_PKEY_EC: return PublicKeyFacts(algorithm: .ec, bits: key.bits, curve: key.curve)
+        case EVP_PKEY_ED25519: return PublicKeyFacts(algorithm: .ed25519, bits: key.bits)
+        case EVP_PKEY_ED448: return PublicKeyFacts(algorithm: .ed448, bits: key.bits)
+        case EVP_PKEY_DSA: return PublicKeyFacts(algorithm: .dsa, bits: key.bits)
+        default: return PublicKeyFacts(algorithm: .other, bits: key.bits)
         }
     }
 
-    package static func signature(of cert: OpaquePointer) -> (SignatureHash, String) {
-        let nid = X509_get_signature_nid(cert)
-        let name = OBJ_nid2ln(nid).map { String(cString: $0) } ?? "unknown"
-        var digestNID: Int32 = 0, keyNID: Int32 = 0, securityBits: Int32 = 0
-        var flags: UInt32 = 0
-        guard X509_get_signature_info(cert, &digestNID, &keyNID, &securityBits, &flags) == 1 else {
-            OpenSSLErrors.clear()
-            return (.unknown, name)
-        }
+    package static func signature(of certificate: X509Certificate) -> (SignatureHash, String) {
+        let (name, info) = certificate.signatureAlgorithm
+        guard let info else { return (.unknown, name) }
+        let (digestNID, keyNID) = (info.digestNID, info.keyNID)
         let hash: SignatureHash = switch digestNID {
         case NID_md5: .md5
         case NID_sha1: .sha1
@@ -131,16 +113,13 @@ package enum CertificateReader {
         (try? Digest.sha256(bytes)) ?? []
     }
 
-    package static func fingerprint(of cert: OpaquePointer) -> String {
-        certificateSHA256(of: cert)?.hexEncoded(separator: ":") ?? ""
+    package static func fingerprint(of certificate: X509Certificate) -> String {
+        certificateSHA256(of: certificate)?.hexEncoded(separator: ":") ?? ""
     }
 
     /// SHA-256 of the certificate's DER: its fingerprint, and its identity in a run's caches.
-    package static func certificateSHA256(of cert: OpaquePointer) -> [UInt8]? {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard X509_digest(cert, EVP_sha256(), &digest, &length) == 1, length == 32 else { return nil }
-        return Array(digest.prefix(32))
+    package static func certificateSHA256(of certificate: X509Certificate) -> [UInt8]? {
+        certificate.sha256Digest
     }
 
     /// Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Apple's pin form).

@@ -64,10 +64,7 @@ package final class PEMBundleLookup: Sendable {
         }
         var found = false
         for der in matching {
-            guard let cert = der.withUnsafeBufferPointer({ buffer -> X509Certificate? in
-                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-                return d2i_X509_AUX(nil, &cursor, buffer.count).map(X509Certificate.init(takingOwnership:))
-            }) else { continue }
+            guard let cert = der.withUnsafeBufferPointer(X509Certificate.readingTrustSettings(der:)) else { continue }
             // Kept in the store: the next search finds it in the store's cache.
             if X509Store.keep(cert, inStoreOf: lookup, result: result, setResult: !found) { found = true }
         }

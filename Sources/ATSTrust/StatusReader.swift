@@ -81,7 +81,7 @@ package enum StatusReader {
         var found = false
         if let issuer, let id = OCSPCertificateID(subject: leaf, issuer: issuer) {
             found = OCSP_resp_find_status(basic.pointer, id.pointer, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1
-        } else if let single = singleResponse(in: basic.pointer, serialOf: leaf.pointer) {
+        } else if let single = basic.singleResponse(forSerialOf: leaf) {
             // The issuer was not served (a leaf signed by the root): the leaf's serial names it.
             status = OCSP_single_get0_status(single, &reason, &revoked, &thisUpdate, &nextUpdate)
             found = status >= 0
@@ -93,19 +93,6 @@ package enum StatusReader {
         }
         OpenSSLErrors.clear()
         return staple
-    }
-
-    /// The single response whose certificate ID carries the leaf's serial number (borrowed).
-    private static func singleResponse(in basic: OpaquePointer, serialOf leaf: OpaquePointer) -> OpaquePointer? {
-        guard let serial = X509_get0_serialNumber(leaf) else { return nil }
-        for index in 0..<min(OCSP_resp_count(basic), 64) {
-            guard let single = OCSP_resp_get0(basic, index), let id = OCSP_SINGLERESP_get0_id(single) else { continue }
-            var idSerial: UnsafeMutablePointer<ASN1_INTEGER>?
-            guard OCSP_id_get0_info(nil, nil, nil, &idSerial, id) == 1,
-                  let idSerial else { continue }
-            if ASN1_INTEGER_cmp(idSerial, serial) == 0 { return single }
-        }
-        return nil
     }
 
     // RFC 6960 names, as Apple and OpenSSL spell them.

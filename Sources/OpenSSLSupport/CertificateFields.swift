@@ -1,5 +1,8 @@
 internal import COpenSSL
 internal import CATSProbeShims
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 // What the trust code and the test servers read from, or write into, one certificate, where
 // OpenSSL hands back a temporary the reader must free (a decoded extension, a BIGNUM, a buffer
@@ -279,5 +282,204 @@ extension OCSPBasicResponse {
                 ? OCSP_basic_add1_status(pointer, id.pointer, V_OCSP_CERTSTATUS_REVOKED, OCSP_REVOKED_STATUS_KEYCOMPROMISE, this, this, next)
                 : OCSP_basic_add1_status(pointer, id.pointer, V_OCSP_CERTSTATUS_GOOD, 0, nil, this, next)
         }
+    }
+}
+
+// Reading: what the trust code asks of a certificate, so none of it holds the X509*.
+extension X509Certificate {
+    /// Whether `other` owns a reference to the same X509 (a built chain's certificate and the
+    /// served one it is).
+    package func isSameObject(as other: X509Certificate) -> Bool { pointer == other.pointer }
+
+    /// Whether this certificate could have issued `child` (X509_check_issued: names, key
+    /// identifiers, key usage; not the signature).
+    package func isIssuer(of child: X509Certificate) -> Bool { X509_check_issued(pointer, child.pointer) == X509_V_OK }
+
+    /// Whether the two subjects are the same Name (X509_NAME_cmp).
+    package func hasSameSubject(as other: X509Certificate) -> Bool {
+        X509_NAME_cmp(X509_get_subject_name(pointer), X509_get_subject_name(other.pointer)) == 0
+    }
+
+    /// X509_check_host with `flags` (X509_CHECK_FLAG_*).
+    package func matchesHost(_ host: String, flags: UInt32) -> Bool {
+        X509_check_host(pointer, host, host.utf8.count, flags, nil) == 1
+    }
+
+    /// X509_check_ip_asc with `flags`.
+    package func matchesIPAddress(_ address: String, flags: UInt32) -> Bool { X509_check_ip_asc(pointer, address, flags) == 1 }
+
+    /// The subject Name in one-line RFC 2253 form, at most `limit` bytes; "" when unreadable.
+    package func subjectName(limit: Int) -> String { Self.text(of: X509_get_subject_name(pointer), limit: limit) }
+
+    /// The issuer Name, as `subjectName`.
+    package func issuerName(limit: Int) -> String { Self.text(of: X509_get_issuer_name(pointer), limit: limit) }
+
+    private static func text(of name: OpaquePointer?, limit: Int) -> String {
+        guard let name, let bio = try? MemoryBIO() else { return "" }
+        guard X509_NAME_print_ex(bio.pointer, name, 0, CATSProbeShims_XN_FLAG_RFC2253()) >= 0 else { return "" }
+        return bio.text(limit: limit)
+    }
+
+    /// The first subject attribute `nid` (NID_organizationName, ...) as text (at most 255 bytes).
+    package func subjectField(_ nid: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard X509_NAME_get_text_by_NID(X509_get_subject_name(pointer), nid, &buffer, Int32(buffer.count)) > 0 else { return nil }
+        return String(cString: buffer)
+    }
+
+    /// How many attributes the subject Name has.
+    package var subjectEntryCount: Int { Int(X509_NAME_entry_count(X509_get_subject_name(pointer))) }
+
+    /// X509_get_version: 0 for v1, 2 for v3.
+    package var version: Int { Int(X509_get_version(pointer)) }
+
+    /// X509_get_extension_flags (EXFLAG_*).
+    package var extensionFlags: UInt32 { X509_get_extension_flags(pointer) }
+
+    /// X509_check_ca != 0: a CA by basicConstraints, key usage or v1 self-signing.
+    package var isCA: Bool { X509_check_ca(pointer) != 0 }
+
+    /// Subject and issuer are the same Name.
+    package var isSelfIssued: Bool { X509_NAME_cmp(X509_get_subject_name(pointer), X509_get_issuer_name(pointer)) == 0 }
+
+    /// notBefore and notAfter in seconds since 1970; nil when OpenSSL cannot read one.
+    package var validity: (notBefore: Int?, notAfter: Int?) {
+        (Self.seconds(X509_get0_notBefore(pointer)), Self.seconds(X509_get0_notAfter(pointer)))
+    }
+
+    /// An ASN1_TIME in seconds since 1970.
+    static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int? {
+        guard let time else { return nil }
+        var parts = tm()
+        guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+        return Int(timegm(&parts))
+    }
+
+    /// The public key's EVP_PKEY_* base type, size in bits and, for EC keys, its group name.
+    package var publicKeyInfo: (baseID: Int32, bits: Int, curve: String?)? {
+        guard let key = X509_get0_pubkey(pointer) else { return nil }
+        let baseID = EVP_PKEY_get_base_id(key)
+        var curve: String?
+        if baseID == EVP_PKEY_EC {
+            var buffer = [CChar](repeating: 0, count: 80)
+            var length = 0
+            if EVP_PKEY_get_utf8_string_param(key, "group", &buffer, buffer.count, &length) == 1 {
+                curve = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        }
+        return (baseID, Int(EVP_PKEY_get_bits(key)), curve)
+    }
+
+    /// The signature algorithm's long name (OBJ_nid2ln) and, when OpenSSL can tell, the NIDs of
+    /// its digest and key type (X509_get_signature_info).
+    package var signatureAlgorithm: (name: String, digestAndKey: (digestNID: Int32, keyNID: Int32)?) {
+        let name = OBJ_nid2ln(X509_get_signature_nid(pointer)).map { String(cString: $0) } ?? "unknown"
+        var digestNID: Int32 = 0, keyNID: Int32 = 0, securityBits: Int32 = 0
+        var flags: UInt32 = 0
+        guard X509_get_signature_info(pointer, &digestNID, &keyNID, &securityBits, &flags) == 1 else {
+            OpenSSLErrors.clear()
+            return (name, nil)
+        }
+        return (name, (digestNID, keyNID))
+    }
+
+    /// SHA-256 of the DER (X509_digest): the fingerprint; nil when OpenSSL cannot make it.
+    package var sha256Digest: [UInt8]? {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard X509_digest(pointer, EVP_sha256(), &digest, &length) == 1, length == 32 else { return nil }
+        return Array(digest.prefix(32))
+    }
+
+    /// The first extension `nid`: whether it is critical and its extnValue's bytes.
+    package func extensionValue(nid: Int32) -> (critical: Bool, value: [UInt8])? {
+        let location = X509_get_ext_by_NID(pointer, nid, -1)
+        return location >= 0 ? extensionValue(at: location) : nil
+    }
+
+    /// The extension at `index` (from `extensionIndex(oid:)`), as `extensionValue(nid:)`.
+    package func extensionValue(at index: Int32) -> (critical: Bool, value: [UInt8])? {
+        guard let entry = X509_get_ext(pointer, index), let data = X509_EXTENSION_get_data(entry),
+              let start = ASN1_STRING_get0_data(data) else { return nil }
+        return (X509_EXTENSION_get_critical(entry) == 1, Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data)))))
+    }
+
+    // Building.
+
+    /// An empty certificate to build (X509_new).
+    package static func empty() throws(OpenSSLError) -> X509Certificate {
+        X509Certificate(takingOwnership: try checkNotNull(.allocation, "allocating a certificate") { X509_new() })
+    }
+
+    /// A certificate from DER that may carry OpenSSL's trust settings (a TRUSTED CERTIFICATE
+    /// block, d2i_X509_AUX, as OpenSSL's file lookup reads one); nil when it is not one.
+    package static func readingTrustSettings(der: UnsafeBufferPointer<UInt8>) -> X509Certificate? {
+        var cursor: UnsafePointer<UInt8>? = der.baseAddress
+        return d2i_X509_AUX(nil, &cursor, der.count).map(X509Certificate.init(takingOwnership:))
+    }
+
+    /// Version 3 and the serial number `serial`.
+    package func setVersion3(serial: UInt64) throws(OpenSSLError) {
+        try check(.configuration, "setting the version") { X509_set_version(pointer, 2) }
+        try check(.configuration, "setting the serial") { ASN1_INTEGER_set_uint64(X509_get_serialNumber(pointer), serial) }
+    }
+
+    /// Adds UTF-8 attributes ("CN", "O", ...) to the subject, in order.
+    package func addSubjectEntries(_ entries: [(field: String, value: String)]) throws(OpenSSLError) {
+        let name = try checkNotNull(.configuration, "reading the subject name") { X509_get_subject_name(pointer) }
+        for (field, value) in entries {
+            let bytes = Array(value.utf8)
+            try check(.configuration, "adding \(field) to a name") {
+                X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, bytes, Int32(clamping: bytes.count), -1, 0)
+            }
+        }
+    }
+
+    /// The issuer Name: `issuer`'s subject, or this certificate's own when nil.
+    package func setIssuerName(from issuer: X509Certificate?) throws(OpenSSLError) {
+        let name = try checkNotNull(.configuration, "reading the issuer's name") { X509_get_subject_name((issuer ?? self).pointer) }
+        try check(.configuration, "setting the issuer name") { X509_set_issuer_name(pointer, name) }
+    }
+
+    package func setPublicKey(_ key: EVPKey) throws(OpenSSLError) {
+        try check(.configuration, "setting the public key") { X509_set_pubkey(pointer, key.pointer) }
+    }
+
+    /// Signs with `key` and `digest` (an EVP_MD such as EVP_sha256(); nil for Ed25519).
+    package func sign(with key: EVPKey, digest: OpaquePointer?, _ operation: String) throws(OpenSSLError) {
+        try check(.cryptography, operation) { X509_sign(pointer, key.pointer, digest) }
+    }
+}
+
+extension OCSPBasicResponse {
+    /// Signs the response as `certificate` with `key` and `digest` (nil for Ed25519).
+    package func sign(as certificate: X509Certificate, key: EVPKey, digest: OpaquePointer?) throws(OpenSSLError) {
+        try check(.cryptography, "signing the OCSP response") { OCSP_basic_sign(pointer, certificate.pointer, key.pointer, digest, nil, 0) }
+    }
+
+    /// The single response whose certificate ID carries `leaf`'s serial number (borrowed from
+    /// this response), among its first 64.
+    package func singleResponse(forSerialOf leaf: X509Certificate) -> OpaquePointer? {
+        guard let serial = X509_get0_serialNumber(leaf.pointer) else { return nil }
+        for index in 0..<min(OCSP_resp_count(pointer), 64) {
+            guard let single = OCSP_resp_get0(pointer, index), let id = OCSP_SINGLERESP_get0_id(single) else { continue }
+            var idSerial: UnsafeMutablePointer<ASN1_INTEGER>?
+            guard OCSP_id_get0_info(nil, nil, nil, &idSerial, id) == 1, let idSerial else { continue }
+            if ASN1_INTEGER_cmp(idSerial, serial) == 0 { return single }
+        }
+        return nil
+    }
+}
+
+extension OCSPResponse {
+    /// A successful response carrying `basic`.
+    package init(successful basic: borrowing OCSPBasicResponse) throws(OpenSSLError) {
+        self.init(takingOwnership: try checkNotNull(.allocation, "making the OCSP response") {
+            OCSP_response_create(OCSP_RESPONSE_STATUS_SUCCESSFUL, basic.pointer)
+        })
+    }
+
+    package var der: [UInt8] {
+        get throws(OpenSSLError) { try encoded("encoding the OCSP response") { i2d_OCSP_RESPONSE(pointer, $0) } }
     }
 }

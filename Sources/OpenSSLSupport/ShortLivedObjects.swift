@@ -3,7 +3,7 @@ internal import CATSProbeShims
 
 // Owners of the objects a single reading or building makes and frees (a PKCS#7 message, an OCSP
 // response and its parts): noncopyable, so each lives in one scope and is freed when it ends,
-// whatever path leaves it. `pointer` is lent for a call within that scope, as X509Certificate's.
+// whatever path leaves it. The OCSP owners still lend `pointer` for a call within that scope.
 
 /// Owns one PKCS7 (a certs-only SignedData message).
 package struct PKCS7Message: ~Copyable {
