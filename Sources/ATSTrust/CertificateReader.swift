@@ -72,13 +72,6 @@ package enum CertificateReader {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    package static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
-        guard let time else { return nil }
-        var parts = tm()
-        guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
-    }
-
     package static func publicKey(of certificate: X509Certificate) -> PublicKeyFacts {
         guard let key = certificate.publicKeyInfo else { return PublicKeyFacts(algorithm: .other, bits: 0) }
         switch key.baseID {

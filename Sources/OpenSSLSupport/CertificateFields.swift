@@ -457,9 +457,31 @@ extension OCSPBasicResponse {
         try check(.cryptography, "signing the OCSP response") { OCSP_basic_sign(pointer, certificate.pointer, key.pointer, digest, nil, 0) }
     }
 
-    /// The single response whose certificate ID carries `leaf`'s serial number (borrowed from
-    /// this response), among its first 64.
-    package func singleResponse(forSerialOf leaf: X509Certificate) -> OpaquePointer? {
+    /// The status the response gives the certificate `id` names (OCSP_resp_find_status); nil
+    /// when it names none.
+    package func status(of id: borrowing OCSPCertificateID) -> OCSPSingleStatus? {
+        var status: Int32 = -1, reason: Int32 = -1
+        var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?,
+            nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        guard OCSP_resp_find_status(pointer, id.pointer, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1 else { return nil }
+        return OCSPSingleStatus(status: status, thisUpdate: X509Certificate.seconds(UnsafePointer(thisUpdate)),
+                                nextUpdate: X509Certificate.seconds(UnsafePointer(nextUpdate)))
+    }
+
+    /// The status of the first single response (of at most 64) whose certificate ID carries
+    /// `leaf`'s serial number: how a leaf is found when its issuer was not served.
+    package func status(forSerialOf leaf: X509Certificate) -> OCSPSingleStatus? {
+        guard let single = singleResponse(forSerialOf: leaf) else { return nil }
+        var reason: Int32 = -1
+        var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?,
+            nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
+        let status = OCSP_single_get0_status(single, &reason, &revoked, &thisUpdate, &nextUpdate)
+        guard status >= 0 else { return nil }
+        return OCSPSingleStatus(status: status, thisUpdate: X509Certificate.seconds(UnsafePointer(thisUpdate)),
+                                nextUpdate: X509Certificate.seconds(UnsafePointer(nextUpdate)))
+    }
+
+    private func singleResponse(forSerialOf leaf: X509Certificate) -> OpaquePointer? {
         guard let serial = X509_get0_serialNumber(leaf.pointer) else { return nil }
         for index in 0..<min(OCSP_resp_count(pointer), 64) {
             guard let single = OCSP_resp_get0(pointer, index), let id = OCSP_SINGLERESP_get0_id(single) else { continue }
@@ -469,6 +491,14 @@ extension OCSPBasicResponse {
         }
         return nil
     }
+}
+
+/// One certificate's status in an OCSP basic response: V_OCSP_CERTSTATUS_* and its update
+/// times in seconds since 1970 (nil when absent or unreadable).
+package struct OCSPSingleStatus {
+    package var status: Int32
+    package var thisUpdate: Int?
+    package var nextUpdate: Int?
 }
 
 extension OCSPResponse {
