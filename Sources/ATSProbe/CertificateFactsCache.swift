@@ -26,7 +26,7 @@ final class CertificateFactsCache: Sendable {
     var certificatesRead: Int { readings.load(ordering: .relaxed) }
 
     func served(_ certificate: X509Certificate) -> ServedCertificate {
-        guard let key = CertificateReader.certificateSHA256(of: certificate.pointer) else { return ServedCertificate(certificate) }
+        guard let key = CertificateReader.certificateSHA256(of: certificate) else { return ServedCertificate(certificate) }
         if let facts = entries.withLock({ $0[key] }) { return ServedCertificate(certificate, facts: facts) }
         let served = ServedCertificate(certificate)
         readings.add(1, ordering: .relaxed)

@@ -169,7 +169,7 @@ struct Handshake {
             handshakeMilliseconds: handshakeMilliseconds,
             trust: trust,
             deliveredSCTs: request.requestStatus ? StatusReader.deliveredSCTs(of: session.ssl) { sct in
-                served.first.map { verifier.check(sct, entry: .certificate(leaf: $0.pointer)) } ?? .noIssuer
+                served.first.map { verifier.check(sct, entry: .certificate(leaf: $0)) } ?? .noIssuer
             } : [],
             ocspStaple: StatusReader.ocspStaple(of: session.ssl, leaf: served.first, issuer: served.count > 1 ? served[1] : nil),
             serverSignatureScheme: serverSignatureScheme(ssl: session.ssl, leaf: served.first))
@@ -190,7 +190,7 @@ struct Handshake {
             return [.ecdsaSHA1, .ecdsaSHA224, .ecdsaSecp256r1SHA256, .ecdsaSecp384r1SHA384, .ecdsaSecp521r1SHA512][index]
         case EVP_PKEY_RSA_PSS:
             // rsa_pss_pss_* when the leaf key itself is an RSA-PSS key, rsa_pss_rsae_* otherwise.
-            let pssKey = leaf.flatMap { X509_get0_pubkey($0.pointer) }.map { EVP_PKEY_get_base_id($0) == EVP_PKEY_RSA_PSS } ?? false
+            let pssKey = leaf?.publicKeyInfo.map { $0.baseID == EVP_PKEY_RSA_PSS } ?? false
             switch hash {
             case NID_sha256: return pssKey ? .rsaPSSPSSSHA256 : .rsaPSSRSAESHA256
             case NID_sha384: return pssKey ? .rsaPSSPSSSHA384 : .rsaPSSRSAESHA384

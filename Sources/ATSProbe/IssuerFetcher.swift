@@ -75,12 +75,12 @@ final class IssuerFetcher: Sendable {
     /// send it.
     func fetchedIssuer(of cert: X509Certificate) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
-        let urls = Set(CAIssuers.caIssuerURLs(of: cert.pointer).urls)
+        let urls = Set(CAIssuers.caIssuerURLs(of: cert).urls)
         let answers = entries.withLock { entries in entries.filter { urls.contains($0.key.url) }.map(\.value) }
         for entry in answers {
             guard case .certificates(let ders)? = entry.outcome.withLock({ $0 }) else { continue }
             for der in ders {
-                if let parent = try? X509Certificate(der: der), X509_check_issued(parent.pointer, cert.pointer) == X509_V_OK { return parent }
+                if let parent = try? X509Certificate(der: der), parent.isIssuer(of: cert) { return parent }
             }
         }
         return nil

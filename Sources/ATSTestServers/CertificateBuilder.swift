@@ -23,78 +23,43 @@ struct CertificateBuilder {
     let signer: Signer?
 
     func build() throws -> X509Certificate {
-        let certificate = X509Certificate(takingOwnership: try checkNotNull(.allocation, "allocating a certificate") { X509_new() })
-        let x509 = certificate.pointer
-        try check(.configuration, "setting the version") { X509_set_version(x509, 2) }
+        let certificate = try X509Certificate.empty()
         // Positive 63-bit random serial: unique enough for one test run, always valid DER.
-        try check(.configuration, "setting the serial") {
-            ASN1_INTEGER_set_uint64(X509_get_serialNumber(x509), UInt64.random(in: 1...UInt64(Int64.max)))
-        }
-        try setValidity(x509)
+        try certificate.setVersion3(serial: UInt64.random(in: 1...UInt64(Int64.max)))
+        // Whole seconds: both ends round the same way, so 398-day spans stay exact.
+        try certificate.setValidity(notBefore: Int(spec.notBefore.timeIntervalSince1970.rounded(.down)),
+                                    notAfter: Int(spec.notAfter.timeIntervalSince1970.rounded(.down)))
 
-        let subject = try checkNotNull(.configuration, "reading the subject name") { X509_get_subject_name(x509) }
-        try addNameEntries(subject)
-        let issuerName = try signer?.certificate.map { issuer in
-            try checkNotNull(.configuration, "reading the issuer's name") { X509_get_subject_name(issuer.pointer) }
-        } ?? subject
-        try check(.configuration, "setting the issuer name") { X509_set_issuer_name(x509, issuerName) }
-        try check(.configuration, "setting the public key") { X509_set_pubkey(x509, subjectKey.pointer) }
+        var entries: [(field: String, value: String)] = []
+        if !spec.commonName.isEmpty { entries.append(("CN", spec.commonName)) }
+        entries.append(("O", "atsprobe tests"))
+        try certificate.addSubjectEntries(entries)
+        try certificate.setIssuerName(from: signer?.certificate)
+        try certificate.setPublicKey(subjectKey)
 
-        try addExtensions(to: x509, issuer: signer?.certificate?.pointer ?? x509)
+        try certificate.addExtensions(extensions(), issuer: signer?.certificate)
 
         let signingKey = signer?.key ?? subjectKey
         // Ed25519 has no separate digest: OpenSSL wants NULL there.
         let digest = signingKey.isEd25519 ? nil : spec.signatureHash.digest
-        try check(.cryptography, "signing the certificate") { X509_sign(x509, signingKey.pointer, digest) }
+        try certificate.sign(with: signingKey, digest: digest, "signing the certificate")
         if !spec.embeddedSCTs.isEmpty {
             // The logs sign the precertificate: this TBSCertificate as signed so far (no SCT
             // list yet) and the issuer's key hash. Then the list goes in and the CA signs again;
             // removing the list from the final certificate gives back exactly this TBS.
-            let tbs = try der("encoding the TBSCertificate") { i2d_re_X509_tbs(x509, $0) }
+            let tbs = try certificate.tbsDER
             let issuerKeyHash = try Digest.sha256(try signingKey.subjectPublicKeyInfoDER)
-            try addEmbeddedSCTs(to: x509, entry: SignedEntry.precertificate(issuerKeyHash: issuerKeyHash, tbs: tbs))
-            try check(.cryptography, "signing the certificate with its SCTs") { X509_sign(x509, signingKey.pointer, digest) }
+            let list = serializedSCTList(spec.embeddedSCTs, entry: SignedEntry.precertificate(issuerKeyHash: issuerKeyHash, tbs: tbs))
+            // The SCT list extension's value is an OCTET STRING wrapping the TLS-encoded list (RFC 6962 3.3).
+            try certificate.addExtension(nid: NID_ct_precert_scts, value: [0x04] + derLength(list.count) + list)
+            try certificate.sign(with: signingKey, digest: digest, "signing the certificate with its SCTs")
         }
         return certificate
     }
 
-    private func der(_ what: String, _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) throws -> [UInt8] {
-        var buffer: UnsafeMutablePointer<UInt8>?
-        let length = i2d(&buffer)
-        guard length > 0, let buffer else { throw TestServerError(.encoding, what) }
-        defer { CRYPTO_free(buffer, nil, 0) }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
-    }
-
-    private func setValidity(_ x509: OpaquePointer) throws {
-        for (date, isStart) in [(spec.notBefore, true), (spec.notAfter, false)] {
-            // Whole seconds: both ends round the same way, so 398-day spans stay exact.
-            let seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-            let time = try checkNotNull(.allocation, "making a time") { ASN1_TIME_set(nil, seconds) }
-            defer { ASN1_TIME_free(time) }
-            try check(.configuration, "setting the validity") {
-                isStart ? X509_set1_notBefore(x509, time) : X509_set1_notAfter(x509, time)
-            }
-        }
-    }
-
-    private func addNameEntries(_ name: OpaquePointer) throws {
-        var entries: [(String, String)] = []
-        if !spec.commonName.isEmpty { entries.append(("CN", spec.commonName)) }
-        entries.append(("O", "atsprobe tests"))
-        for (field, value) in entries {
-            let bytes = Array(value.utf8)
-            try check(.configuration, "adding \(field) to a name") {
-                X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, bytes, Int32(bytes.count), -1, 0)
-            }
-        }
-    }
-
-    private func addExtensions(to x509: OpaquePointer, issuer: OpaquePointer) throws {
-        var context = X509V3_CTX()
-        X509V3_set_ctx(&context, issuer, x509, nil, nil, 0)
-
-        var extensions: [(Int32, String)] = []
+    /// The extensions, in OpenSSL's configuration syntax.
+    private func extensions() -> [(nid: Int32, value: String)] {
+        var extensions: [(nid: Int32, value: String)] = []
         switch role {
         case .authority:
             extensions.append((NID_basic_constraints, "critical,CA:TRUE"))
@@ -119,28 +84,7 @@ struct CertificateBuilder {
         if signer?.certificate != nil {
             extensions.append((NID_authority_key_identifier, "keyid:always"))
         }
-
-        for (nid, value) in extensions {
-            let ext = try checkNotNull(.configuration, "making extension \(nid) = \(value)") {
-                X509V3_EXT_nconf_nid(nil, &context, nid, value)
-            }
-            defer { X509_EXTENSION_free(ext) }
-            try check(.configuration, "adding extension \(nid)") { X509_add_ext(x509, ext, -1) }
-        }
-    }
-
-    /// The SCT list extension's value is an OCTET STRING wrapping the TLS-encoded list (RFC 6962 3.3).
-    private func addEmbeddedSCTs(to x509: OpaquePointer, entry: [UInt8]) throws {
-        let list = serializedSCTList(spec.embeddedSCTs, entry: entry)
-        let value: [UInt8] = [0x04] + derLength(list.count) + list
-        let octets = try checkNotNull(.allocation, "allocating an OCTET STRING") { ASN1_OCTET_STRING_new() }
-        defer { ASN1_OCTET_STRING_free(octets) }
-        try check(.configuration, "filling the SCT list") { ASN1_OCTET_STRING_set(octets, value, Int32(value.count)) }
-        let ext = try checkNotNull(.configuration, "making the SCT list extension") {
-            X509_EXTENSION_create_by_NID(nil, NID_ct_precert_scts, 0, octets)
-        }
-        defer { X509_EXTENSION_free(ext) }
-        try check(.configuration, "adding the SCT list extension") { X509_add_ext(x509, ext, -1) }
+        return extensions
     }
 }
 

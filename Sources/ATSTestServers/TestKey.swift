@@ -35,28 +35,11 @@ package enum TestSignatureHash: Sendable {
 extension TestKey {
     /// Generates a fresh key pair. RSA sizes below OpenSSL's defaults (1024, 2047) are allowed on purpose.
     func generate() throws -> EVPKey {
-        let algorithm = switch self {
-        case .rsa: "RSA"
-        case .rsaPSS: "RSA-PSS"
-        case .ec: "EC"
-        case .ed25519: "ED25519"
-        }
-        let context = try checkNotNull(.allocation, "creating a \(algorithm) key context") {
-            EVP_PKEY_CTX_new_from_name(nil, algorithm, nil)
-        }
-        defer { EVP_PKEY_CTX_free(context) }
-        try check(.cryptography, "starting \(algorithm) key generation") { EVP_PKEY_keygen_init(context) }
         switch self {
-        case .rsa(let bits), .rsaPSS(let bits):
-            try check(.configuration, "setting the RSA key size \(bits)") { EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) }
-        case .ec(let curve):
-            try check(.configuration, "setting the curve \(curve.rawValue)") { EVP_PKEY_CTX_set_group_name(context, curve.rawValue) }
-        case .ed25519:
-            break
+        case .rsa(let bits): try EVPKey.generate(.rsa(bits: bits))
+        case .rsaPSS(let bits): try EVPKey.generate(.rsaPSS(bits: bits))
+        case .ec(let curve): try EVPKey.generate(.ec(curve: curve.rawValue))
+        case .ed25519: try EVPKey.generate(.ed25519)
         }
-        var key: OpaquePointer?
-        try check(.cryptography, "generating a \(algorithm) key") { EVP_PKEY_keygen(context, &key) }
-        guard let key else { throw OpenSSLError(.cryptography, "generating a \(algorithm) key") }
-        return EVPKey(takingOwnership: key)
     }
 }

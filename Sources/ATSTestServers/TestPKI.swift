@@ -105,31 +105,11 @@ package final class TestPKI: Sendable {
         guard let id = OCSPCertificateID(subject: subject, issuer: issuerCertificate) else { throw OpenSSLError(.allocation, "making an OCSP cert ID") }
         let basic = try OCSPBasicResponse()
 
-        let times = try [thisUpdate, nextUpdate].map { date in
-            try checkNotNull(.allocation, "making an OCSP time") { ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970.rounded(.down))) }
-        }
-        defer { times.forEach { ASN1_TIME_free($0) } }
-        _ = try checkNotNull(.configuration, "adding an OCSP status") {
-            revoked
-                ? OCSP_basic_add1_status(basic.pointer, id.pointer, V_OCSP_CERTSTATUS_REVOKED, OCSP_REVOKED_STATUS_KEYCOMPROMISE,
-                                         times[0], times[0], times[1])
-                : OCSP_basic_add1_status(basic.pointer, id.pointer, V_OCSP_CERTSTATUS_GOOD, 0, nil, times[0], times[1])
-        }
+        try basic.addStatus(for: id, revoked: revoked, thisUpdate: Int(thisUpdate.timeIntervalSince1970.rounded(.down)),
+                            nextUpdate: Int(nextUpdate.timeIntervalSince1970.rounded(.down)))
         let digest = issuerKey.isEd25519 ? nil : EVP_sha256()
-        try check(.cryptography, "signing the OCSP response") {
-            OCSP_basic_sign(basic.pointer, issuerCertificate.pointer, issuerKey.pointer, digest, nil, 0)
-        }
-        let response = OCSPResponse(takingOwnership: try checkNotNull(.allocation, "making the OCSP response") {
-            OCSP_response_create(OCSP_RESPONSE_STATUS_SUCCESSFUL, basic.pointer)
-        })
-
-        let length = try check(.encoding, "encoding the OCSP response") { i2d_OCSP_RESPONSE(response.pointer, nil) }
-        var bytes = [UInt8](repeating: 0, count: Int(length))
-        try bytes.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            try check(.encoding, "encoding the OCSP response") { i2d_OCSP_RESPONSE(response.pointer, &cursor) }
-        }
-        return bytes
+        try basic.sign(as: issuerCertificate, key: issuerKey, digest: digest)
+        return try OCSPResponse(successful: basic).der
     }
 }
 

@@ -24,14 +24,7 @@ package final class TestCTLog: @unchecked Sendable, Hashable {
 
     /// An ECDSA signature with SHA-256 over `message` (DER), as the log would make.
     func sign(_ message: [UInt8]) throws -> [UInt8] {
-        let context = try checkNotNull(.allocation, "allocating a digest context") { EVP_MD_CTX_new() }
-        defer { EVP_MD_CTX_free(context) }
-        try check(.cryptography, "starting an SCT signature") { EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pointer) }
-        var length = 0
-        try check(.cryptography, "sizing an SCT signature") { EVP_DigestSign(context, nil, &length, message, message.count) }
-        var signature = [UInt8](repeating: 0, count: length)
-        try check(.cryptography, "making an SCT signature") { EVP_DigestSign(context, &signature, &length, message, message.count) }
-        return Array(signature.prefix(length))
+        try key.signSHA256(message)
     }
 
     /// A log list in Apple's JSON schema (for --ct-log-list) naming these logs, each `state`

@@ -26,12 +26,12 @@ enum AppleChainChecks {
         var found: [(Int, String)] = []
         let anchorIndex = path.count - 1
         for (index, certificate) in path.enumerated() {
-            let cert = certificate.pointer
+            let cert = certificate
             if let name = unparseableExtension(cert) {
                 found.append((index, "its \(name) extension cannot be parsed; Apple refuses the certificate (SecPolicyCheckUnparseableExtension)"))
             }
-            let isCA = hasBasicConstraints(cert) && X509_get_extension_flags(cert) & UInt32(EXFLAG_CA) != 0
-            if X509_NAME_entry_count(X509_get_subject_name(cert)) == 0 {
+            let isCA = hasBasicConstraints(cert) && cert.extensionFlags & UInt32(EXFLAG_CA) != 0
+            if cert.subjectEntryCount == 0 {
                 if isCA {
                     found.append((index, "a CA with an empty subject; Apple refuses it (SecPolicyCheckCertNonEmptySubject)"))
                 } else if !hasCriticalSubjectAltName(cert) {
@@ -42,56 +42,41 @@ enum AppleChainChecks {
             if index < anchorIndex, let form = unsupportedCriticalNameConstraint(cert) {
                 found.append((index, "a critical nameConstraints extension with a \(form) subtree, a form Apple does not support; Apple refuses the chain (SecNameConstraintsAreSubtreesSupported)"))
             }
-            if X509_get_version(cert) >= 2 {
+            if cert.version >= 2 {
                 if !hasBasicConstraints(cert) {
                     found.append((index, "an issuer (\(index == anchorIndex ? "the anchor" : "an intermediate")) without basicConstraints; Apple refuses it (SecPVCParentCertificateChecks)"))
                 } else if !isCA {
                     found.append((index, "an issuer (\(index == anchorIndex ? "the anchor" : "an intermediate")) whose basicConstraints say cA false; Apple refuses it (SecPVCParentCertificateChecks)"))
                 }
-            } else if index < anchorIndex, X509_get_version(path[anchorIndex].pointer) >= 2 {
+            } else if index < anchorIndex, path[anchorIndex].version >= 2 {
                 found.append((index, "a version 1 intermediate under a version 3 anchor; Apple refuses it (SecPVCParentCertificateChecks)"))
             }
         }
         return found
     }
 
-    private static func hasBasicConstraints(_ cert: OpaquePointer) -> Bool {
-        X509_get_ext_by_NID(cert, NID_basic_constraints, -1) >= 0
+    private static func hasBasicConstraints(_ cert: X509Certificate) -> Bool {
+        cert.extensionValue(nid: NID_basic_constraints) != nil
     }
 
-    private static func hasCriticalSubjectAltName(_ cert: OpaquePointer) -> Bool {
-        let location = X509_get_ext_by_NID(cert, NID_subject_alt_name, -1)
-        guard location >= 0, let extensionEntry = X509_get_ext(cert, location) else { return false }
-        return X509_EXTENSION_get_critical(extensionEntry) == 1
+    private static func hasCriticalSubjectAltName(_ cert: X509Certificate) -> Bool {
+        cert.extensionValue(nid: NID_subject_alt_name)?.critical ?? false
     }
 
     /// "extendedKeyUsage", "authorityInfoAccess" or "authorityKeyIdentifier" when that extension is present and OpenSSL's
     /// decoder refuses its value (Apple's DER parser refuses the same malformed encodings).
-    private static func unparseableExtension(_ cert: OpaquePointer) -> String? {
+    private static func unparseableExtension(_ cert: X509Certificate) -> String? {
         for (nid, name) in [(NID_ext_key_usage, "extendedKeyUsage"), (NID_info_access, "authorityInfoAccess")] {
-            let location = X509_get_ext_by_NID(cert, nid, -1)
-            guard location >= 0, let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry) else { continue }
-            guard let bytes = ASN1_STRING_get0_data(data) else { return name }
-            var cursor: UnsafePointer<UInt8>? = bytes
-            let length = Int(ASN1_STRING_length(data))
-            if nid == NID_ext_key_usage {
-                guard let value = d2i_EXTENDED_KEY_USAGE(nil, &cursor, length), cursor == bytes + length else { return name }
-                EXTENDED_KEY_USAGE_free(value)
-            } else {
-                guard let value = d2i_AUTHORITY_INFO_ACCESS(nil, &cursor, length), cursor == bytes + length else { return name }
-                AUTHORITY_INFO_ACCESS_free(value)
-            }
+            guard let value = cert.extensionValue(nid: nid)?.value else { continue }
+            guard value.withUnsafeBufferPointer({ ASN1Text.decodesExactly($0, asExtension: nid) }) else { return name }
         }
         return authorityKeyIdentifierIsHalf(cert) ? "authorityKeyIdentifier" : nil
     }
 
     /// An authorityKeyIdentifier with authorityCertIssuer [1] or authorityCertSerialNumber [2]
     /// but not both: SecCertificate.c SecCEPAuthorityKeyIdentifier requires both or neither.
-    private static func authorityKeyIdentifierIsHalf(_ cert: OpaquePointer) -> Bool {
-        let location = X509_get_ext_by_NID(cert, NID_authority_key_identifier, -1)
-        guard location >= 0, let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry),
-              let start = ASN1_STRING_get0_data(data) else { return false }
-        let der = Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data))))
+    private static func authorityKeyIdentifierIsHalf(_ cert: X509Certificate) -> Bool {
+        guard let der = cert.extensionValue(nid: NID_authority_key_identifier)?.value else { return false }
         guard let outer = DERItem.read(der, at: 0), outer.tag == 0x30 else { return false }
         var (issuer, serial) = (false, false)
         var offset = outer.contentStart
@@ -106,11 +91,9 @@ enum AppleChainChecks {
     /// The first name form in a critical nameConstraints extension that trustd does not
     /// support, read from the DER: NameConstraints ::= SEQUENCE { [0] permitted, [1] excluded },
     /// each a SEQUENCE OF GeneralSubtree ::= SEQUENCE { base GeneralName, ... }.
-    static func unsupportedCriticalNameConstraint(_ cert: OpaquePointer) -> String? {
-        let location = X509_get_ext_by_NID(cert, NID_name_constraints, -1)
-        guard location >= 0, let entry = X509_get_ext(cert, location), X509_EXTENSION_get_critical(entry) == 1,
-              let data = X509_EXTENSION_get_data(entry), let start = ASN1_STRING_get0_data(data) else { return nil }
-        let der = Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data))))
+    static func unsupportedCriticalNameConstraint(_ cert: X509Certificate) -> String? {
+        guard let constraints = cert.extensionValue(nid: NID_name_constraints), constraints.critical else { return nil }
+        let der = constraints.value
         guard let outer = DERItem.read(der, at: 0), outer.tag == 0x30 else { return nil }
         var trees = outer.contentStart
         while trees < outer.end, let tree = DERItem.read(der, at: trees), tree.end <= outer.end {

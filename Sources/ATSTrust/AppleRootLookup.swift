@@ -11,7 +11,7 @@ package import OpenSSLSupport
 package enum AppleRootLookup {
     /// Each root's subject, in `AppleRootStore.roots` order (nil when its DER could not be read).
     /// Written once, then only read (X509_NAME_cmp reads the canonical encoding d2i made).
-    package nonisolated(unsafe) static let subjects: [OpaquePointer?] = AppleRootStore.roots.map { subjectName(of: $0.der) }
+    package static let subjects: [X509Name?] = AppleRootStore.roots.map { subjectName(of: $0.der) }
 
     nonisolated(unsafe) private static let method: OpaquePointer? = {
         guard let method = X509_LOOKUP_meth_new("atsprobe: Apple's root store") else { return nil }
@@ -33,7 +33,7 @@ package enum AppleRootLookup {
         guard type == X509_LU_X509, let lookup, let name, let result else { return 0 }
         var found = false
         for (index, subject) in subjects.enumerated() {
-            guard let subject, X509_NAME_cmp(subject, name) == 0, let cert = decode(AppleRootStore.roots[index].der) else { continue }
+            guard let subject, subject.matches(name), let cert = decode(AppleRootStore.roots[index].der) else { continue }
             // Kept in the store: the next search finds it in the store's cache.
             if X509Store.keep(cert, inStoreOf: lookup, result: result, setResult: !found) { found = true }
         }
@@ -45,10 +45,9 @@ package enum AppleRootLookup {
         try? X509Certificate(der: der)
     }
 
-    /// The subject Name of a DER certificate (owned, never freed: the table lives as long as the
-    /// process): Certificate SEQUENCE { TBSCertificate SEQUENCE { [0] version OPTIONAL,
+    /// The subject Name of a DER certificate: Certificate SEQUENCE { TBSCertificate SEQUENCE { [0] version OPTIONAL,
     /// serialNumber, signature, issuer, validity, subject, ... } ... } (RFC 5280 4.1).
-    package static func subjectName(of der: [UInt8]) -> OpaquePointer? {
+    package static func subjectName(of der: [UInt8]) -> X509Name? {
         guard let certificate = element(der, at: 0), der[0] == 0x30,
               let tbs = element(der, at: certificate.content), der[certificate.content] == 0x30 else { return nil }
         var offset = tbs.content
@@ -58,10 +57,7 @@ package enum AppleRootLookup {
             offset = field.end
         }
         guard offset < der.count, der[offset] == 0x30, let subject = element(der, at: offset) else { return nil }
-        return der[offset..<subject.end].withUnsafeBufferPointer { buffer -> OpaquePointer? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_X509_NAME(nil, &cursor, buffer.count)
-        }
+        return der[offset..<subject.end].withUnsafeBufferPointer { X509Name(der: $0) }
     }
 
     /// One DER element at `offset`: where its content starts and where it ends; nil if it runs

@@ -82,7 +82,7 @@ package enum AppleSystemPinning {
         if rule.anchorApple && !AppleAnchors.contains(compact) { return "the anchor is not one of Apple's roots" }
         if !rule.anchorSHA256.isEmpty && !rule.anchorSHA256.contains(compact) { return "the anchor is none of the pinned roots" }
         if let length = rule.chainLength, path.count != length { return "the chain has \(path.count) certificates, not \(length)" }
-        let intermediate = path.count > 1 ? path[1].pointer : nil
+        let intermediate = path.count > 1 ? path[1] : nil
         if let oid = rule.intermediateMarkerOID, !(intermediate.map { has(extension: oid, in: $0) } ?? false) {
             return "the intermediate lacks Apple's marker \(oid)"
         }
@@ -92,7 +92,7 @@ package enum AppleSystemPinning {
         if let organization = rule.intermediateOrganization, intermediate.flatMap({ field(NID_organizationName, of: $0) }) != organization {
             return "the intermediate's organization is not \(organization)"
         }
-        let leaf = path[0].pointer
+        let leaf = path[0]
         if !rule.leafMarkers.isEmpty && !rule.leafMarkers.contains(where: { marker(marker: $0, in: leaf) }) {
             return "the leaf lacks the marker \(rule.leafMarkers[0])"
         }
@@ -105,45 +105,33 @@ package enum AppleSystemPinning {
         return nil
     }
 
-    private static func marker(marker: String, in cert: OpaquePointer) -> Bool {
+    private static func marker(marker: String, in cert: X509Certificate) -> Bool {
         let parts = marker.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return has(extension: marker, in: cert) }
-        guard let object = OBJ_txt2obj(parts[0], 1) else { return false }
-        defer { ASN1_OBJECT_free(object) }
-        let location = X509_get_ext_by_OBJ(cert, object, -1)
-        guard location >= 0 else { return false }
+        guard let location = cert.extensionIndex(oid: parts[0]) else { return false }
         return extensionValue(at: location, of: cert, contains: parts[1])
     }
 
-    private static func has(extension oid: String, in cert: OpaquePointer) -> Bool {
-        guard let object = OBJ_txt2obj(oid, 1) else { return false }
-        defer { ASN1_OBJECT_free(object) }
-        return X509_get_ext_by_OBJ(cert, object, -1) >= 0
+    private static func has(extension oid: String, in cert: X509Certificate) -> Bool {
+        cert.extensionIndex(oid: oid) != nil
     }
 
-    private static func extensionValue(_ nid: Int32, of cert: OpaquePointer, contains oid: String) -> Bool {
-        let location = X509_get_ext_by_NID(cert, nid, -1)
-        return location >= 0 && extensionValue(at: location, of: cert, contains: oid)
+    private static func extensionValue(_ nid: Int32, of cert: X509Certificate, contains oid: String) -> Bool {
+        contains(cert.extensionValue(nid: nid)?.value, oid: oid)
     }
 
     /// Whether the extension's DER value holds the DER encoding of `oid` (tag, length, body).
-    private static func extensionValue(at location: Int32, of cert: OpaquePointer, contains oid: String) -> Bool {
-        guard let entry = X509_get_ext(cert, location), let data = X509_EXTENSION_get_data(entry),
-              let start = ASN1_STRING_get0_data(data), let object = OBJ_txt2obj(oid, 1) else { return false }
-        defer { ASN1_OBJECT_free(object) }
-        var encoded: UnsafeMutablePointer<UInt8>? = nil
-        let length = i2d_ASN1_OBJECT(object, &encoded)
-        guard length > 0, let encoded else { return false }
-        defer { CRYPTO_free(encoded, #filePath, #line) }
-        let needle = Array(UnsafeBufferPointer(start: encoded, count: Int(length)))
-        let haystack = Array(UnsafeBufferPointer(start: start, count: Int(ASN1_STRING_length(data))))
+    private static func extensionValue(at location: Int32, of cert: X509Certificate, contains oid: String) -> Bool {
+        contains(cert.extensionValue(at: location)?.value, oid: oid)
+    }
+
+    private static func contains(_ value: [UInt8]?, oid: String) -> Bool {
+        guard let haystack = value, let needle = ASN1Text.objectIdentifierDER(oid), !needle.isEmpty else { return false }
         guard haystack.count >= needle.count else { return false }
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
     }
 
-    private static func field(_ nid: Int32, of cert: OpaquePointer) -> String? {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard X509_NAME_get_text_by_NID(X509_get_subject_name(cert), nid, &buffer, Int32(buffer.count)) > 0 else { return nil }
-        return String(cString: buffer)
+    private static func field(_ nid: Int32, of cert: X509Certificate) -> String? {
+        cert.subjectField(nid)
     }
 }

@@ -131,21 +131,7 @@ package enum CAIssuers {
 
     /// The caIssuers URIs of `cert`, in order (at most `urlListLimit`), and how many it names
     /// in all: a certificate with 1,000 is reported with 1,000, not with the number read.
-    package static func caIssuerURLs(of cert: OpaquePointer) -> (urls: [String], total: Int) {
-        guard let raw = X509_get_ext_d2i(cert, NID_info_access, nil, nil) else { return ([], 0) }
-        let access = OpaquePointer(raw)
-        defer { AUTHORITY_INFO_ACCESS_free(access) }
-        var urls: [String] = []
-        var total = 0
-        for index in 0..<max(0, CATSProbeShims_sk_ACCESS_DESCRIPTION_num(access)) {
-            guard let description = CATSProbeShims_sk_ACCESS_DESCRIPTION_value(access, index),
-                  OBJ_obj2nid(description.pointee.method) == NID_ad_ca_issuers,
-                  let location = description.pointee.location, location.pointee.type == GEN_URI else { continue }
-            total += 1
-            if urls.count < urlListLimit {
-                urls.append(CertificateReader.asn1String(UnsafePointer(location.pointee.d.uniformResourceIdentifier)))
-            }
-        }
-        return (urls, total)
+    package static func caIssuerURLs(of certificate: X509Certificate) -> (urls: [String], total: Int) {
+        certificate.caIssuerURIs(limit: urlListLimit, nameLimit: CertificateReader.nameLimit)
     }
 }

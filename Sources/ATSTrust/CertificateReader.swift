@@ -21,79 +21,43 @@ package enum CertificateReader {
 
     /// Everything the certificate says; `checkSCT` judges each embedded SCT's signature (the
     /// handshake passes one for the leaf, whose issuer it knows).
-    package static func facts(of cert: OpaquePointer,
+    package static func facts(of certificate: X509Certificate,
                       checkSCT: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck = { _ in .notChecked }) -> CertificateFacts {
-        let (hash, algorithmName) = signature(of: cert)
-        let alternativeNames = subjectAltNames(of: cert)
+        let (hash, algorithmName) = signature(of: certificate)
+        let alternativeNames = subjectAltNames(of: certificate)
+        let validity = certificate.validity
         return CertificateFacts(
-            subject: name(X509_get_subject_name(cert)),
-            issuer: name(X509_get_issuer_name(cert)),
-            serialNumber: serial(of: cert),
+            subject: certificate.subjectName(limit: nameLimit),
+            issuer: certificate.issuerName(limit: nameLimit),
+            serialNumber: certificate.serialHex(limit: nameLimit),
             dnsNames: alternativeNames.dns,
             ipAddresses: alternativeNames.ip,
-            notBefore: date(X509_get0_notBefore(cert)) ?? .distantPast,
-            notAfter: date(X509_get0_notAfter(cert)) ?? .distantPast,
-            publicKey: publicKey(of: cert),
+            notBefore: validity.notBefore.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? .distantPast,
+            notAfter: validity.notAfter.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? .distantPast,
+            publicKey: publicKey(of: certificate),
             signatureAlgorithm: algorithmName,
             signatureHash: hash,
-            sha256Fingerprint: fingerprint(of: cert),
-            spkiSHA256Base64: spkiHash(of: cert),
-            isCA: X509_check_ca(cert) != 0,
-            isSelfIssued: X509_NAME_cmp(X509_get_subject_name(cert), X509_get_issuer_name(cert)) == 0,
-            extendedKeyUsage: extendedKeyUsage(of: cert),
-            embeddedSCTs: embeddedSCTs(of: cert, check: checkSCT))
-    }
-
-    /// One-line RFC 2253 form.
-    package static func name(_ name: OpaquePointer?) -> String {
-        guard let name, let bio = try? MemoryBIO() else { return "" }
-        guard X509_NAME_print_ex(bio.pointer, name, 0, CATSProbeShims_XN_FLAG_RFC2253()) >= 0 else { return "" }
-        return bio.text(limit: nameLimit)
-    }
-
-    package static func serial(of cert: OpaquePointer) -> String {
-        guard let integer = X509_get_serialNumber(cert), let bn = ASN1_INTEGER_to_BN(integer, nil) else { return "" }
-        defer { BN_free(bn) }
-        guard let hex = BN_bn2hex(bn) else { return "" }
-        defer { CATSProbeShims_OPENSSL_free(hex) }
-        return String(String(cString: hex).prefix(nameLimit))
-    }
-
-    package static func asn1String(_ string: UnsafePointer<ASN1_STRING>?) -> String {
-        guard let string, let data = ASN1_STRING_get0_data(string) else { return "" }
-        let length = min(Int(ASN1_STRING_length(string)), nameLimit)
-        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+            sha256Fingerprint: fingerprint(of: certificate),
+            spkiSHA256Base64: spkiHash(of: certificate),
+            isCA: certificate.isCA,
+            isSelfIssued: certificate.isSelfIssued,
+            extendedKeyUsage: certificate.extendedKeyUsageOIDs(limit: listLimit),
+            embeddedSCTs: embeddedSCTs(of: certificate, check: checkSCT))
     }
 
     /// The DNS and IP entries of the subjectAltName, up to `limit` of each kind, read from every
     /// entry (an IP address after 300 other names is found). The facts keep `listLimit` of each,
     /// for display; the name check reads them all (`dnsNames(of:)`), as Apple matches every name.
-    package static func subjectAltNames(of cert: OpaquePointer, limit: Int = listLimit) -> (dns: [String], ip: [String]) {
-        guard let raw = X509_get_ext_d2i(cert, NID_subject_alt_name, nil, nil) else { return ([], []) }
-        let names = OpaquePointer(raw)
-        defer { CATSProbeShims_GENERAL_NAMES_free(names) }
-        var dns: [String] = [], ip: [String] = []
-        for index in 0..<CATSProbeShims_sk_GENERAL_NAME_num(names) {
-            if dns.count >= limit && ip.count >= limit { break }
-            guard let entry = CATSProbeShims_sk_GENERAL_NAME_value(names, index) else { continue }
-            switch entry.pointee.type {
-            case GEN_DNS where dns.count < limit:
-                dns.append(asn1String(UnsafePointer(entry.pointee.d.dNSName)))
-            case GEN_IPADD where ip.count < limit:
-                guard let octets = entry.pointee.d.iPAddress, let data = ASN1_STRING_get0_data(octets) else { continue }
-                let length = Int(ASN1_STRING_length(octets))
-                ip.append(ipText(UnsafeRawBufferPointer(start: data, count: length)))
-            default: continue
-            }
-        }
-        return (dns, ip)
+    package static func subjectAltNames(of certificate: X509Certificate, limit: Int = listLimit) -> (dns: [String], ip: [String]) {
+        let names = certificate.subjectAltNames(limit: limit, nameLimit: nameLimit)
+        return (names.dns, names.ip.map { $0.withUnsafeBytes(ipText) })
     }
 
     /// Every DNS entry of the subjectAltName, however many: what the name check matches against
     /// (SecPolicyLeafCallbacks.c SecPolicyCheckCertSSLHostname reads them all). The work is bounded
     /// by the certificate's size, which the reader already bounds, not by cutting the list.
-    package static func dnsNames(of cert: OpaquePointer) -> [String] {
-        subjectAltNames(of: cert, limit: .max).dns
+    package static func dnsNames(of certificate: X509Certificate) -> [String] {
+        subjectAltNames(of: certificate, limit: .max).dns
     }
 
     package static func ipText(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -108,41 +72,23 @@ package enum CertificateReader {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    package static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
-        guard let time else { return nil }
-        var parts = tm()
-        guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
-    }
-
-    package static func publicKey(of cert: OpaquePointer) -> PublicKeyFacts {
-        guard let key = X509_get0_pubkey(cert) else { return PublicKeyFacts(algorithm: .other, bits: 0) }
-        let bits = Int(EVP_PKEY_get_bits(key))
-        switch EVP_PKEY_get_base_id(key) {
-        case EVP_PKEY_RSA: return PublicKeyFacts(algorithm: .rsa, bits: bits)
-        case EVP_PKEY_RSA_PSS: return PublicKeyFacts(algorithm: .rsaPSS, bits: bits)
-        case EVP_PKEY_EC:
-            var buffer = [CChar](repeating: 0, count: 80)
-            var length = 0
-            let curve = EVP_PKEY_get_utf8_string_param(key, "group", &buffer, buffer.count, &length) == 1
-                ? String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
-            return PublicKeyFacts(algorithm: .ec, bits: bits, curve: curve)
-        case EVP_PKEY_ED25519: return PublicKeyFacts(algorithm: .ed25519, bits: bits)
-        case EVP_PKEY_ED448: return PublicKeyFacts(algorithm: .ed448, bits: bits)
-        case EVP_PKEY_DSA: return PublicKeyFacts(algorithm: .dsa, bits: bits)
-        default: return PublicKeyFacts(algorithm: .other, bits: bits)
+    package static func publicKey(of certificate: X509Certificate) -> PublicKeyFacts {
+        guard let key = certificate.publicKeyInfo else { return PublicKeyFacts(algorithm: .other, bits: 0) }
+        switch key.baseID {
+        case EVP_PKEY_RSA: return PublicKeyFacts(algorithm: .rsa, bits: key.bits)
+        case EVP_PKEY_RSA_PSS: return PublicKeyFacts(algorithm: .rsaPSS, bits: key.bits)
+        case EVP_PKEY_EC: return PublicKeyFacts(algorithm: .ec, bits: key.bits, curve: key.curve)
+        case EVP_PKEY_ED25519: return PublicKeyFacts(algorithm: .ed25519, bits: key.bits)
+        case EVP_PKEY_ED448: return PublicKeyFacts(algorithm: .ed448, bits: key.bits)
+        case EVP_PKEY_DSA: return PublicKeyFacts(algorithm: .dsa, bits: key.bits)
+        default: return PublicKeyFacts(algorithm: .other, bits: key.bits)
         }
     }
 
-    package static func signature(of cert: OpaquePointer) -> (SignatureHash, String) {
-        let nid = X509_get_signature_nid(cert)
-        let name = OBJ_nid2ln(nid).map { String(cString: $0) } ?? "unknown"
-        var digestNID: Int32 = 0, keyNID: Int32 = 0, securityBits: Int32 = 0
-        var flags: UInt32 = 0
-        guard X509_get_signature_info(cert, &digestNID, &keyNID, &securityBits, &flags) == 1 else {
-            OpenSSLErrors.clear()
-            return (.unknown, name)
-        }
+    package static func signature(of certificate: X509Certificate) -> (SignatureHash, String) {
+        let (name, info) = certificate.signatureAlgorithm
+        guard let info else { return (.unknown, name) }
+        let (digestNID, keyNID) = (info.digestNID, info.keyNID)
         let hash: SignatureHash = switch digestNID {
         case NID_md5: .md5
         case NID_sha1: .sha1
@@ -160,63 +106,28 @@ package enum CertificateReader {
         (try? Digest.sha256(bytes)) ?? []
     }
 
-    package static func fingerprint(of cert: OpaquePointer) -> String {
-        certificateSHA256(of: cert)?.hexEncoded(separator: ":") ?? ""
+    package static func fingerprint(of certificate: X509Certificate) -> String {
+        certificateSHA256(of: certificate)?.hexEncoded(separator: ":") ?? ""
     }
 
     /// SHA-256 of the certificate's DER: its fingerprint, and its identity in a run's caches.
-    package static func certificateSHA256(of cert: OpaquePointer) -> [UInt8]? {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard X509_digest(cert, EVP_sha256(), &digest, &length) == 1, length == 32 else { return nil }
-        return Array(digest.prefix(32))
+    package static func certificateSHA256(of certificate: X509Certificate) -> [UInt8]? {
+        certificate.sha256Digest
     }
 
     /// Base64 SHA-256 of the certificate's DER SubjectPublicKeyInfo (Apple's pin form).
-    package static func spkiHash(of cert: OpaquePointer) -> String {
-        spkiSHA256(of: cert).map { Data($0).base64EncodedString() } ?? ""
+    package static func spkiHash(of certificate: X509Certificate) -> String {
+        spkiSHA256(of: certificate).map { Data($0).base64EncodedString() } ?? ""
     }
 
     /// SHA-256 of the certificate's DER SubjectPublicKeyInfo: the pin, and RFC 6962's issuer_key_hash.
-    package static func spkiSHA256(of cert: OpaquePointer) -> [UInt8]? {
-        der(X509_get_X509_PUBKEY(cert)) { i2d_X509_PUBKEY($0, $1) }.map { $0.withUnsafeBytes(sha256) }
-    }
-
-    /// DER from an OpenSSL i2d function (which allocates when given a nil buffer).
-    package static func der(_ object: OpaquePointer?, with i2d: (OpaquePointer, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
-        guard let object else { return nil }
-        var buffer: UnsafeMutablePointer<UInt8>?
-        let length = i2d(object, &buffer)
-        guard length > 0, let buffer else { return nil }
-        defer { CATSProbeShims_OPENSSL_free(buffer) }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(length)))
-    }
-
-    package static func extendedKeyUsage(of cert: OpaquePointer) -> [String]? {
-        guard let raw = X509_get_ext_d2i(cert, NID_ext_key_usage, nil, nil) else { return nil }
-        let usages = OpaquePointer(raw)
-        defer { CATSProbeShims_EXTENDED_KEY_USAGE_free_all(usages) }
-        var oids: [String] = []
-        for index in 0..<min(CATSProbeShims_sk_ASN1_OBJECT_num(usages), Int32(listLimit)) {
-            guard let object = CATSProbeShims_sk_ASN1_OBJECT_value(usages, index) else { continue }
-            oids.append(objectText(object))
-        }
-        return oids
-    }
-
-    package static func objectText(_ object: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 128)
-        let length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-        guard length > 0 else { return "" }
-        return String(decoding: buffer.prefix(min(Int(length), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    package static func spkiSHA256(of certificate: X509Certificate) -> [UInt8]? {
+        certificate.subjectPublicKeyInfoDER.map { $0.withUnsafeBytes(sha256) }
     }
 
     /// The SCTs embedded in `cert`, each signature judged by `check`.
-    package static func embeddedSCTs(of cert: OpaquePointer,
+    package static func embeddedSCTs(of certificate: X509Certificate,
                              check: (OpaquePointer) -> SignedCertificateTimestamp.SignatureCheck) -> [SignedCertificateTimestamp] {
-        guard let raw = X509_get_ext_d2i(cert, NID_ct_precert_scts, nil, nil) else { return [] }
-        let list = OpaquePointer(raw)
-        defer { CATSProbeShims_SCT_LIST_free_all(list) }
-        return StatusReader.timestamps(in: list, source: { _ in .embedded }, check: check)
+        certificate.withEmbeddedSCTList { StatusReader.timestamps(in: $0, source: { _ in .embedded }, check: check) } ?? []
     }
 }

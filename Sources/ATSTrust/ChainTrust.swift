@@ -42,8 +42,8 @@ package struct ChainTrust: Sendable {
         if let leaf = served.first?.certificate, !chain[0].facts.embeddedSCTs.isEmpty {
             let issuer = store.issuer(of: leaf, served: served.map(\.certificate)) ?? fetchedIssuer(leaf)
             let verifier = self.verifier
-            chain[0].facts.embeddedSCTs = CertificateReader.embeddedSCTs(of: leaf.pointer) { sct in
-                verifier.check(sct, entry: .precertificate(leaf: leaf.pointer, issuer: issuer?.pointer))
+            chain[0].facts.embeddedSCTs = CertificateReader.embeddedSCTs(of: leaf) { sct in
+                verifier.check(sct, entry: .precertificate(leaf: leaf, issuer: issuer))
             }
         }
         return (chain, trust)

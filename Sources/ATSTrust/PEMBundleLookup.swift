@@ -20,19 +20,13 @@ package final class PEMBundleLookup: Sendable {
     /// settings) and its subject, nil when its DER could not be read.
     package struct Block: @unchecked Sendable {
         let der: [UInt8]
-        let subject: OpaquePointer?
+        let subject: X509Name?
     }
 
-    /// Filled by the first lookup; never freed (a process keeps at most one bundle per store).
+    /// Filled by the first lookup.
     private let blocks = Mutex<[Block]?>(nil)
 
     init(path: String) { self.path = path }
-
-    deinit {
-        blocks.withLock { blocks in
-            for block in blocks ?? [] { if let subject = block.subject { X509_NAME_free(subject) } }
-        }
-    }
 
     /// Adds a lookup over the bundle at `path` to `store`; false when OpenSSL would not take it.
     /// The store keeps the lookup (and through it this bundle) until it is freed.
@@ -66,14 +60,11 @@ package final class PEMBundleLookup: Sendable {
     private func find(lookup: OpaquePointer, name: OpaquePointer, result: OpaquePointer) -> Int32 {
         let matching = blocks.withLock { blocks -> [[UInt8]] in
             if blocks == nil { blocks = PEMBundleLookup.read(path: path) }
-            return blocks!.filter { $0.subject.map { X509_NAME_cmp($0, name) == 0 } ?? false }.map(\.der)
+            return blocks!.filter { $0.subject?.matches(name) ?? false }.map(\.der)
         }
         var found = false
         for der in matching {
-            guard let cert = der.withUnsafeBufferPointer({ buffer -> X509Certificate? in
-                var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-                return d2i_X509_AUX(nil, &cursor, buffer.count).map(X509Certificate.init(takingOwnership:))
-            }) else { continue }
+            guard let cert = der.withUnsafeBufferPointer(X509Certificate.readingTrustSettings(der:)) else { continue }
             // Kept in the store: the next search finds it in the store's cache.
             if X509Store.keep(cert, inStoreOf: lookup, result: result, setResult: !found) { found = true }
         }

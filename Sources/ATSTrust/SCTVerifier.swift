@@ -21,8 +21,8 @@ package struct SCTVerifier: Sendable {
     }
 
     package enum Entry {
-        case certificate(leaf: OpaquePointer)
-        case precertificate(leaf: OpaquePointer, issuer: OpaquePointer?)
+        case certificate(leaf: X509Certificate)
+        case precertificate(leaf: X509Certificate, issuer: X509Certificate?)
     }
 
     package func check(_ sct: OpaquePointer, entry: Entry) -> SignedCertificateTimestamp.SignatureCheck {
@@ -36,11 +36,11 @@ package struct SCTVerifier: Sendable {
         message += (0..<8).reversed().map { UInt8(truncatingIfNeeded: milliseconds >> (8 * UInt64($0))) }
         switch entry {
         case .certificate(let leaf):
-            guard let der = CertificateReader.der(leaf, with: { i2d_X509($0, $1) }) else { return .invalid }
+            guard let der = try? leaf.der else { return .invalid }
             message += [0, 0] + Self.uint24(der.count) + der
         case .precertificate(let leaf, let issuer):
             guard let issuer else { return .noIssuer }
-            guard let issuerKeyHash = CertificateReader.spkiSHA256(of: issuer), let tbs = Self.tbsWithoutSCTs(leaf) else { return .invalid }
+            guard let issuerKeyHash = CertificateReader.spkiSHA256(of: issuer), let tbs = leaf.tbsDER(removingExtension: NID_ct_precert_scts) else { return .invalid }
             message += [0, 1] + issuerKeyHash + Self.uint24(tbs.count) + tbs
         }
         var extensions: UnsafeMutablePointer<UInt8>?
@@ -59,24 +59,14 @@ package struct SCTVerifier: Sendable {
     package func embeddedSCTs(leafPEM: String, issuerPEM: String) -> [SignedCertificateTimestamp] {
         guard let leaf = try? X509Certificate(pem: leafPEM) else { return [] }
         let issuer = try? X509Certificate(pem: issuerPEM)
-        return CertificateReader.embeddedSCTs(of: leaf.pointer) { check($0, entry: .precertificate(leaf: leaf.pointer, issuer: issuer?.pointer)) }
+        return CertificateReader.embeddedSCTs(of: leaf) { check($0, entry: .precertificate(leaf: leaf, issuer: issuer)) }
     }
 
     /// SHA-256 signature check with whichever key type the log has (ECDSA P-256 or RSA).
     package static func verify(_ message: [UInt8], signature: UnsafeBufferPointer<UInt8>, key der: [UInt8]) -> Bool {
         defer { OpenSSLErrors.clear() }
-        guard let key = try? EVPKey(publicKeyDER: der), let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pointer) == 1 else { return false }
-        return EVP_DigestVerify(context, signature.baseAddress, signature.count, message, message.count) == 1
-    }
-
-    /// The leaf's TBSCertificate, re-encoded without the embedded SCT list: what the log signed.
-    package static func tbsWithoutSCTs(_ leaf: OpaquePointer) -> [UInt8]? {
-        guard let copy = X509_dup(leaf).map(X509Certificate.init(takingOwnership:)) else { return nil }
-        let index = X509_get_ext_by_NID(copy.pointer, NID_ct_precert_scts, -1)
-        if index >= 0, let removed = X509_delete_ext(copy.pointer, index) { X509_EXTENSION_free(removed) }
-        return CertificateReader.der(copy.pointer) { i2d_re_X509_tbs($0, $1) }
+        guard let key = try? EVPKey(publicKeyDER: der) else { return false }
+        return key.verifySHA256(signature: signature, of: message)
     }
 
     package static func uint24(_ value: Int) -> [UInt8] {

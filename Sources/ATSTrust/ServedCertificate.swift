@@ -12,7 +12,7 @@ package struct ServedCertificate: Sendable {
 
     package init(_ certificate: X509Certificate) {
         self.certificate = certificate
-        facts = CertificateReader.facts(of: certificate.pointer)
+        facts = CertificateReader.facts(of: certificate)
     }
 
     /// The certificate with facts already read from an identical one (ATSProbe's per-run cache).

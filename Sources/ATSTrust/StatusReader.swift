@@ -75,37 +75,20 @@ package enum StatusReader {
             return staple
         }
         guard let leaf else { return staple }
-        var status: Int32 = -1, reason: Int32 = -1
-        var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, thisUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?,
-            nextUpdate: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
-        var found = false
+        let single: OCSPSingleStatus?
         if let issuer, let id = OCSPCertificateID(subject: leaf, issuer: issuer) {
-            found = OCSP_resp_find_status(basic.pointer, id.pointer, &status, &reason, &revoked, &thisUpdate, &nextUpdate) == 1
-        } else if let single = singleResponse(in: basic.pointer, serialOf: leaf.pointer) {
+            single = basic.status(of: id)
+        } else {
             // The issuer was not served (a leaf signed by the root): the leaf's serial names it.
-            status = OCSP_single_get0_status(single, &reason, &revoked, &thisUpdate, &nextUpdate)
-            found = status >= 0
+            single = basic.status(forSerialOf: leaf)
         }
-        if found {
-            staple.certificateStatus = certificateStatusNames[status] ?? "status \(status)"
-            staple.thisUpdate = CertificateReader.date(UnsafePointer(thisUpdate))
-            staple.nextUpdate = CertificateReader.date(UnsafePointer(nextUpdate))
+        if let single {
+            staple.certificateStatus = certificateStatusNames[single.status] ?? "status \(single.status)"
+            staple.thisUpdate = single.thisUpdate.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+            staple.nextUpdate = single.nextUpdate.map { Date(timeIntervalSince1970: TimeInterval($0)) }
         }
         OpenSSLErrors.clear()
         return staple
-    }
-
-    /// The single response whose certificate ID carries the leaf's serial number (borrowed).
-    private static func singleResponse(in basic: OpaquePointer, serialOf leaf: OpaquePointer) -> OpaquePointer? {
-        guard let serial = X509_get0_serialNumber(leaf) else { return nil }
-        for index in 0..<min(OCSP_resp_count(basic), 64) {
-            guard let single = OCSP_resp_get0(basic, index), let id = OCSP_SINGLERESP_get0_id(single) else { continue }
-            var idSerial: UnsafeMutablePointer<ASN1_INTEGER>?
-            guard OCSP_id_get0_info(nil, nil, nil, &idSerial, id) == 1,
-                  let idSerial else { continue }
-            if ASN1_INTEGER_cmp(idSerial, serial) == 0 { return single }
-        }
-        return nil
     }
 
     // RFC 6960 names, as Apple and OpenSSL spell them.

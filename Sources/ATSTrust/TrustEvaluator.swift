@@ -80,8 +80,8 @@ package struct TrustEvaluator: Sendable {
         if !store.appAnchorFingerprints.isEmpty || !store.userAnchorFingerprints.isEmpty, builtChain.count > 1 {
             let anchors = store.appAnchorFingerprints.isEmpty ? store.userAnchorFingerprints : store.appAnchorFingerprints
             if let first = builtChain.dropLast().firstIndex(where: { certificate in
-                let fingerprint = served.first { $0.certificate.pointer == certificate.pointer }?.facts.sha256Fingerprint
-                    ?? CertificateReader.fingerprint(of: certificate.pointer)
+                let fingerprint = served.first { $0.certificate.isSameObject(as: certificate) }?.facts.sha256Fingerprint
+                    ?? CertificateReader.fingerprint(of: certificate)
                 return anchors.contains(fingerprint)
             }) {
                 builtChain = Array(builtChain.prefix(first + 1))
@@ -93,17 +93,17 @@ package struct TrustEvaluator: Sendable {
         // The verifier builds its chain from the very X509 objects it was given, so a served
         // certificate's facts are found by identity; only an anchor from a store is read here.
         func servedFacts(_ certificate: X509Certificate) -> CertificateFacts? {
-            served.first { $0.certificate.pointer == certificate.pointer }?.facts
+            served.first { $0.certificate.isSameObject(as: certificate) }?.facts
         }
         func index(of depth: Int32) -> Int? {
             guard depth >= 0, Int(depth) < builtChain.count else { return nil }
             let certificate = builtChain[Int(depth)]
-            let fingerprint = servedFacts(certificate)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: certificate.pointer)
+            let fingerprint = servedFacts(certificate)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: certificate)
             return facts.firstIndex { $0.sha256Fingerprint == fingerprint }  // nil: an anchor the server did not send
         }
         func label(_ depth: Int32) -> String {
             guard depth >= 0, Int(depth) < builtChain.count else { return "certificate" }
-            return "'\(CertificateReader.name(X509_get_subject_name(builtChain[Int(depth)].pointer)))'"
+            return "'\(builtChain[Int(depth)].subjectName(limit: CertificateReader.nameLimit))'"
         }
 
         var chainUntrusted = false
@@ -117,7 +117,7 @@ package struct TrustEvaluator: Sendable {
                 // t == notAfter as expired. At that very second Apple still trusts it.
                 if error.depth >= 0, Int(error.depth) < builtChain.count {
                     let certificate = builtChain[Int(error.depth)]
-                    let notAfter = (servedFacts(certificate) ?? CertificateReader.facts(of: certificate.pointer)).notAfter
+                    let notAfter = (servedFacts(certificate) ?? CertificateReader.facts(of: certificate)).notAfter
                     if notAfter >= date { continue }
                 }
                 problems.append(TrustProblem(kind: .expired, certificateIndex: at, detail: "\(label(error.depth)) has expired"))
@@ -132,7 +132,7 @@ package struct TrustEvaluator: Sendable {
             case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
                 chainUntrusted = true
                 let issuer = error.depth >= 0 && Int(error.depth) < builtChain.count
-                    ? CertificateReader.name(X509_get_issuer_name(builtChain[Int(error.depth)].pointer)) : "?"
+                    ? builtChain[Int(error.depth)].issuerName(limit: CertificateReader.nameLimit) : "?"
                 var problem = missingIssuer(index: at, issuer: issuer, served: served, facts: facts, label: label(error.depth))
                 problem.detail += fetchSummary(fetches, fetching: fetcher != nil)
                 problems.append(problem)
@@ -151,7 +151,7 @@ package struct TrustEvaluator: Sendable {
             // Apple's system pinning list, for the hosts it names (AppleSystemPinning).
             if let name, !Target.isIPAddress(name), let top = builtChain.last,
                let detail = AppleSystemPinning.problem(host: name, path: builtChain,
-                                                       anchorFingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top.pointer)) {
+                                                       anchorFingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top)) {
                 problems.append(TrustProblem(kind: .invalidChain, certificateIndex: nil, detail: detail))
             }
         }
@@ -162,9 +162,9 @@ package struct TrustEvaluator: Sendable {
 
         var anchor: AnchorSource?
         if !chainUntrusted, let top = builtChain.last {
-            anchor = store.anchorSource(fingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top.pointer))
+            anchor = store.anchorSource(fingerprint: servedFacts(top)?.sha256Fingerprint ?? CertificateReader.fingerprint(of: top))
         }
-        let path = anchor == nil ? nil : builtChain.map { servedFacts($0) ?? CertificateReader.facts(of: $0.pointer) }
+        let path = anchor == nil ? nil : builtChain.map { servedFacts($0) ?? CertificateReader.facts(of: $0) }
         return TrustEvaluation(problems: deduplicated(problems), anchor: anchor, evaluatedAt: date, store: store.storeName,
                                path: path, fetchedIssuers: fetches.isEmpty ? nil : fetches,
                                otherStore: compareStores(leaf: leaf, untrusted: untrusted, anchor: anchor, untrustedHere: chainUntrusted),
@@ -174,7 +174,7 @@ package struct TrustEvaluator: Sendable {
     /// "it covers DNS:a.example, IP:192.0.2.1" (at most 20) and how many more it holds (every
     /// one, not the facts' `listLimit`), or that it names none.
     private func coveredNames(_ leaf: X509Certificate) -> String {
-        let all = CertificateReader.subjectAltNames(of: leaf.pointer, limit: .max)
+        let all = CertificateReader.subjectAltNames(of: leaf, limit: .max)
         let count = all.dns.count + all.ip.count
         guard count > 0 else { return "it has no subjectAltName DNS or IP entry (the CommonName is never used)" }
         let shown = (all.dns.prefix(20).map { "DNS:" + $0 } + all.ip.prefix(20).map { "IP:" + $0 }).prefix(20).joined(separator: ", ")
@@ -189,8 +189,8 @@ package struct TrustEvaluator: Sendable {
     /// Fetches `child`'s caIssuers URLs in order until one gives a certificate that issued it.
     /// Every URL tried is logged.
     private func fetchIssuers(of child: X509Certificate, with fetcher: any IssuerSource, log: inout [FetchedIssuer]) async -> [X509Certificate] {
-        let (urls, total) = CAIssuers.caIssuerURLs(of: child.pointer)
-        let subject = CertificateReader.name(X509_get_subject_name(child.pointer))
+        let (urls, total) = CAIssuers.caIssuerURLs(of: child)
+        let subject = child.subjectName(limit: CertificateReader.nameLimit)
         // The true count, not the number read (issue 24: 1,000 URLs were reported as "64").
         guard total < CAIssuers.urlThreshold else {
             log.append(FetchedIssuer(url: urls.first ?? "", forSubject: subject, certificates: [],
@@ -203,11 +203,11 @@ package struct TrustEvaluator: Sendable {
                 log.append(FetchedIssuer(url: url, forSubject: subject, certificates: [], failure: reason))
             case .certificates(let ders):
                 let parents = ders.compactMap { der -> X509Certificate? in
-                    guard let cert = try? X509Certificate(der: der), X509_check_issued(cert.pointer, child.pointer) == X509_V_OK else { return nil }
+                    guard let cert = try? X509Certificate(der: der), cert.isIssuer(of: child) else { return nil }
                     return cert
                 }
                 OpenSSLErrors.clear()
-                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: parents.map { CertificateReader.facts(of: $0.pointer) },
+                log.append(FetchedIssuer(url: url, forSubject: subject, certificates: parents.map { CertificateReader.facts(of: $0) },
                                          failure: parents.isEmpty ? "none of the \(ders.count) certificate(s) it gave issued '\(subject)'" : nil))
                 if !parents.isEmpty { return parents }
             }
@@ -273,13 +273,13 @@ package struct TrustEvaluator: Sendable {
     private func matches(leaf: X509Certificate, name: String) -> Bool {
         // No partial wildcards ("w*.example.com" matches nothing), as SecPolicyLeafCallbacks.c.
         let flags = UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS)
-        if Target.isIPAddress(name) { return X509_check_ip_asc(leaf.pointer, name, flags) == 1 }
+        if Target.isIPAddress(name) { return leaf.matchesIPAddress(name, flags: flags) }
         let host = name.hasSuffix(".") ? String(name.dropLast()) : name
         // An empty label (".test.apple.com", "a..b") matches no presented name (SecDNSMatch
         // compares label by label; a leading dot makes an empty first label).
         guard !host.isEmpty, !host.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else { return false }
-        guard X509_check_host(leaf.pointer, host, host.utf8.count, flags, nil) == 1 else { return false }
-        return matchesWithoutPublicSuffixWildcard(dnsNames: CertificateReader.dnsNames(of: leaf.pointer), host: host)
+        guard leaf.matchesHost(host, flags: flags) else { return false }
+        return matchesWithoutPublicSuffixWildcard(dnsNames: CertificateReader.dnsNames(of: leaf), host: host)
     }
 
     /// OpenSSL matched `host`; Apple also refuses a wildcard whose remainder is a top-level
@@ -306,7 +306,7 @@ package struct TrustEvaluator: Sendable {
         if errors.contains(where: { nameConstraintCodes.contains($0.code) }) { return true }
         guard errors.contains(where: { untrustedCodes.contains($0.code) }) else { return false }
         for (index, certificate) in served.enumerated() {
-            for other in served[(index + 1)...] where X509_NAME_cmp(X509_get_subject_name(certificate.pointer), X509_get_subject_name(other.pointer)) == 0 {
+            for other in served[(index + 1)...] where certificate.hasSameSubject(as: other) {
                 return true
             }
         }

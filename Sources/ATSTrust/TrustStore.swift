@@ -66,7 +66,7 @@ package final class TrustStore: @unchecked Sendable {
             let certificates = try TrustStore.readPEMCertificates(path: file, required: true)
             guard !certificates.isEmpty else { throw TrustSetupError(.noCertificate, path: file, reason: "no PEM certificate in file") }
             for cert in certificates {
-                appFingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
+                appFingerprints.insert(CertificateReader.fingerprint(of: cert))
                 store.add(cert)
             }
             OpenSSLErrors.clear()
@@ -102,7 +102,7 @@ package final class TrustStore: @unchecked Sendable {
             for cert in certificates {
                 // With app anchors the system store ends no chain; it still tells a system root.
                 if options.appAnchorFile == nil { store.add(cert) }
-                systemFingerprints.insert(TrustStore.normalized(CertificateReader.fingerprint(of: cert.pointer)))
+                systemFingerprints.insert(TrustStore.normalized(CertificateReader.fingerprint(of: cert)))
             }
             OpenSSLErrors.clear()
         }
@@ -111,7 +111,7 @@ package final class TrustStore: @unchecked Sendable {
         func add(file path: String, required: Bool) throws(TrustSetupError) {
             let certificates = try TrustStore.readPEMCertificates(path: path, required: required)
             for cert in certificates {
-                fingerprints.insert(CertificateReader.fingerprint(of: cert.pointer))
+                fingerprints.insert(CertificateReader.fingerprint(of: cert))
                 store.add(cert)  // takes its own reference; duplicates are harmless
             }
             OpenSSLErrors.clear()
@@ -182,7 +182,7 @@ package final class TrustStore: @unchecked Sendable {
     /// Nil when neither has it.
     package func issuer(of leaf: X509Certificate, served: [X509Certificate]) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
-        if let next = served.dropFirst().first(where: { X509_check_issued($0.pointer, leaf.pointer) == X509_V_OK }) { return next }
+        if let next = served.dropFirst().first(where: { $0.isIssuer(of: leaf) }) { return next }
         return store.issuer(of: leaf)
     }
 
@@ -239,7 +239,7 @@ package final class TrustStore: @unchecked Sendable {
         /// The SHA-256 fingerprint of the certificate the store finds as `cert`'s issuer (by
         /// subject and signature, as chain building asks); nil when none.
         package func issuerFingerprint(of cert: X509Certificate) -> String? {
-            store.issuer(of: cert).map { CertificateReader.fingerprint(of: $0.pointer) }
+            store.issuer(of: cert).map { CertificateReader.fingerprint(of: $0) }
         }
     }
 

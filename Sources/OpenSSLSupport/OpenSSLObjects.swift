@@ -3,23 +3,22 @@ internal import CATSProbeShims
 
 // Every OpenSSL object the probe and the test servers keep is held by one of these classes: each
 // owns one reference to one C object and frees it in deinit, so no caller has to remember to.
-// For certificates, keys and BIOs, `pointer` is the owned reference, lent for a call: use it while
-// the owner is in scope (a local `let` or a parameter; Swift does not end a named value's lifetime
-// before a later C call), never store it past the owner. The SSL, SSL_CTX and X509_STORE owners
-// (SSLObjects.swift, X509Verification.swift) lend theirs to no one: what is done with them is
-// their methods.
+// None lends its pointer outside OpenSSLSupport (issue 39, item 7; OpenSSLOwnershipTests): what
+// callers do with a certificate, a key, a BIO or a stack is a method here or in
+// CertificateFields.swift, SSLObjects.swift and X509Verification.swift. Inside the module,
+// `pointer` is used while the owner is in scope, never stored past it.
 
 /// Owns one reference to an X509 and frees it when released. Sendable: once built, a certificate
 /// is only read, and OpenSSL locks the one cache it fills on reading (its extensions).
 package final class X509Certificate: @unchecked Sendable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
     /// Takes over a reference the caller owned (d2i_X509, PEM_read_bio_X509, X509_dup, a get1 call).
-    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+    init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
 
     /// Takes a new reference to a certificate another owner holds (a get0 call, an SSL's peer
     /// chain): it then lives as long as either owner.
-    package init(retaining pointer: OpaquePointer) {
+    init(retaining pointer: OpaquePointer) {
         X509_up_ref(pointer)
         self.pointer = pointer
     }
@@ -47,7 +46,7 @@ package final class X509Certificate: @unchecked Sendable {
     }
 
     /// A reference to each of the first `limit` certificates of a stack another owner holds.
-    package static func retaining(stack: OpaquePointer, limit: Int) -> [X509Certificate] {
+    static func retaining(stack: OpaquePointer, limit: Int) -> [X509Certificate] {
         (0..<min(CATSProbeShims_sk_X509_num(stack), Int32(clamping: limit))).compactMap { index in
             CATSProbeShims_sk_X509_value(stack, index).map(X509Certificate.init(retaining:))
         }
@@ -55,7 +54,7 @@ package final class X509Certificate: @unchecked Sendable {
 
     /// Takes over a stack of owned certificates (a get1 chain): keeps the first `limit`, frees
     /// the stack and the rest.
-    package static func takingOwnership(stack: OpaquePointer, limit: Int) -> [X509Certificate] {
+    static func takingOwnership(stack: OpaquePointer, limit: Int) -> [X509Certificate] {
         let kept = retaining(stack: stack, limit: limit)
         CATSProbeShims_sk_X509_pop_free(stack)
         return kept
@@ -75,7 +74,7 @@ package final class X509Certificate: @unchecked Sendable {
 
     /// A new reference for an API that takes ownership of what it is given
     /// (SSL_CTX_add_extra_chain_cert).
-    package func retainedPointer() -> OpaquePointer {
+    func retainedPointer() -> OpaquePointer {
         X509_up_ref(pointer)
         return pointer
     }
@@ -95,11 +94,11 @@ func encoded(_ operation: String,
 
 /// Owns one reference to an EVP_PKEY (a key pair, or a public key alone) and frees it when released.
 package final class EVPKey: @unchecked Sendable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
-    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+    init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
 
-    package init(retaining pointer: OpaquePointer) {
+    init(retaining pointer: OpaquePointer) {
         EVP_PKEY_up_ref(pointer)
         self.pointer = pointer
     }
@@ -144,9 +143,9 @@ package final class EVPKey: @unchecked Sendable {
 
 /// Owns one memory BIO: an in-memory buffer OpenSSL reads (PEM in) or writes (PEM, names out).
 package final class MemoryBIO {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
-    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+    init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
 
     /// An empty buffer to write into.
     package convenience init() throws(OpenSSLError) {
@@ -188,7 +187,7 @@ package final class MemoryBIO {
     }
 
     /// A new reference for an API that takes ownership of what it is given (SSL_set_bio).
-    package func retainedPointer() -> OpaquePointer {
+    func retainedPointer() -> OpaquePointer {
         BIO_up_ref(pointer)
         return pointer
     }
@@ -205,7 +204,7 @@ package final class MemoryBIO {
 /// A STACK_OF(X509) lent to OpenSSL (the untrusted certificates of a verification): it keeps
 /// each certificate alive for as long as the stack lives and frees only the stack itself.
 package final class X509Stack {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
     package let certificates: [X509Certificate]
 
     package init(_ certificates: [X509Certificate]) throws(OpenSSLError) {

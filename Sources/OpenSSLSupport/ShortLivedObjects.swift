@@ -3,7 +3,7 @@ internal import CATSProbeShims
 
 // Owners of the objects a single reading or building makes and frees (a PKCS#7 message, an OCSP
 // response and its parts): noncopyable, so each lives in one scope and is freed when it ends,
-// whatever path leaves it. `pointer` is lent for a call within that scope, as X509Certificate's.
+// whatever path leaves it. None lends its pointer outside OpenSSLSupport.
 
 /// Owns one PKCS7 (a certs-only SignedData message).
 package struct PKCS7Message: ~Copyable {
@@ -45,9 +45,9 @@ package struct PKCS7Message: ~Copyable {
 
 /// Owns one OCSP_RESPONSE.
 package struct OCSPResponse: ~Copyable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
-    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+    init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
 
     /// The response `der` encodes; nil when it is not one.
     package init?(der: UnsafeBufferPointer<UInt8>) {
@@ -67,9 +67,9 @@ package struct OCSPResponse: ~Copyable {
 
 /// Owns one OCSP_BASICRESP.
 package struct OCSPBasicResponse: ~Copyable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
-    package init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
+    init(takingOwnership pointer: OpaquePointer) { self.pointer = pointer }
 
     /// An empty basic response (OCSP_BASICRESP_new), to build.
     package init() throws(OpenSSLError) {
@@ -81,7 +81,7 @@ package struct OCSPBasicResponse: ~Copyable {
 
 /// Owns one OCSP_CERTID (the issuer's name and key hashes and a serial number).
 package struct OCSPCertificateID: ~Copyable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
     /// The ID of `subject` issued by `issuer` (SHA-1, as OCSP_cert_to_id makes it); nil when it
     /// cannot be made.

@@ -17,7 +17,7 @@ import TLSFacts
 
         var leaf = ServedCertificate(try X509Certificate(der: identity.certificateDER))
         let intermediate = ServedCertificate(try X509Certificate(pem: try #require(identity.chainPEM.first)))
-        #expect(leaf.facts.sha256Fingerprint == CertificateReader.fingerprint(of: leaf.certificate.pointer))
+        #expect(leaf.facts.sha256Fingerprint == CertificateReader.fingerprint(of: leaf.certificate))
         leaf.facts.subject = "as the handshake read it"  // a re-read would show the certificate's own subject
 
         let evaluation = await TrustEvaluator(store: store, date: Date()).evaluate(served: [leaf, intermediate], name: nil)

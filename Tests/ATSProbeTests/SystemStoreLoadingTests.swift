@@ -63,7 +63,7 @@ struct SystemStoreLoadingTests {
         let rootPath = directory + "/root.pem.txt"
         try pki.root.certificatePEM.write(toFile: rootPath, atomically: true, encoding: .utf8)
         let root = try #require(TrustStore.readPEMCertificates(path: rootPath, required: true).first)
-        #expect(store.issuerFingerprint(of: leaf) == CertificateReader.fingerprint(of: root.pointer))
+        #expect(store.issuerFingerprint(of: leaf) == CertificateReader.fingerprint(of: root))
         #expect(TrustStore.systemStoreFindsIssuer(of: leaf, environment: environment, defaultDirectory: directory))
 
         // Without the root in the bundle, nothing is found.

@@ -60,7 +60,7 @@ final class TableIssuerSource: IssuerSource {
         let urls = (0..<1000).map { "http://ca\($0).example/i.cer" }
         let identity = try pki.issue(CertificateSpec(caIssuersURLs: urls))
         let leaf = try X509Certificate(pem: identity.certificatePEM)
-        #expect(CAIssuers.caIssuerURLs(of: leaf.pointer).total == 1000)
+        #expect(CAIssuers.caIssuerURLs(of: leaf).total == 1000)
         let (trust, _) = try Self.chainTrust(root: try pki.writeRootPEM())
         let source = TableIssuerSource([:])
         let result = await trust.judge(served: try Self.served([identity.certificatePEM]), name: "localhost",

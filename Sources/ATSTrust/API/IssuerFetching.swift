@@ -47,7 +47,7 @@ final class IssuerFetchingSource: IssuerSource {
     func issuer(of cert: X509Certificate) -> X509Certificate? {
         defer { OpenSSLErrors.clear() }
         for der in fetched.withLock({ $0 }) {
-            if let parent = try? X509Certificate(der: der), X509_check_issued(parent.pointer, cert.pointer) == X509_V_OK { return parent }
+            if let parent = try? X509Certificate(der: der), parent.isIssuer(of: cert) { return parent }
         }
         return nil
     }
