@@ -28,7 +28,9 @@ package enum AuditRun {
         } : nil
         defer { ticker?.cancel() }
 
-        let scheduler = AuditScheduler(limits: limits, work: runner)
+        // On the runtime's clock: the targets' deadlines are reactor timers, their tasks the
+        // engine's (issue 43).
+        let scheduler = AuditScheduler(limits: limits, work: runner, clock: EngineClock(runtime: runtime))
         // Each line is parsed against the context: no option is parsed again per target.
         let jobs = AuditJobs(source: source) { try context.target($0) }
         let results = scheduler.results(for: jobs)

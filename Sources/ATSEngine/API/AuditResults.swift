@@ -54,9 +54,9 @@ final class AuditHandoff<Element: Sendable>: Sendable {
         case wait
     }
 
-    /// Starts the producer; the channel finishes when it returns.
-    func start(_ body: @escaping @Sendable () async -> Void) {
-        let task = Task {
+    /// Starts the producer (on `executor`, when given); the channel finishes when it returns.
+    func start(on executor: (any TaskExecutor)? = nil, _ body: @escaping @Sendable () async -> Void) {
+        let task = Task(executorPreference: executor) {
             await body()
             self.finish()
         }

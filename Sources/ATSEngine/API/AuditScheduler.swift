@@ -1,3 +1,4 @@
+import ATSProbe
 import TLSFacts
 
 /// Runs an audit: targets in (an `AsyncSequence`, read as they come, never whole), events out
@@ -17,6 +18,12 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
         self.work = work
         self.clock = clock
     }
+
+    /// On a probe runtime's clock (`EngineClock`), the scheduler's loop and every target's task
+    /// run on the runtime's engine threads, where the targets' handshakes run: a target that
+    /// ends resumes the loop, and the loop starts the next target, with no hop to Swift's
+    /// global pool and back (issue 43). nil on any other clock (Swift's global pool).
+    private var engine: (any TaskExecutor)? { (clock as? EngineClock)?.taskExecutor }
 
     /// Runs every job of `jobs` and returns when all have reported. `onEvent` is called from
     /// several tasks at once (results arrive from the targets' own tasks, while the input may
@@ -39,7 +46,7 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
                 _ = await work.admitted()
                 inFlight += 1
                 await onEvent(.started(item.tag, item.target))
-                group.addTask {
+                group.addTask(executorPreference: engine) {
                     // A target cut by the run's cancellation reports nothing (see `attempt`).
                     if let event = await self.attempt(item.target, tag: item.tag) { await onEvent(event) }
                     return item.host
@@ -80,7 +87,7 @@ public struct AuditScheduler<Work: AuditWork, C: Clock>: Sendable where C.Durati
     ) -> AuditResults<AuditEvent<Tag, Work.Report>> {
         let channel = AuditHandoff<AuditEvent<Tag, Work.Report>>()
         let scheduler = self
-        channel.start {
+        channel.start(on: engine) {
             await scheduler.run(jobs) { await channel.send($0) }
         }
         return AuditResults(channel: channel)

@@ -69,14 +69,27 @@ public struct DiagnosticsRunner: Sendable {
     /// final, in nscurl's order, while later tests may still be running: a test whose reason the
     /// other handshakes may still sharpen (`Explanations.isSettled`) waits for the end, so what
     /// is streamed equals the report.
+    ///
+    /// The run, its loads and its judgement run on the prober's engine threads (the runtime's
+    /// task executor, which every task it makes inherits), as its handshakes do: a handshake's
+    /// end resumes the test that waits for it on the thread that finished it, with no hop to
+    /// Swift's global pool and back (issue 43, docs/performance.md "Wake-ups"). `onTest` is
+    /// called off those threads (it may write to a terminal).
     public func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)? = nil) async -> DiagnosticsReport {
-        await run(target, onTest: onTest, loads: LoadCache(prober: prober))
+        let runtime = prober.runtime
+        return await run(target, onTest: onTest.map { onTest in
+            { @Sendable index, outcome in await runtime.offEngine { await onTest(index, outcome) } }
+        }, loads: LoadCache(prober: prober))
     }
 
     /// The run over `loads`, which other runs on the same target may share (`runAcrossRuleSets`).
     /// Only the waits are here; the rest is `DiagnosticsRun`'s synchronous methods, so that this
     /// frame, alive for the target's whole run, holds little (judged inline it was 19,680 bytes).
     func run(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)?, loads: LoadCache) async -> DiagnosticsReport {
+        await prober.runtime.onEngine { await judged(target, onTest: onTest, loads: loads) }
+    }
+
+    private func judged(_ target: Target, onTest: (@Sendable (Int, TestOutcome) async -> Void)?, loads: LoadCache) async -> DiagnosticsReport {
         let run = DiagnosticsRun(runner: self, target: target)
         // Every distinct first-hop handshake starts at once; tests then share them. So does the
         // widest offer's, in case no test completes one (`widestRequestNeeded`): made only after
@@ -168,7 +181,9 @@ public struct DiagnosticsRunner: Sendable {
     /// `subdomainReading` picks how far NSIncludesSubdomains reaches.
     public func load(_ target: Target, configuration: ATSConfiguration,
                      subdomainReading: SubdomainReading = .anyDepth) async -> LoadOutcome {
-        await load(target, configuration: configuration, reading: subdomainReading, loads: LoadCache(prober: prober))
+        await prober.runtime.onEngine {
+            await load(target, configuration: configuration, reading: subdomainReading, loads: LoadCache(prober: prober))
+        }
     }
 
     /// `firstHop`, when given, is `configuration`'s policy for `target` and its request, already
@@ -553,7 +568,7 @@ actor LoadCache {
         if let speculative, tasks[speculative] == nil {
             let prober = self.prober
             let hold = ServerHelloHold(limit: limit)
-            tasks[speculative] = Task.detached { await prober.probe(speculative, holding: hold) }
+            tasks[speculative] = prober.runtime.detachedOnEngine { await prober.probe(speculative, holding: hold) }
             unclaimed[speculative] = hold
         }
         return started
@@ -634,7 +649,7 @@ actor LoadCache {
             task = existing
         } else {
             let prober = self.prober
-            task = Task.detached { await prober.fetchCleartext(request) }
+            task = prober.runtime.detachedOnEngine { await prober.fetchCleartext(request) }
             cleartextTasks[key] = task
         }
         return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
@@ -650,7 +665,8 @@ actor LoadCache {
         let prober = self.prober
         // Detached: a Task made inside the actor would inherit its isolation and hold the actor,
         // which holds the task: a cycle that outlived every run (LeakSanitizer, docs/robustness.md).
-        let task = Task.detached { await prober.probe(request) }
+        // On the engine's threads from its first step (a detached task inherits no preference).
+        let task = prober.runtime.detachedOnEngine { await prober.probe(request) }
         tasks[request] = task
         return task
     }

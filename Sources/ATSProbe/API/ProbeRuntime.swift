@@ -177,6 +177,27 @@ public final class ProbeRuntime: Sendable {
         }
     }
 
+    /// Runs `body` on this runtime's engine threads: its task executor becomes the task's
+    /// preference, which every child task (and default actor it calls) inherits. The CPU work
+    /// around a handshake (a test's judgement) then runs on the thread its handshake resumed
+    /// on, with no hop to Swift's global pool and back (issue 43).
+    package func onEngine<Value>(_ body: () async -> Value) async -> Value {
+        await withTaskExecutorPreference(executor, operation: body)
+    }
+
+    /// Runs `body` on Swift's global executor, off the engine's threads: for a caller's
+    /// callback that may block (a write to a terminal or a pipe), which must never hold a
+    /// thread the runtime's sockets need.
+    package func offEngine<Value>(_ body: () async -> Value) async -> Value {
+        await withTaskExecutorPreference(globalConcurrentExecutor, operation: body)
+    }
+
+    /// A detached task that starts on this runtime's engine threads (a detached task inherits
+    /// no executor preference: without one it would start on Swift's global pool and hop).
+    package func detachedOnEngine<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) -> Task<Value, Never> {
+        Task.detached(executorPreference: executor, operation: body)
+    }
+
     /// Waits until this runtime's engine threads keep up (`EngineExecutor.admit()`: the oldest
     /// job queued has waited under 50 ms): an audit starts its next target only then, so the
     /// target's deadline never runs while it waits for this machine. Each probe is admitted
