@@ -88,82 +88,21 @@ final class ClientContext: @unchecked Sendable {
     }
 }
 
-/// One context per distinct offer for the whole process, built once, on first use or ahead of
-/// it (`prepare`): every Prober's handshakes with one offer share its SSL_CTX.
-final class ClientContextCache: Sendable {
-    static let shared = ClientContextCache()
-
-    private enum Entry {
-        /// Being built by one thread; these wait for it.
-        case building([CheckedContinuation<Void, Never>])
-        case built(ClientContext)
-    }
-    private let contexts = Mutex<[ClientOffer: Entry]>([:])
+/// One context per distinct offer, built on first use.
+final class ClientContextCache: @unchecked Sendable {
+    private let contexts = Mutex<[ClientOffer: ClientContext]>([:])
 
     /// Built outside the lock: a run's first handshakes all want their contexts at once, and an
-    /// SSL_CTX takes about 1.5 million instructions to set up, so building them one after another
-    /// under the lock held the tenth ClientHello back by the other nine. A handshake whose offer
-    /// another thread is building waits for that one (about a millisecond) rather than build it
-    /// again.
-    func context(for offer: ClientOffer) async throws(ProbeFailure) -> ClientContext {
-        while true {
-            switch claim(offer) {
-            case .built(let context): return context
-            case .claimed: return try build(offer)
-            case .beingBuilt: await waitForBuild(of: offer)
-            }
-        }
-    }
-
-    /// Builds each offer's context now, in order, unless it is built or being built, while
-    /// `continuing()` says so: a run's first handshakes then find theirs made
-    /// (`Prober.prepareContexts`). An offer OpenSSL cannot make is left for its handshake to fail on.
-    func prepare(_ offers: [ClientOffer], while continuing: () -> Bool) {
-        for offer in offers where continuing() {
-            if case .claimed = claim(offer) { _ = try? build(offer) }
-        }
-    }
-
-    private enum Claim {
-        case built(ClientContext)
-        case claimed
-        case beingBuilt
-    }
-
-    private func claim(_ offer: ClientOffer) -> Claim {
-        contexts.withLock { contexts in
-            switch contexts[offer] {
-            case .built(let context)?: return .built(context)
-            case .building?: return .beingBuilt
-            case nil:
-                contexts[offer] = .building([])
-                return .claimed
-            }
-        }
-    }
-
-    private func build(_ offer: ClientOffer) throws(ProbeFailure) -> ClientContext {
-        let result: Result<ClientContext, ProbeFailure>
-        do { result = .success(try ClientContext(offer: offer)) } catch { result = .failure(error) }
-        let waiting = contexts.withLock { contexts -> [CheckedContinuation<Void, Never>] in
-            guard case .building(let waiting)? = contexts[offer] else { return [] }
-            // A failure is not kept: the next handshake with the offer tries again, as before.
-            if case .success(let context) = result { contexts[offer] = .built(context) } else { contexts[offer] = nil }
-            return waiting
-        }
-        for waiter in waiting { waiter.resume() }
-        return try result.get()
-    }
-
-    private func waitForBuild(of offer: ClientOffer) async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let now = contexts.withLock { contexts -> Bool in
-                guard case .building(var waiting)? = contexts[offer] else { return true }
-                waiting.append(waiter)
-                contexts[offer] = .building(waiting)
-                return false
-            }
-            if now { waiter.resume() }
+    /// SSL_CTX takes about 2 million instructions to set up, so building them one after another
+    /// under the lock held the tenth ClientHello back by the other nine. Two threads that race
+    /// for one offer build it twice; the first stored is kept.
+    func context(for offer: ClientOffer) throws(ProbeFailure) -> ClientContext {
+        if let context = contexts.withLock({ $0[offer] }) { return context }
+        let built = try ClientContext(offer: offer)
+        return contexts.withLock { contexts in
+            if let context = contexts[offer] { return context }
+            contexts[offer] = built
+            return built
         }
     }
 }

@@ -49,7 +49,7 @@ struct Handshake {
     func run() async -> ProbeResult {
         let context: ClientContext
         do {
-            context = try await contexts.context(for: request.offer)
+            context = try contexts.context(for: request.offer)
         } catch {
             return .failure(error)
         }

@@ -23,7 +23,7 @@ package final class Prober: Sendable {
     package let evaluationDate: Date
     private let trust: TrustStore
     private let chainTrust: ChainTrust
-    private let contexts = ClientContextCache.shared
+    private let contexts = ClientContextCache()
     private let certificates = CertificateFactsCache()
     private let counter = Counter()
     private let fetcher: IssuerFetcher
@@ -60,15 +60,6 @@ package final class Prober: Sendable {
             throw ProbeSetupError(.dnsServersUnusable, path: nil, reason: error.reason)
         }
         fetcher = IssuerFetcher(resolver: resolver, runtime: runtime)
-    }
-
-    /// Builds the TLS contexts of `offers` now, in order, in the process-wide cache every Prober's
-    /// handshakes take theirs from (one per distinct offer), unless built or being built: for a
-    /// caller that knows a run's first offers before the run starts (the executable, on another
-    /// thread while it parses its command line; docs/performance.md, "Start-up"). Stops before
-    /// the next context once `continuing()` is false.
-    package static func prepareContexts(for offers: [ClientOffer], while continuing: () -> Bool = { true }) {
-        ClientContextCache.shared.prepare(offers, while: continuing)
     }
 
     /// Handshakes attempted so far (a connection was tried).

@@ -63,17 +63,6 @@ import TestSupport
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    // A command line refused after the parse while the start-up still makes the run's TLS
-    // contexts on another thread (StartUp.prepare): the process exits only once that thread is
-    // done with OpenSSL, whose exit handler frees its state (without StartUp.finish, a release
-    // build crashed in 2 of 60 such runs, exit 139).
-    @Test func aRefusedDiagnoseLineExits64WhileTheStartUpPrepares() async throws {
-        for _ in 0..<20 {
-            let result = try await BinaryRunner.run(["diagnose", "--timeout", "-1", "https://127.0.0.1:9/"], timeout: 30)
-            #expect(result.status == 64, "\(result.status) \(result.stderr)")
-        }
-    }
-
     // Row 3: a full stdout is a failed run, for every command that writes results.
     @Test func fullStandardOutputIsExit64() async throws {
         try await Self.withDirectory { directory in

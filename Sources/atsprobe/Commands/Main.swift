@@ -23,7 +23,7 @@ enum Main {
         }
         Task { @MainActor in
             await commandLine()
-            leave(0)
+            exit(0)
         }
         dispatchMain()
     }
@@ -42,7 +42,6 @@ enum Main {
         // unknown, and reading a command's options renders its help.
         switch repair.repair(given, checkingOptions: false) {
         case .run(let arguments):
-            StartUp.prepare(arguments)  // a diagnose run's TLS contexts, beside the parse
             await run(arguments, onParseFailure: { @Sendable in usageMessage(repair.repair(given)) })
         case .usage:
             Diagnostics.warn(usageMessage(repair.repair(given)) ?? "cannot read the command line")
@@ -66,7 +65,7 @@ enum Main {
         } catch {
             if ATSProbeCommand.exitCode(for: error) != .success, let message = onParseFailure() {
                 Diagnostics.warn(message)
-                leave(ExitStatus.usage.rawValue)
+                exit(ExitStatus.usage.rawValue)
             }
             exitEscaped(withError: error)
         }
@@ -88,18 +87,12 @@ enum Main {
             // Help, --version, completion scripts, the man page's dump: made from atsprobe's own
             // model, written as they are.
             FileStream.standardOutput.write(message.hasSuffix("\n") ? message : message + "\n")
-            if (try? FileStream.standardOutput.finish()) == nil { leave(ExitStatus.usage.rawValue) }
+            if (try? FileStream.standardOutput.finish()) == nil { exit(ExitStatus.usage.rawValue) }
         } else if !message.isEmpty {
             // A parse error is one line, as every other atsprobe error (issue 25): argument-parser's
             // message without its usage block, then where the help is. Exit 64.
             FileStream.standardError.write("atsprobe: " + repair.oneLine(error: error, fullMessage: message) + "\n")
         }
-        leave(code.rawValue)
-    }
-
-    /// Ends the process once the start-up's preparation is done with OpenSSL (`StartUp.finish`).
-    static func leave(_ code: Int32) -> Never {
-        StartUp.finish()
-        exit(code)
+        exit(code.rawValue)
     }
 }
