@@ -152,7 +152,12 @@ let package = Package(
             ],
             // Release builds carry the Swift runtime inside the binary: about 3.5 MiB less resident
             // memory per run than loading it from shared libraries (docs/performance.md, "Memory").
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections"], .when(platforms: [.linux], configuration: .release))]
+            // -static-stdlib also exports every symbol of the program (swiftc's static-stdlib-args.lnk
+            // passes -export-dynamic): 31,000 dynamic symbols no one looks up, which the Swift runtime's
+            // start-up `dladdr` walked one by one (1.0 M instructions a run; docs/performance.md,
+            // "Start-up"). `--no-export-dynamic` comes after that file on the link line, so it wins.
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections", "-Xlinker", "--no-export-dynamic"],
+                                          .when(platforms: [.linux], configuration: .release))]
         ),
         // docs/embedding.md's complete example: nscurl's run for one URL on a runtime of its own
         // (built with the package, run by EndToEndTests' EmbeddingExampleTests).
