@@ -209,7 +209,7 @@ final class CompactObject {
     }
 }
 
-/// The last chain and trust evaluation written in one document, with their nodes: every hop of
+/// The last chain and trust evaluation written in one document, and its hops, with their nodes: every hop of
 /// a record carries the chain its server sent and that chain's evaluation, and all the hops to
 /// one server are usually served the same chain (10 copies per audited target), so each equal
 /// one after the first is the same node, written again without being encoded again. Only for
@@ -219,6 +219,24 @@ final class CompactObject {
 final class CompactMemo {
     var chain: (value: [CertificateFacts], node: CompactNode)?
     var trust: (value: TrustEvaluation, node: CompactNode)?
+    /// The hops written so far in the document, with their nodes: the tests that share a
+    /// handshake carry equal hops (a target's 16 tests over its 10 handshakes), and each equal one
+    /// after the first is written again from its node (about 1 M instructions an audited target;
+    /// docs/performance.md). A hop's fields are of the kinds above, with two Doubles, the connect
+    /// and handshake times, compared bit for bit as well (-0.0 equals 0.0 but is written "-0").
+    var hops: [(value: DiagnosticsJSON.HopJSON, node: CompactNode)] = []
+    /// A document's distinct hops kept for reuse (a target has at most 12 handshakes, each hop of a
+    /// redirect one more): past this many, the rest are encoded each time.
+    static let hopLimit = 32
+
+    func hop(_ hop: DiagnosticsJSON.HopJSON) -> CompactNode? {
+        hops.first { $0.value == hop && CompactMemo.sameBits($0.value.observation, hop.observation) }?.node
+    }
+
+    private static func sameBits(_ a: Observation?, _ b: Observation?) -> Bool {
+        a?.connectMilliseconds.bitPattern == b?.connectMilliseconds.bitPattern
+            && a?.handshakeMilliseconds.bitPattern == b?.handshakeMilliseconds.bitPattern
+    }
 }
 
 /// The Encoder handed to each value's `encode(to:)`: it holds what that value wrote.
@@ -279,6 +297,13 @@ final class CompactEncoder: Encoder, SingleValueEncodingContainer {
             if let last = memo.chain, last.value == chain { return last.node }
             let node = try encodeChild(value, key: key)
             memo.chain = (chain, node)
+            return node
+        }
+        if T.self == DiagnosticsJSON.HopJSON.self {
+            let hop = value as! DiagnosticsJSON.HopJSON
+            if let node = memo.hop(hop) { return node }
+            let node = try encodeChild(value, key: key)
+            if memo.hops.count < CompactMemo.hopLimit { memo.hops.append((hop, node)) }
             return node
         }
         if T.self == TrustEvaluation.self {

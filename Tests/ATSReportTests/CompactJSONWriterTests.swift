@@ -33,6 +33,31 @@ import Testing
         }
     }
 
+    /// Tests that share a handshake carry equal hops, and CompactJSONWriter writes each equal one
+    /// after the first from the node it made (CompactMemo.hops). A hop whose connect time is -0.0
+    /// equals one whose time is 0.0 but is written "-0": it is not taken for the other.
+    @Test func equalHopsAreWrittenAgainAndASignedZeroIsNotTakenForZero() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Records/audit.jsonl")
+        // Decoded line by line: ReportReader leaves the handshakes out of what it reads.
+        let records = try String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n")
+            .map { try JSONDecoder.atsprobe().decode(AuditRecord.self, from: Data($0.utf8)) }
+        let hops = records.compactMap { record -> [DiagnosticsJSON.HopJSON]? in
+            guard case .result(let document, _, _) = record else { return nil }
+            return document.tests.flatMap(\.hops)
+        }.flatMap { $0 }
+        let hop = try #require(hops.first { $0.observation != nil })
+        var observation = try #require(hop.observation)
+        observation.connectMilliseconds = 0
+        let zero = DiagnosticsJSON.HopJSON(url: hop.url, offer: hop.offer, result: .success(observation), http: hop.http)
+        observation.connectMilliseconds = -0.0
+        let negativeZero = DiagnosticsJSON.HopJSON(url: hop.url, offer: hop.offer, result: .success(observation), http: hop.http)
+        #expect(zero == negativeZero)
+        try Self.expectSameBytes([zero, zero, negativeZero, zero] + hops + hops)
+        let text = String(decoding: try JSONEncoder.atsprobe(pretty: false).encode([zero, zero, negativeZero, zero]), as: UTF8.self)
+        #expect(text.components(separatedBy: "\"connectMilliseconds\":-0,").count == 2)
+        #expect(text.components(separatedBy: "\"connectMilliseconds\":0,").count == 4)
+    }
+
     struct Everything: Encodable {
         var text: String
         var texts: [String]

@@ -162,7 +162,7 @@ public struct DiagnosticsJSON: Codable, Sendable {
         }
     }
 
-    public struct HopJSON: Codable, Sendable {
+    public struct HopJSON: Codable, Sendable, Equatable {
         public let url: String
         public let offer: ClientOffer?
         public let observation: Observation?
