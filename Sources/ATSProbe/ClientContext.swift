@@ -9,9 +9,29 @@ internal import CATSProbeShims
 internal import OpenSSLSupport
 import TLSFacts
 
-/// One client SSL_CTX for one offer. Set up entirely here, so /etc/ssl/openssl.cnf never
-/// changes what is offered; shared by every handshake with that offer.
+/// One client SSL_CTX for the offers that differ only in their protocol range (`Settings`):
+/// their suites, groups, signature algorithms and ALPN are the context's, and each connection's
+/// SSL is given its offer's range (`TLSSession`), which is all a ClientHello takes from it.
+/// nscurl's tests offer the same lists from TLS 1.0, 1.1 or 1.2 up: a target's 10 offers need 4
+/// contexts, not 10, and each SSL_CTX costs about 1.65 M instructions to set up
+/// (docs/performance.md, "Start-up"). Set up entirely here, so /etc/ssl/openssl.cnf never
+/// changes what is offered; shared by every handshake with those settings.
 final class ClientContext: @unchecked Sendable {
+    /// What a context is built from: an offer without its protocol range.
+    struct Settings: Hashable {
+        let suites: [CipherSuite]
+        let groups: [NamedGroup]
+        let signatureSchemes: [SignatureScheme]
+        let alpn: [String]
+
+        init(_ offer: ClientOffer) {
+            suites = offer.suites
+            groups = offer.groups
+            signatureSchemes = offer.signatureSchemes
+            alpn = offer.alpn
+        }
+    }
+
     // Immutable after init; OpenSSL allows SSL_new from many threads on a configured SSL_CTX.
     /// The SSL_CTX's owner: each connection's SSL is an `SSLObject` made from it (TLSSession).
     let context: SSLContext
@@ -35,6 +55,8 @@ final class ClientContext: @unchecked Sendable {
         .rsaPSSPSSSHA256: "rsa_pss_pss_sha256", .rsaPSSPSSSHA384: "rsa_pss_pss_sha384", .rsaPSSPSSSHA512: "rsa_pss_pss_sha512",
     ]
 
+    /// The context for `offer`'s settings; its own protocol range, the default of an SSL made
+    /// from it, is `offer`'s (every probe's SSL sets its own: `TLSSession`).
     init(offer: ClientOffer) throws(ProbeFailure) {
         OpenSSLErrors.clear()
         do {
@@ -88,21 +110,25 @@ final class ClientContext: @unchecked Sendable {
     }
 }
 
-/// One context per distinct offer, built on first use.
+/// One context per distinct `ClientContext.Settings`, built on first use.
 final class ClientContextCache: @unchecked Sendable {
-    private let contexts = Mutex<[ClientOffer: ClientContext]>([:])
+    private let contexts = Mutex<[ClientContext.Settings: ClientContext]>([:])
 
     /// Built outside the lock: a run's first handshakes all want their contexts at once, and an
     /// SSL_CTX takes about 2 million instructions to set up, so building them one after another
     /// under the lock held the tenth ClientHello back by the other nine. Two threads that race
     /// for one offer build it twice; the first stored is kept.
     func context(for offer: ClientOffer) throws(ProbeFailure) -> ClientContext {
-        if let context = contexts.withLock({ $0[offer] }) { return context }
+        let settings = ClientContext.Settings(offer)
+        if let context = contexts.withLock({ $0[settings] }) { return context }
         let built = try ClientContext(offer: offer)
         return contexts.withLock { contexts in
-            if let context = contexts[offer] { return context }
-            contexts[offer] = built
+            if let context = contexts[settings] { return context }
+            contexts[settings] = built
             return built
         }
     }
+
+    /// Contexts built so far (tests).
+    var count: Int { contexts.withLock { $0.count } }
 }

@@ -105,7 +105,7 @@ struct Handshake {
     /// The session over `connection`, with SNI and (for the GET's handshake) the status request set.
     @inline(never)
     private func startSession(context: ClientContext, connection: TCPConnection) throws(ProbeFailure) -> TLSSession {
-        let session = try TLSSession(context: context, connection: connection)
+        let session = try TLSSession(context: context, offer: request.offer, connection: connection)
         if let name = request.serverName, !Target.isIPAddress(name) {
             session.ssl.setHostName(name)
         }

@@ -74,6 +74,9 @@ package final class Prober: Sendable {
 
     /// Served certificates read so far (each distinct one once; CertificateFactsCache).
     package var certificatesRead: Int { certificates.certificatesRead }
+    /// TLS contexts built so far: one per distinct offer without its protocol range
+    /// (`ClientContext.Settings`).
+    package var contextsBuilt: Int { contexts.count }
 
     /// The anchors by content (`TrustStore.anchorsDigest`): `run.anchorsDigest` in the records.
     package var anchorsDigest: String { trust.anchorsDigest }

@@ -23,12 +23,18 @@ final class TLSSession: @unchecked Sendable {  // used by one task at a time
     private(set) var timedOut = false
     private(set) var socketError: Int32?
 
-    init(context: ClientContext, connection: TCPConnection) throws(ProbeFailure) {
+    /// An SSL from `context` offering `offer`'s protocol range (the rest of the offer is the
+    /// context's: `ClientContext.Settings`).
+    init(context: ClientContext, offer: ClientOffer, connection: TCPConnection) throws(ProbeFailure) {
         let owner: SSLObject
         do {
             owner = try SSLObject(context: context.context)
         } catch {
             throw ProbeFailure(kind: .other, detail: "SSL_new failed: \(OpenSSLErrors.describe(error.entries))")
+        }
+        guard owner.setMinProtocolVersion(Int32(offer.minVersion.rawValue)) == 1,
+              owner.setMaxProtocolVersion(Int32(offer.maxVersion.rawValue)) == 1 else {
+            throw ProbeFailure(kind: .clientRejected, detail: "cannot offer \(offer): protocol range \(OpenSSLErrors.describe(OpenSSLErrors.drain()))")
         }
         // Thrown below, `owner` goes out of scope and frees the SSL.
         guard let pipe = CATSProbeShims_pipe_new() else {

@@ -170,6 +170,9 @@ package struct SSLObject: ~Copyable {
 
     /// SNI.
     package func setHostName(_ name: String) { _ = CATSProbeShims_SSL_set_tlsext_host_name(pointer, name) }
+    /// The protocol range this SSL offers (its context's otherwise); 1 on success.
+    package func setMinProtocolVersion(_ version: Int32) -> Int { CATSProbeShims_SSL_set_min_proto_version(pointer, version) }
+    package func setMaxProtocolVersion(_ version: Int32) -> Int { CATSProbeShims_SSL_set_max_proto_version(pointer, version) }
 
     /// Asks for SCTs (and, as OpenSSL does with it, an OCSP staple); permissive: never fails.
     package func requestCertificateStatus() {
