@@ -23,8 +23,15 @@ package enum AppleRootStore {
         Root(sha256: entry.sha256, name: entry.name, der: Data(base64Encoded: entry.der).map { [UInt8]($0) } ?? [])
     }
 
+    /// Every root's fingerprint, spelt as `TrustStore.normalized` spells one (upper-case hex, no
+    /// colons), read from the table without decoding a certificate: all a trust store needs of
+    /// the roots when it is made. The DER (`roots`, 1.6 M instructions of base64) is decoded
+    /// when a chain is first built toward Apple's roots (`AppleRootLookup`), which a run whose
+    /// chains end at its --ca-file never does.
+    package static let fingerprints: Set<String> = Set(entries.map(\.sha256))
+
     /// "Apple's root store security_certificates-55349.0.11 (156 roots)": how every output names it.
-    package static var description: String { "Apple's root store \(version) (\(roots.count) roots)" }
+    package static var description: String { "Apple's root store \(version) (\(entries.count) roots)" }
 
     /// The roots as X509 objects.
     package static func certificates() -> [X509Certificate] {

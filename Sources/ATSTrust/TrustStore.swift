@@ -58,7 +58,7 @@ package final class TrustStore: @unchecked Sendable {
         var systemFingerprints = Set<String>()
         var appFingerprints = Set<String>()
         if options.useSystemTrustStore, options.trustStore == .apple {
-            systemFingerprints = Set(AppleRootStore.roots.map { TrustStore.normalized($0.sha256) })
+            systemFingerprints = AppleRootStore.fingerprints
         }
         // Anchors an app sets itself replace every other anchor (anchorsOnly): no system or
         // user anchor joins the store, and no other store is compared.

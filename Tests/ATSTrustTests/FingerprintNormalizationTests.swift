@@ -17,5 +17,8 @@ struct FingerprintNormalizationTests {
             #expect(key == String(root.sha256.filter { $0 != ":" }).uppercased())
             #expect(key.utf8.count == 64)
         }
+        // The set a trust store takes without decoding the roots is the same keys.
+        #expect(AppleRootStore.fingerprints == Set(AppleRootStore.roots.map { TrustStore.normalized($0.sha256) }))
+        #expect(AppleRootStore.fingerprints.count == AppleRootStore.roots.count)
     }
 }
