@@ -170,14 +170,11 @@ package struct CommandLineRepair {
                 if stopAtLeaf { break }
                 return .failure("'\(rootName) \(path.joined(separator: " "))' has no subcommand '\(shown(word))'")
             }
-            var names: [String] = []
-            var found: ParsableCommand.Type?
-            for child in children {
-                let name = Self.commandName(child)
-                names.append(name)
-                if name == word { found = child }
-            }
-            guard let child = found else {
+            // Names are asked up to the match: asking a command's name builds its configuration
+            // (its help text), 0.4-0.5 M instructions for `audit`'s and `report`'s. All of them
+            // only for the message.
+            guard let child = children.first(where: { Self.commandName($0) == word }) else {
+                let names = children.map { Self.commandName($0) }
                 if path.isEmpty, let hint = rootHint(word) { return .failure(hint) }
                 let place = path.isEmpty ? rootName : "\(rootName) \(path.joined(separator: " "))"
                 var message = "unknown command '\(shown(word))' for '\(place)'"

@@ -6,6 +6,7 @@ extension ATSProbeCommand {
     /// this reads the options and the config and hands over the command line's runtime.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve verdicts and forecasts over HTTP: a Prometheus multi-target exporter (/probe?target=URL), JSON, HTML reports.",
             discussion: "Listens on 127.0.0.1:9155 unless --listen or the config says otherwise. Nothing may be probed until allowed (the config's allow, or --allow). SIGHUP reloads the config; SIGTERM drains and exits 0. Exit codes: 0 after SIGTERM or SIGINT; 64 a bad config or option; 70 the address cannot be bound. See docs/serve.md."
         )
