@@ -39,32 +39,54 @@ enum CompactJSONWriter {
     /// JSONWriter's limit on nesting.
     private static let maximumDepth = 512
 
-    private static func write(_ node: CompactNode, into out: inout [UInt8], depth: Int) throws {
+    /// Writes `node` nested `depth` containers deep; returns how many levels of containers it
+    /// holds (0 for a scalar), so that a subtree written ahead (`CompactNode.written`) is refused
+    /// where its own deepest container would have been.
+    @discardableResult
+    static func write(_ node: CompactNode, into out: inout [UInt8], depth: Int) throws -> Int {
         switch node {
-        case .string(let string): writeString(string, into: &out)
-        case .number(let text): out.append(contentsOf: text.utf8)
-        case .integer(let integer): out.append(contentsOf: integer.description.utf8)
-        case .bool(let flag): flag ? out.append(contentsOf: "true".utf8) : out.append(contentsOf: "false".utf8)
-        case .null: out.append(contentsOf: "null".utf8)
+        case .string(let string): writeString(string, into: &out); return 0
+        case .number(let text): out.append(contentsOf: text.utf8); return 0
+        case .integer(let integer): out.append(contentsOf: integer.description.utf8); return 0
+        case .bool(let flag): flag ? out.append(contentsOf: "true".utf8) : out.append(contentsOf: "false".utf8); return 0
+        case .null: out.append(contentsOf: "null".utf8); return 0
+        case .written(let bytes, let levels):
+            // Its deepest container is `levels - 1` below this one, and each container at depth
+            // d needs d + 1 < maximumDepth.
+            guard levels == 0 || depth + levels < maximumDepth else { throw CompactNode.tooDeep() }
+            out.append(contentsOf: bytes)
+            return levels
         case .array(let array):
             guard depth + 1 < maximumDepth else { throw CompactNode.tooDeep() }
             out.append(UInt8(ascii: "["))
+            var inner = 0
             for (index, element) in array.elements.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                try write(element, into: &out, depth: depth + 1)
+                inner = max(inner, try write(element, into: &out, depth: depth + 1))
             }
             out.append(UInt8(ascii: "]"))
+            return inner + 1
         case .object(let object):
             guard depth + 1 < maximumDepth else { throw CompactNode.tooDeep() }
             out.append(UInt8(ascii: "{"))
+            var inner = 0
             for (position, index) in object.sortedIndices().enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(object.keys[index], into: &out)
                 out.append(UInt8(ascii: ":"))
-                try write(object.values[index], into: &out, depth: depth + 1)
+                inner = max(inner, try write(object.values[index], into: &out, depth: depth + 1))
             }
             out.append(UInt8(ascii: "}"))
+            return inner + 1
         }
+    }
+
+    /// `node` as the bytes `write` gives it, kept to be written again wherever an equal value
+    /// comes (CompactMemo): each later use is a copy of the bytes, not a second walk.
+    static func written(_ node: CompactNode) throws -> CompactNode {
+        var bytes: [UInt8] = []
+        let levels = try write(node, into: &bytes, depth: 0)
+        return .written(bytes, levels: levels)
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
@@ -138,6 +160,9 @@ enum CompactNode {
     case null
     case array(CompactArray)
     case object(CompactObject)
+    /// A subtree already written (CompactJSONWriter.written): its bytes, and how many levels of
+    /// containers it holds.
+    case written([UInt8], levels: Int)
 
     /// JSONWriter's error for nesting deeper than 512.
     static func tooDeep() -> EncodingError {
@@ -212,7 +237,10 @@ final class CompactObject {
 /// The last chain and trust evaluation written in one document, and its hops, with their nodes: every hop of
 /// a record carries the chain its server sent and that chain's evaluation, and all the hops to
 /// one server are usually served the same chain (10 copies per audited target), so each equal
-/// one after the first is the same node, written again without being encoded again. Only for
+/// one after the first is the same node, written again without being encoded again: the node
+/// holds the bytes written for the first (`CompactNode.written`), so each later use is a copy,
+/// not a second walk of the tree (a target's chain and its evaluation are most of the bytes of
+/// its record: 2.0 M instructions an audited target; docs/performance.md). Only for
 /// these types, whose equal values encode to equal bytes: their fields are strings, integers,
 /// dates (written to the second), arrays and optionals of such, no Set or Dictionary whose order
 /// could differ between equal values, no Double whose -0.0 equals 0.0.
@@ -295,21 +323,21 @@ final class CompactEncoder: Encoder, SingleValueEncodingContainer {
         if T.self == [CertificateFacts].self {
             let chain = value as! [CertificateFacts]
             if let last = memo.chain, last.value == chain { return last.node }
-            let node = try encodeChild(value, key: key)
+            let node = try CompactJSONWriter.written(encodeChild(value, key: key))
             memo.chain = (chain, node)
             return node
         }
         if T.self == DiagnosticsJSON.HopJSON.self {
             let hop = value as! DiagnosticsJSON.HopJSON
             if let node = memo.hop(hop) { return node }
-            let node = try encodeChild(value, key: key)
+            let node = try CompactJSONWriter.written(encodeChild(value, key: key))
             if memo.hops.count < CompactMemo.hopLimit { memo.hops.append((hop, node)) }
             return node
         }
         if T.self == TrustEvaluation.self {
             let trust = value as! TrustEvaluation
             if let last = memo.trust, last.value == trust { return last.node }
-            let node = try encodeChild(value, key: key)
+            let node = try CompactJSONWriter.written(encodeChild(value, key: key))
             memo.trust = (trust, node)
             return node
         }

@@ -58,6 +58,42 @@ import Testing
         #expect(text.components(separatedBy: "\"connectMilliseconds\":0,").count == 4)
     }
 
+    /// `depth` arrays around `inner`: how deep a subtree written ahead (CompactNode.written)
+    /// may sit before JSONWriter's limit of 512 refuses it.
+    struct Nested<Inner: Encodable>: Encodable {
+        var depth: Int
+        var inner: Inner
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            if depth > 1 { try container.encode(Nested(depth: depth - 1, inner: inner)) } else { try container.encode(inner) }
+        }
+    }
+
+    /// A chain, an evaluation and a hop are written once per document and copied where they
+    /// come again (CompactMemo, CompactNode.written); near JSONWriter's nesting limit the copy is
+    /// refused exactly where JSONEncoder refuses the value, and written as it writes it below.
+    @Test func aSubtreeWrittenAheadMeetsTheNestingLimitWhereJSONEncoderDoes() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Records/audit.jsonl")
+        let records = try String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n")
+            .map { try JSONDecoder.atsprobe().decode(AuditRecord.self, from: Data($0.utf8)) }
+        let hop = try #require(records.compactMap { record -> DiagnosticsJSON.HopJSON? in
+            guard case .result(let document, _, _) = record else { return nil }
+            return document.tests.flatMap(\.hops).first { $0.observation != nil }
+        }.first)
+        let observation = try #require(hop.observation)
+        var refused = 0
+        for depth in 500...512 {
+            for value in [Nested(depth: depth, inner: [hop, hop]) as any Encodable, Nested(depth: depth, inner: [observation.chain, observation.chain]),
+                          Nested(depth: depth, inner: [observation.trust, observation.trust])] {
+                let fast = try? JSONEncoder.atsprobe(pretty: false).encode(value)
+                let slow = try? Self.reference().encode(value)
+                #expect((fast == nil) == (slow == nil), "depth \(depth): refused by one encoder only")
+                if let fast, let slow { #expect(fast == slow, "depth \(depth)") } else { refused += 1 }
+            }
+        }
+        #expect(refused > 0 && refused < 39, "the limit falls inside the range tried")
+    }
+
     struct Everything: Encodable {
         var text: String
         var texts: [String]
