@@ -44,7 +44,10 @@ struct EpollReactorBackend: ReactorBackend {
     }
 
     func wait(milliseconds: Int32, _ ready: (_ id: UInt64, _ readiness: ReactorReadiness) -> Void) {
-        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: 256) { events in
+        // The thread's events region (ThreadScratch): 256 events, 3 KiB, not a malloc per poll.
+        ThreadScratch.withRegion(.events) { region in
+            let events = UnsafeMutableBufferPointer(start: region.bindMemory(to: epoll_event.self).baseAddress!,
+                                                    count: min(256, region.count / MemoryLayout<epoll_event>.stride))
             let count = epoll_wait(epoll, events.baseAddress, Int32(events.count), milliseconds)
             guard count > 0 else { return }
             for index in 0..<Int(count) {

@@ -413,16 +413,16 @@ final class TCPConnection: @unchecked Sendable {  // used by one task at a time
         }
     }
 
-    /// One recv into a temporary buffer, handed to `consume` when bytes came; recv's result and
-    /// errno. Synchronous and not inlined, so the buffer is on the thread's stack (or malloc'd
-    /// and freed at once), never in the task's allocator with the async frames.
+    /// One recv into the thread's receive region (`ThreadScratch`), handed to `consume` when
+    /// bytes came; recv's result and errno. Synchronous: the region is lent for the call alone,
+    /// never held across an await or kept in the task's allocator with the async frames.
     @inline(never)
     private static func receiveOnce(_ descriptor: Int32, upTo limit: Int,
                                     _ consume: (UnsafeRawBufferPointer) -> Void) -> (Int, Int32) {
-        withUnsafeTemporaryAllocation(byteCount: max(1, limit), alignment: 1) { buffer in
-            let n = recv(descriptor, buffer.baseAddress!, buffer.count, 0)
+        ThreadScratch.withRegion(.receive) { region in
+            let n = recv(descriptor, region.baseAddress!, min(max(1, limit), region.count), 0)
             let error = n < 0 ? errno : 0
-            if n > 0 { consume(UnsafeRawBufferPointer(rebasing: buffer[..<n])) }
+            if n > 0 { consume(UnsafeRawBufferPointer(start: region.baseAddress!, count: n)) }
             return (n, error)
         }
     }
