@@ -234,36 +234,50 @@ final class CompactObject {
     }
 }
 
-/// The last chain and trust evaluation written in one document, and its hops, with their nodes: every hop of
-/// a record carries the chain its server sent and that chain's evaluation, and all the hops to
-/// one server are usually served the same chain (10 copies per audited target), so each equal
-/// one after the first is the same node, written again without being encoded again: the node
-/// holds the bytes written for the first (`CompactNode.written`), so each later use is a copy,
-/// not a second walk of the tree (a target's chain and its evaluation are most of the bytes of
-/// its record: 2.0 M instructions an audited target; docs/performance.md). Only for
-/// these types, whose equal values encode to equal bytes: their fields are strings, integers,
-/// dates (written to the second), arrays and optionals of such, no Set or Dictionary whose order
-/// could differ between equal values, no Double whose -0.0 equals 0.0.
+/// A document's chains, evaluations and hops already written, each kept as the bytes written for
+/// it (`CompactNode.written`): every hop of a record carries the chain its server sent and that
+/// chain's evaluation, all the hops to one server are usually served the same chain (10 copies
+/// per audited target), and tests that share a handshake carry equal hops, so each alike value
+/// after the first is a copy of those bytes, neither encoded nor walked again (3 M instructions
+/// an audited target; docs/performance.md, "Session 9"). Only for these types, whose equal
+/// values encode to equal bytes: their fields are strings, integers, dates (written to the
+/// second), arrays and optionals of such, no Set or Dictionary whose order could differ between
+/// equal values, no Double whose -0.0 equals 0.0 (a hop's two are compared bit for bit).
 final class CompactMemo {
-    var chain: (value: [CertificateFacts], node: CompactNode)?
-    var trust: (value: TrustEvaluation, node: CompactNode)?
-    /// The hops written so far in the document, with their nodes: the tests that share a
-    /// handshake carry equal hops (a target's 16 tests over its 10 handshakes), and each equal one
-    /// after the first is written again from its node (about 1 M instructions an audited target;
-    /// docs/performance.md). A hop's fields are of the kinds above, with two Doubles, the connect
-    /// and handshake times, compared bit for bit as well (-0.0 equals 0.0 but is written "-0").
-    var hops: [(value: DiagnosticsJSON.HopJSON, node: CompactNode)] = []
-    /// A document's distinct hops kept for reuse (a target has at most 12 handshakes, each hop of a
-    /// redirect one more): past this many, the rest are encoded each time.
-    static let hopLimit = 32
+    /// Values of one type written in a document, with their nodes, the newest last; at most
+    /// `capacity`, the oldest dropped first.
+    final class Kept<Value> {
+        private var entries: [(value: Value, node: CompactNode)] = []
+        private let capacity: Int
+        /// When a value may be written as another: equal, and encoding to the same bytes.
+        private let alike: (Value, Value) -> Bool
 
-    func hop(_ hop: DiagnosticsJSON.HopJSON) -> CompactNode? {
-        hops.first { $0.value == hop && CompactMemo.sameBits($0.value.observation, hop.observation) }?.node
+        init(capacity: Int, alike: @escaping (Value, Value) -> Bool) {
+            self.capacity = capacity
+            self.alike = alike
+        }
+
+        /// The node of a value written before that `value` is alike, else `encode`'s, written
+        /// now (`CompactJSONWriter.written`) and kept.
+        func node(for value: Value, encode: () throws -> CompactNode) throws -> CompactNode {
+            if let kept = entries.last(where: { alike($0.value, value) }) { return kept.node }
+            let node = try CompactJSONWriter.written(encode())
+            if entries.count == capacity { entries.removeFirst() }
+            entries.append((value, node))
+            return node
+        }
     }
 
-    private static func sameBits(_ a: Observation?, _ b: Observation?) -> Bool {
-        a?.connectMilliseconds.bitPattern == b?.connectMilliseconds.bitPattern
-            && a?.handshakeMilliseconds.bitPattern == b?.handshakeMilliseconds.bitPattern
+    /// All the hops to one server are usually served one chain and evaluation: the last is kept.
+    let chain = Kept<[CertificateFacts]>(capacity: 1, alike: ==)
+    let trust = Kept<TrustEvaluation>(capacity: 1, alike: ==)
+    /// The tests that share a handshake carry equal hops (a target's 16 tests over its 10
+    /// handshakes; at most 12 handshakes a target, a redirect's hop one more). A hop's fields
+    /// are of the kinds above, with two Doubles, the connect and handshake times, compared bit
+    /// for bit as well (-0.0 equals 0.0 but is written "-0").
+    let hops = Kept<DiagnosticsJSON.HopJSON>(capacity: 32) { a, b in
+        a == b && a.observation?.connectMilliseconds.bitPattern == b.observation?.connectMilliseconds.bitPattern
+            && a.observation?.handshakeMilliseconds.bitPattern == b.observation?.handshakeMilliseconds.bitPattern
     }
 }
 
@@ -321,25 +335,13 @@ final class CompactEncoder: Encoder, SingleValueEncodingContainer {
         if T.self == URL.self { return .string((value as! URL).absoluteString) }
         if T.self == Decimal.self { return .number((value as! Decimal).description) }
         if T.self == [CertificateFacts].self {
-            let chain = value as! [CertificateFacts]
-            if let last = memo.chain, last.value == chain { return last.node }
-            let node = try CompactJSONWriter.written(encodeChild(value, key: key))
-            memo.chain = (chain, node)
-            return node
+            return try memo.chain.node(for: value as! [CertificateFacts]) { try encodeChild(value, key: key) }
         }
         if T.self == DiagnosticsJSON.HopJSON.self {
-            let hop = value as! DiagnosticsJSON.HopJSON
-            if let node = memo.hop(hop) { return node }
-            let node = try CompactJSONWriter.written(encodeChild(value, key: key))
-            if memo.hops.count < CompactMemo.hopLimit { memo.hops.append((hop, node)) }
-            return node
+            return try memo.hops.node(for: value as! DiagnosticsJSON.HopJSON) { try encodeChild(value, key: key) }
         }
         if T.self == TrustEvaluation.self {
-            let trust = value as! TrustEvaluation
-            if let last = memo.trust, last.value == trust { return last.node }
-            let node = try CompactJSONWriter.written(encodeChild(value, key: key))
-            memo.trust = (trust, node)
-            return node
+            return try memo.trust.node(for: value as! TrustEvaluation) { try encodeChild(value, key: key) }
         }
         return try encodeChild(value, key: key)
     }
