@@ -14,52 +14,45 @@ import Glibc
 /// docs/performance.md, "Session 9"). Here each thread allocates its regions once, on first use,
 /// and frees them when it exits (a pthread key's destructor).
 enum ThreadScratch {
-    /// The regions, and their sizes in bytes.
-    enum Region: Int {
+    /// The regions of a thread's block.
+    enum Region {
         case receive
         case events
 
-        var size: Int {
-            switch self {
-            case .receive: 16 * 1024
-            case .events: 4 * 1024
-            }
-        }
-
-        /// Where the region starts in the thread's block (each a multiple of 64 bytes).
+        /// Its size in bytes (each a multiple of 64).
+        var size: Int { self == .receive ? 16 * 1024 : 4 * 1024 }
+        /// Where it starts in the block.
         var offset: Int { self == .receive ? 0 : Region.receive.size }
     }
 
     private static let blockSize = Region.receive.size + Region.events.size
 
-    /// The key under which each thread keeps its block; freed with the thread.
-    private static let key: pthread_key_t = {
+    /// The key under which each thread keeps its block, freed with the thread; nil when the
+    /// process has used all PTHREAD_KEYS_MAX.
+    private static let key: pthread_key_t? = {
         var key = pthread_key_t()
-        // Without a key (the process has used all PTHREAD_KEYS_MAX), `withRegion` allocates
-        // per call, as before.
-        guard pthread_key_create(&key, { block in free(block) }) == 0 else { return pthread_key_t(UInt32.max) }
-        return key
+        return pthread_key_create(&key, { block in free(block) }) == 0 ? key : nil
     }()
 
-    /// Runs `body` with `region` of this thread's block (`count` bytes at most `region.size`).
-    /// `body` must not call back into a use of the same region on this thread.
+    /// Runs `body` with `region` of this thread's block. `body` must not call back into a use of
+    /// the same region on this thread.
     static func withRegion<Result>(_ region: Region, _ body: (UnsafeMutableRawBufferPointer) -> Result) -> Result {
-        guard key != pthread_key_t(UInt32.max) else {
-            let block = UnsafeMutableRawBufferPointer.allocate(byteCount: region.size, alignment: 64)
-            defer { block.deallocate() }
-            return body(block)
+        guard let block = threadBlock() else {
+            // No key, or no memory for a block: a buffer for this call alone, as before.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: region.size, alignment: 64)
+            defer { buffer.deallocate() }
+            return body(buffer)
         }
-        var block = pthread_getspecific(key)
-        if block == nil {
-            var allocated: UnsafeMutableRawPointer?
-            guard posix_memalign(&allocated, 64, blockSize) == 0, let allocated else {
-                let fallback = UnsafeMutableRawBufferPointer.allocate(byteCount: region.size, alignment: 64)
-                defer { fallback.deallocate() }
-                return body(fallback)
-            }
-            pthread_setspecific(key, allocated)
-            block = allocated
-        }
-        return body(UnsafeMutableRawBufferPointer(start: block! + region.offset, count: region.size))
+        return body(UnsafeMutableRawBufferPointer(start: block + region.offset, count: region.size))
+    }
+
+    /// This thread's block, allocated on its first use.
+    private static func threadBlock() -> UnsafeMutableRawPointer? {
+        guard let key else { return nil }
+        if let block = pthread_getspecific(key) { return block }
+        var allocated: UnsafeMutableRawPointer?
+        guard posix_memalign(&allocated, 64, blockSize) == 0, let allocated else { return nil }
+        pthread_setspecific(key, allocated)
+        return allocated
     }
 }
