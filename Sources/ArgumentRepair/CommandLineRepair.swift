@@ -174,8 +174,8 @@ package struct CommandLineRepair {
             // (its help text), 0.4-0.5 M instructions for `audit`'s and `report`'s. All of them
             // only for the message.
             guard let child = children.first(where: { Self.commandName($0) == word }) else {
-                let names = children.map { Self.commandName($0) }
                 if path.isEmpty, let hint = rootHint(word) { return .failure(hint) }
+                let names = children.map { Self.commandName($0) }
                 let place = path.isEmpty ? rootName : "\(rootName) \(path.joined(separator: " "))"
                 var message = "unknown command '\(shown(word))' for '\(place)'"
                 if let near = Self.nearest(word, in: names) { message += "; did you mean '\(near)'?" }
